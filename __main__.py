@@ -1,0 +1,5 @@
+import sys
+
+from synsema.cli.entry import main
+
+sys.exit(main())

@@ -1,0 +1,184 @@
+"""The `syn` commands (click). Exit codes: SPEC section 13 (see cli.runner)."""
+
+import json
+import os
+import sys
+
+import click
+
+from synsema import LANGUAGE_LEVEL, __version__
+from synsema.cli import runner
+from synsema.cli.options import RUN_OPTIONS
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def run_options(fn):
+    """Attach the shared run options (cli.options.RUN_OPTIONS) to a command."""
+    for flag, dest, kind, default, help_ in reversed(RUN_OPTIONS):
+        if kind == "flag":
+            opt = click.option(flag, dest, is_flag=True, default=default, help=help_)
+        elif kind == "int":
+            opt = click.option(flag, dest, type=click.IntRange(min=1), default=default,
+                               show_default=default is not None, help=help_)
+        elif kind == "number":
+            opt = click.option(flag, dest, type=click.FloatRange(min=0, min_open=True),
+                               default=default, help=help_)
+        elif kind.startswith("choice:"):
+            opt = click.option(flag, dest, type=click.Choice(kind[7:].split("|")),
+                               default=default, help=help_)
+        else:
+            opt = click.option(flag, dest, default=default, help=help_)
+        fn = opt(fn)
+    return fn
+
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(__version__, "--version", "-V",
+                      message=f"syn %(version)s (Synsema {LANGUAGE_LEVEL})")
+def cli():
+    """Synsema: an English-like language for LLM agents that cannot be talked into
+    misbehaving.
+
+    \b
+    Quick tour:
+      syn run app.syn            compile in memory and run
+      syn test app.syn           run the program's test blocks
+      syn compile app.syn        write app.synb beside it
+      syn exec app.synb          run a precompiled program
+      syn outline app.syn        tasks, parameters, requires, tests
+      syn inspect app.synb       the manifest of a compiled program
+      syn dis app.syn            disassembly with source lines
+
+    Exit codes: 0 ok, 1 error or failed test, 2 usage, 3 refused by the ceiling or a
+    label_violation, 4 resource limit, 70 internal error.
+    """
+
+
+def _done(code):
+    sys.exit(code)
+
+
+@cli.command("compile", context_settings=CONTEXT)
+@click.argument("source", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
+              help="Where to write the .synb (default: beside the source).")
+def compile_cmd(source, output):
+    """Compile SOURCE (.syn) to a .synb file."""
+    program, src = runner.compile_file(source)
+    if program is None:
+        _done(src)
+    from synsema.vm.codec import encode
+    data = encode(program)
+    out = output or os.path.splitext(source)[0] + ".synb"
+    tmp = out + ".tmp"
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, out)    # all or nothing: a failed write never leaves half a file
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        runner.err(f"error: cannot write {out}: {e.strerror or e}")
+        _done(runner.EXIT_ERROR)
+    _done(runner.EXIT_OK)
+
+
+@cli.command("exec", context_settings=CONTEXT)
+@click.argument("program", type=click.Path(dir_okay=False))
+@run_options
+def exec_cmd(program, **values):
+    """Run a precompiled PROGRAM (.synb); the loader verifies it first."""
+    from synsema.cli.commands_exec import exec_path
+    _done(exec_path(program, values))
+
+
+@cli.command("run", context_settings=CONTEXT)
+@click.argument("source", type=click.Path(dir_okay=False))
+@run_options
+def run_cmd(source, **values):
+    """Compile SOURCE (.syn) in memory and run its top-level statements."""
+    program, src = runner.compile_file(source)
+    if program is None:
+        _done(src)
+    vm, code = runner.make_vm(program, values)
+    if vm is None:
+        _done(code)
+    _done(runner.run_vm(vm, src))
+
+
+@cli.command("test", context_settings=CONTEXT)
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("-k", "select", help="Run only tests whose name contains this text.")
+@click.option("-v", "--verbose", is_flag=True, help="Show the top-level output too.")
+@click.option("--json", "as_json", is_flag=True, help="Print a machine-readable report.")
+@run_options
+def test_cmd(paths, select, verbose, as_json, **values):
+    """Run the test blocks of each .syn file (folders are searched)."""
+    from synsema.cli.testing import run_tests
+    _done(run_tests(paths, select, verbose, as_json, values))
+
+
+def _outline(source, as_json):
+    program, src = runner.compile_file(source)
+    if program is None:
+        _done(src)
+    from synsema.cli.describe import outline, outline_text
+    data = outline(program)
+    if as_json:
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        click.echo(outline_text(data))
+    _done(runner.EXIT_OK)
+
+
+@cli.command("outline", context_settings=CONTEXT)
+@click.argument("source", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def outline_cmd(source, as_json):
+    """Tasks with parameters and input_schema, requires, tests, intent."""
+    _outline(source, as_json)
+
+
+@cli.group("code", context_settings=CONTEXT)
+def code_group():
+    """Source-level tools (`syn code outline` is `syn outline`)."""
+
+
+@code_group.command("outline", context_settings=CONTEXT)
+@click.argument("source", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def code_outline_cmd(source, as_json):
+    """Same as `syn outline`."""
+    _outline(source, as_json)
+
+
+@cli.command("inspect", context_settings=CONTEXT)
+@click.argument("program", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def inspect_cmd(program, as_json):
+    """The manifest of a compiled PROGRAM: format, intent, requires, tasks, hash."""
+    prog, src = runner.load_synb(program)
+    if prog is None:
+        _done(src)
+    from synsema.cli.describe import manifest, manifest_text
+    data = manifest(prog, os.path.getsize(program))
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False) if as_json else manifest_text(data))
+    _done(runner.EXIT_OK)
+
+
+@cli.command("dis", context_settings=CONTEXT)
+@click.argument("path", type=click.Path(dir_okay=False))
+def dis_cmd(path):
+    """Disassemble a .syn or .synb file, with source lines."""
+    if path.endswith(".synb"):
+        prog, src = runner.load_synb(path)
+    else:
+        prog, src = runner.compile_file(path)
+    if prog is None:
+        _done(src)
+    from synsema.vm.dis import disassemble
+    click.echo(disassemble(prog, src.lines), nl=False)
+    _done(runner.EXIT_OK)

@@ -1,0 +1,96 @@
+"""The run options of `syn run`, `syn exec` and `syn test`, defined once: the click
+commands and the fast `syn exec` path (cli.entry) are both built from this table."""
+
+# (flag, dest, kind, default, help); kind: flag | text | int | number | choice:a|b
+RUN_OPTIONS = [
+    ("--labels", "labels", "flag", False,
+     "Track information-flow labels: private data may not reach stdout, the network or an "
+     "unapproved model (SPEC section 10)."),
+    ("--cap-set", "cap_set", "text", None,
+     "The host ceiling, a comma list: stdout, llm, llm@HOST, llm=LABEL@HOST, net=HOST, "
+     "net=*.DOMAIN, declassify=LABEL, or *. Without it: what the program declares, plus "
+     "stdout and declassify (developer mode)."),
+    ("--audit", "audit", "text", None,
+     "Append one JSON line per declassification, capability use and label violation to "
+     "this file."),
+    ("--max-steps", "max_steps", "int", None,
+     "Stop after about this many instructions (exit 4)."),
+    ("--timeout", "timeout", "number", None, "Stop after this many seconds (exit 4)."),
+    ("--max-depth", "max_depth", "int", 1000, "Maximum call depth (exit 4 beyond it)."),
+    ("--llm-url", "llm_url", "text", None,
+     "Model provider base URL (else SYN_LLM_URL); offline when none is configured."),
+    ("--llm-api", "llm_api", "choice:openai|anthropic", None,
+     "Provider wire format (else SYN_LLM_API; inferred from the URL)."),
+    ("--llm-model", "llm_model", "text", None, "Model name (else SYN_LLM_MODEL)."),
+    ("--cassette", "cassette", "text", None,
+     "Record model exchanges to / replay them from this JSON-lines file "
+     "(else SYN_LLM_CASSETTE)."),
+    ("--cassette-mode", "cassette_mode", "choice:record|replay|auto", None,
+     "record, replay (no network) or auto (replay what the tape has, record the rest)."),
+    ("--trace", "trace", "flag", False,
+     "Print each model decision, tool call and result to stderr."),
+]
+
+
+def defaults():
+    return {dest: default for _, dest, _, default, _ in RUN_OPTIONS}
+
+
+def parse_fast(args):
+    """Parse run options + one path without click; None when anything is unusual
+    (help, an unknown option, a bad value), so the caller falls back to click, which
+    gives the proper message."""
+    by_flag = {flag: (dest, kind) for flag, dest, kind, _, _ in RUN_OPTIONS}
+    values = defaults()
+    paths = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a.startswith("--"):
+            flag, eq, inline = a.partition("=")
+            if flag not in by_flag:
+                return None
+            dest, kind = by_flag[flag]
+            if kind == "flag":
+                if eq:
+                    return None
+                values[dest] = True
+                i += 1
+                continue
+            if eq:
+                raw = inline
+            else:
+                if i + 1 >= len(args):
+                    return None
+                raw = args[i + 1]
+                i += 1
+            i += 1
+            try:
+                values[dest] = convert(kind, raw)
+            except ValueError:
+                return None
+        elif a.startswith("-") and a != "-":
+            return None
+        else:
+            paths.append(a)
+            i += 1
+    if len(paths) != 1:
+        return None
+    return paths[0], values
+
+
+def convert(kind, raw):
+    if kind == "int":
+        v = int(raw)
+        if v < 1:
+            raise ValueError(raw)
+        return v
+    if kind == "number":
+        v = float(raw)
+        if not v > 0:
+            raise ValueError(raw)
+        return v
+    if kind.startswith("choice:"):
+        if raw not in kind[7:].split("|"):
+            raise ValueError(raw)
+    return raw

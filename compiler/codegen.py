@@ -1,0 +1,347 @@
+"""Resolved tree -> bytecode (see vm.opcodes for every instruction's meaning)."""
+
+from synsema.vm import opcodes as O
+from synsema.vm.errors import CompileError
+from synsema.vm.program import Param
+
+_BINOPS = {"PLUS": O.ADD, "MINUS": O.SUB, "TIMES": O.MUL, "DIVIDE": O.DIV, "MOD": O.MOD,
+           "EQ": O.EQ, "NE": O.NE, "LT": O.LT, "LE": O.LE, "GT": O.GT, "GE": O.GE}
+
+
+class _Label:
+    __slots__ = ("offset", "uses")
+
+    def __init__(self):
+        self.offset = None
+        self.uses = []      # positions in code that hold this label's offset
+
+
+class _Emitter:
+    def __init__(self, gen, func):
+        self.gen = gen
+        self.func = func
+        self.code = func.code
+        self.pos = (0, 0)
+        self.flow = []      # ("loop", continue_label, break_label) | ("try",)
+
+    def at(self, node):
+        self.pos = (node.line, node.col)
+
+    def emit(self, op, *operands):
+        code = self.code
+        line, col = self.pos
+        ps = self.func.positions
+        if not ps or ps[-1][1:] != (line, col):
+            ps.append((len(code), line, col))
+        code.append(op)
+        for x in operands:
+            if type(x) is _Label:
+                x.uses.append(len(code))
+                code.append(x.offset if x.offset is not None else -1)
+            else:
+                code.append(x)
+
+    def place(self, label):
+        label.offset = len(self.code)
+        for u in label.uses:
+            self.code[u] = label.offset
+
+
+class CodeGen:
+    def __init__(self, program, source_name):
+        self.program = program
+        self.name = source_name
+        self.const_index = {}
+
+    def const(self, value):
+        key = (type(value).__name__, repr(value))
+        i = self.const_index.get(key)
+        if i is None:
+            i = len(self.program.consts)
+            self.program.consts.append(value)
+            self.const_index[key] = i
+        return i
+
+    def error(self, msg, node):
+        raise CompileError(msg, node.line, node.col, self.name)
+
+    # ---- functions --------------------------------------------------------------------
+
+    def generate(self, tree):
+        prog = self.program
+        main_items = []
+        for item in tree.items:
+            if item.kind in ("task", "test"):
+                self.function(prog.functions[item.func], item)
+            elif item.kind not in ("intent", "require"):
+                main_items.append(item)
+        e = _Emitter(self, prog.main)
+        for s in main_items:
+            self.stmt(s, e)
+        self.finish(e, tree)
+        return prog
+
+    def function(self, func, item):
+        e = _Emitter(self, func)
+        e.at(item)
+        if item.kind == "task":
+            for slot, p in enumerate(item.params):
+                if p.default is not None:
+                    skip = _Label()
+                    e.at(p)
+                    e.emit(O.JUMP_IF_SET, slot, skip)
+                    self.expr(p.default, e)
+                    e.emit(O.DECLARE_LOCAL, slot)
+                    e.place(skip)
+        for s in item.body:
+            self.stmt(s, e)
+        self.finish(e, item)
+
+    def finish(self, e, node):
+        # Falling off the end gives nothing (unreachable after a final `give`: harmless).
+        e.emit(O.CONST, self.const(None))
+        e.emit(O.RETURN)
+
+    # ---- statements -------------------------------------------------------------------
+
+    def stmt(self, s, e):
+        e.at(s)
+        k = s.kind
+        if k == "expr":
+            self.expr(s.value, e)
+            e.emit(O.POP)
+        elif k == "let":
+            self.expr(s.value, e)
+            e.at(s)
+            kind, slot = s.ref
+            e.emit(O.DECLARE_GLOBAL if kind == "global" else O.DECLARE_LOCAL, slot)
+        elif k == "set":
+            kind, slot = s.ref
+            if s.path:
+                e.emit(O.LOAD_GLOBAL if kind == "global" else O.LOAD_LOCAL, slot)
+                for key in s.path:
+                    self.expr(key, e)
+                self.expr(s.value, e)
+                e.at(s)
+                e.emit(O.SET_PATH, len(s.path))
+            else:
+                self.expr(s.value, e)
+                e.at(s)
+            e.emit(O.STORE_GLOBAL if kind == "global" else O.STORE_LOCAL, slot)
+        elif k == "give":
+            if s.value is None:
+                e.emit(O.CONST, self.const(None))
+            else:
+                self.expr(s.value, e)
+                e.at(s)
+            e.emit(O.RETURN)
+        elif k in ("break", "continue"):
+            for entry in reversed(e.flow):
+                if entry[0] == "try":
+                    e.emit(O.TRY_END)
+                    continue
+                _, cont, brk = entry
+                e.emit(O.JUMP, cont if k == "continue" else brk)
+                break
+        elif k == "when":
+            end = _Label()
+            for cond, body in s.branches:
+                nxt = _Label()
+                self.expr(cond, e)
+                e.at(cond)
+                e.emit(O.JUMP_IF_FALSE, nxt, s.release)
+                self.body(body, e)
+                e.emit(O.JUMP, end)
+                e.place(nxt)
+            if s.otherwise is not None:
+                self.body(s.otherwise, e)
+            e.place(end)
+            if s.release == s.rid:
+                e.emit(O.PC_RELEASE, s.rid)
+        elif k == "while":
+            top, exit_ = _Label(), _Label()
+            e.place(top)
+            self.expr(s.cond, e)
+            e.at(s.cond)
+            e.emit(O.JUMP_IF_FALSE, exit_, s.release)
+            e.flow.append(("loop", top, exit_))
+            self.body(s.body, e)
+            e.flow.pop()
+            e.emit(O.JUMP, top)
+            e.place(exit_)
+            e.emit(O.PC_RELEASE, s.rid)
+        elif k == "foreach":
+            top, brk, done = _Label(), _Label(), _Label()
+            self.expr(s.iterable, e)
+            e.at(s)
+            e.emit(O.ITER_START, s.release)
+            e.place(top)
+            e.emit(O.FOR_ITER, done)
+            e.emit(O.DECLARE_LOCAL, s.ref[1])
+            e.flow.append(("loop", top, brk))
+            self.body(s.body, e)
+            e.flow.pop()
+            e.emit(O.JUMP, top)
+            e.place(brk)
+            e.emit(O.POP)
+            e.place(done)
+            e.emit(O.PC_RELEASE, s.rid)
+        elif k == "try":
+            handler, end = _Label(), _Label()
+            e.emit(O.TRY_BEGIN, handler, s.release)
+            e.flow.append(("try",))
+            self.body(s.body, e)
+            e.flow.pop()
+            e.emit(O.TRY_END)
+            e.emit(O.JUMP, end)
+            e.place(handler)
+            e.pos = (s.name_line, s.name_col)
+            e.emit(O.DECLARE_LOCAL, s.ref[1])
+            self.body(s.recover, e)
+            e.place(end)
+            if s.release == s.rid:
+                e.emit(O.PC_RELEASE, s.rid)
+        else:  # pragma: no cover
+            self.error(f"cannot compile {k}", s)
+
+    def body(self, stmts, e):
+        for s in stmts:
+            self.stmt(s, e)
+
+    # ---- expressions ------------------------------------------------------------------
+
+    def expr(self, x, e):
+        k = x.kind
+        if k in ("num", "text", "bool", "nothing"):
+            e.at(x)
+            e.emit(O.CONST, self.const(x.value))
+        elif k == "name":
+            e.at(x)
+            kind, slot = x.ref
+            e.emit({"local": O.LOAD_LOCAL, "global": O.LOAD_GLOBAL, "task": O.LOAD_TASK}[kind],
+                   slot)
+        elif k == "binop":
+            folded = _fold(x)
+            if folded is not None:
+                e.at(x)
+                e.emit(O.CONST, self.const(folded))
+                return
+            self.expr(x.left, e)
+            self.expr(x.right, e)
+            e.at(x)
+            e.emit(_BINOPS[x.op])
+        elif k in ("and", "or"):
+            end = _Label()
+            self.expr(x.left, e)
+            e.at(x)
+            e.emit(O.AND_JUMP if k == "and" else O.OR_JUMP, end, x.rid)
+            self.expr(x.right, e)
+            e.at(x)
+            e.emit(O.CHECK_BOOL, self.const(k))
+            e.place(end)
+            e.emit(O.PC_RELEASE, x.rid)
+        elif k == "not":
+            self.expr(x.operand, e)
+            e.at(x)
+            e.emit(O.NOT)
+        elif k == "neg":
+            if x.operand.kind == "num":
+                e.at(x)
+                e.emit(O.CONST, self.const(-x.operand.value))
+                return
+            self.expr(x.operand, e)
+            e.at(x)
+            e.emit(O.NEG)
+        elif k == "index":
+            self.expr(x.target, e)
+            self.expr(x.key, e)
+            e.at(x)
+            e.emit(O.INDEX)
+        elif k == "field":
+            self.expr(x.target, e)
+            e.at(x)
+            e.emit(O.FIELD, self.const(x.name))
+        elif k == "list":
+            for item in x.items:
+                self.expr(item, e)
+            e.at(x)
+            e.emit(O.BUILD_LIST, len(x.items))
+        elif k == "map":
+            for a, b in x.pairs:
+                self.expr(a, e)
+                self.expr(b, e)
+            e.at(x)
+            e.emit(O.BUILD_MAP, len(x.pairs))
+        elif k == "lambda":
+            for kind, slot in x.captures:
+                e.emit(O.LOAD_GLOBAL if kind == "global" else O.LOAD_LOCAL, slot)
+            e.at(x)
+            e.emit(O.MAKE_LAMBDA, x.func, len(x.captures))
+            f = self.program.functions[x.func]
+            le = _Emitter(self, f)
+            self.expr(x.body, le)
+            le.at(x.body)
+            le.emit(O.RETURN)
+        elif k == "call":
+            self.call(x, e)
+        else:  # pragma: no cover
+            self.error(f"cannot compile {k}", x)
+
+    def call(self, x, e):
+        callee = x.callee
+        ref = callee.ref if callee.kind == "name" else None
+        if ref and ref[0] == "builtin":
+            for a in x.args:
+                self.expr(a, e)
+            n = len(x.args)
+            if callee.name == "assert":
+                lo, hi = x.span
+                e.emit(O.CONST, self.const(" ".join(self.source[lo:hi].split())))
+                n += 1
+            e.at(x)
+            e.emit(O.CALL_BUILTIN, self.program.builtins.index(callee.name), n)
+        elif ref and ref[0] == "task":
+            f = self.program.functions[ref[1]]
+            n = len(x.args)
+            if not f.nrequired <= n <= len(f.params):
+                self.error(f"task '{f.name}' takes {f.arity_text()}, got {n}", x)
+            for a in x.args:
+                self.expr(a, e)
+            e.at(x)
+            e.emit(O.CALL_TASK, ref[1], n)
+        else:
+            self.expr(callee, e)
+            for a in x.args:
+                self.expr(a, e)
+            e.at(x)
+            e.emit(O.CALL, len(x.args))
+
+
+def _fold(x):
+    """Fold `number OP number` at compile time when it cannot fail."""
+    a, b = x.left, x.right
+    if a.kind != "num" or b.kind != "num":
+        return None
+    av, bv, op = a.value, b.value, x.op
+    try:
+        if op == "PLUS":
+            return av + bv
+        if op == "MINUS":
+            return av - bv
+        if op == "TIMES":
+            if isinstance(av, int) and isinstance(bv, int) and abs(av) < 2 ** 64 and abs(bv) < 2 ** 64:
+                return av * bv
+            if isinstance(av, float) or isinstance(bv, float):
+                return av * bv
+    except OverflowError:
+        return None
+    return None
+
+
+def generate(program, tree, source, source_name):
+    g = CodeGen(program, source_name)
+    g.source = source
+    return g.generate(tree)
+
+
+__all__ = ["generate", "Param"]

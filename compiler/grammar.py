@@ -1,0 +1,500 @@
+"""Tokens -> tree: the PLY yacc grammar of SPEC sections 1-5.
+
+The LALR tables are generated once into _parsetab.py beside this file (run
+`python -m synsema.compiler.grammar` after changing a rule; a test checks they are
+current) and only read at run time, so PLY never writes parser.out or table files into
+the user's working directory.
+"""
+
+import os
+
+import ply.yacc as yacc
+
+from synsema.compiler.lexer import TOKEN_WORDS, tokens  # noqa: F401  (PLY reads `tokens`)
+from synsema.compiler.tree import Node
+from synsema.vm.errors import CompileError
+
+precedence = (
+    ("left", "OR"),
+    ("left", "AND"),
+    ("right", "NOT"),
+    ("nonassoc", "EQ", "NE", "LT", "LE", "GT", "GE"),
+    ("left", "PLUS", "MINUS"),
+    ("left", "TIMES", "DIVIDE", "MOD"),
+    ("right", "UMINUS"),
+)
+
+
+def _pos(p, i):
+    tok = p.slice[i]
+    return tok.lineno, getattr(tok, "col", 0)
+
+
+def _node(kind, p, i, **fields):
+    line, col = _pos(p, i)
+    return Node(kind, line, col, **fields)
+
+
+# ---- program and top-level items -------------------------------------------------------
+
+def p_program(p):
+    """program : items"""
+    p[0] = Node("program", 1, 1, items=p[1])
+
+
+def p_items(p):
+    """items : items item
+             | empty"""
+    if len(p) == 2:
+        p[0] = []
+    else:
+        p[0] = p[1] + ([p[2]] if p[2] is not None else [])
+
+
+def p_item(p):
+    """item : task_def
+            | test_def
+            | statement"""
+    p[0] = p[1]
+
+
+def p_item_intent(p):
+    """item : INTENT COLON TEXT NEWLINE"""
+    p[0] = _node("intent", p, 1, text=p[3])
+
+
+def p_task_def(p):
+    """task_def : TASK NAME LPAREN params RPAREN NEWLINE block"""
+    p[0] = _node("task", p, 1, name=p[2], params=p[4], body=p[7], name_col=_pos(p, 2)[1])
+
+
+def p_params(p):
+    """params : param_list
+              | param_list COMMA
+              | empty"""
+    p[0] = p[1] or []
+
+
+def p_param_list(p):
+    """param_list : param_list COMMA param
+                  | param"""
+    p[0] = p[1] + [p[3]] if len(p) == 4 else [p[1]]
+
+
+def p_param(p):
+    """param : NAME
+             | NAME COLON NAME
+             | NAME ASSIGN expr
+             | NAME COLON NAME ASSIGN expr"""
+    type_ = p[3] if len(p) >= 4 and p.slice[2].type == "COLON" else None
+    default = p[len(p) - 1] if p.slice[len(p) - 2].type == "ASSIGN" else None
+    type_col = _pos(p, 3)[1] if type_ else 0
+    p[0] = _node("param", p, 1, name=p[1], type=type_, default=default, type_col=type_col)
+
+
+def p_test_def(p):
+    """test_def : TEST TEXT NEWLINE block"""
+    p[0] = _node("test", p, 1, name=p[2], body=p[4])
+
+
+def p_block(p):
+    """block : INDENT statements DEDENT"""
+    p[0] = p[2]
+
+
+def p_statements(p):
+    """statements : statements statement
+                  | statement"""
+    p[0] = p[1] + [p[2]] if len(p) == 3 else [p[1]]
+
+
+# ---- statements ------------------------------------------------------------------------
+
+def p_statement_simple(p):
+    """statement : simple NEWLINE"""
+    p[0] = p[1]
+
+
+def p_statement_compound(p):
+    """statement : when_stmt
+                 | while_stmt
+                 | foreach_stmt
+                 | try_stmt"""
+    p[0] = p[1]
+
+
+def p_simple_let(p):
+    """simple : LET NAME BE expr"""
+    p[0] = _node("let", p, 1, name=p[2], value=p[4], name_col=_pos(p, 2)[1])
+
+
+def p_simple_set(p):
+    """simple : SET target TO expr"""
+    name, line, col, path = p[2]
+    p[0] = _node("set", p, 1, name=name, path=path, value=p[4], name_col=col)
+
+
+def p_target(p):
+    """target : NAME
+              | target LBRACKET expr RBRACKET
+              | target DOT NAME"""
+    if len(p) == 2:
+        line, col = _pos(p, 1)
+        p[0] = (p[1], line, col, [])
+    elif p.slice[2].type == "DOT":
+        name, line, col, path = p[1]
+        p[0] = (name, line, col, path + [_node("text", p, 3, value=p[3])])
+    else:
+        name, line, col, path = p[1]
+        p[0] = (name, line, col, path + [p[3]])
+
+
+def p_simple_give(p):
+    """simple : GIVE expr
+              | GIVE"""
+    p[0] = _node("give", p, 1, value=p[2] if len(p) == 3 else None)
+
+
+def p_simple_break(p):
+    """simple : BREAK
+              | CONTINUE"""
+    p[0] = _node(p[1], p, 1)
+
+
+def p_simple_require(p):
+    """simple : REQUIRE NAME
+              | REQUIRE NAME LPAREN TEXT RPAREN"""
+    arg = p[4] if len(p) == 6 else None
+    p[0] = _node("require", p, 1, cap_name=p[2], arg=arg)
+
+
+def p_simple_expr(p):
+    """simple : expr"""
+    p[0] = Node("expr", p[1].line, p[1].col, value=p[1])
+
+
+def p_when(p):
+    """when_stmt : WHEN expr NEWLINE block otherwise_part"""
+    branches, other = p[5]
+    p[0] = _node("when", p, 1, branches=[(p[2], p[4])] + branches, otherwise=other)
+
+
+def p_otherwise_part(p):
+    """otherwise_part : OTHERWISE WHEN expr NEWLINE block otherwise_part
+                      | OTHERWISE NEWLINE block
+                      | empty"""
+    if len(p) == 2:
+        p[0] = ([], None)
+    elif len(p) == 4:
+        p[0] = ([], p[3])
+    else:
+        branches, other = p[6]
+        p[0] = ([(p[3], p[5])] + branches, other)
+
+
+def p_while(p):
+    """while_stmt : WHILE expr NEWLINE block"""
+    p[0] = _node("while", p, 1, cond=p[2], body=p[4])
+
+
+def p_foreach(p):
+    """foreach_stmt : FOR EACH NAME IN expr NEWLINE block"""
+    p[0] = _node("foreach", p, 1, name=p[3], iterable=p[5], body=p[7], name_col=_pos(p, 3)[1])
+
+
+def p_try(p):
+    """try_stmt : TRY NEWLINE block RECOVER NAME NEWLINE block"""
+    p[0] = _node("try", p, 1, body=p[3], name=p[5], recover=p[7], name_line=_pos(p, 5)[0],
+                 name_col=_pos(p, 5)[1])
+
+
+# ---- expressions -----------------------------------------------------------------------
+
+def p_expr_lambda(p):
+    """expr : LPAREN_LAMBDA names RPAREN ARROW expr"""
+    p[0] = _node("lambda", p, 1, params=p[2], body=p[5])
+
+
+def p_names(p):
+    """names : name_list
+             | name_list COMMA
+             | empty"""
+    p[0] = p[1] or []
+
+
+def p_name_list(p):
+    """name_list : name_list COMMA NAME
+                 | NAME"""
+    if len(p) == 2:
+        p[0] = [(p[1], *_pos(p, 1))]
+    else:
+        p[0] = p[1] + [(p[3], *_pos(p, 3))]
+
+
+def p_expr_binop(p):
+    """expr : expr PLUS expr
+            | expr MINUS expr
+            | expr TIMES expr
+            | expr DIVIDE expr
+            | expr MOD expr
+            | expr EQ expr
+            | expr NE expr
+            | expr LT expr
+            | expr LE expr
+            | expr GT expr
+            | expr GE expr"""
+    p[0] = _node("binop", p, 2, op=p.slice[2].type, left=p[1], right=p[3])
+
+
+def p_expr_logic(p):
+    """expr : expr AND expr
+            | expr OR expr"""
+    p[0] = _node(p.slice[2].type.lower(), p, 2, left=p[1], right=p[3])
+
+
+def p_expr_not(p):
+    """expr : NOT expr"""
+    p[0] = _node("not", p, 1, operand=p[2])
+
+
+def p_expr_neg(p):
+    """expr : MINUS expr %prec UMINUS"""
+    p[0] = _node("neg", p, 1, operand=p[2])
+
+
+def p_expr_postfix(p):
+    """expr : postfix"""
+    p[0] = p[1]
+
+
+def p_postfix_call(p):
+    """postfix : postfix LPAREN args RPAREN"""
+    lo, hi = p.lexpos(2), p.lexpos(4)
+    p[0] = _node("call", p, 2, callee=p[1], args=p[3], span=(lo + 1, hi))
+
+
+def p_postfix_index(p):
+    """postfix : postfix LBRACKET expr RBRACKET"""
+    p[0] = _node("index", p, 2, target=p[1], key=p[3])
+
+
+def p_postfix_field(p):
+    """postfix : postfix DOT NAME"""
+    p[0] = _node("field", p, 2, target=p[1], name=p[3])
+
+
+def p_postfix_atom(p):
+    """postfix : atom"""
+    p[0] = p[1]
+
+
+def p_args(p):
+    """args : expr_list
+            | expr_list COMMA
+            | empty"""
+    p[0] = p[1] or []
+
+
+def p_expr_list(p):
+    """expr_list : expr_list COMMA expr
+                 | expr"""
+    p[0] = p[1] + [p[3]] if len(p) == 4 else [p[1]]
+
+
+def p_atom_number(p):
+    """atom : NUMBER"""
+    p[0] = _node("num", p, 1, value=p[1])
+
+
+def p_atom_text(p):
+    """atom : TEXT"""
+    p[0] = _node("text", p, 1, value=p[1])
+
+
+def p_atom_bool(p):
+    """atom : TRUE
+            | FALSE"""
+    p[0] = _node("bool", p, 1, value=p[1] == "true")
+
+
+def p_atom_nothing(p):
+    """atom : NOTHING"""
+    p[0] = _node("nothing", p, 1, value=None)
+
+
+def p_atom_name(p):
+    """atom : NAME"""
+    p[0] = _node("name", p, 1, name=p[1])
+
+
+def p_atom_paren(p):
+    """atom : LPAREN expr RPAREN"""
+    p[0] = p[2]
+
+
+def p_atom_list(p):
+    """atom : LBRACKET args RBRACKET"""
+    p[0] = _node("list", p, 1, items=p[2])
+
+
+def p_atom_map(p):
+    """atom : LBRACE pairs RBRACE"""
+    p[0] = _node("map", p, 1, pairs=p[2])
+
+
+def p_pairs(p):
+    """pairs : pair_list
+             | pair_list COMMA
+             | empty"""
+    p[0] = p[1] or []
+
+
+def p_pair_list(p):
+    """pair_list : pair_list COMMA expr COLON expr
+                 | expr COLON expr"""
+    p[0] = p[1] + [(p[3], p[5])] if len(p) == 6 else [(p[1], p[3])]
+
+
+def p_empty(p):
+    """empty :"""
+    p[0] = None
+
+
+# ---- errors ----------------------------------------------------------------------------
+
+_COMPARISONS = {"EQ", "NE", "LT", "LE", "GT", "GE"}
+
+
+class _Parse:
+    """State of the parse in progress, for p_error (PLY calls it with the token only)."""
+    source_name = "<source>"
+    tokens = []
+    parser = None
+
+
+def p_error(tok):
+    name = _Parse.source_name
+    if tok is None:
+        last = _Parse.tokens[-1] if _Parse.tokens else None
+        raise CompileError("unexpected end of file", last.lineno if last else 1,
+                           last.col if last else 1, name)
+    expected = _expected()
+    got = _describe(tok)
+    line, col = tok.lineno, tok.col
+    if tok.type in _COMPARISONS and _previous_is_comparison(tok):
+        msg = "comparisons do not chain; write `a < b and b < c`"
+    elif tok.type == "INDENT":
+        msg = "unexpected indent; only a line that opens a block (task, when, while, ...) " \
+              "is followed by a more indented block"
+    elif tok.type == "ASSIGN" and "BE" not in expected:
+        msg = "unexpected '='; declare with `let x be 1`, assign with `set x to 2`, " \
+              "compare with '=='"
+    elif "BE" in expected and tok.type == "ASSIGN":
+        msg = "write `let x be VALUE`, not `let x = VALUE`"
+    elif tok.type in {k.upper() for k in ("task", "when", "while", "give", "let", "set", "test",
+                                          "try", "recover", "each", "in", "to", "be",
+                                          "otherwise", "require", "intent")} \
+            and "NAME" in expected and len(expected) <= 2:
+        msg = f"'{tok.value}' is a keyword and cannot be used as a name"
+    elif tok.type == "OTHERWISE":
+        msg = "'otherwise' must follow a `when` block at the same indentation"
+    elif tok.type == "RECOVER":
+        msg = "'recover' must follow a `try` block at the same indentation"
+    elif tok.type == "NEWLINE" and "INDENT" in expected:
+        msg = "expected an indented block after this line"
+    elif tok.type == "DEDENT" or (tok.type == "NEWLINE" and expected):
+        msg = f"unexpected {got}; expected {_list(expected)}"
+    else:
+        msg = f"unexpected {got}" + (f"; expected {_list(expected)}" if expected else "")
+    raise CompileError(msg, line, col, name)
+
+
+def _describe(tok):
+    if tok.type == "NAME":
+        return f"name '{tok.value}'"
+    if tok.type == "NUMBER":
+        return f"number {tok.value}"
+    if tok.type == "TEXT":
+        return "text"
+    return TOKEN_WORDS.get(tok.type, tok.type)
+
+
+def _expected():
+    parser = _Parse.parser
+    try:
+        state = parser.statestack[-1]
+        names = [t for t in parser.action[state] if t != "$end" and t != "error"]
+    except (AttributeError, IndexError, KeyError):
+        return []
+    return names
+
+
+def _list(expected):
+    words = sorted({TOKEN_WORDS.get(t, t) for t in expected})
+    if len(words) > 6:
+        return "an expression or statement"
+    return " or ".join(words)
+
+
+def _previous_is_comparison(tok):
+    toks = _Parse.tokens
+    for i, t in enumerate(toks):
+        if t is tok:
+            depth = 0
+            for prev in reversed(toks[:i]):
+                if prev.type in ("RPAREN", "RBRACKET", "RBRACE"):
+                    depth += 1
+                elif prev.type in ("LPAREN", "LPAREN_LAMBDA", "LBRACKET", "LBRACE"):
+                    if depth == 0:
+                        return False
+                    depth -= 1
+                elif depth == 0 and prev.type in _COMPARISONS:
+                    return True
+                elif depth == 0 and prev.type in ("AND", "OR", "NOT", "NEWLINE", "COMMA"):
+                    return False
+            return False
+    return False
+
+
+# ---- the parser ------------------------------------------------------------------------
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_TABMODULE = "synsema.compiler._parsetab"
+
+
+def _build(write=False):
+    return yacc.yacc(debug=False, write_tables=write, tabmodule=_TABMODULE,
+                     outputdir=_HERE, errorlog=yacc.NullLogger())
+
+
+_parser = None
+
+
+class _TokenStream:
+    def __init__(self, toks):
+        self._it = iter(toks)
+
+    def token(self):
+        return next(self._it, None)
+
+
+def parse(toks, source_name="<source>"):
+    """Parse a filtered token list (compiler.lexer.tokenize) into a `program` node."""
+    global _parser
+    if _parser is None:
+        _parser = _build()
+    _Parse.source_name = source_name
+    _Parse.tokens = toks
+    _Parse.parser = _parser
+    return _parser.parse(lexer=_TokenStream(toks), tracking=False)
+
+
+if __name__ == "__main__":
+    # Regenerate _parsetab.py after changing a grammar rule.
+    import sys
+    path = os.path.join(_HERE, "_parsetab.py")
+    if os.path.exists(path):
+        os.remove(path)
+    yacc.yacc(debug=False, write_tables=True, tabmodule="_parsetab", outputdir=_HERE,
+              errorlog=yacc.PlyLogger(sys.stderr))
+    print(f"wrote {path}")

@@ -1,0 +1,477 @@
+"""Tree -> resolved tree: scopes, declarations, captures, and every compile-time check of
+names (SPEC section 2-5). Annotates nodes in place and builds the Function skeletons.
+
+Annotations:
+  name/let/set/foreach/try nodes: ref = ("local", slot) | ("global", g) | ("task", f) | ("builtin", name)
+  lambda: func (index), captures (list of refs in the enclosing function, in slot order)
+  task/test: func (index)
+  when/while/foreach/try/and/or: rid (own release id) and release (the release id its
+      pc label uses: 0 = until the function returns; see SPEC section 10 'Sticky pc')
+"""
+
+from synsema.stdlib.registry import BUILTINS
+from synsema.vm.errors import CompileError
+from synsema.vm.program import Function, Param, Program
+from synsema.vm.suggest import did_you_mean
+
+TYPES = ("number", "text", "bool", "list", "map", "task", "any")
+CAPS = ("llm", "net", "stdout")
+
+
+class _Ctx:
+    """One function being resolved."""
+
+    def __init__(self, func, parent=None):
+        self.func = func
+        self.parent = parent          # enclosing context (lambdas only)
+        self.blocks = [{}]            # name -> (ref, line)
+        self.ended = {}               # names of blocks that have ended: name -> line
+        self.captures = []            # lambdas: refs in the parent
+        self.capture_slots = {}       # lambdas: name -> local slot
+        self.loops = []               # rids of enclosing loops
+        self.next_rid = 1
+
+    def new_slot(self, name):
+        slot = self.func.nlocals
+        self.func.nlocals += 1
+        self.func.local_names.append(name)
+        return slot
+
+    def rid(self):
+        r = self.next_rid
+        self.next_rid += 1
+        return r
+
+
+class Resolver:
+    def __init__(self, source_name):
+        self.name = source_name
+        self.program = Program(source_name)
+        self.tasks = {}           # name -> (func index, line)
+        self.globals = {}         # name -> (slot, line)
+        self.builtins = {}        # name -> index in program.builtins
+
+    def error(self, msg, line, col):
+        raise CompileError(msg, line, col, self.name)
+
+    # ---- top level --------------------------------------------------------------------
+
+    def resolve(self, tree):
+        prog = self.program
+        main = Function("<top level>", "main", 1, 1)
+        prog.functions.append(main)
+        items = tree.items
+        bodies = []
+        seen_other = False
+        for item in items:
+            k = item.kind
+            if k == "intent":
+                if prog.intent is not None:
+                    self.error("a program has at most one `intent:`", item.line, item.col)
+                if seen_other:
+                    self.error("`intent:` must come before any other item of the program",
+                               item.line, item.col)
+                prog.intent = item.text
+                continue
+            seen_other = True
+            if k == "task":
+                if item.name in self.tasks:
+                    self.error(f"task '{item.name}' is already declared at line "
+                               f"{self.tasks[item.name][1]}", item.line, item.name_col)
+                f = Function(item.name, "task", item.line, item.col)
+                item.set(func=len(prog.functions))
+                self.tasks[item.name] = (len(prog.functions), item.line)
+                prog.functions.append(f)
+                bodies.append(item)
+            elif k == "test":
+                f = Function(item.name, "test", item.line, item.col)
+                item.set(func=len(prog.functions))
+                prog.tests.append((item.name, len(prog.functions)))
+                prog.functions.append(f)
+                bodies.append(item)
+            elif k == "let":
+                if item.name in self.globals:
+                    self.error(f"'{item.name}' is already declared at line "
+                               f"{self.globals[item.name][1]}; use set", item.line, item.name_col)
+                self.globals[item.name] = (len(prog.globals), item.line)
+                prog.globals.append(item.name)
+                prog.global_lines.append(item.line)
+        for name, (_, line) in self.globals.items():
+            if name in self.tasks:
+                self.error(f"'{name}' is already declared at line {self.tasks[name][1]} as a "
+                           "task; choose another name for the variable", line, 1)
+        # The top level: its statements see only what is declared above them.
+        ctx = _Ctx(main)
+        main_items = [i for i in items if i.kind not in ("task", "test", "intent")]
+        for item in main_items:
+            if item.kind == "require":
+                prog.requires.append(self.cap(item))
+                continue
+            self.stmt(item, ctx, top=True)
+        # Tasks and tests see every top-level name.
+        for item in bodies:
+            f = prog.functions[item.func]
+            fctx = _Ctx(f)
+            if item.kind == "task":
+                self.params(item, f, fctx)
+                body = item.body
+                i = 0
+                while i < len(body) and body[i].kind == "require":
+                    cap = self.cap(body[i])
+                    if cap not in f.requires:
+                        f.requires.append(cap)
+                    i += 1
+                item.set(body=body[i:])
+            self.block(item.body, fctx)
+        return prog
+
+    def cap(self, node):
+        name, arg = node.cap_name, node.arg
+        if name not in CAPS:
+            self.error(f"unknown capability '{name}'{did_you_mean(name, CAPS)}; the "
+                       'capabilities are llm, llm("LABEL"), net("HOST") and stdout',
+                       node.line, node.col)
+        if name == "stdout":
+            if arg is not None:
+                self.error("`require stdout` takes no argument", node.line, node.col)
+            return ("stdout",)
+        if name == "llm":
+            if arg is None:
+                return ("llm",)
+            if not arg or not all(c.isalnum() or c in "_-." for c in arg):
+                self.error(f"bad label {arg!r} in require llm(...); a label is a word like "
+                           '"customers"', node.line, node.col)
+            return ("llm", arg)
+        if arg is None:
+            self.error('`require net` needs a host: require net("api.example.com")',
+                       node.line, node.col)
+        host = arg.lower()
+        body = host[2:] if host.startswith("*.") else host
+        if not body or not all(c.isalnum() or c in "-." for c in body) or ".." in body:
+            self.error(f"bad host {arg!r} in require net(...); write a host name like "
+                       '"api.weather.com" or "*.example.com" (no scheme, path or port)',
+                       node.line, node.col)
+        return ("net", host)
+
+    def params(self, item, f, ctx):
+        seen_default = False
+        for p in item.params:
+            if p.type is not None and p.type not in TYPES:
+                self.error(f"unknown type '{p.type}'{did_you_mean(p.type, TYPES)}; the types "
+                           f"are {', '.join(TYPES)}", p.line, p.type_col)
+            if any(q.name == p.name for q in f.params):
+                self.error(f"parameter '{p.name}' is declared twice", p.line, p.col)
+            if p.default is None:
+                if seen_default:
+                    self.error(f"parameter '{p.name}' has no default but follows one that "
+                               "does; put parameters with defaults last", p.line, p.col)
+                kind = Param.NO_DEFAULT
+            else:
+                seen_default = True
+                kind = Param.DEFAULT_NOTHING if p.default.kind == "nothing" else Param.DEFAULT_EXPR
+            f.params.append(Param(p.name, p.type, kind))
+            slot = ctx.new_slot(p.name)
+            ctx.blocks[0][p.name] = (("local", slot), p.line)
+        # Defaults are evaluated at call time in the task's scope: they see the parameters.
+        for p in item.params:
+            if p.default is not None:
+                self.expr(p.default, ctx)
+
+    # ---- statements -------------------------------------------------------------------
+
+    def block(self, stmts, ctx):
+        ctx.blocks.append({})
+        for s in stmts:
+            self.stmt(s, ctx)
+        ended = ctx.blocks.pop()
+        for name, (_, line) in ended.items():
+            ctx.ended.setdefault(name, line)
+
+    def stmt(self, s, ctx, top=False):
+        k = s.kind
+        if k == "expr":
+            self.expr(s.value, ctx)
+        elif k == "let":
+            self.expr(s.value, ctx)
+            self.declare(s, s.name, ctx, top)
+        elif k == "set":
+            for key in s.path:
+                self.expr(key, ctx)
+            self.expr(s.value, ctx)
+            ref = self.lookup(s.name, ctx)
+            if ref is None:
+                self.error(f"'{s.name}' is not declared"
+                           f"{did_you_mean(s.name, self.candidates(ctx))}; to declare a new "
+                           "variable, use let", s.line, s.name_col)
+            if ref[0] in ("task", "builtin"):
+                self.error(f"'{s.name}' is a {ref[0]}; only variables can be set",
+                           s.line, s.name_col)
+            if ref[0] == "global" and ctx.func.kind != "main":
+                self.error(f"cannot set the top-level variable '{s.name}' inside a "
+                           f"{ctx.func.kind}; give the new value back and set it at top level",
+                           s.line, s.name_col)
+            if ctx.parent is not None and ref[0] == "local" and s.name in ctx.capture_slots:
+                self.error(f"cannot set '{s.name}' inside a lambda", s.line, s.name_col)
+            s.set(ref=ref)
+        elif k == "give":
+            if ctx.func.kind == "main":
+                self.error("`give` is only allowed inside a task", s.line, s.col)
+            if s.value is not None:
+                self.expr(s.value, ctx)
+        elif k in ("break", "continue"):
+            if not ctx.loops:
+                self.error(f"`{k}` outside a loop; use it inside `while` or `for each`",
+                           s.line, s.col)
+        elif k == "require":
+            where = "inside a block" if top is False and ctx.func.kind == "main" else \
+                "here; in a task, `require` lines come first in its body"
+            self.error(f"`require` is not allowed {where}", s.line, s.col)
+        elif k == "when":
+            rid = ctx.rid()
+            for cond, body in s.branches:
+                self.expr(cond, ctx)
+                self.block(body, ctx)
+            if s.otherwise is not None:
+                self.block(s.otherwise, ctx)
+            s.set(rid=rid, release=self.release(s, ctx, rid))
+        elif k == "while":
+            rid = ctx.rid()
+            self.expr(s.cond, ctx)
+            ctx.loops.append(rid)
+            self.block(s.body, ctx)
+            ctx.loops.pop()
+            s.set(rid=rid, release=0 if _has(s, "give") else rid)
+        elif k == "foreach":
+            rid = ctx.rid()
+            self.expr(s.iterable, ctx)
+            ctx.blocks.append({})
+            slot = ctx.new_slot(s.name)
+            self.check_free(s.name, ctx, s.line, s.name_col)
+            ctx.blocks[-1][s.name] = (("local", slot), s.line)
+            ctx.loops.append(rid)
+            self.block(s.body, ctx)
+            ctx.loops.pop()
+            ended = ctx.blocks.pop()
+            for name, (_, line) in ended.items():
+                ctx.ended.setdefault(name, line)
+            s.set(ref=("local", slot), rid=rid, release=0 if _has(s, "give") else rid)
+        elif k == "try":
+            rid = ctx.rid()
+            self.block(s.body, ctx)
+            ctx.blocks.append({})
+            slot = ctx.new_slot(s.name)
+            self.check_free(s.name, ctx, s.name_line, s.name_col)
+            ctx.blocks[-1][s.name] = (("local", slot), s.name_line)
+            self.block(s.recover, ctx)
+            ctx.blocks.pop()
+            s.set(ref=("local", slot), rid=rid, release=self.release(s, ctx, rid))
+        else:  # pragma: no cover - the grammar makes no other statement
+            self.error(f"unexpected {k}", s.line, s.col)
+
+    def release(self, s, ctx, rid):
+        """Where the pc label raised by statement s is dropped (SPEC 10, Sticky pc)."""
+        if _has(s, "give"):
+            return 0
+        if ctx.loops and _escapes(s):
+            return ctx.loops[-1]
+        return rid
+
+    def check_free(self, name, ctx, line, col):
+        for b in ctx.blocks:
+            if name in b and b[name][0][0] == "local":
+                self.error(f"'{name}' is already declared at line {b[name][1]}; use set",
+                           line, col)
+            if name in b and b[name][0][0] == "global" and ctx.func.kind == "main":
+                self.error(f"'{name}' is already declared at line {b[name][1]}; use set",
+                           line, col)
+
+    def declare(self, s, name, ctx, top):
+        if top and ctx.func.kind == "main" and len(ctx.blocks) == 1:
+            slot, line = self.globals[name]
+            ref = ("global", slot)
+        else:
+            self.check_free(name, ctx, s.line, s.name_col)
+            if ctx.func.kind == "main" and name in self.globals and \
+                    name in ctx.blocks[0]:
+                self.error(f"'{name}' is already declared at line {self.globals[name][1]}; "
+                           "use set", s.line, s.name_col)
+            ref = ("local", ctx.new_slot(name))
+        ctx.blocks[-1][name] = (ref, s.line)
+        s.set(ref=ref)
+
+    # ---- names ------------------------------------------------------------------------
+
+    def lookup(self, name, ctx):
+        for b in reversed(ctx.blocks):
+            if name in b:
+                return b[name][0]
+        if ctx.parent is not None:
+            if name in ctx.capture_slots:
+                return ("local", ctx.capture_slots[name])
+            outer = self.lookup(name, ctx.parent)
+            if outer is not None and outer[0] in ("local", "global"):
+                slot = len(ctx.func.params) + len(ctx.captures)
+                ctx.captures.append(outer)
+                ctx.capture_slots[name] = slot
+                return ("local", slot)
+            return outer
+        if ctx.func.kind != "main" and name in self.globals:
+            return ("global", self.globals[name][0])
+        if name in self.tasks:
+            return ("task", self.tasks[name][0])
+        if name in BUILTINS:
+            return ("builtin", name)
+        return None
+
+    def candidates(self, ctx):
+        names = []
+        c = ctx
+        while c is not None:
+            for b in c.blocks:
+                names.extend(b)
+            names.extend(c.capture_slots)
+            c = c.parent
+        if ctx.func.kind != "main" or ctx.parent is not None:
+            names.extend(self.globals)
+        names.extend(self.tasks)
+        names.extend(BUILTINS)
+        return names
+
+    def undeclared(self, name, ctx, line, col):
+        msg = f"'{name}' is not declared"
+        c = ctx
+        while c is not None:
+            if name in c.ended:
+                msg += (f" here: its `let` at line {c.ended[name]} is inside a block that "
+                        "has ended; declare it before the block to use it after")
+                self.error(msg, line, col)
+            c = c.parent
+        if name in self.globals and ctx.func.kind == "main":
+            msg += (f" yet: its `let` is at line {self.globals[name][1]}; top-level "
+                    "statements see only what is declared above them")
+            self.error(msg, line, col)
+        self.error(msg + did_you_mean(name, self.candidates(ctx)), line, col)
+
+    # ---- expressions ------------------------------------------------------------------
+
+    def expr(self, e, ctx):
+        k = e.kind
+        if k in ("num", "text", "bool", "nothing"):
+            return
+        if k == "name":
+            ref = self.lookup(e.name, ctx)
+            if ref is None:
+                self.undeclared(e.name, ctx, e.line, e.col)
+            if ref[0] == "builtin":
+                self.error(f"builtin '{e.name}' can only be called, as {e.name}(...); wrap it "
+                           f"in a lambda to pass it around: (x) => {e.name}(x)", e.line, e.col)
+            e.set(ref=ref)
+        elif k == "call":
+            callee = e.callee
+            if callee.kind == "name":
+                ref = self.lookup(callee.name, ctx)
+                if ref is None:
+                    self.undeclared(callee.name, ctx, callee.line, callee.col)
+                callee.set(ref=ref)
+                if ref[0] == "builtin":
+                    self.check_builtin(e, callee.name)
+                elif ref[0] == "task":
+                    f = self.program.functions[ref[1]]
+                    e.set(static_task=f)
+            else:
+                self.expr(callee, ctx)
+            for a in e.args:
+                self.expr(a, ctx)
+        elif k == "binop":
+            self.expr(e.left, ctx)
+            self.expr(e.right, ctx)
+        elif k in ("and", "or"):
+            self.expr(e.left, ctx)
+            self.expr(e.right, ctx)
+            e.set(rid=ctx.rid())
+        elif k in ("not", "neg"):
+            self.expr(e.operand, ctx)
+        elif k == "index":
+            self.expr(e.target, ctx)
+            self.expr(e.key, ctx)
+        elif k == "field":
+            self.expr(e.target, ctx)
+        elif k == "list":
+            for i in e.items:
+                self.expr(i, ctx)
+        elif k == "map":
+            for a, b in e.pairs:
+                self.expr(a, ctx)
+                self.expr(b, ctx)
+        elif k == "lambda":
+            f = Function("<lambda>", "lambda", e.line, e.col)
+            idx = len(self.program.functions)
+            self.program.functions.append(f)
+            lctx = _Ctx(f, parent=ctx)
+            for name, line, col in e.params:
+                if any(p.name == name for p in f.params):
+                    self.error(f"parameter '{name}' is declared twice", line, col)
+                f.params.append(Param(name))
+                lctx.new_slot(name)
+                lctx.blocks[0][name] = (("local", len(f.params) - 1), line)
+            # Reserve capture slots lazily: captures get slots after the parameters, so
+            # resolve the body first, then renumber the let-free lambda's locals.
+            self.expr(e.body, lctx)
+            f.ncaptures = len(lctx.captures)
+            f.nlocals = len(f.params) + f.ncaptures + (f.nlocals - len(f.params))
+            f.local_names = [p.name for p in f.params] + list(lctx.capture_slots)
+            e.set(func=idx, captures=lctx.captures)
+        else:  # pragma: no cover
+            self.error(f"unexpected expression {k}", e.line, e.col)
+
+    def check_builtin(self, call, name):
+        b = BUILTINS[name]
+        n = len(call.args)
+        if name == "assert":
+            n_ok = n == 1
+        else:
+            n_ok = b.min_args <= n <= b.max_args
+        if not n_ok:
+            want = "1 argument" if name == "assert" else b.arity_text()
+            self.error(f"builtin '{name}' takes {want}, got {n}", call.line, call.col)
+        if name not in self.builtins:
+            self.builtins[name] = len(self.program.builtins)
+            self.program.builtins.append(name)
+
+
+def _has(node, kind):
+    """Does the statement contain a statement of `kind` (lambdas hold no statements)?"""
+    for s in _substatements(node):
+        if s.kind == kind:
+            return True
+        if _has(s, kind):
+            return True
+    return False
+
+
+def _substatements(node):
+    k = node.kind
+    if k == "when":
+        for _, body in node.branches:
+            yield from body
+        if node.otherwise:
+            yield from node.otherwise
+    elif k in ("while", "foreach"):
+        yield from node.body
+    elif k == "try":
+        yield from node.body
+        yield from node.recover
+
+
+def _escapes(node):
+    """Does a break/continue inside node (not inside a loop nested in it) leave it?"""
+    for s in _substatements(node):
+        if s.kind in ("break", "continue"):
+            return True
+        if s.kind in ("when", "try") and _escapes(s):
+            return True
+    return False
+
+
+def resolve(tree, source_name):
+    return Resolver(source_name).resolve(tree)

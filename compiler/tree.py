@@ -1,0 +1,43 @@
+"""The syntax tree: one small class for every node, with its kind and source position.
+
+Kinds and their fields (children are Nodes, lists of Nodes, or plain values):
+  program:   items
+  intent:    text                      require:  cap (tuple)
+  task:      name params body          test:     name body
+  param:     name type default(Node|None)
+  let:       name value                set:      name path(list of key Nodes) value
+  give:      value(Node|None)          break / continue
+  when:      branches[(cond, body)] otherwise(body|None)
+  while:     cond body                 foreach:  name iterable body
+  try:       body name recover         expr:     value
+  num/text/bool/nothing: value         name:     name
+  list:      items                     map:      pairs[(k, v)]
+  binop:     op left right             and / or: left right
+  not / neg: operand                   index:    target key
+  field:     target name               call:     callee args src(the text inside the parens)
+  lambda:    params(list of names) body
+The resolver adds `ref` to name/let/set/call/foreach/try nodes and `rid` to branches.
+"""
+
+
+class Node:
+    __slots__ = ("kind", "line", "col", "f")
+
+    def __init__(self, kind, line, col, **fields):
+        self.kind = kind
+        self.line = line
+        self.col = col
+        self.f = fields
+
+    def __getattr__(self, name):
+        try:
+            return self.f[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def set(self, **fields):
+        self.f.update(fields)
+
+    def __repr__(self):
+        inner = ", ".join(f"{k}={v!r}" for k, v in self.f.items())
+        return f"{self.kind}@{self.line}:{self.col}({inner})"

@@ -1,0 +1,132 @@
+"""OpenAI-compatible Chat Completions: POST {url}/chat/completions.
+
+Serves OpenAI, vLLM, Ollama, llama.cpp server, LM Studio and the like. The key goes in
+`Authorization: Bearer KEY`. A step sends the catalog as `tools` (none when the catalog is
+empty: some servers refuse an empty list) and no sampling settings (some models refuse
+them). The answer is choices[0].message: its first tool call when it has any (several
+calls in one answer: the first is taken, the rest ignored, since a step is one
+decision), else its text content. Tokens are usage.total_tokens.
+"""
+
+import json
+from urllib.parse import urlsplit
+
+from .convert import describe, entry_name, input_schema
+from .errors import ProviderError, clip
+
+
+def endpoint(config):
+    url = config.url + "/chat/completions"
+    return url, urlsplit(url).path
+
+
+def headers(config):
+    return {"Authorization": "Bearer " + config.send_key, "Content-Type": "application/json"}
+
+
+def step_body(config, system, user, catalog):
+    body = text_body(config, system, user)
+    if catalog:
+        body["tools"] = [{"type": "function",
+                          "function": {"name": entry_name(e), "description": describe(e),
+                                       "parameters": input_schema(e)}} for e in catalog]
+    return body
+
+
+def text_body(config, system, user):
+    return {"model": config.model,
+            "messages": [{"role": "system", "content": system},
+                         {"role": "user", "content": user}]}
+
+
+def tokens(body):
+    usage = body.get("usage")
+    if not isinstance(usage, dict):
+        return 0
+    total = usage.get("total_tokens")
+    if isinstance(total, int):
+        return total
+    parts = [usage.get("prompt_tokens"), usage.get("completion_tokens")]
+    return sum(p for p in parts if isinstance(p, int))
+
+
+def parse(body, who, allow_empty=False):
+    """{"kind": "final", "text"} or {"kind": "tool", "name", "args"} (args as written,
+    parsed from JSON), plus "tokens". An empty answer is an error unless allow_empty."""
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise ProviderError(f"{who}: the answer has no choices: {clip(json.dumps(body))}")
+    message = choices[0].get("message")
+    if not isinstance(message, dict):
+        raise ProviderError(f"{who}: the answer's first choice has no message: "
+                            f"{clip(json.dumps(choices[0]))}")
+    used = tokens(body)
+    calls = message.get("tool_calls") or []
+    if isinstance(calls, list) and calls:
+        call = calls[0] if isinstance(calls[0], dict) else {}
+        function = call.get("function") if isinstance(call.get("function"), dict) else {}
+        name = function.get("name")
+        if not isinstance(name, str) or not name:
+            raise ProviderError(f"{who}: the model called a tool without a name: "
+                                f"{clip(json.dumps(call))}")
+        return {"kind": "tool", "name": name,
+                "args": parse_arguments(function.get("arguments"), name), "tokens": used}
+    text = content_text(message.get("content"))
+    if not text.strip() and not allow_empty:
+        refusal = message.get("refusal")
+        if isinstance(refusal, str) and refusal.strip():
+            raise ProviderError(f"{who}: the model refused: {clip(refusal)}")
+        reason = choices[0].get("finish_reason")
+        raise ProviderError(f"{who}: the model gave an empty answer (no text, no tool call; "
+                            f"finish_reason {reason!r})")
+    return {"kind": "final", "text": text, "tokens": used}
+
+
+def content_text(content):
+    """Message content as text: a string, or (some servers) a list of text parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content
+                       if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return ""
+
+
+def parse_arguments(arguments, name):
+    """The arguments object of a tool call. OpenAI sends a JSON string; a few compatible
+    servers send the object itself; an empty string means no arguments."""
+    if isinstance(arguments, dict):
+        return arguments
+    if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
+        return {}
+    if not isinstance(arguments, str):
+        raise ProviderError(f"the model's arguments for tool '{name}' are not a JSON object: "
+                            f"{clip(json.dumps(arguments))}")
+    try:
+        parsed = json.loads(arguments)
+    except ValueError as exc:
+        raise ProviderError(f"the model's arguments for tool '{name}' are not valid JSON "
+                            f"({exc.msg} at character {exc.pos}): {clip(arguments)}") from None
+    if not isinstance(parsed, dict):
+        raise ProviderError(f"the model's arguments for tool '{name}' are not a JSON object: "
+                            f"{clip(arguments)}")
+    return parsed
+
+
+def error_message(body):
+    """The provider's own message from an error body (already parsed JSON)."""
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict):
+        message = error.get("message") or ""
+        code = error.get("code") or error.get("type")
+        if code and str(code) not in message:
+            message = f"{message} ({code})" if message else str(code)
+        return message or None
+    if isinstance(error, str):
+        return error
+    if isinstance(body, dict):
+        for key in ("message", "detail"):
+            if body.get(key):
+                value = body[key]
+                return value if isinstance(value, str) else json.dumps(value)
+    return None

@@ -1,0 +1,54 @@
+"""The builtin registry: every builtin's name, arity and implementation, in one place.
+
+Two kinds:
+  * "pure": fn(*plain_values) -> plain value. Never sees Labeled wrappers; under
+    --labels the VM unwraps the arguments, calls fn, and labels the result with the
+    join of the arguments' labels and the pc (SPEC section 10 propagation).
+  * "vm": fn(vm, *values) -> value. Gets the running VM (capabilities, labels, the
+    ability to call tasks) and the raw argument values (Labeled under --labels).
+    Every builtin that touches the world is of this kind, and checks its capability
+    itself, at the moment of use.
+
+A builtin raises synsema.vm.errors.SynError(message) for a bad argument; the message
+names the builtin: "len needs a text, list or map, got number".
+"""
+
+BUILTINS = {}
+
+
+class Builtin:
+    __slots__ = ("name", "fn", "min_args", "max_args", "kind", "doc")
+
+    def __init__(self, name, fn, min_args, max_args, kind, doc):
+        self.name = name
+        self.fn = fn
+        self.min_args = min_args
+        self.max_args = max_args
+        self.kind = kind
+        self.doc = doc
+
+    def arity_text(self):
+        if self.min_args == self.max_args:
+            n = self.min_args
+            return f"{n} argument" + ("" if n == 1 else "s")
+        return f"{self.min_args} to {self.max_args} arguments"
+
+
+def builtin(name, min_args, max_args=None, kind="pure"):
+    """Register fn as the builtin `name` taking min_args..max_args arguments."""
+    if max_args is None:
+        max_args = min_args
+
+    def register(fn):
+        if name in BUILTINS:
+            raise RuntimeError(f"builtin {name!r} registered twice")
+        BUILTINS[name] = Builtin(name, fn, min_args, max_args, kind,
+                                 (fn.__doc__ or "").strip().split("\n")[0])
+        return fn
+    return register
+
+
+def load_all():
+    """Import every module that registers builtins; returns the registry."""
+    from synsema.stdlib import core, vmbuiltins  # noqa: F401  (registration side effects)
+    return BUILTINS

@@ -1,0 +1,407 @@
+"""Builtins that need the running VM: output, labels, calls and tools, tests, network and
+models. Each one that touches the world checks the current capability set (vm.caps) and,
+under --labels, the labels of its inputs and of the pc, right here at the moment of use:
+never trusting the compiler or the .synb file.
+
+Under --labels their arguments may be Labeled; without labels they never are, and every
+check below on a Labeled type is simply false.
+"""
+
+from synsema.stdlib import display as D
+from synsema.stdlib.equality import equal
+from synsema.stdlib.registry import builtin
+from synsema.vm import caps as C
+from synsema.vm.errors import EMPTY, LabelViolation, SynError
+from synsema.vm.values import Closure, Labeled, type_name
+
+NO_PROVIDER = "[no llm provider]"
+
+
+def _split(v):
+    """(plain value, labels) of a possibly labelled value."""
+    if type(v) is Labeled:
+        return v.v, v.l
+    return v, EMPTY
+
+
+def _label(vm, v, labels):
+    """v labelled with `labels` and the pc (only under --labels)."""
+    if not vm.labels:
+        return v
+    labels = labels | vm.pc
+    if not labels:
+        return v
+    if type(v) is Labeled:
+        return Labeled(v.v, v.l | labels)
+    return Labeled(v, labels)
+
+
+def _labels_text(labels):
+    return ", ".join(sorted(labels))
+
+
+def _sink(vm, what, labels, where=None):
+    """Labelled data (or pc) may never reach stdout or the network."""
+    labels = labels | vm.pc
+    if labels:
+        vm.violation(f"{what} would reveal data labelled {_labels_text(labels)}")
+
+
+# ---- output -----------------------------------------------------------------------------
+
+@builtin("print", 1, kind="vm")
+def print_(vm, x):
+    """Write a value's text form and a newline to standard output (needs stdout)."""
+    vm.need("print", ("stdout",))
+    x, labels = _split(x)
+    if vm.labels:
+        _sink(vm, "print", labels)
+    vm.write(D.display(x) + "\n")
+    return None
+
+
+# ---- labels -----------------------------------------------------------------------------
+
+def _text_arg(name, what, v):
+    if type(v) is not str or not v:
+        raise SynError(f"{name} needs {what} as a non-empty text, got {type_name(v)}")
+    return v
+
+
+@builtin("private", 2, kind="vm")
+def private(vm, v, label):
+    """Label a value (with --labels; without, returns it unchanged)."""
+    label, label_labels = _split(label)
+    _text_arg("private", "the label", label)
+    if not vm.labels:
+        return v
+    return _label(vm, v, frozenset((label,)) | label_labels)
+
+
+@builtin("declassify", 2, kind="vm")
+def declassify(vm, v, reason):
+    """Remove a value's labels; needs declassify=LABEL in the host ceiling for each."""
+    reason, _ = _split(reason)
+    _text_arg("declassify", "a reason", reason)
+    if not vm.labels:
+        return v
+    v, labels = _split(v)
+    every = labels | vm.pc
+    refused = sorted(l for l in every if not vm.ceiling.may_declassify(l))
+    if refused:
+        vm.violation(f"declassify of data labelled {', '.join(refused)} is not allowed by "
+                     f"the host ceiling (it needs declassify={refused[0]} in --cap-set)")
+    vm.audit_event(event="declassify", labels=sorted(every), reason=reason, at=vm.where())
+    return _label(vm, v, EMPTY)
+
+
+@builtin("labels_of", 1, kind="vm")
+def labels_of(vm, v):
+    """The sorted list of a value's label names (metadata: carries only the pc)."""
+    _, labels = _split(v)
+    return _label(vm, sorted(labels), EMPTY)
+
+
+# ---- calls and tools ----------------------------------------------------------------------
+
+_TYPE_CHECKS = {
+    "number": lambda v: type(v) is int or type(v) is float,
+    "text": lambda v: type(v) is str,
+    "bool": lambda v: type(v) is bool,
+    "list": lambda v: type(v) is list,
+    "map": lambda v: type(v) is dict,
+    "task": lambda v: type(v) is Closure,
+    "any": lambda v: True,
+}
+
+
+def _named_args(name, task, args, tool):
+    """The positional argument list for `task` from the map `args` (SPEC section 5)."""
+    if type(task) is not Closure:
+        raise SynError(f"{name} needs a task as its first argument, got {type_name(task)}")
+    if type(args) is not dict:
+        raise SynError(f"{name} needs a map of arguments as its second argument, got "
+                       f"{type_name(args)}")
+    f = task.func
+    who = f"task '{f.name}'" if f.kind == "task" else f.describe()
+    params = f.params
+    names = [p.name for p in params]
+    for key in args:
+        if key not in names:
+            shown = key if type(key) is str else D.show_key(key)
+            from synsema.vm.suggest import did_you_mean
+            hint = did_you_mean(shown, names) if type(key) is str else ""
+            raise SynError(f"{who} has no parameter '{shown}'{hint}")
+    from synsema.vm.values import UNSET
+    out = []
+    for p in params:
+        if p.name in args:
+            v = args[p.name]
+            if p.type is not None and p.type != "any":
+                if v is None:
+                    if p.default != p.DEFAULT_NOTHING:
+                        raise SynError(f"'{p.name}' must be {p.type}, got nothing")
+                elif not _TYPE_CHECKS[p.type](v):
+                    raise SynError(f"'{p.name}' must be {p.type}, got {type_name(v)}")
+            out.append(v)
+        elif p.default != p.NO_DEFAULT:
+            out.append(UNSET)
+        elif tool and p.type is not None:
+            raise SynError(f"missing '{p.name}' ({p.type})")
+        else:
+            out.append(None)
+    while out and out[-1] is UNSET:
+        out.pop()          # let the task's own default code run
+    if any(x is UNSET for x in out):
+        pass               # a gap: the task's prologue fills UNSET parameters itself
+    return out
+
+
+def _spread(vm, args, labels):
+    """Each argument taken from a labelled map carries the map's labels."""
+    if not labels:
+        return args
+    from synsema.vm.values import UNSET
+    return [a if a is UNSET else _label(vm, a, labels) for a in args]
+
+
+@builtin("call", 2, kind="vm")
+def call(vm, task, args):
+    """Call a task with named arguments from a map (runs with the caller's capabilities)."""
+    task, tl = _split(task)
+    args, al = _split(args)
+    positional = _named_args("call", task, args, tool=False)
+    return vm.call_labelled(task, _spread(vm, positional, al), tl)
+
+
+@builtin("call_tool", 2, kind="vm")
+def call_tool(vm, task, args):
+    """Call a task as a tool: named arguments checked strictly, least privilege."""
+    task, tl = _split(task)
+    args, al = _split(args)
+    positional = _named_args("call_tool", task, args, tool=True)
+    return vm.call_labelled(task, _spread(vm, positional, al), tl, as_tool=True)
+
+
+@builtin("tool_spec", 2, kind="vm")
+def tool_spec(vm, task, describe):
+    """The catalog entry of a task: {name, describe, params, optional}."""
+    task, tl = _split(task)
+    describe, dl = _split(describe)
+    if type(task) is not Closure or task.func.kind != "task":
+        raise SynError("tool_spec needs a task declared with `task` as its first argument, "
+                       f"got {type_name(task) if type(task) is not Closure else 'a lambda'}")
+    if type(describe) is not str:
+        raise SynError(f"tool_spec needs a text description, got {type_name(describe)}")
+    f = task.func
+    spec = {"name": f.name, "describe": describe, "params": [p.spec() for p in f.params],
+            "optional": [p.name for p in f.params if p.default != p.NO_DEFAULT]}
+    return _label(vm, spec, tl | dl)
+
+
+# ---- tests ------------------------------------------------------------------------------
+
+@builtin("assert", 2, kind="vm")
+def assert_(vm, cond, source):
+    """Fail with the condition's source text unless it is true."""
+    cond, labels = _split(cond)
+    source, _ = _split(source)
+    if cond is True:
+        return None
+    if cond is False:
+        raise SynError(f"assert failed: {source}", labels | vm.pc)
+    raise SynError(f"assert needs a bool, got {type_name(cond)} (in assert({source}))",
+                   labels | vm.pc)
+
+
+@builtin("assert_eq", 2, kind="vm")
+def assert_eq(vm, actual, expected):
+    """Fail showing both values unless they are equal."""
+    actual, al = _split(actual)
+    expected, el = _split(expected)
+    if equal(actual, expected):
+        return None
+    raise SynError(f"expected {D._show(expected)}, got {D._show(actual)}", al | el | vm.pc)
+
+
+@builtin("assert_error", 1, 2, kind="vm")
+def assert_error(vm, f, part=None):
+    """Pass when calling f() raises a catchable error (containing `part`, if given)."""
+    f, fl = _split(f)
+    part, _ = _split(part)
+    if type(f) is not Closure:
+        raise SynError(f"assert_error needs a task or lambda, got {type_name(f)}")
+    if part is not None and type(part) is not str:
+        raise SynError(f"assert_error needs the part of the message as a text, got "
+                       f"{type_name(part)}")
+    try:
+        vm.call_labelled(f, [], fl)
+    except SynError as e:
+        if not e.catchable:
+            raise
+        msg, _ = _split(e.message)
+        if part is not None and part not in msg:
+            raise SynError(f"expected an error containing {D.quote(part)}, got: {msg}") from None
+        vm.after_caught(e)
+        return None
+    raise SynError("expected an error, but none was raised")
+
+
+# ---- network ------------------------------------------------------------------------------
+
+def _host_of(name, url):
+    from urllib.parse import urlsplit
+    if type(url) is not str:
+        raise SynError(f"{name} needs a URL text, got {type_name(url)}")
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        host = None
+    if parts.scheme not in ("http", "https") if host else True:
+        raise SynError(f"{name}: {url!r} is not an http(s) URL; write it like "
+                       "\"https://api.example.com/path\"")
+    return host.lower()
+
+
+def _http(vm, name, url, body=None):
+    url, ul = _split(url)
+    body, bl = _split(body)
+    host = _host_of(name, url)
+    vm.need(name, ("net", host))
+    if not vm.ceiling.net_ok(host):
+        from synsema.vm.errors import CapabilityDenied
+        raise CapabilityDenied(f"{name} needs net(\"{host}\"); the host's --cap-set does not "
+                               "grant it")
+    if vm.labels:
+        _sink(vm, name, ul | bl)
+    if body is not None and type(body) is not str:
+        from synsema.stdlib.jsonvalues import json_encode
+        body = json_encode(body)
+    vm.audit_event(event="capability", kind="net", host=host, builtin=name, at=vm.where())
+    from synsema.stdlib.net import fetch
+    return fetch(name, url, body)
+
+
+@builtin("http_get", 1, kind="vm")
+def http_get(vm, url):
+    """GET a URL and give the response text (needs net(HOST))."""
+    return _http(vm, "http_get", url)
+
+
+@builtin("http_post", 2, kind="vm")
+def http_post(vm, url, body):
+    """POST a text (or a value, as JSON) to a URL and give the response text."""
+    return _http(vm, "http_post", url, body)
+
+
+# ---- models -------------------------------------------------------------------------------
+
+def _llm_gate(vm, name, labels):
+    """The llm capability first (offline too), then labels: require llm("L") for each
+    label, and online the ceiling's llm=L@HOST for the provider's host."""
+    vm.need(name, ("llm",))
+    labels = labels | vm.pc
+    if not vm.labels or not labels:
+        if vm.llm is not None and not vm.ceiling.llm_host_ok(vm.llm.config.host):
+            from synsema.vm.errors import CapabilityDenied
+            raise CapabilityDenied(f"{name}: the host's --cap-set does not allow model calls to "
+                                   f"{vm.llm.config.host}")
+        return labels
+    for label in sorted(labels):
+        if ("llm", label) not in vm.caps:
+            vm.violation(f"{name} would send data labelled {label} to a model without "
+                         f"`require llm(\"{label}\")`")
+        if vm.llm is not None and not vm.ceiling.llm_label_ok(label, vm.llm.config.host):
+            vm.violation(f"{name} would send data labelled {label} to {vm.llm.config.host}, "
+                         f"which the host ceiling does not allow (it needs "
+                         f"llm={label}@{vm.llm.config.host})")
+    return labels
+
+
+@builtin("llm_available", 0, kind="vm")
+def llm_available(vm):
+    """True when a model provider is configured."""
+    return vm.llm is not None
+
+
+@builtin("llm_tokens_used", 0, kind="vm")
+def llm_tokens_used(vm):
+    """Tokens spent on model calls by this run so far."""
+    return vm.tokens_used
+
+
+def _check_catalog(catalog):
+    if type(catalog) is not list:
+        raise SynError(f"llm_step needs a catalog list, got {type_name(catalog)}")
+    for i, entry in enumerate(catalog):
+        if type(entry) is not dict or type(entry.get("name")) is not str:
+            raise SynError(f"llm_step: catalog item {i} must be a map with a text \"name\" "
+                           "(use tool_spec(task, \"what it does\"))")
+        params = entry.get("params", [])
+        if type(params) is not list or any(type(p) is not str for p in params):
+            raise SynError(f"llm_step: catalog item {i} (\"{entry['name']}\") needs "
+                           "\"params\" as a list of texts like \"a: number\"")
+
+
+@builtin("llm_step", 3, kind="vm")
+def llm_step(vm, prompt, catalog, context):
+    """Ask the model for its next decision: a final answer or a tool call."""
+    prompt, pl = _split(prompt)
+    catalog, cl = _split(catalog)
+    context, xl = _split(context)
+    labels = _llm_gate(vm, "llm_step", pl | cl | xl)
+    if type(prompt) is not str:
+        raise SynError(f"llm_step needs a prompt text, got {type_name(prompt)}")
+    _check_catalog(catalog)
+    if context is None:
+        context = ""
+    if type(context) is not str:
+        raise SynError(f"llm_step needs the context as a text, got {type_name(context)}")
+    if vm.llm is None:
+        answer = {"kind": "final", "text": NO_PROVIDER, "tokens": 0}
+    else:
+        answer = vm.provider_call(lambda p: p.step(vm.program.intent, prompt, catalog, context),
+                                  "llm_step")
+        vm.tokens_used += answer.get("tokens", 0) or 0
+        if vm.trace:
+            vm.trace_line(f"llm_step -> {D.display(answer)}")
+    return _label(vm, answer, labels)
+
+
+def _text_op(name, nargs):
+    def op(vm, *args):
+        plain = []
+        labels = EMPTY
+        for a in args:
+            a, l = _split(a)
+            labels |= l
+            plain.append(a)
+        labels = _llm_gate(vm, name, labels)
+        if type(plain[0]) is not str:
+            raise SynError(f"{name} needs a text, got {type_name(plain[0])}")
+        if name == "classify":
+            opts = plain[1]
+            if type(opts) is not list or not opts or any(type(o) is not str for o in opts):
+                raise SynError("classify needs a non-empty list of option texts")
+        elif name == "extract" and type(plain[1]) is not str:
+            raise SynError(f"extract needs what to extract as a text, got {type_name(plain[1])}")
+        if vm.llm is None:
+            return _label(vm, NO_PROVIDER, labels)
+        text, tokens = vm.provider_call(
+            lambda p: p.text_op(vm.program.intent, name, *plain), name)
+        vm.tokens_used += tokens or 0
+        if vm.trace:
+            vm.trace_line(f"{name} -> {D.quote(text)} ({tokens} tokens)")
+        return _label(vm, text, labels)
+    op.__name__ = name
+    op.__doc__ = f"The model's answer to {name}."
+    return op
+
+
+builtin("ask", 1, kind="vm")(_text_op("ask", 1))
+builtin("summarize", 1, kind="vm")(_text_op("summarize", 1))
+builtin("classify", 2, kind="vm")(_text_op("classify", 2))
+builtin("extract", 2, kind="vm")(_text_op("extract", 2))
+
+__all__ = ["C", "LabelViolation"]

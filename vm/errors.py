@@ -1,0 +1,68 @@
+"""Errors a Synsema program can meet, as values with a message and (once known) a position.
+
+Exit codes (SPEC section 13): 1 compile/runtime error, 2 usage, 3 ceiling or
+label_violation, 4 resource limit, 70 internal error.
+"""
+
+EMPTY = frozenset()
+
+
+class SynError(Exception):
+    """A catchable runtime error. `message` is the bare text a `recover` block sees.
+
+    `labels` are the information-flow labels of the values the error was made from
+    (only ever non-empty under --labels). `trace` is filled by the VM as the error
+    unwinds: a list of (function name, kind, line, col) innermost first.
+    """
+    exit_code = 1
+    catchable = True
+
+    def __init__(self, message, labels=EMPTY):
+        super().__init__(message)
+        self.message = message
+        self.labels = labels
+        self.trace = []          # [(kind, name, line, col)], innermost first
+        self.source_name = None
+
+
+class CapabilityDenied(SynError):
+    """A builtin was used without the capability it needs (catchable, exit 1)."""
+
+
+class LabelViolation(SynError):
+    """Labelled data would reach a sink, or a forbidden declassify/upgrade. Never caught."""
+    exit_code = 3
+    catchable = False
+
+
+class LimitReached(SynError):
+    """A resource limit (--max-steps, --timeout, --max-depth). Never caught; exit 4."""
+    exit_code = 4
+    catchable = False
+
+
+class CompileError(Exception):
+    """A compile error at a position; `message` is written for the reader, fix included."""
+
+    def __init__(self, message, line=0, col=0, source_name="<source>"):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.col = col
+        self.source_name = source_name
+
+
+class InvalidProgram(Exception):
+    """A .synb file that the loader refuses: `not a valid .synb: REASON` (exit 1)."""
+
+    def __init__(self, reason):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class StartRefused(Exception):
+    """The program's requires exceed the host ceiling (exit 3). `missing` lists them."""
+
+    def __init__(self, missing):
+        super().__init__(", ".join(missing))
+        self.missing = missing

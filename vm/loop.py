@@ -1,0 +1,324 @@
+"""The dispatch loop, labels off: the hot path.
+
+Decoded instructions are (opcode, argument) pairs (vm.decode). Dispatch is an `if`
+chain on small ints, hottest first; every opcode test is written `op == N:  # NAME` and
+a test checks each number against the opcode table. State lives in locals; Synsema
+calls push a tuple on `frames` instead of recursing in Python. Step and time limits are
+checked only on backward jumps and calls; the call depth on calls.
+"""
+
+from synsema.vm import ops
+from synsema.vm.errors import LimitReached, SynError
+from synsema.vm.values import UNSET, Closure
+
+
+def run_plain(vm, closure, args):
+    func = closure.func
+    code = func.plain
+    locals_ = args + func.pads[len(args)]
+    if closure.captures:
+        locals_ += closure.captures
+    stack = []
+    frames = []
+    handlers = None
+    pc = 0
+    glob = vm.globals
+    base_depth = vm.depth
+    room = vm.max_depth - base_depth
+    budget = vm.take_budget()
+    push = stack.append
+    pop = stack.pop
+    add, sub, mul, div, mod = ops.add, ops.sub, ops.mul, ops.div, ops.mod
+    lt, le, gt, ge, eq = ops.lt, ops.le, ops.gt, ops.ge, ops.eq
+    index = ops.index
+    try:
+        while True:
+            try:
+                while True:
+                    op, arg = code[pc]
+                    pc += 1
+                    if op == 3:  # LOAD_LOCAL
+                        push(locals_[arg])
+                    elif op == 1:  # CONST
+                        push(arg)
+                    elif op == 37:  # CALL_TASK
+                        f, n = arg
+                        if n:
+                            new = stack[-n:]
+                            del stack[-n:]
+                        else:
+                            new = []
+                        if len(frames) >= room:
+                            raise vm.depth_limit()
+                        budget -= 1
+                        if budget <= 0:
+                            budget = vm.tick(budget)
+                        frames.append((code, pc, stack, locals_, handlers, func))
+                        func = f
+                        code = f.plain
+                        locals_ = new + f.pads[n]
+                        stack = []
+                        push = stack.append
+                        pop = stack.pop
+                        handlers = None
+                        pc = 0
+                    elif op == 39:  # RETURN
+                        val = pop()
+                        if not frames:
+                            return val
+                        code, pc, stack, locals_, handlers, func = frames.pop()
+                        push = stack.append
+                        pop = stack.pop
+                        push(val)
+                    elif op == 30:  # JUMP_IF_FALSE
+                        v = pop()
+                        if v is False:
+                            pc = arg
+                        elif v is not True:
+                            raise vm.cond_error(func, pc - 1, v)
+                    elif op == 4 or op == 5:  # STORE_LOCAL, DECLARE_LOCAL
+                        locals_[arg] = pop()
+                    elif op == 11:  # ADD
+                        b = pop()
+                        a = stack[-1]
+                        if type(a) is int and type(b) is int:
+                            stack[-1] = a + b
+                        else:
+                            stack[-1] = add(a, b)
+                    elif op == 12:  # SUB
+                        b = pop()
+                        a = stack[-1]
+                        if type(a) is int and type(b) is int:
+                            stack[-1] = a - b
+                        else:
+                            stack[-1] = sub(a, b)
+                    elif op == 18:  # LT
+                        b = pop()
+                        a = stack[-1]
+                        if type(a) is int and type(b) is int:
+                            stack[-1] = a < b
+                        else:
+                            stack[-1] = lt(a, b)
+                    elif op == 16:  # EQ
+                        b = pop()
+                        a = stack[-1]
+                        if type(a) is type(b) and (type(a) is int or type(a) is str):
+                            stack[-1] = a == b
+                        else:
+                            stack[-1] = eq(a, b)
+                    elif op == 29:  # JUMP
+                        pc = arg
+                    elif op == 100:  # JUMP_BACK
+                        budget -= pc - arg
+                        if budget <= 0:
+                            budget = vm.tick(budget)
+                        pc = arg
+                    elif op == 6:  # LOAD_GLOBAL
+                        v = glob[arg]
+                        if v is UNSET:
+                            raise vm.unset_error(arg)
+                        push(v)
+                    elif op == 38:  # CALL_BUILTIN
+                        fn, n = arg
+                        if n:
+                            a = stack[-n:]
+                            del stack[-n:]
+                            push(fn(*a))
+                        else:
+                            push(fn())
+                    elif op == 101:  # CALL_VM_BUILTIN
+                        fn, n = arg
+                        if n:
+                            a = stack[-n:]
+                            del stack[-n:]
+                        else:
+                            a = ()
+                        vm.depth = base_depth + len(frames) + 1
+                        vm.site = (func, pc - 1)
+                        try:
+                            push(fn(vm, *a))
+                        finally:
+                            vm.depth = base_depth
+                    elif op == 2:  # POP
+                        pop()
+                    elif op == 24:  # INDEX
+                        i = pop()
+                        x = stack[-1]
+                        if type(x) is list and type(i) is int and -len(x) <= i < len(x):
+                            stack[-1] = x[i]
+                        else:
+                            stack[-1] = index(x, i)
+                    elif op == 13:  # MUL
+                        b = pop()
+                        a = stack[-1]
+                        if type(a) is int and type(b) is int:
+                            stack[-1] = a * b
+                        else:
+                            stack[-1] = mul(a, b)
+                    elif op == 14:  # DIV
+                        b = pop()
+                        stack[-1] = div(stack[-1], b)
+                    elif op == 15:  # MOD
+                        b = pop()
+                        a = stack[-1]
+                        if type(a) is int and type(b) is int and b:
+                            stack[-1] = a % b
+                        else:
+                            stack[-1] = mod(a, b)
+                    elif op == 17:  # NE
+                        b = pop()
+                        a = stack[-1]
+                        if type(a) is type(b) and (type(a) is int or type(a) is str):
+                            stack[-1] = a != b
+                        else:
+                            stack[-1] = not eq(a, b)
+                    elif op == 19:  # LE
+                        b = pop()
+                        a = stack[-1]
+                        if type(a) is int and type(b) is int:
+                            stack[-1] = a <= b
+                        else:
+                            stack[-1] = le(a, b)
+                    elif op == 20:  # GT
+                        b = pop()
+                        a = stack[-1]
+                        if type(a) is int and type(b) is int:
+                            stack[-1] = a > b
+                        else:
+                            stack[-1] = gt(a, b)
+                    elif op == 21:  # GE
+                        b = pop()
+                        a = stack[-1]
+                        if type(a) is int and type(b) is int:
+                            stack[-1] = a >= b
+                        else:
+                            stack[-1] = ge(a, b)
+                    elif op == 35:  # FOR_ITER
+                        v = next(stack[-1], UNSET)
+                        if v is UNSET:
+                            pop()
+                            pc = arg
+                        else:
+                            push(v)
+                    elif op == 34:  # ITER_START
+                        stack[-1] = ops.iterate(stack[-1])
+                    elif op == 7 or op == 8:  # STORE_GLOBAL, DECLARE_GLOBAL
+                        glob[arg] = pop()
+                    elif op == 25:  # FIELD
+                        x = stack[-1]
+                        if type(x) is dict:
+                            stack[-1] = x.get(arg)
+                        else:
+                            stack[-1] = ops.field(x, arg)
+                    elif op == 27:  # BUILD_LIST
+                        if arg:
+                            items = stack[-arg:]
+                            del stack[-arg:]
+                            push(items)
+                        else:
+                            push([])
+                    elif op == 28:  # BUILD_MAP
+                        if arg:
+                            items = stack[-2 * arg:]
+                            del stack[-2 * arg:]
+                            push(ops.build_map(items))
+                        else:
+                            push({})
+                    elif op == 31:  # AND_JUMP
+                        v = stack[-1]
+                        if v is False:
+                            pc = arg
+                        elif v is True:
+                            pop()
+                        else:
+                            raise SynError(f"and needs a bool, got {ops.type_name(v)}")
+                    elif op == 32:  # OR_JUMP
+                        v = stack[-1]
+                        if v is True:
+                            pc = arg
+                        elif v is False:
+                            pop()
+                        else:
+                            raise SynError(f"or needs a bool, got {ops.type_name(v)}")
+                    elif op == 33:  # CHECK_BOOL
+                        v = stack[-1]
+                        if v is not True and v is not False:
+                            ops.check_bool(v, arg)
+                    elif op == 23:  # NOT
+                        stack[-1] = ops.not_(stack[-1])
+                    elif op == 22:  # NEG
+                        stack[-1] = ops.neg(stack[-1])
+                    elif op == 26:  # SET_PATH
+                        v = pop()
+                        keys = stack[-arg:]
+                        del stack[-arg:]
+                        stack[-1] = ops.set_path(stack[-1], keys, v)
+                    elif op == 36:  # CALL
+                        callee = stack[-arg - 1]
+                        if arg:
+                            new = stack[-arg:]
+                        else:
+                            new = []
+                        del stack[-arg - 1:]
+                        if type(callee) is not Closure:
+                            ops.not_callable(callee)
+                        f = callee.func
+                        if not f.nrequired <= arg <= len(f.params):
+                            ops.arity_error(f, arg)
+                        if len(frames) >= room:
+                            raise vm.depth_limit()
+                        budget -= 1
+                        if budget <= 0:
+                            budget = vm.tick(budget)
+                        frames.append((code, pc, stack, locals_, handlers, func))
+                        func = f
+                        code = f.plain
+                        locals_ = new + f.pads[arg]
+                        if callee.captures:
+                            locals_ += callee.captures
+                        stack = []
+                        push = stack.append
+                        pop = stack.pop
+                        handlers = None
+                        pc = 0
+                    elif op == 10:  # MAKE_LAMBDA
+                        f, n = arg
+                        if n:
+                            caps = tuple(stack[-n:])
+                            del stack[-n:]
+                        else:
+                            caps = ()
+                        push(Closure(f, caps))
+                    elif op == 43:  # JUMP_IF_SET
+                        slot, target = arg
+                        if locals_[slot] is not UNSET:
+                            pc = target
+                    elif op == 40:  # TRY_BEGIN
+                        if handlers is None:
+                            handlers = []
+                        handlers.append((arg, len(stack)))
+                    elif op == 41:  # TRY_END
+                        handlers.pop()
+                    else:
+                        raise vm.bad_opcode(op)
+            except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
+                err = vm.as_error(exc)
+                vm.trace_frame(err, func, pc - 1)
+                if not err.catchable:
+                    for fr in reversed(frames):
+                        vm.trace_frame(err, fr[5], fr[1] - 1)
+                    raise err from None
+                while not handlers:
+                    if not frames:
+                        raise err from None
+                    code, pc, stack, locals_, handlers, func = frames.pop()
+                    vm.trace_frame(err, func, pc - 1)
+                target, depth = handlers.pop()
+                del stack[depth:]
+                push = stack.append
+                pop = stack.pop
+                err.trace.clear()
+                push(err.message)
+                pc = target
+    finally:
+        vm.return_budget(budget)

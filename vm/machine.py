@@ -1,0 +1,309 @@
+"""The VM: a loaded program, its globals, capabilities, labels state and limits.
+
+The loops themselves live in vm.loop (labels off) and vm.loop_labels (labels on); this
+module holds what they share and what builtins reach through the `vm` they are given.
+"""
+
+import sys
+import time
+
+from synsema.vm import caps as C
+from synsema.vm import opcodes as O
+from synsema.vm.decode import decode_function, frame_pads, make_task_closures
+from synsema.vm.errors import EMPTY, LabelViolation, LimitReached, StartRefused, SynError
+from synsema.vm.program import cap_text
+from synsema.vm.values import UNSET, Closure, Labeled
+
+_CHUNK = 4096   # steps between two looks at the clock
+
+
+class InternalError(SynError):
+    """A Python exception escaped an operation: a bug in Synsema, exit 70."""
+    exit_code = 70
+    catchable = False
+
+
+class Options:
+    """How to run: everything the CLI's run options set."""
+
+    def __init__(self, labels=False, ceiling=None, max_steps=None, timeout=None,
+                 max_depth=1000, audit=None, llm=None, trace=False, out=None):
+        self.labels = labels
+        self.ceiling = ceiling          # caps.Ceiling, or None for developer mode
+        self.max_steps = max_steps
+        self.timeout = timeout
+        self.max_depth = max_depth
+        self.audit = audit              # vm.audit.Audit or None
+        self.llm = llm                  # stdlib.llm.Provider or None (offline)
+        self.trace = trace
+        self.out = out                  # write(text) for print; default sys.stdout
+
+
+class VM:
+    def __init__(self, program, options=None):
+        from synsema.stdlib.registry import load_all
+        opts = options or Options()
+        self.program = program
+        self.options = opts
+        self.labels = opts.labels
+        self.ceiling = opts.ceiling or C.Ceiling.developer(program.requires)
+        self.max_steps = opts.max_steps
+        self.timeout = opts.timeout
+        self.max_depth = opts.max_depth
+        self.audit = opts.audit
+        self.llm = opts.llm
+        self.trace = opts.trace
+        self.write = opts.out or _stdout_write
+        self.tokens_used = 0
+        self.depth = 0
+        self.steps = 0                  # steps accounted so far
+        self.deadline = None
+        self.globals = [UNSET] * len(program.globals)
+        self.caps, missing = C.agent_set(program.requires, self.ceiling)
+        if missing:
+            raise StartRefused([cap_text(c) for c in missing])
+        self.tool = None                # name of the task call_tool is running, if any
+        self.site = None                # (function, index) of the running builtin call
+        # Labels state (vm.loop_labels): the pc stack and the innermost try entries.
+        self.pc_stack = []
+        self.pc = EMPTY
+        self.try_entries = []
+        self.stamp = 0
+        registry = load_all()
+        builtins = {}
+        for i, name in enumerate(program.builtins):
+            b = registry[name]
+            if b.kind == "vm":
+                builtins[i] = (b.fn, True)
+            elif self.labels:
+                builtins[i] = (_labelled_pure(b.fn), True)
+            else:
+                builtins[i] = (b.fn, False)
+        self.tasks = make_task_closures(program)
+        for f in program.functions:
+            code, positions, words = decode_function(f, program, self.tasks, builtins,
+                                                     self.labels)
+            f.plain = code
+            f.pos = positions
+            f.cond_words = words
+            f.pads = frame_pads(f)
+        if self.labels:
+            from synsema.vm.loop_labels import run_labels
+            self._run = run_labels
+        else:
+            from synsema.vm.loop import run_plain
+            self._run = run_plain
+
+    # ---- running ----------------------------------------------------------------------
+
+    def start_clock(self):
+        if self.timeout is not None and self.deadline is None:
+            self.deadline = time.monotonic() + self.timeout
+
+    def run_main(self):
+        self.start_clock()
+        return self._run(self, Closure(self.program.main), [])
+
+    def run_function(self, index):
+        """Run a test body (or any zero-parameter function) by function index."""
+        self.start_clock()
+        self.pc_stack.clear()
+        self.pc = EMPTY
+        self.try_entries.clear()
+        return self._run(self, Closure(self.program.functions[index]), [])
+
+    def call(self, closure, args):
+        """Call a task value with a list of arguments (from a builtin: call, assert_error)."""
+        return self._run(self, closure, list(args))
+
+    # ---- limits -----------------------------------------------------------------------
+
+    def take_budget(self):
+        """A chunk of steps for a loop to spend before it calls tick(); charged now."""
+        n = _CHUNK
+        if self.max_steps is not None:
+            n = max(1, min(_CHUNK, self.max_steps - self.steps))
+        self.steps += n
+        return n
+
+    def return_budget(self, budget):
+        """A loop ends: what it did not spend of its chunk is refunded."""
+        self.steps -= max(budget, 0)
+
+    def tick(self, budget):
+        """A loop spent its chunk (budget <= 0): count the overshoot, check the limits,
+        hand out the next chunk."""
+        self.steps -= budget
+        if self.max_steps is not None and self.steps >= self.max_steps:
+            raise LimitReached(f"step limit ({self.max_steps}, --max-steps) reached")
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            t = self.timeout
+            shown = int(t) if float(t).is_integer() else t
+            raise LimitReached(f"time limit ({shown} s, --timeout) reached")
+        return self.take_budget()
+
+    def depth_limit(self):
+        return LimitReached(f"call depth limit ({self.max_depth}, --max-depth) reached")
+
+    # ---- errors -----------------------------------------------------------------------
+
+    def unset_error(self, g):
+        name = self.program.globals[g]
+        line = self.program.global_lines[g]
+        return SynError(f"'{name}' is not set yet (declared at line {line})")
+
+    def cond_error(self, func, idx, v):
+        from synsema.vm.values import type_name
+        word = func.cond_words.get(idx, "when")
+        return SynError(f"{word} needs a bool, got {type_name(v)}")
+
+    def bad_opcode(self, op):
+        return InternalError(f"unknown opcode {op}")
+
+    def as_error(self, exc):
+        if isinstance(exc, SynError):
+            return exc
+        if isinstance(exc, RecursionError):
+            return self.depth_limit()
+        if isinstance(exc, OverflowError):
+            return SynError("number too large: the result does not fit in a number")
+        if isinstance(exc, MemoryError):
+            return LimitReached("out of memory")
+        if isinstance(exc, ZeroDivisionError):
+            return SynError("division by zero")
+        if isinstance(exc, KeyboardInterrupt):
+            raise exc
+        err = InternalError(f"{type(exc).__name__}: {exc}")
+        err.original = exc
+        return err
+
+    def trace_frame(self, err, func, idx):
+        pos = func.pos[idx] if 0 <= idx < len(func.pos) else (func.line, func.col)
+        err.trace.append((func, pos[0], pos[1]))
+
+    # ---- capabilities -----------------------------------------------------------------
+
+    def need(self, builtin, cap, fix=None):
+        """Raise the catchable CapabilityDenied unless the running code holds `cap`."""
+        if cap[0] == "net":
+            ok = C.net_held(self.caps, cap[1])
+        else:
+            ok = cap in self.caps
+        if ok:
+            return
+        from synsema.vm.errors import CapabilityDenied
+        have = C.describe_set(self.caps)
+        if self.tool is not None:
+            where = f"tool '{self.tool}' runs with {have}"
+            hint = f"; add `require {cap_text(cap)}` as the first line of task '{self.tool}'"
+        else:
+            where = f"the program runs with {have}"
+            hint = f"; add `require {cap_text(cap)}` at the top of the program"
+            if cap[0] == "stdout" or self.ceiling_refuses(cap):
+                hint = "; the host's --cap-set does not grant it"
+        raise CapabilityDenied(f"{builtin} needs {cap_text(cap)}; {where}{hint}")
+
+    def ceiling_refuses(self, cap):
+        return not self.ceiling.admits(cap)
+
+    def run_as_tool(self, closure, args):
+        """call_tool: run with (the task's own requires ∩ the current set)."""
+        f = closure.func
+        saved_caps, saved_tool = self.caps, self.tool
+        self.caps = C.tool_set(f.requires, saved_caps)
+        self.tool = f.name
+        try:
+            return self.call(closure, args)
+        finally:
+            self.caps, self.tool = saved_caps, saved_tool
+
+    def call_labelled(self, closure, args, labels, as_tool=False):
+        """Call a task value from a builtin. Under --labels a labelled task value raises
+        the pc for the call and labels its result (SPEC 10: it 'labels the call')."""
+        if labels and self.labels:
+            return self.call_under(labels, lambda: self.call_labelled(closure, args, EMPTY,
+                                                                      as_tool))
+        if as_tool:
+            return self.run_as_tool(closure, args)
+        return self.call(closure, args)
+
+    def provider_call(self, fn, name):
+        from synsema.stdlib.llm import ProviderError
+        host = self.llm.config.host
+        self.audit_event(event="capability", kind="llm", host=host, builtin=name,
+                         at=self.where())
+        try:
+            return fn(self.llm)
+        except ProviderError as e:
+            raise SynError(f"{name}: {e.message}") from None
+
+    def trace_line(self, text):
+        sys.stderr.write(f"trace: {text}\n")
+        sys.stderr.flush()
+
+    # ---- labels -----------------------------------------------------------------------
+
+    def where(self):
+        """FILE:LINE of the builtin call running now (for audit lines and violations)."""
+        site = self.site
+        if site is None:
+            return self.program.source_name
+        func, idx = site
+        line = func.pos[idx][0] if 0 <= idx < len(func.pos) else func.line
+        return f"{self.program.source_name}:{line}"
+
+    def violation(self, message):
+        self.audit_event(event="label_violation", message=message, at=self.where())
+        raise LabelViolation(message)
+
+    def audit_event(self, **event):
+        if self.audit is not None:
+            self.audit.write(event)
+
+    # The labels loop (vm.loop_labels) provides these; labels off they are never reached.
+    def call_under(self, labels, thunk):
+        from synsema.vm.loop_labels import call_under
+        return call_under(self, labels, thunk)
+
+    def taint_try(self, labels):
+        from synsema.vm.loop_labels import taint_try
+        taint_try(self, labels)
+
+    def after_caught(self, err):
+        if self.labels and err.labels:
+            self.taint_try(err.labels)
+
+
+def _stdout_write(text):
+    sys.stdout.write(text)
+
+
+def _labelled_pure(fn):
+    """Under --labels, a pure builtin: unwrap the arguments, call, label the result with
+    their join and the pc; an error it raises carries the same labels."""
+
+    def call(vm, *args):
+        labels = vm.pc
+        plain = []
+        for a in args:
+            if type(a) is Labeled:
+                labels = labels | a.l
+                plain.append(a.v)
+            else:
+                plain.append(a)
+        if labels and vm.try_entries:
+            vm.taint_try(labels)
+        try:
+            result = fn(*plain)
+        except SynError as e:
+            if labels:
+                e.labels = e.labels | labels
+            raise
+        if labels:
+            return Labeled(result, labels)
+        return result
+    call.__name__ = getattr(fn, "__name__", "builtin")
+    return call
+
+
+__all__ = ["VM", "Options", "InternalError", "O"]

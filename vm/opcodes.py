@@ -1,0 +1,121 @@
+"""The opcode table: the single source of truth for compiler, VM, verifier and disassembler.
+
+Instruction format in a .synb (a flat list of integers):
+
+    OPCODE [OPERAND ...]      the number of operands is fixed per opcode (`operands` below)
+
+Operand kinds:
+    const    index into the program's constant pool
+    local    slot in the running function's locals (parameters first, then captures,
+             then every `let` of the body, each its own slot)
+    global   slot in the program's top-level variables
+    func     index into the program's function table
+    builtin  index into the program's builtin-name table
+    count    a small non-negative integer (arguments, items, keys)
+    jump     absolute offset of an instruction in the same function's code
+    rid      release id for information-flow labels: the construct at whose end a pc
+             label raised by this instruction is dropped (0 = when the function returns);
+             ignored when labels are off
+
+Stack pictures use `..` for what lies below; `n` is the count operand.
+The VM decodes each function once at load time into (opcode, operand) pairs; opcodes at
+or above FIRST_INTERNAL are superinstructions made by that decoder and never appear in a
+file.
+"""
+
+from collections import namedtuple
+
+Op = namedtuple("Op", "name code operands pops pushes flow doc")
+# pops/pushes: int, or a function of the operand tuple.
+# flow: "next" | "jump" (unconditional) | "branch" (may jump, else next) |
+#       "return" | "try" | "for_iter" | "keep_or_pop" (see the verifier)
+
+_TABLE = [
+    # name            code operands             pops                    pushes  flow     what it does
+    ("CONST",           1, ("const",),          0,                      1, "next",   ".. -> .. consts[k]"),
+    ("POP",             2, (),                  1,                      0, "next",   ".. x -> .."),
+    ("LOAD_LOCAL",      3, ("local",),          0,                      1, "next",   ".. -> .. locals[s]"),
+    ("STORE_LOCAL",     4, ("local",),          1,                      0, "next",   "set: .. x -> ..; locals[s] = x (labels: no sensitive upgrade)"),
+    ("DECLARE_LOCAL",   5, ("local",),          1,                      0, "next",   "let: .. x -> ..; locals[s] = x (labels: stamps the declaration)"),
+    ("LOAD_GLOBAL",     6, ("global",),         0,                      1, "next",   ".. -> .. globals[g]; error if its let has not run yet"),
+    ("STORE_GLOBAL",    7, ("global",),         1,                      0, "next",   "set: .. x -> ..; globals[g] = x"),
+    ("DECLARE_GLOBAL",  8, ("global",),         1,                      0, "next",   "let: .. x -> ..; globals[g] = x"),
+    ("LOAD_TASK",       9, ("func",),           0,                      1, "next",   ".. -> .. task f"),
+    ("MAKE_LAMBDA",    10, ("func", "count"),   lambda a: a[1],         1, "next",   ".. c1..cn -> .. lambda f capturing c1..cn"),
+    ("ADD",            11, (),                  2,                      1, "next",   ".. a b -> .. a+b (numbers, texts, lists)"),
+    ("SUB",            12, (),                  2,                      1, "next",   ".. a b -> .. a-b"),
+    ("MUL",            13, (),                  2,                      1, "next",   ".. a b -> .. a*b"),
+    ("DIV",            14, (),                  2,                      1, "next",   ".. a b -> .. a/b (exact int when it divides)"),
+    ("MOD",            15, (),                  2,                      1, "next",   ".. a b -> .. a%b (sign of b)"),
+    ("EQ",             16, (),                  2,                      1, "next",   ".. a b -> .. a==b (structural)"),
+    ("NE",             17, (),                  2,                      1, "next",   ".. a b -> .. a!=b"),
+    ("LT",             18, (),                  2,                      1, "next",   ".. a b -> .. a<b (numbers or texts)"),
+    ("LE",             19, (),                  2,                      1, "next",   ".. a b -> .. a<=b"),
+    ("GT",             20, (),                  2,                      1, "next",   ".. a b -> .. a>b"),
+    ("GE",             21, (),                  2,                      1, "next",   ".. a b -> .. a>=b"),
+    ("NEG",            22, (),                  1,                      1, "next",   ".. a -> .. -a"),
+    ("NOT",            23, (),                  1,                      1, "next",   ".. b -> .. not b (b must be bool)"),
+    ("INDEX",          24, (),                  2,                      1, "next",   ".. x i -> .. x[i]"),
+    ("FIELD",          25, ("const",),          1,                      1, "next",   ".. m -> .. m[consts[k]] (nothing when absent)"),
+    ("SET_PATH",       26, ("count",),          lambda a: a[0] + 2,     1, "next",   ".. x k1..kn v -> .. copy of x with x[k1]..[kn] = v"),
+    ("BUILD_LIST",     27, ("count",),          lambda a: a[0],         1, "next",   ".. x1..xn -> .. [x1..xn]"),
+    ("BUILD_MAP",      28, ("count",),          lambda a: 2 * a[0],     1, "next",   ".. k1 v1..kn vn -> .. {k1: v1, ..}"),
+    ("JUMP",           29, ("jump",),           0,                      0, "jump",   "pc = t"),
+    ("JUMP_IF_FALSE",  30, ("jump", "rid"),     1,                      0, "branch", ".. c -> ..; if c is false: pc = t (c must be bool)"),
+    ("AND_JUMP",       31, ("jump", "rid"),     1,                      0, "keep_or_pop", "`and`: .. c -> .. c and pc = t if c is false; else .. (c must be bool)"),
+    ("OR_JUMP",        32, ("jump", "rid"),     1,                      0, "keep_or_pop", "`or`: .. c -> .. c and pc = t if c is true; else .."),
+    ("CHECK_BOOL",     33, ("const",),          1,                      1, "next",   ".. c -> .. c; error `WORD needs a bool` unless c is bool"),
+    ("ITER_START",     34, ("rid",),            1,                      1, "next",   ".. coll -> .. iterator over a list's items, a map's keys or a text's characters"),
+    ("FOR_ITER",       35, ("jump",),           1,                      0, "for_iter", ".. it -> .. it item; when exhausted: .. and pc = t"),
+    ("CALL",           36, ("count",),          lambda a: a[0] + 1,     1, "next",   ".. f a1..an -> .. f(a1..an)"),
+    ("CALL_TASK",      37, ("func", "count"),   lambda a: a[1],         1, "next",   ".. a1..an -> .. task f(a1..an)"),
+    ("CALL_BUILTIN",   38, ("builtin", "count"), lambda a: a[1],        1, "next",   ".. a1..an -> .. builtin b(a1..an)"),
+    ("RETURN",         39, (),                  1,                      0, "return", ".. x -> return x to the caller"),
+    ("TRY_BEGIN",      40, ("jump", "rid"),     0,                      0, "try",    "push a handler: a catchable error resets the stack to here, pushes its message, pc = t"),
+    ("TRY_END",        41, (),                  0,                      0, "next",   "pop the innermost handler of this function"),
+    ("PC_RELEASE",     42, ("rid",),            0,                      0, "next",   "labels: drop the pc labels raised with this release id"),
+    ("JUMP_IF_SET",    43, ("local", "jump"),   0,                      0, "branch", "if parameter s was passed: pc = t (skips its default)"),
+]
+
+OPS = [Op(*row) for row in _TABLE]
+BY_NAME = {op.name: op for op in OPS}
+BY_CODE = {op.code: op for op in OPS}
+MAX_CODE = max(BY_CODE)
+
+# Module-level constants (CONST, ADD, ...) so the compiler and VM say `ADD`, not 11.
+globals().update({op.name: op.code for op in OPS})
+
+JUMP_OPERAND_KINDS = frozenset({"jump"})
+
+
+def stack_effect(op, operands):
+    """(pops, pushes) of one instruction with its operand tuple."""
+    pops = op.pops(operands) if callable(op.pops) else op.pops
+    pushes = op.pushes(operands) if callable(op.pushes) else op.pushes
+    return pops, pushes
+
+
+def iter_instructions(code):
+    """Yield (offset, Op, operands) over a flat code list; raises ValueError on a bad
+    opcode or a truncated instruction (the verifier turns that into its message)."""
+    i, n = 0, len(code)
+    while i < n:
+        op = BY_CODE.get(code[i])
+        if op is None:
+            raise ValueError(f"unknown opcode {code[i]!r} at offset {i}")
+        width = len(op.operands)
+        if i + 1 + width > n:
+            raise ValueError(f"instruction {op.name} at offset {i} is cut short")
+        yield i, op, tuple(code[i + 1:i + 1 + width])
+        i += 1 + width
+
+
+# ---- internal opcodes: made by the loader's decoder (vm.decode), never in a file -------
+FIRST_INTERNAL = 100
+_INTERNAL = [
+    ("JUMP_BACK",       100, "a backward JUMP: also where step and time limits are checked"),
+    ("CALL_VM_BUILTIN", 101, "CALL_BUILTIN of a builtin that needs the VM (capabilities, calls)"),
+]
+INTERNAL = {name: code for name, code, _ in _INTERNAL}
+INTERNAL_DOCS = {code: doc for _, code, doc in _INTERNAL}
+globals().update(INTERNAL)

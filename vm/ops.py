@@ -1,0 +1,237 @@
+"""The operators of SPEC section 4 on plain values, for the cases the VM loop does not
+handle inline (the loop tries `int op int` itself first). Each raises SynError with a
+message that names the operator and, where one exists, the fix."""
+
+from synsema.stdlib.display import display
+from synsema.stdlib.equality import equal
+from synsema.vm.errors import SynError
+from synsema.vm.values import Closure, denorm_key, norm_key, type_name
+
+_NUM = (int, float)
+
+
+def _is_num(v):
+    t = type(v)
+    return t is int or t is float
+
+
+def add(a, b):
+    ta, tb = type(a), type(b)
+    if (ta is int or ta is float) and (tb is int or tb is float):
+        return a + b
+    if ta is str and tb is str:
+        return a + b
+    if ta is list and tb is list:
+        return a + b
+    if ta is str or tb is str:
+        other = type_name(b if ta is str else a)
+        first, second = type_name(a), type_name(b)
+        return _fail(f"cannot add {first} and {second}; use text(x) to join "
+                     f"a {other} to a text")
+    return _fail(f"cannot add {type_name(a)} and {type_name(b)}; + adds two numbers, "
+                 "joins two texts or joins two lists")
+
+
+def _arith(a, b, word, sym):
+    if not (_is_num(a) and _is_num(b)):
+        _fail(f"cannot {word} {type_name(a)} and {type_name(b)} with {sym}; it needs "
+              "two numbers")
+
+
+def sub(a, b):
+    _arith(a, b, "subtract", "-")
+    return a - b
+
+
+def mul(a, b):
+    _arith(a, b, "multiply", "*")
+    return a * b
+
+
+def div(a, b):
+    _arith(a, b, "divide", "/")
+    if b == 0:
+        _fail("division by zero")
+    if type(a) is int and type(b) is int:
+        q, r = divmod(a, b)
+        if r == 0:
+            return q
+    return a / b
+
+
+def mod(a, b):
+    _arith(a, b, "take the remainder of", "%")
+    if b == 0:
+        _fail("division by zero (in %)")
+    return a % b
+
+
+def neg(a):
+    if not _is_num(a):
+        _fail(f"cannot negate {type_name(a)}; unary - needs a number")
+    return -a
+
+
+def not_(v):
+    if v is True:
+        return False
+    if v is False:
+        return True
+    return _fail(f"not needs a bool, got {type_name(v)}")
+
+
+_SYMS = {"LT": "<", "LE": "<=", "GT": ">", "GE": ">="}
+
+
+def order(a, b, sym):
+    """Check that a and b can be ordered (two numbers or two texts)."""
+    if _is_num(a) and _is_num(b):
+        return
+    if type(a) is str and type(b) is str:
+        return
+    _fail(f"cannot compare {type_name(a)} and {type_name(b)} with {sym}; "
+          "< <= > >= compare two numbers or two texts")
+
+
+def lt(a, b):
+    order(a, b, "<")
+    return a < b
+
+
+def le(a, b):
+    order(a, b, "<=")
+    return a <= b
+
+
+def gt(a, b):
+    order(a, b, ">")
+    return a > b
+
+
+def ge(a, b):
+    order(a, b, ">=")
+    return a >= b
+
+
+def eq(a, b):
+    return equal(a, b)
+
+
+def ne(a, b):
+    return not equal(a, b)
+
+
+def _int_index(i, what):
+    t = type(i)
+    if t is int:
+        return i
+    if t is float and i.is_integer():
+        return int(i)
+    _fail(f"{what} index must be a whole number, got {type_name(i)} {display(i)}")
+
+
+def index(x, i):
+    t = type(x)
+    if t is list:
+        k = _int_index(i, "list")
+        n = len(x)
+        if -n <= k < n:
+            return x[k]
+        _fail(f"index {k} is out of range for a list of {n} item" + ("" if n == 1 else "s")
+              + (f" (valid: 0 to {n - 1}, or -{n} to -1)" if n else ""))
+    if t is dict:
+        try:
+            return x.get(norm_key(i))
+        except TypeError:  # an unhashable key (a list or map) is never present
+            return None
+    if t is str:
+        k = _int_index(i, "text")
+        n = len(x)
+        if -n <= k < n:
+            return x[k]
+        _fail(f"index {k} is out of range for a text of {n} character" + ("" if n == 1 else "s"))
+    _fail(f"cannot index {type_name(x)}; only lists, maps and texts have items")
+
+
+def field(x, name):
+    if type(x) is dict:
+        return x.get(name)
+    _fail(f"cannot read .{name} of {type_name(x)}; fields are map keys (m.{name} is "
+          f"m[\"{name}\"])")
+
+
+def _check_key(k):
+    t = type(k)
+    if t is str or t is int or t is float or t is bool:
+        return norm_key(k)
+    _fail(f"a map key must be a text, number or bool, got {type_name(k)}")
+
+
+def set_item(x, k, v):
+    """A copy of list/map x with item k replaced by v (value semantics)."""
+    t = type(x)
+    if t is list:
+        i = _int_index(k, "list")
+        n = len(x)
+        if not -n <= i < n:
+            _fail(f"cannot set index {i}: out of range for a list of {n} item"
+                  + ("" if n == 1 else "s") + "; use append(xs, x) to add an item")
+        y = x.copy()
+        y[i] = v
+        return y
+    if t is dict:
+        y = x.copy()
+        y[_check_key(k)] = v
+        return y
+    _fail(f"cannot set an item of {type_name(x)}; only lists and maps have items to set")
+
+
+def set_path(x, keys, v):
+    """x with x[k1][k2]..[kn] = v, copying every container along the path."""
+    if len(keys) == 1:
+        return set_item(x, keys[0], v)
+    inner = index(x, keys[0])
+    return set_item(x, keys[0], set_path(inner, keys[1:], v))
+
+
+def build_map(items):
+    m = {}
+    for i in range(0, len(items), 2):
+        m[_check_key(items[i])] = items[i + 1]
+    return m
+
+
+def iterate(coll):
+    t = type(coll)
+    if t is list:
+        return iter(coll)
+    if t is dict:
+        return iter([denorm_key(k) for k in coll])
+    if t is str:
+        return iter(coll)
+    _fail(f"for each needs a list, map or text, got {type_name(coll)}")
+
+
+def check_bool(v, word):
+    if v is True or v is False:
+        return v
+    _fail(f"{word} needs a bool, got {type_name(v)}")
+
+
+def not_callable(v):
+    _fail(f"cannot call a {type_name(v)}; only tasks and lambdas can be called")
+
+
+def arity_error(func, n):
+    what = f"task '{func.name}'" if func.kind == "task" else func.describe()
+    _fail(f"{what} takes {func.arity_text()}, got {n}")
+
+
+def _fail(msg):
+    raise SynError(msg)
+
+
+BINARY = {"ADD": add, "SUB": sub, "MUL": mul, "DIV": div, "MOD": mod, "EQ": eq, "NE": ne,
+          "LT": lt, "LE": le, "GT": gt, "GE": ge}
+
+__all__ = ["Closure", "BINARY"]

@@ -1,0 +1,117 @@
+"""Runtime value representation.
+
+Synsema value -> Python object:
+  number  -> int or float (never bool)      text    -> str
+  bool    -> bool                           nothing -> None
+  list    -> list (never mutated once another name can see it: value semantics)
+  map     -> dict whose keys are normalised by `norm_key` (bool keys become BoolKey
+             singletons, since Python would merge `true` with `1`)
+  task    -> Closure
+
+Under --labels a value may be wrapped once, at the top, in `Labeled(value, labels)`.
+Containers never hold Labeled items: a list or map carries one label for the whole
+(SPEC section 10 labels an element read with its container's label anyway), so the
+builtins always see plain values.
+"""
+
+EMPTY = frozenset()
+
+
+class _Unset:
+    """Marks a global whose `let` has not run yet, or a parameter not passed."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "UNSET"
+
+
+UNSET = _Unset()
+
+
+class BoolKey:
+    """A map key standing for `true` or `false`, distinct from the numbers 1 and 0."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __repr__(self):
+        return "true" if self.value else "false"
+
+
+TRUE_KEY = BoolKey(True)
+FALSE_KEY = BoolKey(False)
+
+
+def norm_key(k):
+    """The dict key for the Synsema map key `k` (text, number or bool)."""
+    if k is True:
+        return TRUE_KEY
+    if k is False:
+        return FALSE_KEY
+    return k
+
+
+def denorm_key(k):
+    """The Synsema value of a stored dict key."""
+    if type(k) is BoolKey:
+        return k.value
+    return k
+
+
+class Labeled:
+    """A value with a non-empty set of information-flow labels (only under --labels)."""
+    __slots__ = ("v", "l")
+
+    def __init__(self, v, l):
+        self.v = v
+        self.l = l
+
+    def __repr__(self):
+        return f"Labeled({self.v!r}, {sorted(self.l)})"
+
+
+class Closure:
+    """A task or lambda value: the function's code plus the values it captured."""
+    __slots__ = ("func", "captures")
+
+    def __init__(self, func, captures=()):
+        self.func = func            # vm.program.Function (decoded at load time)
+        self.captures = captures    # tuple of plain values, in capture-slot order
+
+    def __str__(self):
+        f = self.func
+        if f.kind == "lambda":
+            return f"<lambda at line {f.line}>"
+        return f"<task {f.name}>"
+
+    __repr__ = __str__
+
+    def __eq__(self, other):
+        return (type(other) is Closure and other.func is self.func
+                and other.captures == self.captures)
+
+    def __hash__(self):
+        return id(self.func)
+
+
+def type_name(v):
+    """The Synsema type name of a plain value (SPEC section 4)."""
+    t = type(v)
+    if t is str:
+        return "text"
+    if t is bool:
+        return "bool"
+    if t is int or t is float:
+        return "number"
+    if v is None:
+        return "nothing"
+    if t is list:
+        return "list"
+    if t is dict:
+        return "map"
+    if t is Closure:
+        return "task"
+    if t is Labeled:
+        return type_name(v.v)
+    return t.__name__

@@ -1,0 +1,374 @@
+"""The load-time verifier: refuses any Program the VM could not run safely.
+
+Runs on every load (the .synb decoder calls it last), so it is one pass over each
+function's code to decode and range-check every instruction, then one worklist pass over
+the control flow that tracks, per instruction, the stack depth and the stack of open
+`try` handlers. Both must agree wherever paths join; that is what lets the loop pop
+without checking and a handler truncate the stack to a depth known at TRY_BEGIN.
+
+Everything is checked on the Program's own fields with exact types (a bool is not an
+int here), because a hand-made or corrupted file can put anything anywhere. A problem
+raises InvalidProgram(reason); the reason names the function and the code offset.
+"""
+
+from synsema.vm import opcodes as O
+from synsema.vm.errors import InvalidProgram
+from synsema.vm.program import Function, Param
+
+MAX_COUNT = 10_000          # count operands: arguments, items, keys, captures
+MAX_STACK = 100_000         # operand stack depth of one frame
+MAX_LOCALS = 65_536         # slots of one function (each call allocates them)
+MAX_PARAMS = 255
+MAX_RID = 2 ** 31 - 1
+
+KINDS = ("main", "task", "lambda", "test")
+PARAM_TYPES = frozenset({"number", "text", "bool", "list", "map", "task", "any"})
+DEFAULTS = (Param.NO_DEFAULT, Param.DEFAULT_NOTHING, Param.DEFAULT_EXPR)
+CONST_TYPES = (int, float, str, bool, type(None))
+
+# Which operand of each opcode is its jump target (None when it has none).
+_JUMP_AT = {op.code: (op.operands.index("jump") if "jump" in op.operands else None)
+            for op in O.OPS}
+
+
+def verify(program):
+    """Check a whole Program; raise InvalidProgram(reason) or set every func.max_stack."""
+    _check_program(program)
+    for index, func in enumerate(program.functions):
+        func.max_stack = _check_code(program, func, index)
+
+
+# ---- program shape -------------------------------------------------------------------
+
+def _is_nat(x):
+    return type(x) is int and x >= 0
+
+
+def _where(func, index):
+    try:
+        return func.describe()
+    except Exception:  # noqa: BLE001 - a malformed function still gets a message
+        return f"function {index}"
+
+
+def _check_cap(cap, where):
+    ok = (type(cap) is tuple and len(cap) in (1, 2) and all(type(x) is str for x in cap)
+          and ((len(cap) == 1 and cap[0] in ("stdout", "llm"))
+               or (len(cap) == 2 and cap[0] in ("llm", "net"))))
+    if not ok:
+        raise InvalidProgram(f"{where}: bad require {cap!r} (expected stdout, llm, "
+                             f"llm(LABEL) or net(HOST))")
+
+
+def _check_program(program):
+    for field, kind in (("consts", list), ("builtins", list), ("globals", list),
+                        ("global_lines", list), ("functions", list), ("tests", list),
+                        ("requires", list)):
+        if type(getattr(program, field, None)) is not kind:
+            raise InvalidProgram(f"program {field} is not a list")
+    if type(getattr(program, "source_name", None)) is not str:
+        raise InvalidProgram("program source name is not a text")
+    intent = getattr(program, "intent", None)
+    if intent is not None and type(intent) is not str:
+        raise InvalidProgram("program intent is not a text")
+    for cap in program.requires:
+        _check_cap(cap, "program")
+    for i, c in enumerate(program.consts):
+        if type(c) not in CONST_TYPES:
+            raise InvalidProgram(f"constant {i} is a {type(c).__name__}, not a number, "
+                                 f"text, bool or nothing")
+    from synsema.stdlib.registry import load_all
+    registry = load_all()
+    for i, name in enumerate(program.builtins):
+        if type(name) is not str or name not in registry:
+            raise InvalidProgram(f"builtin {i} is {name!r}, not a known builtin")
+    for i, name in enumerate(program.globals):
+        if type(name) is not str:
+            raise InvalidProgram(f"global {i} has a name that is not a text: {name!r}")
+    for i, line in enumerate(program.global_lines):
+        if not _is_nat(line):
+            raise InvalidProgram(f"global line {i} is {line!r}, not a non-negative int")
+
+    funcs = program.functions
+    if not funcs:
+        raise InvalidProgram("program has no functions (functions[0] must be the top level)")
+    for index, func in enumerate(funcs):
+        _check_function(func, index)
+    main = funcs[0]
+    if main.kind != "main" or main.params or main.ncaptures:
+        raise InvalidProgram("functions[0] must be the top level (kind main, no parameters)")
+
+    for i, entry in enumerate(program.tests):
+        if (type(entry) not in (tuple, list) or len(entry) != 2 or type(entry[0]) is not str
+                or not _is_nat(entry[1])):
+            raise InvalidProgram(f"test entry {i} is not (name, function index): {entry!r}")
+        fi = entry[1]
+        if fi >= len(funcs) or funcs[fi].kind != "test":
+            raise InvalidProgram(f"test entry {i} ({entry[0]!r}) refers to function {fi}, "
+                                 f"which is not a test")
+
+
+def _check_function(func, index):
+    if type(func) is not Function:
+        raise InvalidProgram(f"function {index} is not a function")
+    if func.kind not in KINDS:
+        raise InvalidProgram(f"function {index} has unknown kind {func.kind!r}")
+    if type(func.name) is not str:
+        raise InvalidProgram(f"function {index} has a name that is not a text")
+    if not (_is_nat(func.line) and _is_nat(func.col)):
+        raise InvalidProgram(f"function {index} has a bad position")
+    where = _where(func, index)
+    if func.kind == "main" and index != 0:
+        raise InvalidProgram(f"function {index}: only functions[0] may be the top level")
+    for field in ("params", "requires", "code", "positions", "local_names"):
+        if type(getattr(func, field, None)) is not list:
+            raise InvalidProgram(f"{where}: {field} is not a list")
+    if len(func.params) > MAX_PARAMS:
+        raise InvalidProgram(f"{where}: {len(func.params)} parameters (at most {MAX_PARAMS})")
+    seen_default = False
+    for p in func.params:
+        if type(p) is not Param or type(p.name) is not str:
+            raise InvalidProgram(f"{where}: a parameter is malformed")
+        if p.type is not None and p.type not in PARAM_TYPES:
+            raise InvalidProgram(f"{where}: parameter {p.name!r} has unknown type {p.type!r}")
+        if type(p.default) is not int or p.default not in DEFAULTS:
+            raise InvalidProgram(f"{where}: parameter {p.name!r} has bad default kind "
+                                 f"{p.default!r} (expected 0, 1 or 2)")
+        if p.default != Param.NO_DEFAULT:
+            seen_default = True
+        elif seen_default:
+            raise InvalidProgram(f"{where}: parameter {p.name!r} without a default follows "
+                                 f"one with a default")
+    if not _is_nat(func.ncaptures) or func.ncaptures > MAX_COUNT:
+        raise InvalidProgram(f"{where}: bad capture count {func.ncaptures!r}")
+    if func.ncaptures and func.kind != "lambda":
+        raise InvalidProgram(f"{where}: only a lambda may have captures")
+    if not _is_nat(func.nlocals) or func.nlocals > MAX_LOCALS:
+        raise InvalidProgram(f"{where}: bad local count {func.nlocals!r} "
+                             f"(at most {MAX_LOCALS})")
+    if func.nlocals < len(func.params) + func.ncaptures:
+        raise InvalidProgram(f"{where}: {func.nlocals} locals cannot hold "
+                             f"{len(func.params)} parameters and {func.ncaptures} captures")
+    for cap in func.requires:
+        _check_cap(cap, where)
+    for name in func.local_names:
+        if type(name) is not str:
+            raise InvalidProgram(f"{where}: a local name is not a text")
+    last = 0
+    for pos in func.positions:
+        if (type(pos) not in (tuple, list) or len(pos) != 3
+                or not all(_is_nat(x) for x in pos)):
+            raise InvalidProgram(f"{where}: bad position entry {pos!r} "
+                                 f"(expected (offset, line, col), non-negative ints)")
+        if pos[0] < last or pos[0] > len(func.code):
+            raise InvalidProgram(f"{where}: position entry {list(pos)!r} is out of order "
+                                 f"or past the end of the code")
+        last = pos[0]
+
+
+# ---- code ----------------------------------------------------------------------------
+
+def _check_code(program, func, index):
+    """Decode and check every instruction, then walk the control flow; returns max depth."""
+    where = _where(func, index)
+    code = func.code
+    n = len(code)
+    if n == 0:
+        raise InvalidProgram(f"in {where}: the code is empty (it must end in RETURN)")
+    nconsts, nglobals = len(program.consts), len(program.globals)
+    nfuncs, nbuiltins = len(program.functions), len(program.builtins)
+    funcs, consts = program.functions, program.consts
+    registry = None
+    ops = [None] * n            # offset -> (Op, operands) at instruction starts
+    by_code = O.BY_CODE
+
+    pc = 0
+    while pc < n:
+        c = code[pc]
+        if type(c) is not int:
+            raise InvalidProgram(f"in {where}, offset {pc}: opcode {c!r} is not an int")
+        op = by_code.get(c)
+        if op is None:
+            if c in O.INTERNAL_DOCS:
+                name = next(k for k, v in O.INTERNAL.items() if v == c)
+                raise InvalidProgram(f"in {where}, offset {pc}: internal opcode {c} ({name}) "
+                                     f"may not appear in a file")
+            raise InvalidProgram(f"in {where}, offset {pc}: unknown opcode {c}")
+        kinds = op.operands
+        end = pc + 1 + len(kinds)
+        if end > n:
+            raise InvalidProgram(f"in {where}, offset {pc}: instruction {op.name} is cut short "
+                                 f"(needs {len(kinds)} operands, the code ends at {n})")
+        a = tuple(code[pc + 1:end])
+        for kind, x in zip(kinds, a):
+            if not _is_nat(x):
+                raise InvalidProgram(f"in {where}, offset {pc}: {op.name} operand {x!r} is not "
+                                     f"a non-negative int")
+            if kind == "const":
+                if x >= nconsts:
+                    _range(where, pc, op, "constant", x, nconsts)
+            elif kind == "local":
+                if x >= func.nlocals:
+                    _range(where, pc, op, "local", x, func.nlocals)
+            elif kind == "global":
+                if x >= nglobals:
+                    _range(where, pc, op, "global", x, nglobals)
+            elif kind == "func":
+                if x >= nfuncs:
+                    _range(where, pc, op, "function", x, nfuncs)
+            elif kind == "builtin":
+                if x >= nbuiltins:
+                    _range(where, pc, op, "builtin", x, nbuiltins)
+            elif kind == "count":
+                if x > MAX_COUNT:
+                    raise InvalidProgram(f"in {where}, offset {pc}: {op.name} count {x} is too "
+                                         f"large (at most {MAX_COUNT})")
+            elif kind == "jump":
+                if x >= n:
+                    raise InvalidProgram(f"in {where}, offset {pc}: {op.name} jump target {x} "
+                                         f"is past the end of the code ({n})")
+            elif kind == "rid":
+                if x > MAX_RID:
+                    raise InvalidProgram(f"in {where}, offset {pc}: {op.name} release id {x} "
+                                         f"is too large")
+            else:  # pragma: no cover - the opcode table names only the kinds above
+                raise InvalidProgram(f"in {where}, offset {pc}: unknown operand kind {kind}")
+        code_ = op.code
+        if code_ == O.FIELD or code_ == O.CHECK_BOOL:
+            if type(consts[a[0]]) is not str:
+                raise InvalidProgram(f"in {where}, offset {pc}: {op.name} needs a text "
+                                     f"constant, constant {a[0]} is {consts[a[0]]!r}")
+        elif code_ == O.LOAD_TASK or code_ == O.CALL_TASK:
+            callee = funcs[a[0]]
+            if callee.kind != "task":
+                raise InvalidProgram(f"in {where}, offset {pc}: {op.name} names function "
+                                     f"{a[0]} ({_where(callee, a[0])}), which is not a task")
+            if code_ == O.CALL_TASK and not callee.nrequired <= a[1] <= len(callee.params):
+                raise InvalidProgram(f"in {where}, offset {pc}: CALL_TASK passes {a[1]} "
+                                     f"arguments to {_where(callee, a[0])}, which takes "
+                                     f"{callee.arity_text()}")
+        elif code_ == O.MAKE_LAMBDA:
+            callee = funcs[a[0]]
+            if callee.kind != "lambda":
+                raise InvalidProgram(f"in {where}, offset {pc}: MAKE_LAMBDA names function "
+                                     f"{a[0]} ({_where(callee, a[0])}), which is not a lambda")
+            if callee.ncaptures != a[1]:
+                raise InvalidProgram(f"in {where}, offset {pc}: MAKE_LAMBDA captures {a[1]} "
+                                     f"values, the lambda at line {callee.line} has "
+                                     f"{callee.ncaptures} captures")
+        elif code_ == O.CALL_BUILTIN:
+            if registry is None:
+                from synsema.stdlib.registry import load_all
+                registry = load_all()
+            b = registry[program.builtins[a[0]]]
+            if not b.min_args <= a[1] <= b.max_args:
+                raise InvalidProgram(f"in {where}, offset {pc}: CALL_BUILTIN passes {a[1]} "
+                                     f"arguments to {b.name}, which takes {b.arity_text()}")
+        ops[pc] = (op, a)
+        pc = end
+
+    for pc, entry in enumerate(ops):
+        if entry is not None:
+            op, a = entry
+            j = _JUMP_AT[op.code]
+            if j is not None and ops[a[j]] is None:
+                raise InvalidProgram(f"in {where}, offset {pc}: {op.name} jumps to offset "
+                                     f"{a[j]}, which is inside an instruction")
+    return _check_flow(where, code, ops)
+
+
+def _range(where, pc, op, what, x, size):
+    raise InvalidProgram(f"in {where}, offset {pc}: {op.name} {what} index {x} is out of "
+                         f"range (the program has {size})")
+
+
+def _check_flow(where, code, ops):
+    """Worklist over the control flow: stack depth and open handlers at every instruction.
+
+    The open handlers form a tree shared by all paths (node 0: none open); a node is
+    (parent, stack depth at its TRY_BEGIN), interned so equal stacks have equal ids.
+    """
+    n = len(code)
+    depth = [-1] * n
+    hand = [0] * n
+    parent, base = [0], [0]
+    intern = {}
+    work = [0]
+    depth[0] = 0
+    max_depth = 0
+
+    def reach(t, d, h, src):
+        if t >= n:
+            raise InvalidProgram(f"in {where}, offset {src}: {ops[src][0].name} falls off the "
+                                 f"end of the code (the last instruction must be RETURN "
+                                 f"or JUMP)")
+        old = depth[t]
+        if old < 0:
+            depth[t] = d
+            hand[t] = h
+            work.append(t)
+        elif old != d:
+            raise InvalidProgram(f"in {where}, offset {t}: stack depth is {old} on one path "
+                                 f"and {d} on another (from offset {src})")
+        elif hand[t] != h:
+            raise InvalidProgram(f"in {where}, offset {t}: the open try handlers differ "
+                                 f"between paths (one from offset {src})")
+
+    while work:
+        pc = work.pop()
+        d, h = depth[pc], hand[pc]
+        op, a = ops[pc]
+        pops, pushes = O.stack_effect(op, a)
+        if d < pops:
+            raise InvalidProgram(f"in {where}, offset {pc}: {op.name} pops {pops} values, "
+                                 f"the stack holds {d} (stack underflow)")
+        if h and d - pops < base[h]:
+            raise InvalidProgram(f"in {where}, offset {pc}: {op.name} pops below the stack "
+                                 f"depth {base[h]} of its enclosing try")
+        nd = d - pops + pushes
+        if nd > max_depth:
+            max_depth = nd
+            if nd > MAX_STACK:
+                raise InvalidProgram(f"in {where}, offset {pc}: the stack grows past "
+                                     f"{MAX_STACK} values")
+        nxt = pc + 1 + len(a)
+        flow = op.flow
+        if flow == "next":
+            if op.code == O.TRY_END:
+                if h == 0:
+                    raise InvalidProgram(f"in {where}, offset {pc}: TRY_END without an open "
+                                         f"TRY_BEGIN on some path")
+                reach(nxt, nd, parent[h], pc)
+            else:
+                reach(nxt, nd, h, pc)
+        elif flow == "return":
+            pass
+        elif flow == "jump":
+            reach(a[0], nd, h, pc)
+        elif flow == "branch":
+            reach(nxt, nd, h, pc)
+            reach(a[_JUMP_AT[op.code]], nd, h, pc)
+        elif flow == "keep_or_pop":
+            reach(nxt, nd, h, pc)
+            reach(a[0], d, h, pc)
+        elif flow == "for_iter":
+            if nd + 2 > max_depth:
+                max_depth = nd + 2
+            reach(nxt, d + 1, h, pc)
+            reach(a[0], d - 1, h, pc)
+        elif flow == "try":
+            key = (h, d)
+            child = intern.get(key)
+            if child is None:
+                child = intern[key] = len(parent)
+                parent.append(h)
+                base.append(d)
+            if d + 1 > max_depth:
+                max_depth = d + 1
+            reach(nxt, d, child, pc)
+            reach(a[0], d + 1, h, pc)
+        else:  # pragma: no cover - the opcode table names only the flows above
+            raise InvalidProgram(f"in {where}, offset {pc}: unknown flow kind {flow}")
+    if max_depth > MAX_STACK:
+        raise InvalidProgram(f"in {where}: the stack grows past {MAX_STACK} values")
+    return max_depth

@@ -157,6 +157,17 @@ def _named_args(name, task, args, tool):
     return out
 
 
+def _checked_args(vm, name, task, args, labels, tool):
+    """_named_args; an error it raises carries the labels of the task and the map."""
+    if labels and vm.labels and vm.try_entries:
+        vm.taint_try(labels)
+    try:
+        return _named_args(name, task, args, tool)
+    except SynError as e:
+        e.labels = e.labels | labels
+        raise
+
+
 def _spread(vm, args, labels):
     """Each argument taken from a labelled map carries the map's labels."""
     if not labels:
@@ -170,7 +181,7 @@ def call(vm, task, args):
     """Call a task with named arguments from a map (runs with the caller's capabilities)."""
     task, tl = _split(task)
     args, al = _split(args)
-    positional = _named_args("call", task, args, tool=False)
+    positional = _checked_args(vm, "call", task, args, tl | al, tool=False)
     return vm.call_labelled(task, _spread(vm, positional, al), tl)
 
 
@@ -179,7 +190,7 @@ def call_tool(vm, task, args):
     """Call a task as a tool: named arguments checked strictly, least privilege."""
     task, tl = _split(task)
     args, al = _split(args)
-    positional = _named_args("call_tool", task, args, tool=True)
+    positional = _checked_args(vm, "call_tool", task, args, tl | al, tool=True)
     return vm.call_labelled(task, _spread(vm, positional, al), tl, as_tool=True)
 
 

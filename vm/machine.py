@@ -59,6 +59,7 @@ class VM:
         self.steps = 0                  # steps accounted so far
         self.deadline = None
         self.globals = [UNSET] * len(program.globals)
+        self.global_stamps = [0] * len(program.globals)
         self.caps, missing = C.agent_set(program.requires, self.ceiling)
         if missing:
             raise StartRefused([cap_text(c) for c in missing])
@@ -76,7 +77,7 @@ class VM:
             if b.kind == "vm":
                 builtins[i] = (b.fn, True)
             elif self.labels:
-                builtins[i] = (_labelled_pure(b.fn), True)
+                builtins[i] = (_labelled_pure(b.fn, taint=name not in _NEVER_RAISE), True)
             else:
                 builtins[i] = (b.fn, False)
         self.tasks = make_task_closures(program)
@@ -278,7 +279,11 @@ def _stdout_write(text):
     sys.stdout.write(text)
 
 
-def _labelled_pure(fn):
+# SPEC 10: operations that never raise a catchable error do not taint an enclosing try.
+_NEVER_RAISE = frozenset({"text", "type_of"})
+
+
+def _labelled_pure(fn, taint=True):
     """Under --labels, a pure builtin: unwrap the arguments, call, label the result with
     their join and the pc; an error it raises carries the same labels."""
 
@@ -291,7 +296,7 @@ def _labelled_pure(fn):
                 plain.append(a.v)
             else:
                 plain.append(a)
-        if labels and vm.try_entries:
+        if taint and labels and vm.try_entries:
             vm.taint_try(labels)
         try:
             result = fn(*plain)

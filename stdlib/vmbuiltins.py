@@ -372,11 +372,24 @@ def llm_step(vm, prompt, catalog, context):
     if vm.llm is None:
         answer = {"kind": "final", "text": NO_PROVIDER, "tokens": 0}
     else:
-        answer = vm.provider_call(lambda p: p.step(vm.program.intent, prompt, catalog, context),
-                                  "llm_step")
-        vm.tokens_used += answer.get("tokens", 0) or 0
+        n = _trace_call(vm, labels)
+        try:
+            answer = vm.provider_call(
+                lambda p: p.step(vm.program.intent, prompt, catalog, context), "llm_step")
+        except SynError as e:
+            _trace_failed(vm, n, "llm_step", e, labels)
+            raise
+        tokens = answer.get("tokens", 0) or 0
+        vm.tokens_used += tokens
         if vm.trace:
-            vm.trace_line(f"llm_step -> {D.display(answer)}")
+            if answer["kind"] == "tool":
+                said = (f"tool {answer['name']} "
+                        f"{_shown(vm, answer.get('args', {}), labels)}")
+                if vm.labels and (labels | vm.pc):
+                    said = f"tool call {_shown(vm, answer, labels)}"
+            else:
+                said = f"final {_shown(vm, answer.get('text', ''), labels, quote=True)}"
+            vm.trace_line(f"llm_step {n}: {said}{_tokens_note(vm, tokens)}")
     return _label(vm, answer, labels)
 
 
@@ -399,16 +412,112 @@ def _text_op(name, nargs):
             raise SynError(f"extract needs what to extract as a text, got {type_name(plain[1])}")
         if vm.llm is None:
             return _label(vm, NO_PROVIDER, labels)
-        text, tokens = vm.provider_call(
-            lambda p: p.text_op(vm.program.intent, name, *plain), name)
+        n = _trace_call(vm, labels)
+        try:
+            text, tokens = vm.provider_call(
+                lambda p: p.text_op(vm.program.intent, name, *plain), name)
+        except SynError as e:
+            _trace_failed(vm, n, name, e, labels)
+            raise
         vm.tokens_used += tokens or 0
         if vm.trace:
-            vm.trace_line(f"{name} -> {D.quote(text)} ({tokens} tokens)")
+            vm.trace_line(f"{name} {n}: {_shown(vm, text, labels, quote=True)}"
+                          f"{_tokens_note(vm, tokens or 0)}")
         return _label(vm, text, labels)
     op.__name__ = name
     op.__doc__ = f"The model's answer to {name}."
     return op
 
+
+# --trace: one stderr line per model call and per tool dispatch. Under --labels, labelled
+# content is withheld from the trace as it is from error messages; token counts are shown
+# (they are public: llm_tokens_used() gives them unlabelled).
+
+_TRACE_CLIP = 160
+
+
+def _clip(text):
+    text = " ".join(text.split()) if "\n" in text else text
+    return text if len(text) <= _TRACE_CLIP else text[: _TRACE_CLIP - 3] + "..."
+
+
+def _shown(vm, value, labels, quote=False):
+    """How the trace shows a value: clipped, or withheld when it is labelled."""
+    if vm.labels:
+        value, more = _split(value)
+        hidden = labels | more | vm.pc
+        if hidden:
+            return f"(withheld: labelled {_labels_text(hidden)})"
+    if type(value) is str and quote:
+        return _clip(D.quote(value))
+    return _clip(D.display(value) if type(value) is not str else D.quote(value))
+
+
+def _tokens_note(vm, tokens):
+    return f"  [{tokens} tokens, {vm.tokens_used} this run]"
+
+
+def _trace_call(vm, labels):
+    """Number this model call; before the first, say which model answers."""
+    n = vm.__dict__.get("_trace_calls", 0) + 1
+    vm.__dict__["_trace_calls"] = n
+    if vm.trace and n == 1:
+        cfg = vm.llm.config
+        where = f"{cfg.api} {cfg.model} at {cfg.host}"
+        if cfg.cassette:
+            if cfg.cassette_mode == "replay" or not cfg.network:
+                where += f" (replaying cassette {cfg.cassette})"
+            else:
+                where += f" (cassette {cfg.cassette}, {cfg.cassette_mode})"
+        vm.trace_line(f"model: {where}")
+    return n
+
+
+def _trace_failed(vm, n, name, e, labels):
+    if vm.trace:
+        message, _ = _split(e.message)
+        shown = _shown(vm, message, labels | e.labels)
+        if not (vm.labels and (labels | e.labels | vm.pc)):
+            shown = _clip(message)
+        vm.trace_line(f"{name} {n}: failed: {shown}")
+
+
+def _traced_call_tool(call_tool_fn):
+    """call_tool with a trace line for each dispatch: the tool, its arguments as they
+    arrived, and its result or the error that rejected them."""
+
+    def call_tool_traced(vm, task, args):
+        if not vm.trace:
+            return call_tool_fn(vm, task, args)
+        plain, tl = _split(task)
+        name = (plain.func.name if type(plain) is Closure and plain.func.kind == "task"
+                else D.display(plain) if type(plain) is Closure else type_name(plain))
+        head = f"  call_tool {name} {_shown(vm, args, tl)}"
+        try:
+            result = call_tool_fn(vm, task, args)
+        except SynError as e:
+            if e.catchable:
+                message, ml = _split(e.message)
+                shown = (_shown(vm, message, tl | e.labels) if vm.labels
+                         and (tl | e.labels | ml | vm.pc) else _clip(message))
+                vm.trace_line(f"{head} -> error: {shown}")
+            raise
+        vm.trace_line(f"{head} -> {_shown(vm, result, tl)}")
+        return result
+
+    call_tool_traced.__name__ = "call_tool"
+    call_tool_traced.__doc__ = call_tool_fn.__doc__
+    return call_tool_traced
+
+
+def _install_tool_trace():
+    from synsema.stdlib.registry import BUILTINS
+    entry = BUILTINS.get("call_tool")
+    if entry is not None and entry.fn is call_tool:
+        entry.fn = _traced_call_tool(call_tool)
+
+
+_install_tool_trace()
 
 builtin("ask", 1, kind="vm")(_text_op("ask", 1))
 builtin("summarize", 1, kind="vm")(_text_op("summarize", 1))

@@ -117,6 +117,22 @@ class CodeGen:
             e.emit(O.DECLARE_GLOBAL if kind == "global" else O.DECLARE_LOCAL, slot)
         elif k == "set":
             kind, slot = s.ref
+            v = s.value
+            if (not s.path and v.kind == "call" and v.callee.kind == "name"
+                    and v.callee.ref == ("builtin", "append") and len(v.args) == 2
+                    and v.args[0].kind == "name" and v.args[0].ref == s.ref):
+                # `set xs to append(xs, x)`: one instruction that can append in place
+                # when nothing else holds the list, so building a list is linear.
+                self.expr(v.args[1], e)
+                e.at(v)
+                e.emit(O.APPEND_GLOBAL if kind == "global" else O.APPEND_LOCAL, slot)
+                return
+            if len(s.path) == 1:
+                self.expr(s.path[0], e)
+                self.expr(s.value, e)
+                e.at(s)
+                e.emit(O.SET_ITEM_GLOBAL if kind == "global" else O.SET_ITEM_LOCAL, slot)
+                return
             if s.path:
                 e.emit(O.LOAD_GLOBAL if kind == "global" else O.LOAD_LOCAL, slot)
                 for key in s.path:

@@ -28,7 +28,7 @@ _KEYWORD_TYPES = {k: k.upper() for k in KEYWORDS}
 
 # What a token is called in an error message.
 TOKEN_WORDS = {
-    "NAME": "a name", "NUMBER": "a number", "TEXT": "a text", "NEWLINE": "the end of the line",
+    "NAME": "a name", "NUMBER": "a number", "TEXT": "a text", "NEWLINE": "end of line",
     "INDENT": "an indented block", "DEDENT": "the end of the block", "PLUS": "'+'",
     "MINUS": "'-'", "TIMES": "'*'", "DIVIDE": "'/'", "MOD": "'%'", "EQ": "'=='", "NE": "'!='",
     "LT": "'<'", "LE": "'<='", "GT": "'>'", "GE": "'>='", "ASSIGN": "'='", "ARROW": "'=>'",
@@ -176,7 +176,7 @@ _master = lex.lex(optimize=False, debug=False, errorlog=lex.NullLogger())
 
 class Tok:
     """A token after filtering: PLY's LexToken shape (type, value, lineno, lexpos) + col."""
-    __slots__ = ("type", "value", "lineno", "lexpos", "col")
+    __slots__ = ("type", "value", "lineno", "lexpos", "col", "lexer")  # PLY sets .lexer
 
     def __init__(self, type_, value, lineno, lexpos, col):
         self.type = type_
@@ -205,9 +205,7 @@ def tokenize(source, source_name="<source>"):
         t = lexer.token()
         if t is None:
             break
-        line = t.lineno
-        if t.type == "NEWLINE":
-            line -= len(t.value)  # the newline belongs to the line it ends
+        line = t.lineno  # PLY stamps a token before its rule runs: a NEWLINE's own line
         col = t.lexpos - line_starts[line - 1] + 1
         raw.append(Tok(t.type, t.value, line, t.lexpos, col))
     if lexer.brackets:

@@ -382,13 +382,12 @@ def llm_step(vm, prompt, catalog, context):
         tokens = answer.get("tokens", 0) or 0
         vm.tokens_used += tokens
         if vm.trace:
-            if answer["kind"] == "tool":
-                said = (f"tool {answer['name']} "
-                        f"{_shown(vm, answer.get('args', {}), labels)}")
-                if vm.labels and (labels | vm.pc):
-                    said = f"tool call {_shown(vm, answer, labels)}"
+            if vm.labels and (labels | vm.pc):
+                said = _shown(vm, answer, labels)        # even the kind is private
+            elif answer["kind"] == "tool":
+                said = f"tool {answer['name']} {_shown(vm, answer.get('args', {}), labels)}"
             else:
-                said = f"final {_shown(vm, answer.get('text', ''), labels, quote=True)}"
+                said = f"final {_shown(vm, answer.get('text', ''), labels)}"
             vm.trace_line(f"llm_step {n}: {said}{_tokens_note(vm, tokens)}")
     return _label(vm, answer, labels)
 
@@ -421,7 +420,7 @@ def _text_op(name, nargs):
             raise
         vm.tokens_used += tokens or 0
         if vm.trace:
-            vm.trace_line(f"{name} {n}: {_shown(vm, text, labels, quote=True)}"
+            vm.trace_line(f"{name} {n}: {_shown(vm, text, labels)}"
                           f"{_tokens_note(vm, tokens or 0)}")
         return _label(vm, text, labels)
     op.__name__ = name
@@ -441,16 +440,17 @@ def _clip(text):
     return text if len(text) <= _TRACE_CLIP else text[: _TRACE_CLIP - 3] + "..."
 
 
-def _shown(vm, value, labels, quote=False):
-    """How the trace shows a value: clipped, or withheld when it is labelled."""
+def _shown(vm, value, labels, raw=False):
+    """How the trace shows a value: clipped (a text quoted unless raw), or withheld when
+    it is labelled."""
+    value, more = _split(value)
     if vm.labels:
-        value, more = _split(value)
         hidden = labels | more | vm.pc
         if hidden:
             return f"(withheld: labelled {_labels_text(hidden)})"
-    if type(value) is str and quote:
-        return _clip(D.quote(value))
-    return _clip(D.display(value) if type(value) is not str else D.quote(value))
+    if type(value) is str:
+        return _clip(value if raw else D.quote(value))
+    return _clip(D.display(value))
 
 
 def _tokens_note(vm, tokens):
@@ -475,11 +475,7 @@ def _trace_call(vm, labels):
 
 def _trace_failed(vm, n, name, e, labels):
     if vm.trace:
-        message, _ = _split(e.message)
-        shown = _shown(vm, message, labels | e.labels)
-        if not (vm.labels and (labels | e.labels | vm.pc)):
-            shown = _clip(message)
-        vm.trace_line(f"{name} {n}: failed: {shown}")
+        vm.trace_line(f"{name} {n}: failed: {_shown(vm, e.message, labels | e.labels, raw=True)}")
 
 
 def _traced_call_tool(call_tool_fn):
@@ -490,17 +486,18 @@ def _traced_call_tool(call_tool_fn):
         if not vm.trace:
             return call_tool_fn(vm, task, args)
         plain, tl = _split(task)
-        name = (plain.func.name if type(plain) is Closure and plain.func.kind == "task"
-                else D.display(plain) if type(plain) is Closure else type_name(plain))
+        if vm.labels and tl:
+            name = _shown(vm, plain, tl)
+        elif type(plain) is Closure:
+            name = plain.func.name if plain.func.kind == "task" else D.display(plain)
+        else:
+            name = type_name(plain)
         head = f"  call_tool {name} {_shown(vm, args, tl)}"
         try:
             result = call_tool_fn(vm, task, args)
         except SynError as e:
             if e.catchable:
-                message, ml = _split(e.message)
-                shown = (_shown(vm, message, tl | e.labels) if vm.labels
-                         and (tl | e.labels | ml | vm.pc) else _clip(message))
-                vm.trace_line(f"{head} -> error: {shown}")
+                vm.trace_line(f"{head} -> error: {_shown(vm, e.message, tl | e.labels, raw=True)}")
             raise
         vm.trace_line(f"{head} -> {_shown(vm, result, tl)}")
         return result

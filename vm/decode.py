@@ -11,7 +11,7 @@ from synsema.vm.opcodes import iter_instructions
 from synsema.vm.values import UNSET, Closure
 
 
-def decode_function(func, program, tasks, builtins, labels):
+def decode_function(func, program, tasks, builtins, labels, superinstructions=True):
     """Returns (instructions, positions, cond_words) for one function.
 
     tasks: function index -> Closure; builtins: builtin index -> (callable, needs_vm).
@@ -52,7 +52,8 @@ def decode_function(func, program, tasks, builtins, labels):
         elif code == O.MAKE_LAMBDA:
             ins = (O.MAKE_LAMBDA, (program.functions[a[0]], a[1]))
         elif code == O.CALL_TASK:
-            ins = (O.CALL_TASK, (program.functions[a[0]], a[1]))
+            callee = program.functions[a[0]]
+            ins = (O.CALL_TASK, (callee, a[1], frame_pads(callee).get(a[1], [])))
         elif code == O.CALL_BUILTIN:
             fn, needs_vm = builtins[a[0]]
             ins = (O.CALL_VM_BUILTIN if needs_vm else O.CALL_BUILTIN, (fn, a[1]))
@@ -85,6 +86,8 @@ def decode_function(func, program, tasks, builtins, labels):
             if labels and prev and prev[0] == O.PC_RELEASE and t >= 2:
                 prev = out[t - 2]
             words[i] = "while" if prev and prev[0] == O.JUMP_BACK else "when"
+    if superinstructions:
+        return fuse(out, positions, words)
     return out, positions, words
 
 
@@ -100,3 +103,132 @@ def frame_pads(func):
 
 def make_task_closures(program):
     return {i: Closure(f) for i, f in enumerate(program.functions) if f.kind == "task"}
+
+
+# ---- superinstructions ----------------------------------------------------------------------
+
+_CMP_KIND = {O.LE: 0, O.GT: 1, O.GE: 2, O.EQ: 3, O.NE: 4}
+
+
+def _match(code, i, n, targets):
+    """The superinstruction starting at i: (length, opcode, arg, index of the instruction
+    whose position it takes) or None. No instruction after the first may be a jump target."""
+    def free(k):
+        return all(j not in targets for j in range(i + 1, i + k)) and i + k <= n
+
+    op0, a0 = code[i]
+    op1, a1 = code[i + 1] if i + 1 < n else (None, None)
+    op2, a2 = code[i + 2] if i + 2 < n else (None, None)
+    op3, a3 = code[i + 3] if i + 3 < n else (None, None)
+    if op0 == O.LOAD_LOCAL:
+        if op1 == O.LOAD_LOCAL:
+            if op2 == O.ADD and op3 == O.STORE_LOCAL and free(4):
+                return 4, O.ADD_LL_ST, (a0, a1, a3), i + 2
+            if op2 == O.LT and op3 == O.JUMP_IF_FALSE and free(4):
+                return 4, O.LT_LL_JF, (a0, a1) + _jf(a3), i + 2
+            if op2 in _CMP_KIND and op3 == O.JUMP_IF_FALSE and free(4):
+                return 4, O.CMP_LL_JF, (_CMP_KIND[op2], a0, a1) + _jf(a3), i + 2
+            if op2 == O.ADD and free(3):
+                return 3, O.ADD_LL, (a0, a1), i + 2
+            if free(2):
+                return 2, O.LOAD_LOCAL2, (a0, a1), i
+        if op1 == O.CONST and _num(a1):
+            if op2 == O.ADD and op3 == O.STORE_LOCAL and free(4):
+                return 4, O.ADD_LC_ST, (a0, a1, a3), i + 2
+            if op2 == O.SUB and op3 == O.STORE_LOCAL and free(4):
+                return 4, O.SUB_LC_ST, (a0, a1, a3), i + 2
+            if op2 == O.LT and op3 == O.JUMP_IF_FALSE and free(4):
+                return 4, O.LT_LC_JF, (a0, a1) + _jf(a3), i + 2
+            if op2 in _CMP_KIND and op3 == O.JUMP_IF_FALSE and free(4):
+                return 4, O.CMP_LC_JF, (_CMP_KIND[op2], a0, a1) + _jf(a3), i + 2
+            if op2 == O.ADD and free(3):
+                return 3, O.ADD_LC, (a0, a1), i + 2
+            if op2 == O.SUB and free(3):
+                return 3, O.SUB_LC, (a0, a1), i + 2
+            if op2 == O.MOD and a1 and free(3):
+                return 3, O.MOD_LC, (a0, a1), i + 2
+        if op1 == O.RETURN and free(2):
+            return 2, O.RETURN_LOCAL, a0, i + 1
+    elif op0 == O.CONST and op1 == O.EQ and op2 == O.JUMP_IF_FALSE and _simple(a0) and free(3):
+        return 3, O.EQ_C_JF, (a0,) + _jf(a2), i + 1
+    elif op0 == O.FOR_ITER and op1 == O.DECLARE_LOCAL and free(2):
+        return 2, O.FOR_ITER_DECL, (a0, a1), i
+    return None
+
+
+def _num(v):
+    return type(v) is int or type(v) is float
+
+
+def _simple(v):
+    return type(v) in (int, str)
+
+
+def _jf(arg):
+    """JUMP_IF_FALSE's operand as (target, rid); plain decoding has no rid."""
+    return arg if type(arg) is tuple else (arg, 0)
+
+
+_JUMP_AT = {O.JUMP: (), O.JUMP_BACK: (), O.FOR_ITER: (), O.JUMP_IF_FALSE: (0,),
+            O.AND_JUMP: (0,), O.OR_JUMP: (0,), O.TRY_BEGIN: (0,), O.JUMP_IF_SET: (1,),
+            O.FOR_ITER_DECL: (0,), O.LT_LL_JF: (2,), O.LT_LC_JF: (2,), O.CMP_LC_JF: (3,),
+            O.CMP_LL_JF: (3,), O.EQ_C_JF: (1,)}
+
+
+def _targets(code):
+    out = set()
+    for op, arg in code:
+        where = _JUMP_AT.get(op)
+        if where is None:
+            continue
+        if where == () or type(arg) is not tuple:
+            out.add(arg if type(arg) is int else arg[0])
+        else:
+            out.add(arg[where[0]])
+    return out
+
+
+def _retarget(op, arg, m):
+    where = _JUMP_AT.get(op)
+    if where is None:
+        return arg
+    if where == () or type(arg) is not tuple:
+        if type(arg) is int:
+            return m[arg]
+        return (m[arg[0]],) + arg[1:]
+    k = where[0]
+    return arg[:k] + (m[arg[k]],) + arg[k + 1:]
+
+
+def fuse(code, positions, words):
+    """Replace the hottest instruction sequences with superinstructions; returns the new
+    (code, positions, words). Jump targets are remapped; no sequence spans a target."""
+    n = len(code)
+    targets = _targets(code)
+    new_code, new_pos, m = [], [], {}
+    new_words = {}
+    i = 0
+    while i < n:
+        hit = _match(code, i, n, targets)
+        m[i] = len(new_code)
+        if hit is None:
+            if i in words:
+                new_words[len(new_code)] = words[i]
+            new_code.append(code[i])
+            new_pos.append(positions[i])
+            i += 1
+            continue
+        length, op, arg, at = hit
+        for j in range(i + 1, i + length):
+            m[j] = len(new_code)
+        new_code.append((op, arg))
+        new_pos.append(positions[at])
+        i += length
+    m[n] = len(new_code)
+    out = []
+    for idx, (op, arg) in enumerate(new_code):
+        arg = _retarget(op, arg, m)
+        if op in (O.JUMP, O.JUMP_BACK):
+            op = O.JUMP_BACK if arg <= idx else O.JUMP
+        out.append((op, arg))
+    return out, new_pos, new_words

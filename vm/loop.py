@@ -3,9 +3,12 @@
 Decoded instructions are (opcode, argument) pairs (vm.decode). Dispatch is an `if`
 chain on small ints, hottest first; every opcode test is written `op == N:  # NAME` and
 a test checks each number against the opcode table. State lives in locals; Synsema
-calls push a tuple on `frames` instead of recursing in Python. Step and time limits are
+calls push a tuple on `frames` instead of recursing in Python, and all frames share one
+value stack (a call leaves its arguments' place to its result). Step and time limits are
 checked only on backward jumps and calls; the call depth on calls.
 """
+
+import sys
 
 from synsema.vm import ops
 from synsema.vm.errors import LimitReached, SynError
@@ -31,19 +34,19 @@ def run_plain(vm, closure, args):
     add, sub, mul, div, mod = ops.add, ops.sub, ops.mul, ops.div, ops.mod
     lt, le, gt, ge, eq = ops.lt, ops.le, ops.gt, ops.ge, ops.eq
     index = ops.index
+    compare = ops.compare_kind
+    refcount = sys.getrefcount
     try:
         while True:
             try:
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op == 3:  # LOAD_LOCAL
-                        push(locals_[arg])
-                    elif op == 1:  # CONST
-                        push(arg)
-                    elif op == 37:  # CALL_TASK
-                        f, n = arg
-                        if n:
+                    if op == 37:  # CALL_TASK
+                        f, n, pad = arg
+                        if n == 1:
+                            new = [pop()]
+                        elif n:
                             new = stack[-n:]
                             del stack[-n:]
                         else:
@@ -53,23 +56,91 @@ def run_plain(vm, closure, args):
                         budget -= 1
                         if budget <= 0:
                             budget = vm.tick(budget)
-                        frames.append((code, pc, stack, locals_, handlers, func))
+                        frames.append((code, pc, locals_, handlers, func))
                         func = f
                         code = f.plain
-                        locals_ = new + f.pads[n]
-                        stack = []
-                        push = stack.append
-                        pop = stack.pop
+                        locals_ = new + pad if pad else new
                         handlers = None
                         pc = 0
+                    elif op == 3:  # LOAD_LOCAL
+                        push(locals_[arg])
+                    elif op == 114:  # RETURN_LOCAL
+                        val = locals_[arg]
+                        if not frames:
+                            return val
+                        code, pc, locals_, handlers, func = frames.pop()
+                        push(val)
+                    elif op == 111:  # LT_LC_JF
+                        a = locals_[arg[0]]
+                        if type(a) is int:
+                            if not a < arg[1]:
+                                pc = arg[2]
+                        elif lt(a, arg[1]) is False:
+                            pc = arg[2]
+                    elif op == 105:  # SUB_LC
+                        a = locals_[arg[0]]
+                        if type(a) is int:
+                            push(a - arg[1])
+                        else:
+                            push(sub(a, arg[1]))
                     elif op == 39:  # RETURN
                         val = pop()
                         if not frames:
                             return val
-                        code, pc, stack, locals_, handlers, func = frames.pop()
-                        push = stack.append
-                        pop = stack.pop
+                        code, pc, locals_, handlers, func = frames.pop()
                         push(val)
+                    elif op == 11:  # ADD
+                        b = pop()
+                        a = stack[-1]
+                        if type(a) is int and type(b) is int:
+                            stack[-1] = a + b
+                        else:
+                            stack[-1] = add(a, b)
+                    elif op == 1:  # CONST
+                        push(arg)
+                    elif op == 102:  # LOAD_LOCAL2
+                        push(locals_[arg[0]])
+                        push(locals_[arg[1]])
+                    elif op == 101:  # CALL_VM_BUILTIN
+                        fn, n = arg
+                        if n:
+                            a = stack[-n:]
+                            del stack[-n:]
+                        else:
+                            a = ()
+                        vm.depth = base_depth + len(frames) + 1
+                        vm.site = (func, pc - 1)
+                        try:
+                            push(fn(vm, *a))
+                        finally:
+                            vm.depth = base_depth
+                    elif op == 38:  # CALL_BUILTIN
+                        fn, n = arg
+                        if n:
+                            a = stack[-n:]
+                            del stack[-n:]
+                            push(fn(*a))
+                        else:
+                            push(fn())
+                    elif op == 100:  # JUMP_BACK
+                        budget -= pc - arg
+                        if budget <= 0:
+                            budget = vm.tick(budget)
+                        pc = arg
+                    elif op == 108:  # ADD_LC_ST
+                        a = locals_[arg[0]]
+                        if type(a) is int:
+                            locals_[arg[2]] = a + arg[1]
+                        else:
+                            locals_[arg[2]] = add(a, arg[1])
+                    elif op == 110:  # LT_LL_JF
+                        a = locals_[arg[0]]
+                        b = locals_[arg[1]]
+                        if type(a) is int and type(b) is int:
+                            if not a < b:
+                                pc = arg[2]
+                        elif lt(a, b) is False:
+                            pc = arg[2]
                     elif op == 30:  # JUMP_IF_FALSE
                         v = pop()
                         if v is False:
@@ -78,13 +149,96 @@ def run_plain(vm, closure, args):
                             raise vm.cond_error(func, pc - 1, v)
                     elif op == 4 or op == 5:  # STORE_LOCAL, DECLARE_LOCAL
                         locals_[arg] = pop()
-                    elif op == 11:  # ADD
-                        b = pop()
-                        a = stack[-1]
+                    elif op == 107:  # ADD_LL_ST
+                        a = locals_[arg[0]]
+                        b = locals_[arg[1]]
                         if type(a) is int and type(b) is int:
-                            stack[-1] = a + b
+                            locals_[arg[2]] = a + b
                         else:
-                            stack[-1] = add(a, b)
+                            locals_[arg[2]] = add(a, b)
+                    elif op == 29:  # JUMP
+                        pc = arg
+                    elif op == 109:  # SUB_LC_ST
+                        a = locals_[arg[0]]
+                        if type(a) is int:
+                            locals_[arg[2]] = a - arg[1]
+                        else:
+                            locals_[arg[2]] = sub(a, arg[1])
+                    elif op == 113:  # EQ_C_JF
+                        a = pop()
+                        c = arg[0]
+                        if type(a) is type(c):
+                            if a != c:
+                                pc = arg[1]
+                        elif not eq(a, c):
+                            pc = arg[1]
+                    elif op == 106:  # MOD_LC
+                        a = locals_[arg[0]]
+                        if type(a) is int and type(arg[1]) is int:
+                            push(a % arg[1])
+                        else:
+                            push(mod(a, arg[1]))
+                    elif op == 103:  # ADD_LL
+                        a = locals_[arg[0]]
+                        b = locals_[arg[1]]
+                        if type(a) is int and type(b) is int:
+                            push(a + b)
+                        else:
+                            push(add(a, b))
+                    elif op == 104:  # ADD_LC
+                        a = locals_[arg[0]]
+                        if type(a) is int:
+                            push(a + arg[1])
+                        else:
+                            push(add(a, arg[1]))
+                    elif op == 2:  # POP
+                        pop()
+                    elif op == 115:  # FOR_ITER_DECL
+                        v = next(stack[-1], UNSET)
+                        if v is UNSET:
+                            pop()
+                            pc = arg[0]
+                        else:
+                            locals_[arg[1]] = v
+                    elif op == 112:  # CMP_LC_JF
+                        if not compare(arg[0], locals_[arg[1]], arg[2]):
+                            pc = arg[3]
+                    elif op == 116:  # CMP_LL_JF
+                        if not compare(arg[0], locals_[arg[1]], locals_[arg[2]]):
+                            pc = arg[3]
+                    elif op == 44:  # APPEND_LOCAL
+                        v = pop()
+                        x = locals_[arg]
+                        if type(x) is list and refcount(x) <= 3:
+                            x.append(v)
+                        else:
+                            locals_[arg] = ops.append(x, v)
+                    elif op == 46:  # SET_ITEM_LOCAL
+                        v = pop()
+                        k = pop()
+                        x = locals_[arg]
+                        if refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                            pass
+                        else:
+                            locals_[arg] = ops.set_item(x, k, v)
+                    elif op == 24:  # INDEX
+                        i = pop()
+                        x = stack[-1]
+                        if type(x) is list and type(i) is int and -len(x) <= i < len(x):
+                            stack[-1] = x[i]
+                        else:
+                            stack[-1] = index(x, i)
+                    elif op == 25:  # FIELD
+                        x = stack[-1]
+                        if type(x) is dict:
+                            stack[-1] = x.get(arg)
+                        else:
+                            stack[-1] = ops.field(x, arg)
+                    elif op == 6:  # LOAD_GLOBAL
+                        v = glob[arg]
+                        if v is UNSET:
+                            raise vm.unset_error(arg)
+                        push(v)
                     elif op == 12:  # SUB
                         b = pop()
                         a = stack[-1]
@@ -106,48 +260,6 @@ def run_plain(vm, closure, args):
                             stack[-1] = a == b
                         else:
                             stack[-1] = eq(a, b)
-                    elif op == 29:  # JUMP
-                        pc = arg
-                    elif op == 100:  # JUMP_BACK
-                        budget -= pc - arg
-                        if budget <= 0:
-                            budget = vm.tick(budget)
-                        pc = arg
-                    elif op == 6:  # LOAD_GLOBAL
-                        v = glob[arg]
-                        if v is UNSET:
-                            raise vm.unset_error(arg)
-                        push(v)
-                    elif op == 38:  # CALL_BUILTIN
-                        fn, n = arg
-                        if n:
-                            a = stack[-n:]
-                            del stack[-n:]
-                            push(fn(*a))
-                        else:
-                            push(fn())
-                    elif op == 101:  # CALL_VM_BUILTIN
-                        fn, n = arg
-                        if n:
-                            a = stack[-n:]
-                            del stack[-n:]
-                        else:
-                            a = ()
-                        vm.depth = base_depth + len(frames) + 1
-                        vm.site = (func, pc - 1)
-                        try:
-                            push(fn(vm, *a))
-                        finally:
-                            vm.depth = base_depth
-                    elif op == 2:  # POP
-                        pop()
-                    elif op == 24:  # INDEX
-                        i = pop()
-                        x = stack[-1]
-                        if type(x) is list and type(i) is int and -len(x) <= i < len(x):
-                            stack[-1] = x[i]
-                        else:
-                            stack[-1] = index(x, i)
                     elif op == 13:  # MUL
                         b = pop()
                         a = stack[-1]
@@ -155,6 +267,25 @@ def run_plain(vm, closure, args):
                             stack[-1] = a * b
                         else:
                             stack[-1] = mul(a, b)
+                    elif op == 45:  # APPEND_GLOBAL
+                        v = pop()
+                        x = glob[arg]
+                        if type(x) is list and refcount(x) <= 3:
+                            x.append(v)
+                        else:
+                            if x is UNSET:
+                                raise vm.unset_error(arg)
+                            glob[arg] = ops.append(x, v)
+                    elif op == 47:  # SET_ITEM_GLOBAL
+                        v = pop()
+                        k = pop()
+                        x = glob[arg]
+                        if x is UNSET:
+                            raise vm.unset_error(arg)
+                        if refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                            pass
+                        else:
+                            glob[arg] = ops.set_item(x, k, v)
                     elif op == 14:  # DIV
                         b = pop()
                         stack[-1] = div(stack[-1], b)
@@ -204,12 +335,6 @@ def run_plain(vm, closure, args):
                         stack[-1] = ops.iterate(stack[-1])
                     elif op == 7 or op == 8:  # STORE_GLOBAL, DECLARE_GLOBAL
                         glob[arg] = pop()
-                    elif op == 25:  # FIELD
-                        x = stack[-1]
-                        if type(x) is dict:
-                            stack[-1] = x.get(arg)
-                        else:
-                            stack[-1] = ops.field(x, arg)
                     elif op == 27:  # BUILD_LIST
                         if arg:
                             items = stack[-arg:]
@@ -270,15 +395,12 @@ def run_plain(vm, closure, args):
                         budget -= 1
                         if budget <= 0:
                             budget = vm.tick(budget)
-                        frames.append((code, pc, stack, locals_, handlers, func))
+                        frames.append((code, pc, locals_, handlers, func))
                         func = f
                         code = f.plain
                         locals_ = new + f.pads[arg]
                         if callee.captures:
                             locals_ += callee.captures
-                        stack = []
-                        push = stack.append
-                        pop = stack.pop
                         handlers = None
                         pc = 0
                     elif op == 10:  # MAKE_LAMBDA
@@ -306,17 +428,15 @@ def run_plain(vm, closure, args):
                 vm.trace_frame(err, func, pc - 1)
                 if not err.catchable:
                     for fr in reversed(frames):
-                        vm.trace_frame(err, fr[5], fr[1] - 1)
+                        vm.trace_frame(err, fr[4], fr[1] - 1)
                     raise err from None
                 while not handlers:
                     if not frames:
                         raise err from None
-                    code, pc, stack, locals_, handlers, func = frames.pop()
+                    code, pc, locals_, handlers, func = frames.pop()
                     vm.trace_frame(err, func, pc - 1)
                 target, depth = handlers.pop()
                 del stack[depth:]
-                push = stack.append
-                pop = stack.pop
                 err.trace.clear()
                 push(err.message)
                 pc = target

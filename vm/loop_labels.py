@@ -10,6 +10,8 @@ Unlabelled values take the same fast paths as in the plain loop, so labels on co
 type test per operand, not a second interpreter's worth of work.
 """
 
+import sys
+
 from synsema.vm import ops
 from synsema.vm.errors import EMPTY, SynError
 from synsema.vm.values import UNSET, Closure, Labeled
@@ -143,6 +145,21 @@ def _plain_seq(items):
     return out, labels
 
 
+_CMP = (ops.le, ops.gt, ops.ge, ops.eq, ops.ne)     # by vm.decode._CMP_KIND
+
+
+def _local_name(func, slot):
+    return func.local_names[slot] if slot < len(func.local_names) else f"local {slot}"
+
+
+def _store(vm, where, stamps, slot, v, name):
+    """`set` of a variable: no sensitive upgrade, then the value joined with the pc."""
+    if vm.pc:
+        _upgrade_check(vm, where[slot], stamps[slot] if stamps else 0, name)
+        v = _join(v, vm.pc)
+    where[slot] = v
+
+
 # ---- the loop ------------------------------------------------------------------------------
 
 def run_labels(vm, closure, args):
@@ -154,7 +171,8 @@ def run_labels(vm, closure, args):
     locals_ = args + func.pads[len(args)]
     if closure.captures:
         locals_ += closure.captures
-    stamps = [vm.stamp] * len(locals_)
+    pcs = vm.pc_stack       # mutated in place only, so a local alias stays current
+    stamps = [vm.stamp] * len(locals_) if pcs else None
     stack = []
     frames = []
     handlers = None
@@ -169,6 +187,8 @@ def run_labels(vm, closure, args):
     add, sub, mul, div, mod = ops.add, ops.sub, ops.mul, ops.div, ops.mod
     lt, le, gt, ge, eq = ops.lt, ops.le, ops.gt, ops.ge, ops.eq
     index = ops.index
+    compare = ops.compare_kind
+    refcount = sys.getrefcount
     if clabels:
         push_pc(vm, clabels, base_depth, 0)
     try:
@@ -179,11 +199,159 @@ def run_labels(vm, closure, args):
                     pc += 1
                     if op == 3:  # LOAD_LOCAL
                         push(locals_[arg])
+                    elif op == 102:  # LOAD_LOCAL2
+                        push(locals_[arg[0]])
+                        push(locals_[arg[1]])
+                    elif op == 111:  # LT_LC_JF
+                        a = locals_[arg[0]]
+                        if type(a) is int:
+                            if not a < arg[1]:
+                                pc = arg[2]
+                        else:
+                            if type(a) is Labeled:
+                                c = _binary(vm, lt, a, arg[1])
+                                push_pc(vm, c.l, base_depth + len(frames), arg[3])
+                                c = c.v
+                            else:
+                                c = lt(a, arg[1])
+                            if c is False:
+                                pc = arg[2]
+                    elif op == 110:  # LT_LL_JF
+                        a = locals_[arg[0]]
+                        b = locals_[arg[1]]
+                        if type(a) is int and type(b) is int:
+                            if not a < b:
+                                pc = arg[2]
+                        else:
+                            if type(a) is Labeled or type(b) is Labeled:
+                                c = _binary(vm, lt, a, b)
+                                push_pc(vm, c.l, base_depth + len(frames), arg[3])
+                                c = c.v
+                            else:
+                                c = lt(a, b)
+                            if c is False:
+                                pc = arg[2]
+                    elif op == 112 or op == 116:  # CMP_LC_JF, CMP_LL_JF
+                        a = locals_[arg[1]]
+                        b = arg[2] if op == 112 else locals_[arg[2]]
+                        if type(a) is Labeled or type(b) is Labeled:
+                            c = _binary(vm, _CMP[arg[0]], a, b, arg[0] < 3)
+                            push_pc(vm, c.l, base_depth + len(frames), arg[4])
+                            c = c.v
+                        else:
+                            c = compare(arg[0], a, b)
+                        if c is False:
+                            pc = arg[3]
+                    elif op == 113:  # EQ_C_JF
+                        a = pop()
+                        c = arg[0]
+                        if type(a) is Labeled:
+                            push_pc(vm, a.l, base_depth + len(frames), arg[2])
+                            a = a.v
+                        if type(a) is type(c):
+                            if a != c:
+                                pc = arg[1]
+                        elif not eq(a, c):
+                            pc = arg[1]
+                    elif op == 105 or op == 104 or op == 106:  # SUB_LC, ADD_LC, MOD_LC
+                        a = locals_[arg[0]]
+                        fn = sub if op == 105 else add if op == 104 else mod
+                        if type(a) is Labeled:
+                            push(_binary(vm, fn, a, arg[1]))
+                        else:
+                            push(fn(a, arg[1]))
+                    elif op == 103:  # ADD_LL
+                        a = locals_[arg[0]]
+                        b = locals_[arg[1]]
+                        if type(a) is int and type(b) is int:
+                            push(a + b)
+                        elif type(a) is Labeled or type(b) is Labeled:
+                            push(_binary(vm, add, a, b))
+                        else:
+                            push(add(a, b))
+                    elif op == 107 or op == 108 or op == 109:  # ADD_LL_ST, ADD_LC_ST, SUB_LC_ST
+                        a = locals_[arg[0]]
+                        b = locals_[arg[1]] if op == 107 else arg[1]
+                        if type(a) is int and type(b) is int:
+                            v = a + b if op != 109 else a - b
+                        elif type(a) is Labeled or type(b) is Labeled:
+                            v = _binary(vm, sub if op == 109 else add, a, b)
+                        else:
+                            v = (sub if op == 109 else add)(a, b)
+                        s = arg[2]
+                        if pcs and vm.pc:
+                            _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
+                                           _local_name(func, s))
+                            v = _join(v, vm.pc)
+                        locals_[s] = v
+                    elif op == 114:  # RETURN_LOCAL
+                        val = locals_[arg]
+                        if pcs:
+                            if vm.pc:
+                                val = _join(val, vm.pc)
+                            drop_frames(vm, base_depth + len(frames))
+                        if not frames:
+                            return val
+                        code, pc, locals_, handlers, func, stamps = frames.pop()
+                        push(val)
+                    elif op == 115:  # FOR_ITER_DECL
+                        v = next(stack[-1], UNSET)
+                        if v is UNSET:
+                            pop()
+                            pc = arg[0]
+                        else:
+                            if pcs:
+                                if vm.pc:
+                                    v = _join(v, vm.pc)
+                                if stamps is None:
+                                    stamps = [0] * len(locals_)
+                                stamps[arg[1]] = vm.stamp
+                            locals_[arg[1]] = v
+                    elif op == 44 or op == 45:  # APPEND_LOCAL, APPEND_GLOBAL
+                        v = pop()
+                        where = locals_ if op == 44 else glob
+                        x = where[arg]
+                        if x is UNSET:
+                            raise vm.unset_error(arg)
+                        if (type(x) is list and type(v) is not Labeled and not vm.pc
+                                and refcount(x) <= 3):
+                            x.append(v)
+                        else:
+                            if type(x) is Labeled or type(v) is Labeled:
+                                r = _binary(vm, ops.append, x, v)
+                            else:
+                                r = ops.append(x, v)
+                            _store(vm, where, stamps if op == 44 else gstamps, arg, r,
+                                   _local_name(func, arg) if op == 44 else vm.program.globals[arg])
+                    elif op == 46 or op == 47:  # SET_ITEM_LOCAL, SET_ITEM_GLOBAL
+                        v = pop()
+                        k = pop()
+                        where = locals_ if op == 46 else glob
+                        x = where[arg]
+                        if x is UNSET:
+                            raise vm.unset_error(arg)
+                        if (type(v) is not Labeled and type(k) is not Labeled and not vm.pc
+                                and refcount(x) <= 3 and ops.set_in_place(x, k, v)):
+                            pass
+                        else:
+                            items, labels = _plain_seq([x, k, v])
+                            if labels and vm.try_entries:
+                                taint_try(vm, labels)
+                            try:
+                                r = ops.set_item(items[0], items[1], items[2])
+                            except SynError as e:
+                                e.labels = e.labels | labels
+                                raise
+                            _store(vm, where, stamps if op == 46 else gstamps, arg,
+                                   Labeled(r, labels) if labels else r,
+                                   _local_name(func, arg) if op == 46 else vm.program.globals[arg])
                     elif op == 1:  # CONST
                         push(arg)
                     elif op == 37:  # CALL_TASK
-                        f, n = arg
-                        if n:
+                        f, n, pad = arg
+                        if n == 1:
+                            new = [pop()]
+                        elif n:
                             new = stack[-n:]
                             del stack[-n:]
                         else:
@@ -193,27 +361,22 @@ def run_labels(vm, closure, args):
                         budget -= 1
                         if budget <= 0:
                             budget = vm.tick(budget)
-                        frames.append((code, pc, stack, locals_, handlers, func, stamps))
+                        frames.append((code, pc, locals_, handlers, func, stamps))
                         func = f
                         code = f.plain
-                        locals_ = new + f.pads[n]
-                        stamps = [vm.stamp] * len(locals_)
-                        stack = []
-                        push = stack.append
-                        pop = stack.pop
+                        locals_ = new + pad if pad else new
+                        stamps = [vm.stamp] * len(locals_) if pcs else None
                         handlers = None
                         pc = 0
                     elif op == 39:  # RETURN
                         val = pop()
-                        if vm.pc:
-                            val = _join(val, vm.pc)
-                        if vm.pc_stack:
+                        if pcs:
+                            if vm.pc:
+                                val = _join(val, vm.pc)
                             drop_frames(vm, base_depth + len(frames))
                         if not frames:
                             return val
-                        code, pc, stack, locals_, handlers, func, stamps = frames.pop()
-                        push = stack.append
-                        pop = stack.pop
+                        code, pc, locals_, handlers, func, stamps = frames.pop()
                         push(val)
                     elif op == 30:  # JUMP_IF_FALSE
                         v = pop()
@@ -226,15 +389,18 @@ def run_labels(vm, closure, args):
                             raise vm.cond_error(func, pc - 1, v)
                     elif op == 5:  # DECLARE_LOCAL
                         v = pop()
-                        if vm.pc:
-                            v = _join(v, vm.pc)
+                        if pcs:
+                            if vm.pc:
+                                v = _join(v, vm.pc)
+                            if stamps is None:
+                                stamps = [0] * len(locals_)
+                            stamps[arg] = vm.stamp
                         locals_[arg] = v
-                        stamps[arg] = vm.stamp
                     elif op == 4:  # STORE_LOCAL
                         v = pop()
-                        if vm.pc:
-                            _upgrade_check(vm, locals_[arg], stamps[arg], func.local_names[arg]
-                                           if arg < len(func.local_names) else f"local {arg}")
+                        if pcs and vm.pc:
+                            _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0,
+                                           _local_name(func, arg))
                             v = _join(v, vm.pc)
                         locals_[arg] = v
                     elif op == 11:  # ADD
@@ -511,16 +677,13 @@ def run_labels(vm, closure, args):
                         budget -= 1
                         if budget <= 0:
                             budget = vm.tick(budget)
-                        frames.append((code, pc, stack, locals_, handlers, func, stamps))
+                        frames.append((code, pc, locals_, handlers, func, stamps))
                         func = f
                         code = f.plain
                         locals_ = new + f.pads[arg]
                         if callee.captures:
                             locals_ += callee.captures
-                        stamps = [vm.stamp] * len(locals_)
-                        stack = []
-                        push = stack.append
-                        pop = stack.pop
+                        stamps = [vm.stamp] * len(locals_) if pcs else None
                         handlers = None
                         pc = 0
                         if clab:
@@ -561,17 +724,15 @@ def run_labels(vm, closure, args):
                 vm.trace_frame(err, func, pc - 1)
                 if not err.catchable:
                     for fr in reversed(frames):
-                        vm.trace_frame(err, fr[5], fr[1] - 1)
+                        vm.trace_frame(err, fr[4], fr[1] - 1)
                     raise err from None
                 while not handlers:
                     if not frames:
                         raise err from None
-                    code, pc, stack, locals_, handlers, func, stamps = frames.pop()
+                    code, pc, locals_, handlers, func, stamps = frames.pop()
                     vm.trace_frame(err, func, pc - 1)
                 target, depth, entry = handlers.pop()
                 del stack[depth:]
-                push = stack.append
-                pop = stack.pop
                 # The try entry holds every label raised inside the block; entries above it
                 # (from the block and the tasks it called) have been merged into it.
                 st = vm.pc_stack

@@ -64,6 +64,7 @@ class VM:
         if missing:
             raise StartRefused([cap_text(c) for c in missing])
         self.tool = None                # name of the task call_tool is running, if any
+        self.tool_requires = ()         # and what that task declared
         self.site = None                # (function, index) of the running builtin call
         # Labels state (vm.loop_labels): the pc stack and the innermost try entries.
         self.pc_stack = []
@@ -89,10 +90,10 @@ class VM:
             f.cond_words = words
             f.pads = frame_pads(f)
         if self.labels:
-            from synsema.vm.loop_labels import run_labels
+            from synsema.vm.loop_labels_fast import run_labels
             self._run = run_labels
         else:
-            from synsema.vm.loop import run_plain
+            from synsema.vm.loop_fast import run_plain
             self._run = run_plain
 
     # ---- running ----------------------------------------------------------------------
@@ -194,14 +195,19 @@ class VM:
             return
         from synsema.vm.errors import CapabilityDenied
         have = C.describe_set(self.caps)
-        if self.tool is not None:
-            where = f"tool '{self.tool}' runs with {have}"
-            hint = f"; add `require {cap_text(cap)}` as the first line of task '{self.tool}'"
+        declare = f"`require {cap_text(cap)}`"
+        if self.ceiling_refuses(cap) and self.options.ceiling is not None:
+            hint = "; the host's --cap-set does not grant it"
+        elif self.tool is not None:
+            if C.cap_held(frozenset(self.tool_requires), cap):
+                hint = (f"; the caller of call_tool does not hold it: add {declare} at the top "
+                        "of the program")
+            else:
+                hint = f"; add {declare} as the first line of task '{self.tool}'"
         else:
-            where = f"the program runs with {have}"
-            hint = f"; add `require {cap_text(cap)}` at the top of the program"
-            if cap[0] == "stdout" or self.ceiling_refuses(cap):
-                hint = "; the host's --cap-set does not grant it"
+            hint = f"; add {declare} at the top of the program"
+        where = (f"tool '{self.tool}' runs with {have}" if self.tool is not None
+                 else f"the program runs with {have}")
         raise CapabilityDenied(f"{builtin} needs {cap_text(cap)}; {where}{hint}")
 
     def ceiling_refuses(self, cap):
@@ -210,13 +216,14 @@ class VM:
     def run_as_tool(self, closure, args):
         """call_tool: run with (the task's own requires ∩ the current set)."""
         f = closure.func
-        saved_caps, saved_tool = self.caps, self.tool
-        self.caps = C.tool_set(f.requires, saved_caps)
+        saved = self.caps, self.tool, self.tool_requires
+        self.caps = C.tool_set(f.requires, saved[0])
         self.tool = f.name
+        self.tool_requires = f.requires
         try:
             return self.call(closure, args)
         finally:
-            self.caps, self.tool = saved_caps, saved_tool
+            self.caps, self.tool, self.tool_requires = saved
 
     def call_labelled(self, closure, args, labels, as_tool=False):
         """Call a task value from a builtin. Under --labels a labelled task value raises

@@ -75,6 +75,10 @@ _TABLE = [
     ("TRY_END",        41, (),                  0,                      0, "next",   "pop the innermost handler of this function"),
     ("PC_RELEASE",     42, ("rid",),            0,                      0, "next",   "labels: drop the pc labels raised with this release id"),
     ("JUMP_IF_SET",    43, ("local", "jump"),   0,                      0, "branch", "if parameter s was passed: pc = t (skips its default)"),
+    ("APPEND_LOCAL",   44, ("local",),          1,                      0, "next",   "`set x to append(x, v)`: .. v -> ..; locals[s] = locals[s] + [v] (in place when no one else holds the list)"),
+    ("APPEND_GLOBAL",  45, ("global",),         1,                      0, "next",   "the same for a top-level variable"),
+    ("SET_ITEM_LOCAL", 46, ("local",),          2,                      0, "next",   "`set x[k] to v`: .. k v -> ..; locals[s] = copy of it with [k] = v (in place when no one else holds it)"),
+    ("SET_ITEM_GLOBAL", 47, ("global",),        2,                      0, "next",   "the same for a top-level variable"),
 ]
 
 OPS = [Op(*row) for row in _TABLE]
@@ -115,6 +119,22 @@ FIRST_INTERNAL = 100
 _INTERNAL = [
     ("JUMP_BACK",       100, "a backward JUMP: also where step and time limits are checked"),
     ("CALL_VM_BUILTIN", 101, "CALL_BUILTIN of a builtin that needs the VM (capabilities, calls)"),
+    # Superinstructions for the hottest sequences (L = local slot, C = constant value).
+    ("LOAD_LOCAL2",     102, "LOAD_LOCAL a; LOAD_LOCAL b"),
+    ("ADD_LL",          103, "LOAD_LOCAL a; LOAD_LOCAL b; ADD"),
+    ("ADD_LC",          104, "LOAD_LOCAL a; CONST c; ADD"),
+    ("SUB_LC",          105, "LOAD_LOCAL a; CONST c; SUB"),
+    ("MOD_LC",          106, "LOAD_LOCAL a; CONST c; MOD"),
+    ("ADD_LL_ST",       107, "LOAD_LOCAL a; LOAD_LOCAL b; ADD; STORE_LOCAL s"),
+    ("ADD_LC_ST",       108, "LOAD_LOCAL a; CONST c; ADD; STORE_LOCAL s"),
+    ("SUB_LC_ST",       109, "LOAD_LOCAL a; CONST c; SUB; STORE_LOCAL s"),
+    ("LT_LL_JF",        110, "LOAD_LOCAL a; LOAD_LOCAL b; LT; JUMP_IF_FALSE t"),
+    ("LT_LC_JF",        111, "LOAD_LOCAL a; CONST c; LT; JUMP_IF_FALSE t"),
+    ("CMP_LC_JF",       112, "LOAD_LOCAL a; CONST c; LE|GT|GE|EQ|NE; JUMP_IF_FALSE t"),
+    ("EQ_C_JF",         113, "CONST c; EQ; JUMP_IF_FALSE t"),
+    ("RETURN_LOCAL",    114, "LOAD_LOCAL a; RETURN"),
+    ("FOR_ITER_DECL",   115, "FOR_ITER t; DECLARE_LOCAL s"),
+    ("CMP_LL_JF",       116, "LOAD_LOCAL a; LOAD_LOCAL b; LE|GT|GE|EQ|NE; JUMP_IF_FALSE t"),
 ]
 INTERNAL = {name: code for name, code, _ in _INTERNAL}
 INTERNAL_DOCS = {code: doc for _, code, doc in _INTERNAL}

@@ -194,6 +194,46 @@ def set_path(x, keys, v):
     return set_item(x, keys[0], set_path(inner, keys[1:], v))
 
 
+def set_in_place(x, k, v):
+    """x[k] = v in place when that is a plain replacement or a new map key; False when
+    the slow path (a copy, or an error message) must decide."""
+    t = type(x)
+    if t is dict:
+        tk = type(k)
+        if tk is str or tk is int:
+            x[k] = v
+            return True
+        return False
+    if t is list and type(k) is int and -len(x) <= k < len(x):
+        x[k] = v
+        return True
+    return False
+
+
+def append(xs, v):
+    """append(xs, v) as the builtin does it (a new list), with its error messages."""
+    from synsema.stdlib.registry import BUILTINS
+    return BUILTINS["append"].fn(xs, v)
+
+
+_KIND_FN = None
+
+
+def compare_kind(kind, a, b):
+    """LE/GT/GE/EQ/NE by kind number (vm.decode._CMP_KIND), for fused instructions."""
+    if type(a) is int and type(b) is int:
+        if kind == 0:
+            return a <= b
+        if kind == 1:
+            return a > b
+        if kind == 2:
+            return a >= b
+        if kind == 3:
+            return a == b
+        return a != b
+    return (le, gt, ge, eq, ne)[kind](a, b)
+
+
 def build_map(items):
     m = {}
     for i in range(0, len(items), 2):

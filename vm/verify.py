@@ -256,6 +256,8 @@ def _check_code(program, func, index):
                 raise InvalidProgram(f"in {where}, offset {pc}: MAKE_LAMBDA captures {a[1]} "
                                      f"values, the lambda at line {callee.line} has "
                                      f"{callee.ncaptures} captures")
+        elif code_ == O.SET_PATH and a[0] == 0:
+            raise InvalidProgram(f"in {where}, offset {pc}: SET_PATH needs at least one key")
         elif code_ == O.CALL_BUILTIN:
             if registry is None:
                 from synsema.stdlib.registry import load_all
@@ -274,7 +276,7 @@ def _check_code(program, func, index):
             if j is not None and ops[a[j]] is None:
                 raise InvalidProgram(f"in {where}, offset {pc}: {op.name} jumps to offset "
                                      f"{a[j]}, which is inside an instruction")
-    return _check_flow(where, code, ops)
+    return _check_flow(where, func, ops)
 
 
 def _range(where, pc, op, what, x, size):
@@ -282,22 +284,36 @@ def _range(where, pc, op, what, x, size):
                          f"range (the program has {size})")
 
 
-def _check_flow(where, code, ops):
-    """Worklist over the control flow: stack depth and open handlers at every instruction.
+def _check_flow(where, func, ops):
+    """Worklist over the control flow. The state at each instruction, equal wherever paths
+    join, is:
 
-    The open handlers form a tree shared by all paths (node 0: none open); a node is
-    (parent, stack depth at its TRY_BEGIN), interned so equal stacks have equal ids.
+      depth   the operand stack depth;
+      hand    the open try handlers: a node in a tree shared by all paths (node 0: none
+              open), interned so equal stacks have equal ids;
+      iters   a bit mask of the stack slots holding an ITER_START iterator: only FOR_ITER
+              may use one and only POP may drop one, so no iterator reaches a value use;
+      unset   a bit mask of the optional parameters that may still be unpassed: reading
+              one before JUMP_IF_SET or a store has settled it would see no value.
     """
+    code = func.code
     n = len(code)
     depth = [-1] * n
     hand = [0] * n
-    parent, base = [0], [0]
+    iters = [0] * n
+    unset = [0] * n
+    parent, base = [0], [0]  # handler tree: parent node, stack depth at its TRY_BEGIN
     intern = {}
+    optional = {}           # local slot -> its bit in `unset`
+    for slot, p in enumerate(func.params):
+        if p.default != Param.NO_DEFAULT:
+            optional[slot] = 1 << len(optional)
     work = [0]
     depth[0] = 0
+    unset[0] = (1 << len(optional)) - 1
     max_depth = 0
 
-    def reach(t, d, h, src):
+    def reach(t, d, h, it, un, src):
         if t >= n:
             raise InvalidProgram(f"in {where}, offset {src}: {ops[src][0].name} falls off the "
                                  f"end of the code (the last instruction must be RETURN "
@@ -306,6 +322,8 @@ def _check_flow(where, code, ops):
         if old < 0:
             depth[t] = d
             hand[t] = h
+            iters[t] = it
+            unset[t] = un
             work.append(t)
         elif old != d:
             raise InvalidProgram(f"in {where}, offset {t}: stack depth is {old} on one path "
@@ -313,11 +331,18 @@ def _check_flow(where, code, ops):
         elif hand[t] != h:
             raise InvalidProgram(f"in {where}, offset {t}: the open try handlers differ "
                                  f"between paths (one from offset {src})")
+        elif iters[t] != it:
+            raise InvalidProgram(f"in {where}, offset {t}: the loop iterators on the stack "
+                                 f"differ between paths (one from offset {src})")
+        elif unset[t] != un:
+            raise InvalidProgram(f"in {where}, offset {t}: which optional parameters are "
+                                 f"set differs between paths (one from offset {src})")
 
     while work:
         pc = work.pop()
-        d, h = depth[pc], hand[pc]
+        d, h, it, un = depth[pc], hand[pc], iters[pc], unset[pc]
         op, a = ops[pc]
+        c = op.code
         pops, pushes = O.stack_effect(op, a)
         if d < pops:
             raise InvalidProgram(f"in {where}, offset {pc}: {op.name} pops {pops} values, "
@@ -325,6 +350,24 @@ def _check_flow(where, code, ops):
         if h and d - pops < base[h]:
             raise InvalidProgram(f"in {where}, offset {pc}: {op.name} pops below the stack "
                                  f"depth {base[h]} of its enclosing try")
+        if it:
+            if c == O.FOR_ITER or c == O.POP:
+                if c == O.FOR_ITER and not it >> (d - 1) & 1:
+                    raise InvalidProgram(f"in {where}, offset {pc}: FOR_ITER needs an "
+                                         f"iterator from ITER_START on top of the stack")
+            elif pops and it >> (d - pops):
+                raise InvalidProgram(f"in {where}, offset {pc}: {op.name} uses a loop "
+                                     f"iterator as a value")
+        elif c == O.FOR_ITER:
+            raise InvalidProgram(f"in {where}, offset {pc}: FOR_ITER needs an iterator from "
+                                 f"ITER_START on top of the stack")
+        if un:
+            if c == O.LOAD_LOCAL and un & optional.get(a[0], 0):
+                raise InvalidProgram(f"in {where}, offset {pc}: LOAD_LOCAL reads optional "
+                                     f"parameter {func.params[a[0]].name!r} before its "
+                                     f"default is set")
+            if c == O.STORE_LOCAL or c == O.DECLARE_LOCAL:
+                un &= ~optional.get(a[0], 0)
         nd = d - pops + pushes
         if nd > max_depth:
             max_depth = nd
@@ -333,29 +376,40 @@ def _check_flow(where, code, ops):
                                      f"{MAX_STACK} values")
         nxt = pc + 1 + len(a)
         flow = op.flow
+        j = _JUMP_AT[c]
+        if j is not None and flow != "jump" and a[j] <= pc:
+            raise InvalidProgram(f"in {where}, offset {pc}: {op.name} jumps backward to "
+                                 f"{a[j]} (only JUMP may: the step limit is checked there)")
         if flow == "next":
-            if op.code == O.TRY_END:
+            if c == O.TRY_END:
                 if h == 0:
                     raise InvalidProgram(f"in {where}, offset {pc}: TRY_END without an open "
                                          f"TRY_BEGIN on some path")
-                reach(nxt, nd, parent[h], pc)
+                reach(nxt, nd, parent[h], it, un, pc)
+            elif c == O.ITER_START:
+                reach(nxt, nd, h, it | 1 << (nd - 1), un, pc)
+            elif c == O.POP and it:
+                reach(nxt, nd, h, it & ~(1 << nd), un, pc)
             else:
-                reach(nxt, nd, h, pc)
+                reach(nxt, nd, h, it, un, pc)
         elif flow == "return":
             pass
         elif flow == "jump":
-            reach(a[0], nd, h, pc)
+            reach(a[0], nd, h, it, un, pc)
         elif flow == "branch":
-            reach(nxt, nd, h, pc)
-            reach(a[_JUMP_AT[op.code]], nd, h, pc)
+            reach(nxt, nd, h, it, un, pc)
+            if c == O.JUMP_IF_SET:
+                reach(a[1], nd, h, it, un & ~optional.get(a[0], 0), pc)
+            else:
+                reach(a[j], nd, h, it, un, pc)
         elif flow == "keep_or_pop":
-            reach(nxt, nd, h, pc)
-            reach(a[0], d, h, pc)
+            reach(nxt, nd, h, it, un, pc)
+            reach(a[0], d, h, it, un, pc)
         elif flow == "for_iter":
             if nd + 2 > max_depth:
                 max_depth = nd + 2
-            reach(nxt, d + 1, h, pc)
-            reach(a[0], d - 1, h, pc)
+            reach(nxt, d + 1, h, it, un, pc)
+            reach(a[0], d - 1, h, it & ~(1 << (d - 1)), un, pc)
         elif flow == "try":
             key = (h, d)
             child = intern.get(key)
@@ -365,8 +419,8 @@ def _check_flow(where, code, ops):
                 base.append(d)
             if d + 1 > max_depth:
                 max_depth = d + 1
-            reach(nxt, d, child, pc)
-            reach(a[0], d + 1, h, pc)
+            reach(nxt, d, child, it, un, pc)
+            reach(a[0], d + 1, h, it, un, pc)
         else:  # pragma: no cover - the opcode table names only the flows above
             raise InvalidProgram(f"in {where}, offset {pc}: unknown flow kind {flow}")
     if max_depth > MAX_STACK:

@@ -74,7 +74,14 @@ def runtime_error(err, source):
         out.append(source.caret(where[1], where[2]))
     else:
         out.append(f"{name}: error: {shown_message(err)}\n")
-    frames = [_frame_line(f, line, name) for f, line, _ in trace]
+    frames = []
+    for f, line, _ in trace:
+        text = _frame_line(f, line, name)
+        if frames and frames[-1][0] == text:
+            frames[-1][1] += 1
+        else:
+            frames.append([text, 1])
+    frames = [t if n == 1 else f"{t}  (the same call {n} times)" for t, n in frames]
     if len(frames) > MAX_TRACE:
         hidden = len(frames) - 15
         frames = frames[:10] + [f"  ... {hidden} more calls ..."] + frames[-5:]

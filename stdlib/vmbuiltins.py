@@ -72,16 +72,23 @@ def _text_arg(name, what, v):
 def private(vm, v, label):
     """Label a value (with --labels; without, returns it unchanged)."""
     label, label_labels = _split(label)
+    if label_labels:
+        # A label name made from labelled data would carry that data out in every
+        # labels_of and every violation message.
+        vm.violation("private: a label name cannot be made from labelled data")
     _text_arg("private", "the label", label)
     if not vm.labels:
         return v
-    return _label(vm, v, frozenset((label,)) | label_labels)
+    return _label(vm, v, frozenset((label,)))
 
 
 @builtin("declassify", 2, kind="vm")
 def declassify(vm, v, reason):
     """Remove a value's labels; needs declassify=LABEL in the host ceiling for each."""
-    reason, _ = _split(reason)
+    reason, reason_labels = _split(reason)
+    if reason_labels:
+        vm.violation("declassify: the reason is written to the audit trail, so it cannot be "
+                     "made from labelled data")
     _text_arg("declassify", "a reason", reason)
     if not vm.labels:
         return v
@@ -252,7 +259,8 @@ def assert_error(vm, f, part=None):
             raise
         msg, _ = _split(e.message)
         if part is not None and part not in msg:
-            raise SynError(f"expected an error containing {D.quote(part)}, got: {msg}") from None
+            raise SynError(f"expected an error containing {D.quote(part)}, got: {msg}",
+                           e.labels | fl) from None
         vm.after_caught(e)
         return None
     raise SynError("expected an error, but none was raised")
@@ -278,14 +286,14 @@ def _host_of(name, url):
 def _http(vm, name, url, body=None):
     url, ul = _split(url)
     body, bl = _split(body)
+    if vm.labels:
+        _sink(vm, name, ul | bl)      # before anything can echo the URL in a message
     host = _host_of(name, url)
     vm.need(name, ("net", host))
     if not vm.ceiling.net_ok(host):
         from synsema.vm.errors import CapabilityDenied
         raise CapabilityDenied(f"{name} needs net(\"{host}\"); the host's --cap-set does not "
                                "grant it")
-    if vm.labels:
-        _sink(vm, name, ul | bl)
     if body is not None and type(body) is not str:
         from synsema.stdlib.jsonvalues import json_encode
         body = json_encode(body)

@@ -51,11 +51,13 @@ task first_big(xs: list, limit: number = 10)
     give nothing
 
 let found be []
+let counts be {"a": 0}
 for each k in {"a": 1, "b": 2}
     try
         when k == "b"
             break
         set found to append(found, k)
+        set counts[k] to 1
     recover e
         continue
 print(first_big([1, 20, 3]))
@@ -305,7 +307,9 @@ def test_loop_that_grows_the_stack():
 def test_falling_off_the_end():
     refused(make([O.CONST, 0, O.POP]), "falls off the end")
     # A branch whose fallthrough runs off the end.
-    refused(make([O.CONST, 0, O.JUMP_IF_FALSE, 0, 0], consts=[True]), "falls off the end")
+    # 0 CONST; 2 JUMP_IF_FALSE 8; 5 CONST; 7 RETURN; 8 CONST; 10 POP
+    code = [O.CONST, 0, O.JUMP_IF_FALSE, 8, 0, O.CONST, 0, O.RETURN, O.CONST, 0, O.POP]
+    refused(make(code, consts=[True]), "offset 10", "falls off the end")
 
 
 def test_unreachable_tail_is_fine():
@@ -411,6 +415,65 @@ def test_pop_below_the_try():
     code = [O.CONST, 0, O.TRY_BEGIN, 10, 0, O.POP, O.TRY_END, O.CONST, 0, O.RETURN,
             O.RETURN]
     refused(make(code), "POP pops below", "enclosing try")
+
+
+def test_conditional_jumps_go_forward_only():
+    # Only JUMP is checked against the step limit, so a loop must close with JUMP.
+    refused(make([O.CONST, 0, O.JUMP_IF_FALSE, 0, 0] + RET_NOTHING, consts=[True]),
+            "JUMP_IF_FALSE jumps backward to 0", "only JUMP")
+    # 0 CONST []; 2 ITER_START; 4 FOR_ITER 0: an endless loop that never meets a JUMP.
+    refused(make([O.BUILD_LIST, 0, O.ITER_START, 0, O.FOR_ITER, 0, O.POP] + RET_NOTHING),
+            "FOR_ITER jumps backward")
+    refused(make([O.TRY_BEGIN, 0, 0] + RET_NOTHING), "TRY_BEGIN jumps backward")
+    verify(make([O.CONST, 0, O.JUMP_IF_FALSE, 10, 0, O.JUMP, 0, O.CONST, 0, O.RETURN,
+                 O.CONST, 0, O.RETURN], consts=[True]))
+
+
+def test_set_path_needs_a_key():
+    refused(make([O.CONST, 0, O.CONST, 0, O.SET_PATH, 0, O.RETURN]), "SET_PATH needs at least")
+
+
+def test_iterators_stay_inside_their_loop():
+    # FOR_ITER on something ITER_START did not make.
+    refused(make([O.CONST, 0, O.FOR_ITER, 6, O.POP, O.RETURN, O.CONST, 0, O.RETURN]),
+            "FOR_ITER needs an iterator")
+    # Storing the iterator itself in a variable.
+    refused(make([O.BUILD_LIST, 0, O.ITER_START, 0, O.DECLARE_LOCAL, 0] + RET_NOTHING,
+                 nlocals=1), "DECLARE_LOCAL uses a loop iterator")
+    # Returning it, or passing it to a builtin.
+    refused(make([O.BUILD_LIST, 0, O.ITER_START, 0, O.RETURN]), "RETURN uses a loop iterator")
+    refused(make([O.BUILD_LIST, 0, O.ITER_START, 0, O.CALL_BUILTIN, 0, 1, O.RETURN],
+                 builtins=["print"]), "CALL_BUILTIN uses a loop iterator")
+    # Dropping it with POP (a `break`) is fine, and so is returning from inside the loop.
+    verify(make([O.BUILD_LIST, 0, O.ITER_START, 0, O.POP] + RET_NOTHING))
+    verify(make([O.BUILD_LIST, 0, O.ITER_START, 0] + RET_NOTHING))
+    # Two paths that disagree on whether a slot is an iterator.
+    # 0 CONST t; 2 JUMP_IF_FALSE 12; 5 BUILD_LIST 0; 7 ITER_START; 9 JUMP 14; 11 -;
+    # 12 CONST; 14 POP; 15 CONST; 17 RETURN
+    code = [O.CONST, 1, O.JUMP_IF_FALSE, 11, 0, O.BUILD_LIST, 0, O.ITER_START, 0, O.JUMP, 13,
+            O.CONST, 0, O.POP] + RET_NOTHING
+    refused(make(code, consts=[None, True]), "offset 13", "iterators", "differ")
+
+
+def _with_optional(code, kind=Param.DEFAULT_EXPR):
+    t = func("task", code, params=[Param("a"), Param("b", None, kind)], name="g")
+    return make(RET_NOTHING, functions=[t])
+
+
+def test_optional_parameter_read_before_its_default():
+    refused(_with_optional([O.LOAD_LOCAL, 1, O.RETURN]),
+            "task g, offset 0", "reads optional parameter 'b' before its default")
+    refused(_with_optional([O.LOAD_LOCAL, 1, O.RETURN], Param.DEFAULT_NOTHING), "'b'")
+    verify(_with_optional([O.LOAD_LOCAL, 0, O.RETURN]))
+    if hasattr(O, "APPEND_LOCAL"):      # an in-place update reads the slot too
+        refused(_with_optional([O.CONST, 0, O.APPEND_LOCAL, 1] + RET_NOTHING),
+                "APPEND_LOCAL reads optional parameter 'b'")
+    # The compiler's prologue: JUMP_IF_SET b, skip; default; DECLARE_LOCAL b; skip:
+    verify(_with_optional([O.JUMP_IF_SET, 1, 7, O.CONST, 0, O.DECLARE_LOCAL, 1,
+                           O.LOAD_LOCAL, 1, O.RETURN]))
+    # Without the store on the fallthrough path the two paths disagree.
+    refused(_with_optional([O.JUMP_IF_SET, 1, 6, O.CONST, 0, O.POP, O.LOAD_LOCAL, 1,
+                            O.RETURN]), "optional parameters", "differs")
 
 
 def test_max_stack_bound():
@@ -532,15 +595,23 @@ def test_random_code_only_ever_invalid(code, nlocals):
         assert p.main.max_stack >= 1
 
 
+_compiled = {}
+
+
 @needs_compiler
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_mutated_compiled_code_only_ever_invalid(data):
-    prog = _compile(SOURCES["foreach_break"])
+    if "p" not in _compiled:
+        _compiled["p"] = _compile(SOURCES["foreach_break"])
+    prog = _compiled["p"]
     f = prog.functions[data.draw(st.integers(0, len(prog.functions) - 1))]
     i = data.draw(st.integers(0, len(f.code) - 1))
+    saved = f.code[i]
     f.code[i] = data.draw(_small)
     try:
         verify(prog)
     except InvalidProgram:
         pass
+    finally:
+        f.code[i] = saved

@@ -15,13 +15,18 @@ class CeilingError(ValueError):
     """A malformed --cap-set item (a usage error, exit 2)."""
 
 
-def _is_host(h):
+def is_host(h):
+    """A host name, or `*.` and a domain: letters, digits, '-', dots between labels."""
     body = h[2:] if h.startswith("*.") else h
-    return bool(body) and ".." not in body and all(c.isalnum() or c in "-." for c in body)
+    return (bool(body) and ".." not in body and not body.startswith(".")
+            and not body.endswith(".") and all(c.isalnum() or c in "-." for c in body))
 
 
-def _is_label(x):
+def is_label(x):
     return bool(x) and all(c.isalnum() or c in "_-." for c in x)
+
+
+_is_host, _is_label = is_host, is_label
 
 
 class Ceiling:

@@ -33,7 +33,10 @@ loader refuses every other version, naming both.
 The same program always encodes to the same bytes.
 """
 
-import hashlib
+try:                        # the C module alone: hashlib's OpenSSL start-up costs more
+    from _sha256 import sha256  # than the rest of `syn exec` of a small program
+except ImportError:         # pragma: no cover
+    from hashlib import sha256
 
 import msgpack
 
@@ -102,14 +105,14 @@ def payload_of(program):
 
 def wrap(payload, version=FORMAT_VERSION):
     """The file bytes around a payload (also used by tests to craft files)."""
-    return msgpack.packb([MAGIC, version, hashlib.sha256(payload).digest(), payload],
+    return msgpack.packb([MAGIC, version, sha256(payload).digest(), payload],
                          use_bin_type=True)
 
 
 def encode(program):
     """The .synb bytes of a compiled program."""
     payload = payload_of(program)
-    program.sha256 = hashlib.sha256(payload).hexdigest()
+    program.sha256 = sha256(payload).hexdigest()
     return wrap(payload)
 
 
@@ -215,7 +218,7 @@ def decode(data):
              f"{FORMAT_VERSION}); recompile the source with `syn compile`")
     if type(digest) is not bytes or len(digest) != 32 or type(payload) is not bytes:
         _bad("the header is damaged")
-    if hashlib.sha256(payload).digest() != digest:
+    if sha256(payload).digest() != digest:
         _bad("the content does not match its sha256: the file is corrupted or was edited")
     body = _unpack(payload, "the content")
     _list(body, "the content", 9)

@@ -32,7 +32,7 @@ def decode_function(func, program, tasks, builtins, labels, superinstructions=Tr
     n = 0
     for off, op, _ in raw:
         index_of[off] = n
-        if labels or op.code != O.PC_RELEASE:
+        if op.code != O.PC_RELEASE:
             n += 1
     index_of[len(func.code)] = n
 
@@ -42,8 +42,8 @@ def decode_function(func, program, tasks, builtins, labels, superinstructions=Tr
     words = {}
     for off, op, a in raw:
         code = op.code
-        if code == O.PC_RELEASE and not labels:
-            continue
+        if code == O.PC_RELEASE:
+            continue        # labels: release points are recomputed below (vm.flow)
         here = len(out)
         if code == O.CONST:
             ins = (O.CONST, consts[a[0]])
@@ -86,9 +86,32 @@ def decode_function(func, program, tasks, builtins, labels, superinstructions=Tr
             if labels and prev and prev[0] == O.PC_RELEASE and t >= 2:
                 prev = out[t - 2]
             words[i] = "while" if prev and prev[0] == O.JUMP_BACK else "when"
+    if labels:
+        out, positions, words = _with_release_points(out, positions, words)
     if superinstructions:
         return fuse(out, positions, words)
     return out, positions, words
+
+
+def _with_release_points(code, positions, words):
+    """Labels mode: release ids and PC_RELEASE instructions from the VM's own analysis of
+    the code (vm.flow.release_points), not from the file."""
+    from synsema.vm.flow import release_points
+    new, m, own = release_points(code)
+    out = []
+    for idx, (op, arg) in enumerate(new):
+        arg = _retarget(op, arg, m)
+        if op in (O.JUMP, O.JUMP_BACK):
+            op = O.JUMP_BACK if arg <= idx else O.JUMP
+        out.append((op, arg))
+    new_pos = [None] * len(out)
+    for old, pos in enumerate(positions):
+        new_pos[own[old]] = pos
+    for i in range(len(new_pos) - 1, -1, -1):      # a PC_RELEASE: its instruction's place
+        if new_pos[i] is None:
+            new_pos[i] = new_pos[i + 1] if i + 1 < len(new_pos) else positions[-1]
+    new_words = {own[old]: w for old, w in words.items()}
+    return out, new_pos, new_words
 
 
 def frame_pads(func):

@@ -375,6 +375,8 @@ def run_plain(vm, closure, args):
                         stack[-1] = ops.neg(stack[-1])
                     elif op == 26:  # SET_PATH
                         v = pop()
+                        if not arg:     # verified files never have 0 keys; never eat the stack
+                            raise vm.bad_opcode(op)
                         keys = stack[-arg:]
                         del stack[-arg:]
                         stack[-1] = ops.set_path(stack[-1], keys, v)

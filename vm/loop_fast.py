@@ -207,6 +207,8 @@ def run_plain(vm, closure, args):
                                                 if op < 27:
                                                     # SET_PATH (26)
                                                     v = pop()
+                                                    if not arg:     # verified files never have 0 keys; never eat the stack
+                                                        raise vm.bad_opcode(op)
                                                     keys = stack[-arg:]
                                                     del stack[-arg:]
                                                     stack[-1] = ops.set_path(stack[-1], keys, v)

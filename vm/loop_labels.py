@@ -389,6 +389,11 @@ def run_labels(vm, closure, args):
                             raise vm.cond_error(func, pc - 1, v)
                     elif op == 5:  # DECLARE_LOCAL
                         v = pop()
+                        if pcs and arg < func.fixed:
+                            # A parameter's slot was declared by the call: a `let` of it in
+                            # a crafted file is a `set`, checked as one.
+                            _store(vm, locals_, stamps, arg, v, _local_name(func, arg))
+                            continue
                         if pcs:
                             if vm.pc:
                                 v = _join(v, vm.pc)
@@ -548,6 +553,11 @@ def run_labels(vm, closure, args):
                             stack[-1] = ops.iterate(c)
                     elif op == 8:  # DECLARE_GLOBAL
                         v = pop()
+                        if glob[arg] is not UNSET:
+                            # Each top-level `let` runs once; a second one (only in a crafted
+                            # file) is a `set`, checked as one.
+                            _store(vm, glob, gstamps, arg, v, vm.program.globals[arg])
+                            continue
                         if vm.pc:
                             v = _join(v, vm.pc)
                         glob[arg] = v
@@ -635,6 +645,8 @@ def run_labels(vm, closure, args):
                             stack[-1] = ops.neg(v)
                     elif op == 26:  # SET_PATH
                         v = pop()
+                        if not arg:     # verified files never have 0 keys; never eat the stack
+                            raise vm.bad_opcode(op)
                         keys = stack[-arg:]
                         del stack[-arg:]
                         items, labels = _plain_seq([stack[-1], v] + keys)
@@ -678,6 +690,8 @@ def run_labels(vm, closure, args):
                         if budget <= 0:
                             budget = vm.tick(budget)
                         frames.append((code, pc, locals_, handlers, func, stamps))
+                        if clab:    # before the parameters are stamped: they are the call's
+                            push_pc(vm, clab, base_depth + len(frames), 0)
                         func = f
                         code = f.plain
                         locals_ = new + f.pads[arg]
@@ -686,8 +700,6 @@ def run_labels(vm, closure, args):
                         stamps = [vm.stamp] * len(locals_) if pcs else None
                         handlers = None
                         pc = 0
-                        if clab:
-                            push_pc(vm, clab, base_depth + len(frames), 0)
                     elif op == 10:  # MAKE_LAMBDA
                         f, n = arg
                         if n:

@@ -76,7 +76,9 @@ class VM:
         for i, name in enumerate(program.builtins):
             b = registry[name]
             if b.kind == "vm":
-                builtins[i] = (b.fn, True)
+                fn = (_labelled_vm(b.fn, name not in _NEVER_RAISE, name not in _OWN_ERRORS)
+                      if self.labels else b.fn)
+                builtins[i] = (fn, True)
             elif self.labels:
                 builtins[i] = (_labelled_pure(b.fn, taint=name not in _NEVER_RAISE), True)
             else:
@@ -89,6 +91,7 @@ class VM:
             f.pos = positions
             f.cond_words = words
             f.pads = frame_pads(f)
+            f.fixed = len(f.params) + f.ncaptures   # slots a call fills
         if self.labels:
             from synsema.vm.loop_labels_fast import run_labels
             self._run = run_labels
@@ -287,7 +290,36 @@ def _stdout_write(text):
 
 
 # SPEC 10: operations that never raise a catchable error do not taint an enclosing try.
-_NEVER_RAISE = frozenset({"text", "type_of"})
+_NEVER_RAISE = frozenset({"text", "type_of", "labels_of", "private", "declassify", "print"})
+
+
+# Builtins whose errors never depend on their (labelled) data argument: private's and
+# declassify's are about the label or the reason, which may not be labelled at all.
+_OWN_ERRORS = frozenset({"private", "declassify", "labels_of"})
+
+
+def _labelled_vm(fn, taint, label_errors=True):
+    """Under --labels, a builtin that needs the VM: it sees the labelled arguments itself,
+    but whatever error it raises carries their labels, and inside a try their labels
+    decide whether it raises (SPEC 10), so they taint the try."""
+
+    def call(vm, *args):
+        labels = EMPTY
+        for a in args:
+            if type(a) is Labeled:
+                labels = labels | a.l
+        if labels and taint and vm.try_entries:
+            vm.taint_try(labels)
+        if not labels or not label_errors:
+            return fn(vm, *args)
+        try:
+            return fn(vm, *args)
+        except SynError as e:
+            if e.catchable:
+                e.labels = e.labels | labels
+            raise
+    call.__name__ = getattr(fn, "__name__", "builtin")
+    return call
 
 
 def _labelled_pure(fn, taint=True):

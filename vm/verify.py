@@ -26,6 +26,16 @@ PARAM_TYPES = frozenset({"number", "text", "bool", "list", "map", "task", "any"}
 DEFAULTS = (Param.NO_DEFAULT, Param.DEFAULT_NOTHING, Param.DEFAULT_EXPR)
 CONST_TYPES = (int, float, str, bool, type(None))
 
+# Instructions that name a local slot as their first operand (JUMP_IF_SET only tests
+# whether a parameter was passed: handled apart), and those of them that only write it.
+_READS_LOCAL = frozenset(op.code for op in O.OPS
+                         if op.operands[:1] == ("local",) and op.name != "JUMP_IF_SET")
+_WRITES_LOCAL = frozenset({O.STORE_LOCAL, O.DECLARE_LOCAL})
+
+# Instructions with a check beyond their operands' ranges.
+_SPECIAL = frozenset({O.FIELD, O.CHECK_BOOL, O.LOAD_TASK, O.CALL_TASK, O.MAKE_LAMBDA,
+                      O.SET_PATH, O.CALL_BUILTIN})
+
 # Which operand of each opcode is its jump target (None when it has none).
 _JUMP_AT = {op.code: (op.operands.index("jump") if "jump" in op.operands else None)
             for op in O.OPS}
@@ -36,6 +46,46 @@ def verify(program):
     _check_program(program)
     for index, func in enumerate(program.functions):
         func.max_stack = _check_code(program, func, index)
+        _check_declarations(func, index)
+
+
+def _check_declarations(func, index):
+    """Each local a `let` declares (every slot past the parameters and captures) has one
+    DECLARE_LOCAL, and it comes before every use on every path (it dominates them). The
+    labels loop relies on this: a declaration is where no-sensitive-upgrade starts
+    counting, so a crafted file must not be able to `let` an outer variable again inside
+    a labelled branch."""
+    from synsema.vm.flow import dominates, dominators
+    fixed = len(func.params) + func.ncaptures
+    decoded, offsets = [], {}
+    insts = list(O.iter_instructions(func.code))
+    for k, (off, _, _) in enumerate(insts):
+        offsets[off] = k
+    for off, op, a in insts:
+        c = op.code
+        if c in (O.JUMP, O.FOR_ITER):
+            decoded.append((c, offsets[a[0]]))
+        elif c in (O.JUMP_IF_FALSE, O.AND_JUMP, O.OR_JUMP, O.TRY_BEGIN):
+            decoded.append((c, (offsets[a[0]], a[1])))
+        elif c == O.JUMP_IF_SET:
+            decoded.append((c, (a[0], offsets[a[1]])))
+        else:
+            decoded.append((c, a[0] if len(a) == 1 else a))
+    idom = dominators(decoded)
+    declared = {}
+    for k, (c, arg) in enumerate(decoded):
+        if c == O.DECLARE_LOCAL and arg >= fixed:
+            if arg in declared:
+                raise InvalidProgram(f"in {_where(func, index)}, offset {insts[k][0]}: local "
+                                     f"{arg} is declared twice (each `let` has its own slot)")
+            declared[arg] = k
+    for k, (c, arg) in enumerate(decoded):
+        if c in _READS_LOCAL and c != O.DECLARE_LOCAL and arg >= fixed and k in idom:
+            d = declared.get(arg)
+            if d is None or d not in idom or not dominates(idom, d, k):
+                raise InvalidProgram(f"in {_where(func, index)}, offset {insts[k][0]}: local "
+                                     f"{arg} is used where its declaration does not come "
+                                     "first on every path")
 
 
 # ---- program shape -------------------------------------------------------------------
@@ -55,6 +105,9 @@ def _check_cap(cap, where):
     ok = (type(cap) is tuple and len(cap) in (1, 2) and all(type(x) is str for x in cap)
           and ((len(cap) == 1 and cap[0] in ("stdout", "llm"))
                or (len(cap) == 2 and cap[0] in ("llm", "net"))))
+    if ok and len(cap) == 2:
+        from synsema.vm.caps import is_host, is_label
+        ok = is_host(cap[1].lower()) if cap[0] == "net" else is_label(cap[1])
     if not ok:
         raise InvalidProgram(f"{where}: bad require {cap!r} (expected stdout, llm, "
                              f"llm(LABEL) or net(HOST))")
@@ -180,6 +233,8 @@ def _check_code(program, func, index):
     funcs, consts = program.functions, program.consts
     registry = None
     ops = [None] * n            # offset -> (Op, operands) at instruction starts
+    limit = {"const": nconsts, "local": func.nlocals, "global": nglobals, "func": nfuncs,
+             "builtin": nbuiltins, "count": MAX_COUNT + 1, "jump": n, "rid": MAX_RID + 1}
     by_code = O.BY_CODE
 
     pc = 0
@@ -201,39 +256,13 @@ def _check_code(program, func, index):
                                  f"(needs {len(kinds)} operands, the code ends at {n})")
         a = tuple(code[pc + 1:end])
         for kind, x in zip(kinds, a):
-            if not _is_nat(x):
-                raise InvalidProgram(f"in {where}, offset {pc}: {op.name} operand {x!r} is not "
-                                     f"a non-negative int")
-            if kind == "const":
-                if x >= nconsts:
-                    _range(where, pc, op, "constant", x, nconsts)
-            elif kind == "local":
-                if x >= func.nlocals:
-                    _range(where, pc, op, "local", x, func.nlocals)
-            elif kind == "global":
-                if x >= nglobals:
-                    _range(where, pc, op, "global", x, nglobals)
-            elif kind == "func":
-                if x >= nfuncs:
-                    _range(where, pc, op, "function", x, nfuncs)
-            elif kind == "builtin":
-                if x >= nbuiltins:
-                    _range(where, pc, op, "builtin", x, nbuiltins)
-            elif kind == "count":
-                if x > MAX_COUNT:
-                    raise InvalidProgram(f"in {where}, offset {pc}: {op.name} count {x} is too "
-                                         f"large (at most {MAX_COUNT})")
-            elif kind == "jump":
-                if x >= n:
-                    raise InvalidProgram(f"in {where}, offset {pc}: {op.name} jump target {x} "
-                                         f"is past the end of the code ({n})")
-            elif kind == "rid":
-                if x > MAX_RID:
-                    raise InvalidProgram(f"in {where}, offset {pc}: {op.name} release id {x} "
-                                         f"is too large")
-            else:  # pragma: no cover - the opcode table names only the kinds above
-                raise InvalidProgram(f"in {where}, offset {pc}: unknown operand kind {kind}")
+            if type(x) is not int or not 0 <= x < limit[kind]:
+                _bad_operand(where, pc, op, kind, x, limit[kind])
         code_ = op.code
+        if code_ not in _SPECIAL:
+            ops[pc] = (op, a)
+            pc = end
+            continue
         if code_ == O.FIELD or code_ == O.CHECK_BOOL:
             if type(consts[a[0]]) is not str:
                 raise InvalidProgram(f"in {where}, offset {pc}: {op.name} needs a text "
@@ -279,9 +308,19 @@ def _check_code(program, func, index):
     return _check_flow(where, func, ops)
 
 
-def _range(where, pc, op, what, x, size):
-    raise InvalidProgram(f"in {where}, offset {pc}: {op.name} {what} index {x} is out of "
-                         f"range (the program has {size})")
+def _bad_operand(where, pc, op, kind, x, limit):
+    """The precise reason for an operand that failed the fast range test."""
+    at = f"in {where}, offset {pc}: {op.name}"
+    if type(x) is not int or x < 0:
+        raise InvalidProgram(f"{at} operand {x!r} is not a non-negative int")
+    if kind == "count":
+        raise InvalidProgram(f"{at} count {x} is too large (at most {MAX_COUNT})")
+    if kind == "jump":
+        raise InvalidProgram(f"{at} jump target {x} is past the end of the code ({limit})")
+    if kind == "rid":
+        raise InvalidProgram(f"{at} release id {x} is too large")
+    what = {"const": "constant", "func": "function"}.get(kind, kind)
+    raise InvalidProgram(f"{at} {what} index {x} is out of range (the program has {limit})")
 
 
 def _check_flow(where, func, ops):
@@ -361,13 +400,13 @@ def _check_flow(where, func, ops):
         elif c == O.FOR_ITER:
             raise InvalidProgram(f"in {where}, offset {pc}: FOR_ITER needs an iterator from "
                                  f"ITER_START on top of the stack")
-        if un:
-            if c == O.LOAD_LOCAL and un & optional.get(a[0], 0):
-                raise InvalidProgram(f"in {where}, offset {pc}: LOAD_LOCAL reads optional "
+        if un and c in _READS_LOCAL:
+            bit = optional.get(a[0], 0)
+            if c not in _WRITES_LOCAL and un & bit:
+                raise InvalidProgram(f"in {where}, offset {pc}: {op.name} reads optional "
                                      f"parameter {func.params[a[0]].name!r} before its "
                                      f"default is set")
-            if c == O.STORE_LOCAL or c == O.DECLARE_LOCAL:
-                un &= ~optional.get(a[0], 0)
+            un &= ~bit
         nd = d - pops + pushes
         if nd > max_depth:
             max_depth = nd

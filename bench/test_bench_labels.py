@@ -1,0 +1,30 @@
+"""--labels on against --labels off, on the same decoded programs (bench/twins.py): the
+price of information-flow tracking when every value is public. Ratio = on / off."""
+
+import pytest
+
+from conftest import load, measure
+from twins import FIB, LOOP, TEXT
+
+PAIRS = [(t, labels) for t in (FIB, LOOP, TEXT) for labels in (False, True)]
+
+
+@pytest.fixture(scope="module")
+def programs():
+    return {t.name: load(t.source, t.name.replace(" ", "_") + ".syn") for t in (FIB, LOOP, TEXT)}
+
+
+@pytest.mark.parametrize("twin,labels", PAIRS,
+                         ids=[f"{t.name.replace(' ', '_')}-labels_{'on' if on else 'off'}"
+                              for t, on in PAIRS])
+def test_labels(benchmark, report, programs, twin, labels):
+    benchmark.group = f"labels: {twin.name} ({twin.describe})"
+    side = "on" if labels else "off"
+    program = programs[twin.name].with_labels(labels)
+    # Labels on runs labels off between its rounds (see conftest.measure).
+    paired = programs[twin.name].with_labels(False) if labels else None
+    got = measure(benchmark, program, paired=paired)
+    assert got == twin.expected()
+    report.median(f"labels/{twin.name}/{side}", benchmark)
+    report.ratio(f"{twin.name}: --labels on / off", f"labels/{twin.name}/on",
+                 f"labels/{twin.name}/off", 1.5, 1.2)

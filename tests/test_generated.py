@@ -1,0 +1,83 @@
+"""The fast dispatch loops are generated from the readable ones (tools/gen_dispatch.py):
+they must be current, and they must behave exactly like the loops they come from."""
+
+import importlib.util
+import io
+from pathlib import Path
+
+import pytest
+
+from synsema.compiler import compile_source
+from synsema.vm import loop, loop_fast, loop_labels, loop_labels_fast
+from synsema.vm.errors import SynError
+from synsema.vm.machine import VM, Options
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _gen():
+    spec = importlib.util.spec_from_file_location("gen_dispatch",
+                                                  ROOT / "tools" / "gen_dispatch.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_generated_loops_are_current():
+    stale = _gen().main(check=True)
+    assert stale == [], f"run `python tools/gen_dispatch.py`: {stale} are out of date"
+
+
+def test_every_handler_of_the_readable_loop_is_in_the_fast_loop():
+    gen = _gen()
+    for src, dst in gen.PAIRS:
+        _, blocks, _, _ = gen.parse((ROOT / src).read_text().split("\n"))
+        names = {name.strip() for _, names, _ in blocks for name in names.split(",")}
+        text = (ROOT / dst).read_text()
+        for name in names:
+            assert f"# {name} (" in text, f"{dst} lacks {name}"
+
+
+PROGRAMS = [
+    "task fib(n)\n    when n < 2\n        give n\n    give fib(n - 1) + fib(n - 2)\nprint(fib(12))\n",
+    "let xs be []\nlet i be 0\nwhile i < 50\n    set xs to append(xs, i * i)\n    set i to i + 1\n"
+    "let m be {}\nfor each x in xs\n    when x % 3 == 0\n        set m[text(x)] to x\nprint(len(m))\n"
+    "print(xs[-1])\n",
+    "task f(a, b = a + 1)\n    give [a, b]\nprint(f(1))\nprint(call(f, {\"b\": 5, \"a\": 2}))\n"
+    "let g be (x) => x + 1\nprint(g(2))\n",
+    "let total be 0\nlet i be 10\nwhile i > 0\n    when i >= 5 and i != 7\n        set total to total + i\n"
+    "    otherwise when i <= 2 or i == 7\n        set total to total - 1\n    set i to i - 1\n"
+    "print(total)\n",
+    "task risky(n)\n    when n > 2\n        fail(\"big \" + text(n))\n    give n\nlet out be \"\"\n"
+    "for each n in range(5)\n    try\n        set out to out + text(risky(n))\n    recover e\n"
+    "        set out to out + \"[\" + e + \"]\"\nprint(out)\n",
+    "let s be private(\"abc\", \"s\")\nprint(labels_of([s, 1]))\nprint(declassify(len(s), \"ok\"))\n",
+]
+
+
+def _run(source, runner, labels):
+    prog = compile_source(source, "t.syn")
+    out = io.StringIO()
+    vm = VM(prog, Options(labels=labels, out=out.write))
+    vm._run = runner
+    try:
+        runner(vm, vm.tasks.get(0) or _main(vm), [])
+    except SynError as e:
+        return out.getvalue(), e.message
+    return out.getvalue(), None
+
+
+def _main(vm):
+    from synsema.vm.values import Closure
+    return Closure(vm.program.main)
+
+
+@pytest.mark.parametrize("source", PROGRAMS)
+def test_fast_loops_agree_with_the_readable_loops(source):
+    assert _run(source, loop_fast.run_plain, False) == _run(source, loop.run_plain, False)
+    assert (_run(source, loop_labels_fast.run_labels, True)
+            == _run(source, loop_labels.run_labels, True))
+    # Labels on or off, a program without private data prints the same.
+    if "private" not in source:
+        assert _run(source, loop_fast.run_plain, False) == \
+            _run(source, loop_labels_fast.run_labels, True)

@@ -84,8 +84,10 @@ def p_param_list(p):
 def p_param(p):
     """param : NAME
              | NAME COLON NAME
+             | NAME COLON TASK
              | NAME ASSIGN expr
-             | NAME COLON NAME ASSIGN expr"""
+             | NAME COLON NAME ASSIGN expr
+             | NAME COLON TASK ASSIGN expr"""
     type_ = p[3] if len(p) >= 4 and p.slice[2].type == "COLON" else None
     default = p[len(p) - 1] if p.slice[len(p) - 2].type == "ASSIGN" else None
     type_col = _pos(p, 3)[1] if type_ else 0

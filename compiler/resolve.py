@@ -30,8 +30,11 @@ class _Ctx:
         self.capture_slots = {}       # lambdas: name -> local slot
         self.loops = []               # rids of enclosing loops
         self.next_rid = 1
+        self.global_slot = None       # the top level: its locals are global slots
 
-    def new_slot(self, name):
+    def new_slot(self, name, line=0):
+        if self.global_slot is not None:
+            return self.global_slot(name, line)
         slot = self.func.nlocals
         self.func.nlocals += 1
         self.func.local_names.append(name)
@@ -100,14 +103,20 @@ class Resolver:
             if name in self.tasks:
                 self.error(f"'{name}' is already declared at line {self.tasks[name][1]} as a "
                            "task; choose another name for the variable", line, 1)
-        # The top level: its statements see only what is declared above them.
+        # The top level: its statements see only what is declared above them. All of its
+        # variables live in the globals array, which is also the top-level frame's locals
+        # (so top-level code gets the fast local instructions); the ones declared inside
+        # blocks are invisible to tasks, which resolve only top-level `let`s by name.
         ctx = _Ctx(main)
+        ctx.global_slot = self.hidden_global
         main_items = [i for i in items if i.kind not in ("task", "test", "intent")]
         for item in main_items:
             if item.kind == "require":
                 prog.requires.append(self.cap(item))
                 continue
             self.stmt(item, ctx, top=True)
+        main.nlocals = len(prog.globals)
+        main.local_names = list(prog.globals)
         # Tasks and tests see every top-level name.
         for item in bodies:
             f = prog.functions[item.func]
@@ -124,6 +133,11 @@ class Resolver:
                 item.set(body=body[i:])
             self.block(item.body, fctx)
         return prog
+
+    def hidden_global(self, name, line):
+        self.program.globals.append(name)
+        self.program.global_lines.append(line)
+        return len(self.program.globals) - 1
 
     def cap(self, node):
         name, arg = node.cap_name, node.arg
@@ -245,7 +259,7 @@ class Resolver:
             rid = ctx.rid()
             self.expr(s.iterable, ctx)
             ctx.blocks.append({})
-            slot = ctx.new_slot(s.name)
+            slot = ctx.new_slot(s.name, s.line)
             self.check_free(s.name, ctx, s.line, s.name_col)
             ctx.blocks[-1][s.name] = (("local", slot), s.line)
             ctx.loops.append(rid)
@@ -259,7 +273,7 @@ class Resolver:
             rid = ctx.rid()
             self.block(s.body, ctx)
             ctx.blocks.append({})
-            slot = ctx.new_slot(s.name)
+            slot = ctx.new_slot(s.name, s.name_line)
             self.check_free(s.name, ctx, s.name_line, s.name_col)
             ctx.blocks[-1][s.name] = (("local", slot), s.name_line)
             self.block(s.recover, ctx)
@@ -288,14 +302,14 @@ class Resolver:
     def declare(self, s, name, ctx, top):
         if top and ctx.func.kind == "main" and len(ctx.blocks) == 1:
             slot, line = self.globals[name]
-            ref = ("global", slot)
+            ref = ("local", slot)       # the top-level frame's locals are the globals
         else:
             self.check_free(name, ctx, s.line, s.name_col)
             if ctx.func.kind == "main" and name in self.globals and \
                     name in ctx.blocks[0]:
                 self.error(f"'{name}' is already declared at line {self.globals[name][1]}; "
                            "use set", s.line, s.name_col)
-            ref = ("local", ctx.new_slot(name))
+            ref = ("local", ctx.new_slot(name, s.line))
         ctx.blocks[-1][name] = (ref, s.line)
         s.set(ref=ref)
 

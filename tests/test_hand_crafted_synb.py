@@ -234,4 +234,7 @@ def test_crafted_redeclare_cannot_bypass_no_sensitive_upgrade(exec_synb):
     prog = build('let x be 0\nlet s be private(true, "c")\nwhen s\n    let y be 1\n'
                  'print(labels_of(x))\n', edit)
     r = exec_synb(prog, "--labels")
-    assert r.returncode == 3 and "label_violation" in r.stderr, r.stdout
+    # Refused either way: by the loader (the declaration no longer comes first on every
+    # path) or, were it loaded, by no-sensitive-upgrade at run time.
+    assert ((r.returncode == 3 and "label_violation" in r.stderr)
+            or (r.returncode == 1 and r.stderr.startswith("not a valid .synb:"))), r.stdout

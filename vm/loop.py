@@ -18,10 +18,14 @@ from synsema.vm.values import UNSET, Closure
 def run_plain(vm, closure, args):
     func = closure.func
     code = func.plain
-    locals_ = args + func.pads[len(args)]
-    if closure.captures:
-        locals_ += closure.captures
+    if func.kind == "main":
+        locals_ = vm.globals    # the top level's variables are the program's globals
+    else:
+        locals_ = args + func.pads[len(args)]
+        if closure.captures:
+            locals_ += closure.captures
     stack = []
+    sbase = 0               # where the running frame's part of the shared stack starts
     frames = []
     handlers = None
     pc = 0
@@ -56,7 +60,8 @@ def run_plain(vm, closure, args):
                         budget -= 1
                         if budget <= 0:
                             budget = vm.tick(budget)
-                        frames.append((code, pc, locals_, handlers, func))
+                        frames.append((code, pc, locals_, handlers, func, sbase))
+                        sbase = len(stack)
                         func = f
                         code = f.plain
                         locals_ = new + pad if pad else new
@@ -68,7 +73,9 @@ def run_plain(vm, closure, args):
                         val = locals_[arg]
                         if not frames:
                             return val
-                        code, pc, locals_, handlers, func = frames.pop()
+                        if len(stack) > sbase:    # a `give` from inside a `for each`
+                            del stack[sbase:]
+                        code, pc, locals_, handlers, func, sbase = frames.pop()
                         push(val)
                     elif op == 111:  # LT_LC_JF
                         a = locals_[arg[0]]
@@ -87,7 +94,9 @@ def run_plain(vm, closure, args):
                         val = pop()
                         if not frames:
                             return val
-                        code, pc, locals_, handlers, func = frames.pop()
+                        if len(stack) > sbase:    # a `give` from inside a `for each`
+                            del stack[sbase:]
+                        code, pc, locals_, handlers, func, sbase = frames.pop()
                         push(val)
                     elif op == 11:  # ADD
                         b = pop()
@@ -397,7 +406,8 @@ def run_plain(vm, closure, args):
                         budget -= 1
                         if budget <= 0:
                             budget = vm.tick(budget)
-                        frames.append((code, pc, locals_, handlers, func))
+                        frames.append((code, pc, locals_, handlers, func, sbase))
+                        sbase = len(stack)
                         func = f
                         code = f.plain
                         locals_ = new + f.pads[arg]
@@ -435,7 +445,7 @@ def run_plain(vm, closure, args):
                 while not handlers:
                     if not frames:
                         raise err from None
-                    code, pc, locals_, handlers, func = frames.pop()
+                    code, pc, locals_, handlers, func, sbase = frames.pop()
                     vm.trace_frame(err, func, pc - 1)
                 target, depth = handlers.pop()
                 del stack[depth:]

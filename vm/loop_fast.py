@@ -12,10 +12,14 @@ from synsema.vm.values import UNSET, Closure
 def run_plain(vm, closure, args):
     func = closure.func
     code = func.plain
-    locals_ = args + func.pads[len(args)]
-    if closure.captures:
-        locals_ += closure.captures
+    if func.kind == "main":
+        locals_ = vm.globals    # the top level's variables are the program's globals
+    else:
+        locals_ = args + func.pads[len(args)]
+        if closure.captures:
+            locals_ += closure.captures
     stack = []
+    sbase = 0               # where the running frame's part of the shared stack starts
     frames = []
     handlers = None
     pc = 0
@@ -298,7 +302,8 @@ def run_plain(vm, closure, args):
                                                     budget -= 1
                                                     if budget <= 0:
                                                         budget = vm.tick(budget)
-                                                    frames.append((code, pc, locals_, handlers, func))
+                                                    frames.append((code, pc, locals_, handlers, func, sbase))
+                                                    sbase = len(stack)
                                                     func = f
                                                     code = f.plain
                                                     locals_ = new + f.pads[arg]
@@ -322,7 +327,8 @@ def run_plain(vm, closure, args):
                                         budget -= 1
                                         if budget <= 0:
                                             budget = vm.tick(budget)
-                                        frames.append((code, pc, locals_, handlers, func))
+                                        frames.append((code, pc, locals_, handlers, func, sbase))
+                                        sbase = len(stack)
                                         func = f
                                         code = f.plain
                                         locals_ = new + pad if pad else new
@@ -346,7 +352,9 @@ def run_plain(vm, closure, args):
                                         val = pop()
                                         if not frames:
                                             return val
-                                        code, pc, locals_, handlers, func = frames.pop()
+                                        if len(stack) > sbase:    # a `give` from inside a `for each`
+                                            del stack[sbase:]
+                                        code, pc, locals_, handlers, func, sbase = frames.pop()
                                         push(val)
                                     else:
                                         if op < 44:
@@ -528,7 +536,9 @@ def run_plain(vm, closure, args):
                                         val = locals_[arg]
                                         if not frames:
                                             return val
-                                        code, pc, locals_, handlers, func = frames.pop()
+                                        if len(stack) > sbase:    # a `give` from inside a `for each`
+                                            del stack[sbase:]
+                                        code, pc, locals_, handlers, func, sbase = frames.pop()
                                         push(val)
                                 else:
                                     if op < 116:
@@ -553,7 +563,7 @@ def run_plain(vm, closure, args):
                 while not handlers:
                     if not frames:
                         raise err from None
-                    code, pc, locals_, handlers, func = frames.pop()
+                    code, pc, locals_, handlers, func, sbase = frames.pop()
                     vm.trace_frame(err, func, pc - 1)
                 target, depth = handlers.pop()
                 del stack[depth:]

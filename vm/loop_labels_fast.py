@@ -160,12 +160,16 @@ def run_labels(vm, closure, args):
         clabels, closure = closure.l, closure.v
     func = closure.func
     code = func.plain
-    locals_ = args + func.pads[len(args)]
-    if closure.captures:
-        locals_ += closure.captures
+    if func.kind == "main":
+        locals_ = vm.globals    # the top level's variables are the program's globals
+    else:
+        locals_ = args + func.pads[len(args)]
+        if closure.captures:
+            locals_ += closure.captures
     pcs = vm.pc_stack       # mutated in place only, so a local alias stays current
     stamps = [vm.stamp] * len(locals_) if pcs else None
     stack = []
+    sbase = 0               # where the running frame's part of the shared stack starts
     frames = []
     handlers = None
     pc = 0
@@ -563,7 +567,8 @@ def run_labels(vm, closure, args):
                                                     budget -= 1
                                                     if budget <= 0:
                                                         budget = vm.tick(budget)
-                                                    frames.append((code, pc, locals_, handlers, func, stamps))
+                                                    frames.append((code, pc, locals_, handlers, func, stamps, sbase))
+                                                    sbase = len(stack)
                                                     if clab:    # before the parameters are stamped: they are the call's
                                                         push_pc(vm, clab, base_depth + len(frames), 0)
                                                     func = f
@@ -590,7 +595,8 @@ def run_labels(vm, closure, args):
                                         budget -= 1
                                         if budget <= 0:
                                             budget = vm.tick(budget)
-                                        frames.append((code, pc, locals_, handlers, func, stamps))
+                                        frames.append((code, pc, locals_, handlers, func, stamps, sbase))
+                                        sbase = len(stack)
                                         func = f
                                         code = f.plain
                                         locals_ = new + pad if pad else new
@@ -624,7 +630,9 @@ def run_labels(vm, closure, args):
                                             drop_frames(vm, base_depth + len(frames))
                                         if not frames:
                                             return val
-                                        code, pc, locals_, handlers, func, stamps = frames.pop()
+                                        if len(stack) > sbase:    # a `give` from inside a `for each`
+                                            del stack[sbase:]
+                                        code, pc, locals_, handlers, func, stamps, sbase = frames.pop()
                                         push(val)
                                     else:
                                         if op < 42:
@@ -920,7 +928,9 @@ def run_labels(vm, closure, args):
                                             drop_frames(vm, base_depth + len(frames))
                                         if not frames:
                                             return val
-                                        code, pc, locals_, handlers, func, stamps = frames.pop()
+                                        if len(stack) > sbase:    # a `give` from inside a `for each`
+                                            del stack[sbase:]
+                                        code, pc, locals_, handlers, func, stamps, sbase = frames.pop()
                                         push(val)
                                 else:
                                     if op < 116:
@@ -961,7 +971,7 @@ def run_labels(vm, closure, args):
                 while not handlers:
                     if not frames:
                         raise err from None
-                    code, pc, locals_, handlers, func, stamps = frames.pop()
+                    code, pc, locals_, handlers, func, stamps, sbase = frames.pop()
                     vm.trace_frame(err, func, pc - 1)
                 target, depth, entry = handlers.pop()
                 del stack[depth:]

@@ -371,7 +371,7 @@ class _Parse:
     """State of the parse in progress, for p_error (PLY calls it with the token only)."""
     source_name = "<source>"
     tokens = []
-    parser = None
+    states = None
 
 
 def p_error(tok):
@@ -422,11 +422,10 @@ def _describe(tok):
 
 
 def _expected():
-    parser = _Parse.parser
     try:
-        state = parser.statestack[-1]
-        names = [t for t in parser.action[state] if t != "$end" and t != "error"]
-    except (AttributeError, IndexError, KeyError):
+        state = _Parse.states[-1]
+        names = [t for t in _parser.action[state] if t != "$end" and t != "error"]
+    except (AttributeError, IndexError, KeyError, TypeError):
         return []
     return names
 
@@ -472,23 +471,99 @@ def _build(write=False):
 _parser = None
 
 
-class _TokenStream:
-    def __init__(self, toks):
-        self._it = iter(toks)
+class _Sym:
+    """A nonterminal on the parse stack (what PLY calls a YaccSymbol)."""
+    __slots__ = ("type", "value", "lineno", "col", "lexpos")
 
-    def token(self):
-        return next(self._it, None)
+    def __init__(self, type_):
+        self.type = type_
+        self.value = None
+        self.lineno = 0
+        self.col = 0
+        self.lexpos = 0
+
+
+class _Production:
+    """What a p_ rule sees: PLY's YaccProduction interface (p[i], len(p), p.slice,
+    p.lexpos(i)) over the symbols being reduced."""
+    __slots__ = ("slice",)
+
+    def __init__(self, symbols):
+        self.slice = symbols
+
+    def __getitem__(self, i):
+        return self.slice[i].value
+
+    def __setitem__(self, i, value):
+        self.slice[i].value = value
+
+    def __len__(self):
+        return len(self.slice)
+
+    def lexpos(self, i):
+        return self.slice[i].lexpos
+
+
+# Rules that only hand their single child's value up (p[0] = p[1]).
+_UNIT = frozenset({p_item, p_statement_compound, p_expr_postfix,
+                   p_postfix_atom})
+
+
+class _End:
+    type = "$end"
+    value = None
 
 
 def parse(toks, source_name="<source>"):
-    """Parse a filtered token list (compiler.lexer.tokenize) into a `program` node."""
+    """Parse a filtered token list (compiler.lexer.tokenize) into a `program` node.
+
+    The LALR tables are PLY's (built from the rules above); this is a plain LR driver
+    over them, which does per token only what this grammar needs (PLY's general loop
+    supports error recovery and position tracking that we do not use)."""
     global _parser
     if _parser is None:
         _parser = _build()
     _Parse.source_name = source_name
     _Parse.tokens = toks
-    _Parse.parser = _parser
-    return _parser.parse(lexer=_TokenStream(toks), tracking=False)
+    action, goto, prods = _parser.action, _parser.goto, _parser.productions
+    states = [0]
+    _Parse.states = states
+    syms = []
+    end = _End()
+    it = iter(toks)
+    tok = next(it, end)
+    while True:
+        t = action[states[-1]].get(tok.type)
+        if t is None:
+            p_error(None if tok is end else tok)
+            raise CompileError("syntax error", getattr(tok, "lineno", 1), 1, source_name)
+        if t > 0:
+            states.append(t)
+            syms.append(tok)
+            tok = next(it, end)
+        elif t < 0:
+            prod = prods[-t]
+            n = prod.len
+            if n == 1 and prod.callable in _UNIT:
+                # `x : y` that hands its value up: relabel the symbol, call nothing.
+                top = syms[-1]
+                res = _Sym(prod.name)
+                res.value = top.value
+                syms[-1] = res
+                states[-1] = goto[states[-2]][prod.name]
+                continue
+            res = _Sym(prod.name)
+            if n:
+                symbols = [res] + syms[-n:]
+                del syms[-n:]
+                del states[-n:]
+            else:
+                symbols = [res]
+            prod.callable(_Production(symbols))
+            syms.append(res)
+            states.append(goto[states[-1]][prod.name])
+        else:
+            return syms[-1].value
 
 
 if __name__ == "__main__":

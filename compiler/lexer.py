@@ -189,31 +189,68 @@ class Tok:
         return f"{self.type}({self.value!r})@{self.lineno}:{self.col}"
 
 
+class _Scan:
+    """What the token rules see as `t.lexer`: the bracket stack, line and source."""
+    __slots__ = ("brackets", "lineno", "lexdata", "source_name")
+
+    def __init__(self, source, source_name):
+        self.brackets = []
+        self.lineno = 1
+        self.lexdata = source
+        self.source_name = source_name
+
+
 def tokenize(source, source_name="<source>"):
-    """The complete token list of `source`, indentation resolved, ready for the parser."""
-    lexer = _master.clone()
-    lexer.source_name = source_name
-    lexer.brackets = []
-    lexer.lineno = 1
-    lexer.input(source)
+    """The complete token list of `source`, indentation resolved, ready for the parser.
+
+    The token rules above are PLY's; PLY compiles them into one master regex. This scans
+    with that regex directly (PLY's own `token()` loop makes and re-makes an object per
+    token, which was most of the compile time) and calls the same rule functions."""
+    (master, index), = _master.lexre
+    ignore = _master.lexignore
+    scan = _Scan(source, source_name)
     raw = []
-    line_starts = [0]
-    for i, ch in enumerate(source):
-        if ch == "\n":
-            line_starts.append(i + 1)
-    while True:
-        t = lexer.token()
-        if t is None:
-            break
-        line = t.lineno  # PLY stamps a token before its rule runs: a NEWLINE's own line
-        col = t.lexpos - line_starts[line - 1] + 1
-        raw.append(Tok(t.type, t.value, line, t.lexpos, col))
-    if lexer.brackets:
-        opener = lexer.brackets[-1]
-        _fail(lexer, f"'{opener.value}' is never closed; add '{_OPENERS[opener.value]}'",
+    append = raw.append
+    pos, n = 0, len(source)
+    line, line_start = 1, 0
+    match = master.match
+    newline_rule = t_newline
+    while pos < n:
+        if source[pos] in ignore:
+            pos += 1
+            continue
+        m = match(source, pos)
+        if m is None:
+            bad = Tok("error", source[pos:], line, pos, pos - line_start + 1)
+            bad.lexer = scan
+            t_error(bad)
+        end = m.end()
+        func, typ = index[m.lastindex]
+        tok = Tok(typ, m.group(), line, pos, pos - line_start + 1)
+        if func is None:
+            append(tok)
+        else:
+            tok.lexer = scan
+            scan.lineno = line
+            result = func(tok)
+            if func is newline_rule:
+                line = scan.lineno
+                line_start = end
+            if result is not None:
+                append(result)
+        pos = end
+    if scan.brackets:
+        opener = scan.brackets[-1]
+        _fail(scan, f"'{opener.value}' is never closed; add '{_OPENERS[opener.value]}'",
               opener.lexpos)
+    line_starts = [0]
+    find = source.find
+    i = find("\n")
+    while i >= 0:
+        line_starts.append(i + 1)
+        i = find("\n", i + 1)
     _mark_lambdas(raw)
-    return _indent(raw, source, line_starts, lexer)
+    return _indent(raw, source, line_starts, scan)
 
 
 def _mark_lambdas(toks):

@@ -21,22 +21,20 @@ The resolver adds `ref` to name/let/set/call/foreach/try nodes and `rid` to bran
 
 
 class Node:
-    __slots__ = ("kind", "line", "col", "f")
+    """A tree node: `kind`, position, and its fields as plain attributes (fast to read)."""
 
     def __init__(self, kind, line, col, **fields):
+        self.__dict__.update(fields)
         self.kind = kind
         self.line = line
         self.col = col
-        self.f = fields
 
-    def __getattr__(self, name):
-        try:
-            return self.f[name]
-        except KeyError:
-            raise AttributeError(name) from None
+    @property
+    def f(self):
+        return {k: v for k, v in self.__dict__.items() if k not in ("kind", "line", "col")}
 
     def set(self, **fields):
-        self.f.update(fields)
+        self.__dict__.update(fields)
 
     def __repr__(self):
         inner = ", ".join(f"{k}={v!r}" for k, v in self.f.items())

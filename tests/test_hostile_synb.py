@@ -6,6 +6,7 @@ import importlib.util
 import os
 import random
 import subprocess
+from pathlib import Path
 
 import msgpack
 import pytest
@@ -17,7 +18,7 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("synsema.vm.codec") is 
                                 reason="vm/codec.py does not exist yet")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SEED = "/work/shared/seeds/tool-calling.syn"
+SEED = str(Path(__file__).resolve().parent.parent.parent / "shared" / "seeds" / "tool-calling.syn")
 SYN = os.path.join(os.path.dirname(HERE), ".venv", "bin", "syn")
 
 FALLBACK_SOURCE = '''intent: "hostile-file tests"

@@ -25,6 +25,14 @@ from llm_server import (LLMServer, anthropic_error, anthropic_text, anthropic_to
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES_DIR = ROOT / "examples"
 SEEDS = ROOT.parent / "shared" / "seeds"
+
+
+def seed(name):
+    """A seed program from ../shared/seeds; the test is skipped, saying why, without it."""
+    path = SEEDS / name
+    if not path.exists():
+        pytest.skip(f"{path} is not there (the seeds live in ../shared beside the project)")
+    return path
 SECRET = "sk-synsema-TOPSECRET-5f3a9c1e7b"
 
 
@@ -98,7 +106,7 @@ def text_reply(api, text, **tokens):
 def test_typed_tools_seed_prints_5(server, api):
     # The model writes a as the text "2": the catalog says number, so it arrives as 2.
     server.reply(tools_reply(api, "add", {"a": "2", "b": 3}))
-    r = ok(run_syn("run", SEEDS / "typed-tools.syn", "--llm-url", server.url, "--llm-api", api))
+    r = ok(run_syn("run", seed("typed-tools.syn"), "--llm-url", server.url, "--llm-api", api))
     assert r.stdout == "5\n"
     (req,) = server.requests
     assert req["path"] == ("/v1/chat/completions" if api == "openai" else "/v1/messages")
@@ -112,7 +120,7 @@ SAFE_LOOP_CALL = '\nprint(run_agent("Weather in Lima?", 5, 1000))\n'
 
 
 def safe_loop(program):
-    return program((SEEDS / "safe-loop.syn").read_text(encoding="utf-8") + SAFE_LOOP_CALL)
+    return program(seed("safe-loop.syn").read_text(encoding="utf-8") + SAFE_LOOP_CALL)
 
 
 @pytest.mark.parametrize("api", ["openai", "anthropic"])

@@ -2,6 +2,7 @@
 with a reason that names the problem, the function and the offset."""
 import glob
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -11,7 +12,7 @@ from synsema.vm.errors import CompileError, InvalidProgram
 from synsema.vm.program import Function, Param, Program
 from synsema.vm.verify import MAX_COUNT, MAX_STACK, verify
 
-SHARED = "/work/shared"
+SHARED = str(Path(__file__).resolve().parent.parent.parent / "shared")
 
 SOURCES = {
     "loops": """

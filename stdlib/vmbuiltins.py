@@ -195,6 +195,12 @@ def call(vm, task, args):
 @builtin("call_tool", 2, kind="vm")
 def call_tool(vm, task, args):
     """Call a task as a tool: named arguments checked strictly, least privilege."""
+    if vm.trace:
+        return _traced_call_tool(vm, task, args)
+    return _call_tool(vm, task, args)
+
+
+def _call_tool(vm, task, args):
     task, tl = _split(task)
     args, al = _split(args)
     positional = _checked_args(vm, "call_tool", task, args, tl | al, tool=True)
@@ -467,8 +473,8 @@ def _tokens_note(vm, tokens):
 
 def _trace_call(vm, labels):
     """Number this model call; before the first, say which model answers."""
-    n = vm.__dict__.get("_trace_calls", 0) + 1
-    vm.__dict__["_trace_calls"] = n
+    vm.trace_calls += 1
+    n = vm.trace_calls
     if vm.trace and n == 1:
         cfg = vm.llm.config
         where = f"{cfg.api} {cfg.model} at {cfg.host}"
@@ -486,43 +492,26 @@ def _trace_failed(vm, n, name, e, labels):
         vm.trace_line(f"{name} {n}: failed: {_shown(vm, e.message, labels | e.labels, raw=True)}")
 
 
-def _traced_call_tool(call_tool_fn):
-    """call_tool with a trace line for each dispatch: the tool, its arguments as they
-    arrived, and its result or the error that rejected them."""
+def _traced_call_tool(vm, task, args):
+    """call_tool with a trace line: the tool, its arguments as they arrived, and its
+    result or the error that rejected them."""
+    plain, tl = _split(task)
+    if vm.labels and tl:
+        name = _shown(vm, plain, tl)
+    elif type(plain) is Closure:
+        name = plain.func.name if plain.func.kind == "task" else D.display(plain)
+    else:
+        name = type_name(plain)
+    head = f"  call_tool {name} {_shown(vm, args, tl)}"
+    try:
+        result = _call_tool(vm, task, args)
+    except SynError as e:
+        if e.catchable:
+            vm.trace_line(f"{head} -> error: {_shown(vm, e.message, tl | e.labels, raw=True)}")
+        raise
+    vm.trace_line(f"{head} -> {_shown(vm, result, tl)}")
+    return result
 
-    def call_tool_traced(vm, task, args):
-        if not vm.trace:
-            return call_tool_fn(vm, task, args)
-        plain, tl = _split(task)
-        if vm.labels and tl:
-            name = _shown(vm, plain, tl)
-        elif type(plain) is Closure:
-            name = plain.func.name if plain.func.kind == "task" else D.display(plain)
-        else:
-            name = type_name(plain)
-        head = f"  call_tool {name} {_shown(vm, args, tl)}"
-        try:
-            result = call_tool_fn(vm, task, args)
-        except SynError as e:
-            if e.catchable:
-                vm.trace_line(f"{head} -> error: {_shown(vm, e.message, tl | e.labels, raw=True)}")
-            raise
-        vm.trace_line(f"{head} -> {_shown(vm, result, tl)}")
-        return result
-
-    call_tool_traced.__name__ = "call_tool"
-    call_tool_traced.__doc__ = call_tool_fn.__doc__
-    return call_tool_traced
-
-
-def _install_tool_trace():
-    from synsema.stdlib.registry import BUILTINS
-    entry = BUILTINS.get("call_tool")
-    if entry is not None and entry.fn is call_tool:
-        entry.fn = _traced_call_tool(call_tool)
-
-
-_install_tool_trace()
 
 builtin("ask", 1, kind="vm")(_text_op("ask", 1))
 builtin("summarize", 1, kind="vm")(_text_op("summarize", 1))

@@ -166,6 +166,8 @@ def _match(code, i, n, targets):
                 return 4, O.CMP_LC_JF, (_CMP_KIND[op2], a0, a1) + _jf(a3), i + 2
             if op2 == O.ADD and free(3):
                 return 3, O.ADD_LC, (a0, a1), i + 2
+            if op2 == O.SUB and op3 == O.CALL_TASK and a3[1] == 1 and free(4):
+                return 4, O.CALL1_SUB_LC, (a0, a1, a3[0], a3[2]), i + 3
             if op2 == O.SUB and free(3):
                 return 3, O.SUB_LC, (a0, a1), i + 2
             if op2 == O.MOD and a1 and free(3):
@@ -174,6 +176,8 @@ def _match(code, i, n, targets):
             return 2, O.RETURN_LOCAL, a0, i + 1
     elif op0 == O.CONST and op1 == O.EQ and op2 == O.JUMP_IF_FALSE and _simple(a0) and free(3):
         return 3, O.EQ_C_JF, (a0,) + _jf(a2), i + 1
+    elif op0 == O.ADD and op1 == O.RETURN and free(2):
+        return 2, O.ADD_RETURN, None, i
     elif op0 == O.FOR_ITER and op1 == O.DECLARE_LOCAL and free(2):
         return 2, O.FOR_ITER_DECL, (a0, a1), i
     return None

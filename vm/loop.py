@@ -69,6 +69,39 @@ def run_plain(vm, closure, args):
                         pc = 0
                     elif op == 3:  # LOAD_LOCAL
                         push(locals_[arg])
+                    elif op == 117:  # CALL1_SUB_LC
+                        v = locals_[arg[0]]
+                        if type(v) is int:
+                            new = [v - arg[1]]
+                        else:
+                            new = [sub(v, arg[1])]
+                        f = arg[2]
+                        pad = arg[3]
+                        if len(frames) >= room:
+                            raise vm.depth_limit()
+                        budget -= 1
+                        if budget <= 0:
+                            budget = vm.tick(budget)
+                        frames.append((code, pc, locals_, handlers, func, sbase))
+                        sbase = len(stack)
+                        func = f
+                        code = f.plain
+                        locals_ = new + pad if pad else new
+                        handlers = None
+                        pc = 0
+                    elif op == 118:  # ADD_RETURN
+                        b = pop()
+                        a = pop()
+                        if type(a) is int and type(b) is int:
+                            val = a + b
+                        else:
+                            val = add(a, b)
+                        if not frames:
+                            return val
+                        if len(stack) > sbase:    # a `give` from inside a `for each`
+                            del stack[sbase:]
+                        code, pc, locals_, handlers, func, sbase = frames.pop()
+                        push(val)
                     elif op == 114:  # RETURN_LOCAL
                         val = locals_[arg]
                         if not frames:

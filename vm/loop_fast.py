@@ -40,8 +40,8 @@ def run_plain(vm, closure, args):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op < 39:
-                        if op < 11:
+                    if op < 40:
+                        if op < 12:
                             if op < 4:
                                 if op < 3:
                                     if op < 2:
@@ -54,14 +54,15 @@ def run_plain(vm, closure, args):
                                     # LOAD_LOCAL (3)
                                     push(locals_[arg])
                             else:
-                                if op < 5:
-                                    # STORE_LOCAL (4)
-                                    locals_[arg] = pop()
-                                else:
-                                    if op < 6:
-                                        # DECLARE_LOCAL (5)
+                                if op < 6:
+                                    if op < 5:
+                                        # STORE_LOCAL (4)
                                         locals_[arg] = pop()
                                     else:
+                                        # DECLARE_LOCAL (5)
+                                        locals_[arg] = pop()
+                                else:
+                                    if op < 11:
                                         if op < 7:
                                             # LOAD_GLOBAL (6)
                                             v = glob[arg]
@@ -85,10 +86,7 @@ def run_plain(vm, closure, args):
                                                     else:
                                                         caps = ()
                                                     push(Closure(f, caps))
-                        else:
-                            if op < 30:
-                                if op < 24:
-                                    if op < 12:
+                                    else:
                                         # ADD (11)
                                         b = pop()
                                         a = stack[-1]
@@ -96,19 +94,22 @@ def run_plain(vm, closure, args):
                                             stack[-1] = a + b
                                         else:
                                             stack[-1] = add(a, b)
-                                    else:
-                                        if op < 18:
-                                            if op < 15:
-                                                if op < 13:
-                                                    # SUB (12)
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if type(a) is int and type(b) is int:
-                                                        stack[-1] = a - b
+                        else:
+                            if op < 36:
+                                if op < 29:
+                                    if op < 25:
+                                        if op < 22:
+                                            if op < 17:
+                                                if op < 14:
+                                                    if op < 13:
+                                                        # SUB (12)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is int and type(b) is int:
+                                                            stack[-1] = a - b
+                                                        else:
+                                                            stack[-1] = sub(a, b)
                                                     else:
-                                                        stack[-1] = sub(a, b)
-                                                else:
-                                                    if op < 14:
                                                         # MUL (13)
                                                         b = pop()
                                                         a = stack[-1]
@@ -116,29 +117,31 @@ def run_plain(vm, closure, args):
                                                             stack[-1] = a * b
                                                         else:
                                                             stack[-1] = mul(a, b)
-                                                    else:
+                                                else:
+                                                    if op < 15:
                                                         # DIV (14)
                                                         b = pop()
                                                         stack[-1] = div(stack[-1], b)
-                                            else:
-                                                if op < 16:
-                                                    # MOD (15)
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if type(a) is int and type(b) is int and b:
-                                                        stack[-1] = a % b
                                                     else:
-                                                        stack[-1] = mod(a, b)
-                                                else:
-                                                    if op < 17:
-                                                        # EQ (16)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is type(b) and (type(a) is int or type(a) is str):
-                                                            stack[-1] = a == b
+                                                        if op < 16:
+                                                            # MOD (15)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is int and type(b) is int and b:
+                                                                stack[-1] = a % b
+                                                            else:
+                                                                stack[-1] = mod(a, b)
                                                         else:
-                                                            stack[-1] = eq(a, b)
-                                                    else:
+                                                            # EQ (16)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is type(b) and (type(a) is int or type(a) is str):
+                                                                stack[-1] = a == b
+                                                            else:
+                                                                stack[-1] = eq(a, b)
+                                            else:
+                                                if op < 19:
+                                                    if op < 18:
                                                         # NE (17)
                                                         b = pop()
                                                         a = stack[-1]
@@ -146,16 +149,14 @@ def run_plain(vm, closure, args):
                                                             stack[-1] = a != b
                                                         else:
                                                             stack[-1] = not eq(a, b)
-                                        else:
-                                            if op < 21:
-                                                if op < 19:
-                                                    # LT (18)
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if type(a) is int and type(b) is int:
-                                                        stack[-1] = a < b
                                                     else:
-                                                        stack[-1] = lt(a, b)
+                                                        # LT (18)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is int and type(b) is int:
+                                                            stack[-1] = a < b
+                                                        else:
+                                                            stack[-1] = lt(a, b)
                                                 else:
                                                     if op < 20:
                                                         # LE (19)
@@ -166,40 +167,40 @@ def run_plain(vm, closure, args):
                                                         else:
                                                             stack[-1] = le(a, b)
                                                     else:
-                                                        # GT (20)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a > b
+                                                        if op < 21:
+                                                            # GT (20)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is int and type(b) is int:
+                                                                stack[-1] = a > b
+                                                            else:
+                                                                stack[-1] = gt(a, b)
                                                         else:
-                                                            stack[-1] = gt(a, b)
-                                            else:
-                                                if op < 22:
-                                                    # GE (21)
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if type(a) is int and type(b) is int:
-                                                        stack[-1] = a >= b
-                                                    else:
-                                                        stack[-1] = ge(a, b)
-                                                else:
-                                                    if op < 23:
-                                                        # NEG (22)
-                                                        stack[-1] = ops.neg(stack[-1])
-                                                    else:
-                                                        # NOT (23)
-                                                        stack[-1] = ops.not_(stack[-1])
-                                else:
-                                    if op < 28:
-                                        if op < 25:
-                                            # INDEX (24)
-                                            i = pop()
-                                            x = stack[-1]
-                                            if type(x) is list and type(i) is int and -len(x) <= i < len(x):
-                                                stack[-1] = x[i]
-                                            else:
-                                                stack[-1] = index(x, i)
+                                                            # GE (21)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is int and type(b) is int:
+                                                                stack[-1] = a >= b
+                                                            else:
+                                                                stack[-1] = ge(a, b)
                                         else:
+                                            if op < 24:
+                                                if op < 23:
+                                                    # NEG (22)
+                                                    stack[-1] = ops.neg(stack[-1])
+                                                else:
+                                                    # NOT (23)
+                                                    stack[-1] = ops.not_(stack[-1])
+                                            else:
+                                                # INDEX (24)
+                                                i = pop()
+                                                x = stack[-1]
+                                                if type(x) is list and type(i) is int and -len(x) <= i < len(x):
+                                                    stack[-1] = x[i]
+                                                else:
+                                                    stack[-1] = index(x, i)
+                                    else:
+                                        if op < 27:
                                             if op < 26:
                                                 # FIELD (25)
                                                 x = stack[-1]
@@ -208,56 +209,54 @@ def run_plain(vm, closure, args):
                                                 else:
                                                     stack[-1] = ops.field(x, arg)
                                             else:
-                                                if op < 27:
-                                                    # SET_PATH (26)
-                                                    v = pop()
-                                                    if not arg:     # verified files never have 0 keys; never eat the stack
-                                                        raise vm.bad_opcode(op)
-                                                    keys = stack[-arg:]
-                                                    del stack[-arg:]
-                                                    stack[-1] = ops.set_path(stack[-1], keys, v)
-                                                else:
-                                                    # BUILD_LIST (27)
-                                                    if arg:
-                                                        items = stack[-arg:]
-                                                        del stack[-arg:]
-                                                        push(items)
-                                                    else:
-                                                        push([])
-                                    else:
-                                        if op < 29:
-                                            # BUILD_MAP (28)
-                                            if arg:
-                                                items = stack[-2 * arg:]
-                                                del stack[-2 * arg:]
-                                                push(ops.build_map(items))
-                                            else:
-                                                push({})
+                                                # SET_PATH (26)
+                                                v = pop()
+                                                if not arg:     # verified files never have 0 keys; never eat the stack
+                                                    raise vm.bad_opcode(op)
+                                                keys = stack[-arg:]
+                                                del stack[-arg:]
+                                                stack[-1] = ops.set_path(stack[-1], keys, v)
                                         else:
-                                            # JUMP (29)
-                                            pc = arg
-                            else:
-                                if op < 37:
-                                    if op < 31:
-                                        # JUMP_IF_FALSE (30)
-                                        v = pop()
-                                        if v is False:
-                                            pc = arg
-                                        elif v is not True:
-                                            raise vm.cond_error(func, pc - 1, v)
-                                    else:
-                                        if op < 34:
-                                            if op < 32:
-                                                # AND_JUMP (31)
-                                                v = stack[-1]
-                                                if v is False:
-                                                    pc = arg
-                                                elif v is True:
-                                                    pop()
+                                            if op < 28:
+                                                # BUILD_LIST (27)
+                                                if arg:
+                                                    items = stack[-arg:]
+                                                    del stack[-arg:]
+                                                    push(items)
                                                 else:
-                                                    raise SynError(f"and needs a bool, got {ops.type_name(v)}")
+                                                    push([])
                                             else:
-                                                if op < 33:
+                                                # BUILD_MAP (28)
+                                                if arg:
+                                                    items = stack[-2 * arg:]
+                                                    del stack[-2 * arg:]
+                                                    push(ops.build_map(items))
+                                                else:
+                                                    push({})
+                                else:
+                                    if op < 30:
+                                        # JUMP (29)
+                                        pc = arg
+                                    else:
+                                        if op < 31:
+                                            # JUMP_IF_FALSE (30)
+                                            v = pop()
+                                            if v is False:
+                                                pc = arg
+                                            elif v is not True:
+                                                raise vm.cond_error(func, pc - 1, v)
+                                        else:
+                                            if op < 33:
+                                                if op < 32:
+                                                    # AND_JUMP (31)
+                                                    v = stack[-1]
+                                                    if v is False:
+                                                        pc = arg
+                                                    elif v is True:
+                                                        pop()
+                                                    else:
+                                                        raise SynError(f"and needs a bool, got {ops.type_name(v)}")
+                                                else:
                                                     # OR_JUMP (32)
                                                     v = stack[-1]
                                                     if v is True:
@@ -266,53 +265,54 @@ def run_plain(vm, closure, args):
                                                         pop()
                                                     else:
                                                         raise SynError(f"or needs a bool, got {ops.type_name(v)}")
-                                                else:
+                                            else:
+                                                if op < 34:
                                                     # CHECK_BOOL (33)
                                                     v = stack[-1]
                                                     if v is not True and v is not False:
                                                         ops.check_bool(v, arg)
-                                        else:
-                                            if op < 35:
-                                                # ITER_START (34)
-                                                stack[-1] = ops.iterate(stack[-1])
-                                            else:
-                                                if op < 36:
-                                                    # FOR_ITER (35)
-                                                    v = next(stack[-1], UNSET)
-                                                    if v is UNSET:
-                                                        pop()
-                                                        pc = arg
-                                                    else:
-                                                        push(v)
                                                 else:
-                                                    # CALL (36)
-                                                    callee = stack[-arg - 1]
-                                                    if arg:
-                                                        new = stack[-arg:]
+                                                    if op < 35:
+                                                        # ITER_START (34)
+                                                        stack[-1] = ops.iterate(stack[-1])
                                                     else:
-                                                        new = []
-                                                    del stack[-arg - 1:]
-                                                    if type(callee) is not Closure:
-                                                        ops.not_callable(callee)
-                                                    f = callee.func
-                                                    if not f.nrequired <= arg <= len(f.params):
-                                                        ops.arity_error(f, arg)
-                                                    if len(frames) >= room:
-                                                        raise vm.depth_limit()
-                                                    budget -= 1
-                                                    if budget <= 0:
-                                                        budget = vm.tick(budget)
-                                                    frames.append((code, pc, locals_, handlers, func, sbase))
-                                                    sbase = len(stack)
-                                                    func = f
-                                                    code = f.plain
-                                                    locals_ = new + f.pads[arg]
-                                                    if callee.captures:
-                                                        locals_ += callee.captures
-                                                    handlers = None
-                                                    pc = 0
-                                else:
-                                    if op < 38:
+                                                        # FOR_ITER (35)
+                                                        v = next(stack[-1], UNSET)
+                                                        if v is UNSET:
+                                                            pop()
+                                                            pc = arg
+                                                        else:
+                                                            push(v)
+                            else:
+                                if op < 38:
+                                    if op < 37:
+                                        # CALL (36)
+                                        callee = stack[-arg - 1]
+                                        if arg:
+                                            new = stack[-arg:]
+                                        else:
+                                            new = []
+                                        del stack[-arg - 1:]
+                                        if type(callee) is not Closure:
+                                            ops.not_callable(callee)
+                                        f = callee.func
+                                        if not f.nrequired <= arg <= len(f.params):
+                                            ops.arity_error(f, arg)
+                                        if len(frames) >= room:
+                                            raise vm.depth_limit()
+                                        budget -= 1
+                                        if budget <= 0:
+                                            budget = vm.tick(budget)
+                                        frames.append((code, pc, locals_, handlers, func, sbase))
+                                        sbase = len(stack)
+                                        func = f
+                                        code = f.plain
+                                        locals_ = new + f.pads[arg]
+                                        if callee.captures:
+                                            locals_ += callee.captures
+                                        handlers = None
+                                        pc = 0
+                                    else:
                                         # CALL_TASK (37)
                                         f, n, pad = arg
                                         if n == 1:
@@ -334,7 +334,8 @@ def run_plain(vm, closure, args):
                                         locals_ = new + pad if pad else new
                                         handlers = None
                                         pc = 0
-                                    else:
+                                else:
+                                    if op < 39:
                                         # CALL_BUILTIN (38)
                                         fn, n = arg
                                         if n:
@@ -343,11 +344,7 @@ def run_plain(vm, closure, args):
                                             push(fn(*a))
                                         else:
                                             push(fn())
-                    else:
-                        if op < 106:
-                            if op < 101:
-                                if op < 45:
-                                    if op < 40:
+                                    else:
                                         # RETURN (39)
                                         val = pop()
                                         if not frames:
@@ -356,91 +353,94 @@ def run_plain(vm, closure, args):
                                             del stack[sbase:]
                                         code, pc, locals_, handlers, func, sbase = frames.pop()
                                         push(val)
-                                    else:
-                                        if op < 44:
-                                            if op < 41:
-                                                # TRY_BEGIN (40)
-                                                if handlers is None:
-                                                    handlers = []
-                                                handlers.append((arg, len(stack)))
-                                            else:
-                                                if op < 43:
-                                                    # TRY_END (41)
-                                                    handlers.pop()
-                                                else:
-                                                    # JUMP_IF_SET (43)
-                                                    slot, target = arg
-                                                    if locals_[slot] is not UNSET:
-                                                        pc = target
-                                        else:
-                                            # APPEND_LOCAL (44)
-                                            v = pop()
-                                            x = locals_[arg]
-                                            if type(x) is list and refcount(x) <= 3:
-                                                x.append(v)
-                                            else:
-                                                locals_[arg] = ops.append(x, v)
-                                else:
+                    else:
+                        if op < 108:
+                            if op < 102:
+                                if op < 101:
                                     if op < 100:
-                                        if op < 46:
-                                            # APPEND_GLOBAL (45)
-                                            v = pop()
-                                            x = glob[arg]
-                                            if type(x) is list and refcount(x) <= 3:
-                                                x.append(v)
+                                        if op < 45:
+                                            if op < 44:
+                                                if op < 41:
+                                                    # TRY_BEGIN (40)
+                                                    if handlers is None:
+                                                        handlers = []
+                                                    handlers.append((arg, len(stack)))
+                                                else:
+                                                    if op < 43:
+                                                        # TRY_END (41)
+                                                        handlers.pop()
+                                                    else:
+                                                        # JUMP_IF_SET (43)
+                                                        slot, target = arg
+                                                        if locals_[slot] is not UNSET:
+                                                            pc = target
                                             else:
-                                                if x is UNSET:
-                                                    raise vm.unset_error(arg)
-                                                glob[arg] = ops.append(x, v)
-                                        else:
-                                            if op < 47:
-                                                # SET_ITEM_LOCAL (46)
+                                                # APPEND_LOCAL (44)
                                                 v = pop()
-                                                k = pop()
                                                 x = locals_[arg]
-                                                if refcount(x) <= 3 and ops.set_in_place(x, k, v):
-                                                    pass
+                                                if type(x) is list and refcount(x) <= 3:
+                                                    x.append(v)
                                                 else:
-                                                    locals_[arg] = ops.set_item(x, k, v)
-                                            else:
-                                                # SET_ITEM_GLOBAL (47)
+                                                    locals_[arg] = ops.append(x, v)
+                                        else:
+                                            if op < 46:
+                                                # APPEND_GLOBAL (45)
                                                 v = pop()
-                                                k = pop()
                                                 x = glob[arg]
-                                                if x is UNSET:
-                                                    raise vm.unset_error(arg)
-                                                if refcount(x) <= 3 and ops.set_in_place(x, k, v):
-                                                    pass
+                                                if type(x) is list and refcount(x) <= 3:
+                                                    x.append(v)
                                                 else:
-                                                    glob[arg] = ops.set_item(x, k, v)
+                                                    if x is UNSET:
+                                                        raise vm.unset_error(arg)
+                                                    glob[arg] = ops.append(x, v)
+                                            else:
+                                                if op < 47:
+                                                    # SET_ITEM_LOCAL (46)
+                                                    v = pop()
+                                                    k = pop()
+                                                    x = locals_[arg]
+                                                    if refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                        pass
+                                                    else:
+                                                        locals_[arg] = ops.set_item(x, k, v)
+                                                else:
+                                                    # SET_ITEM_GLOBAL (47)
+                                                    v = pop()
+                                                    k = pop()
+                                                    x = glob[arg]
+                                                    if x is UNSET:
+                                                        raise vm.unset_error(arg)
+                                                    if refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                        pass
+                                                    else:
+                                                        glob[arg] = ops.set_item(x, k, v)
                                     else:
                                         # JUMP_BACK (100)
                                         budget -= pc - arg
                                         if budget <= 0:
                                             budget = vm.tick(budget)
                                         pc = arg
-                            else:
-                                if op < 103:
-                                    if op < 102:
-                                        # CALL_VM_BUILTIN (101)
-                                        fn, n = arg
-                                        if n:
-                                            a = stack[-n:]
-                                            del stack[-n:]
-                                        else:
-                                            a = ()
-                                        vm.depth = base_depth + len(frames) + 1
-                                        vm.site = (func, pc - 1)
-                                        try:
-                                            push(fn(vm, *a))
-                                        finally:
-                                            vm.depth = base_depth
+                                else:
+                                    # CALL_VM_BUILTIN (101)
+                                    fn, n = arg
+                                    if n:
+                                        a = stack[-n:]
+                                        del stack[-n:]
                                     else:
+                                        a = ()
+                                    vm.depth = base_depth + len(frames) + 1
+                                    vm.site = (func, pc - 1)
+                                    try:
+                                        push(fn(vm, *a))
+                                    finally:
+                                        vm.depth = base_depth
+                            else:
+                                if op < 105:
+                                    if op < 103:
                                         # LOAD_LOCAL2 (102)
                                         push(locals_[arg[0]])
                                         push(locals_[arg[1]])
-                                else:
-                                    if op < 105:
+                                    else:
                                         if op < 104:
                                             # ADD_LL (103)
                                             a = locals_[arg[0]]
@@ -456,17 +456,15 @@ def run_plain(vm, closure, args):
                                                 push(a + arg[1])
                                             else:
                                                 push(add(a, arg[1]))
-                                    else:
+                                else:
+                                    if op < 106:
                                         # SUB_LC (105)
                                         a = locals_[arg[0]]
                                         if type(a) is int:
                                             push(a - arg[1])
                                         else:
                                             push(sub(a, arg[1]))
-                        else:
-                            if op < 112:
-                                if op < 110:
-                                    if op < 108:
+                                    else:
                                         if op < 107:
                                             # MOD_LC (106)
                                             a = locals_[arg[0]]
@@ -482,32 +480,35 @@ def run_plain(vm, closure, args):
                                                 locals_[arg[2]] = a + b
                                             else:
                                                 locals_[arg[2]] = add(a, b)
-                                    else:
-                                        if op < 109:
-                                            # ADD_LC_ST (108)
-                                            a = locals_[arg[0]]
-                                            if type(a) is int:
-                                                locals_[arg[2]] = a + arg[1]
-                                            else:
-                                                locals_[arg[2]] = add(a, arg[1])
+                        else:
+                            if op < 114:
+                                if op < 111:
+                                    if op < 109:
+                                        # ADD_LC_ST (108)
+                                        a = locals_[arg[0]]
+                                        if type(a) is int:
+                                            locals_[arg[2]] = a + arg[1]
                                         else:
+                                            locals_[arg[2]] = add(a, arg[1])
+                                    else:
+                                        if op < 110:
                                             # SUB_LC_ST (109)
                                             a = locals_[arg[0]]
                                             if type(a) is int:
                                                 locals_[arg[2]] = a - arg[1]
                                             else:
                                                 locals_[arg[2]] = sub(a, arg[1])
-                                else:
-                                    if op < 111:
-                                        # LT_LL_JF (110)
-                                        a = locals_[arg[0]]
-                                        b = locals_[arg[1]]
-                                        if type(a) is int and type(b) is int:
-                                            if not a < b:
+                                        else:
+                                            # LT_LL_JF (110)
+                                            a = locals_[arg[0]]
+                                            b = locals_[arg[1]]
+                                            if type(a) is int and type(b) is int:
+                                                if not a < b:
+                                                    pc = arg[2]
+                                            elif lt(a, b) is False:
                                                 pc = arg[2]
-                                        elif lt(a, b) is False:
-                                            pc = arg[2]
-                                    else:
+                                else:
+                                    if op < 112:
                                         # LT_LC_JF (111)
                                         a = locals_[arg[0]]
                                         if type(a) is int:
@@ -515,9 +516,7 @@ def run_plain(vm, closure, args):
                                                 pc = arg[2]
                                         elif lt(a, arg[1]) is False:
                                             pc = arg[2]
-                            else:
-                                if op < 115:
-                                    if op < 114:
+                                    else:
                                         if op < 113:
                                             # CMP_LC_JF (112)
                                             if not compare(arg[0], locals_[arg[1]], arg[2]):
@@ -531,7 +530,9 @@ def run_plain(vm, closure, args):
                                                     pc = arg[1]
                                             elif not eq(a, c):
                                                 pc = arg[1]
-                                    else:
+                            else:
+                                if op < 117:
+                                    if op < 115:
                                         # RETURN_LOCAL (114)
                                         val = locals_[arg]
                                         if not frames:
@@ -540,19 +541,55 @@ def run_plain(vm, closure, args):
                                             del stack[sbase:]
                                         code, pc, locals_, handlers, func, sbase = frames.pop()
                                         push(val)
-                                else:
-                                    if op < 116:
-                                        # FOR_ITER_DECL (115)
-                                        v = next(stack[-1], UNSET)
-                                        if v is UNSET:
-                                            pop()
-                                            pc = arg[0]
-                                        else:
-                                            locals_[arg[1]] = v
                                     else:
-                                        # CMP_LL_JF (116)
-                                        if not compare(arg[0], locals_[arg[1]], locals_[arg[2]]):
-                                            pc = arg[3]
+                                        if op < 116:
+                                            # FOR_ITER_DECL (115)
+                                            v = next(stack[-1], UNSET)
+                                            if v is UNSET:
+                                                pop()
+                                                pc = arg[0]
+                                            else:
+                                                locals_[arg[1]] = v
+                                        else:
+                                            # CMP_LL_JF (116)
+                                            if not compare(arg[0], locals_[arg[1]], locals_[arg[2]]):
+                                                pc = arg[3]
+                                else:
+                                    if op < 118:
+                                        # CALL1_SUB_LC (117)
+                                        v = locals_[arg[0]]
+                                        if type(v) is int:
+                                            new = [v - arg[1]]
+                                        else:
+                                            new = [sub(v, arg[1])]
+                                        f = arg[2]
+                                        pad = arg[3]
+                                        if len(frames) >= room:
+                                            raise vm.depth_limit()
+                                        budget -= 1
+                                        if budget <= 0:
+                                            budget = vm.tick(budget)
+                                        frames.append((code, pc, locals_, handlers, func, sbase))
+                                        sbase = len(stack)
+                                        func = f
+                                        code = f.plain
+                                        locals_ = new + pad if pad else new
+                                        handlers = None
+                                        pc = 0
+                                    else:
+                                        # ADD_RETURN (118)
+                                        b = pop()
+                                        a = pop()
+                                        if type(a) is int and type(b) is int:
+                                            val = a + b
+                                        else:
+                                            val = add(a, b)
+                                        if not frames:
+                                            return val
+                                        if len(stack) > sbase:    # a `give` from inside a `for each`
+                                            del stack[sbase:]
+                                        code, pc, locals_, handlers, func, sbase = frames.pop()
+                                        push(val)
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 vm.trace_frame(err, func, pc - 1)

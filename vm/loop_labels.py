@@ -203,6 +203,48 @@ def run_labels(vm, closure, args):
                     pc += 1
                     if op == 3:  # LOAD_LOCAL
                         push(locals_[arg])
+                    elif op == 117:  # CALL1_SUB_LC
+                        v = locals_[arg[0]]
+                        if type(v) is int:
+                            new = [v - arg[1]]
+                        elif type(v) is Labeled:
+                            new = [_binary(vm, sub, v, arg[1])]
+                        else:
+                            new = [sub(v, arg[1])]
+                        f = arg[2]
+                        pad = arg[3]
+                        if len(frames) >= room:
+                            raise vm.depth_limit()
+                        budget -= 1
+                        if budget <= 0:
+                            budget = vm.tick(budget)
+                        frames.append((code, pc, locals_, handlers, func, stamps, sbase))
+                        sbase = len(stack)
+                        func = f
+                        code = f.plain
+                        locals_ = new + pad if pad else new
+                        stamps = [vm.stamp] * len(locals_) if pcs else None
+                        handlers = None
+                        pc = 0
+                    elif op == 118:  # ADD_RETURN
+                        b = pop()
+                        a = pop()
+                        if type(a) is int and type(b) is int:
+                            val = a + b
+                        elif type(a) is Labeled or type(b) is Labeled:
+                            val = _binary(vm, add, a, b)
+                        else:
+                            val = add(a, b)
+                        if pcs:
+                            if vm.pc:
+                                val = _join(val, vm.pc)
+                            drop_frames(vm, base_depth + len(frames))
+                        if not frames:
+                            return val
+                        if len(stack) > sbase:    # a `give` from inside a `for each`
+                            del stack[sbase:]
+                        code, pc, locals_, handlers, func, stamps, sbase = frames.pop()
+                        push(val)
                     elif op == 102:  # LOAD_LOCAL2
                         push(locals_[arg[0]])
                         push(locals_[arg[1]])

@@ -193,8 +193,8 @@ def run_labels(vm, closure, args):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op < 39:
-                        if op < 11:
+                    if op < 40:
+                        if op < 12:
                             if op < 4:
                                 if op < 3:
                                     if op < 2:
@@ -207,16 +207,16 @@ def run_labels(vm, closure, args):
                                     # LOAD_LOCAL (3)
                                     push(locals_[arg])
                             else:
-                                if op < 5:
-                                    # STORE_LOCAL (4)
-                                    v = pop()
-                                    if pcs and vm.pc:
-                                        _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0,
-                                                       _local_name(func, arg))
-                                        v = _join(v, vm.pc)
-                                    locals_[arg] = v
-                                else:
-                                    if op < 6:
+                                if op < 6:
+                                    if op < 5:
+                                        # STORE_LOCAL (4)
+                                        v = pop()
+                                        if pcs and vm.pc:
+                                            _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0,
+                                                           _local_name(func, arg))
+                                            v = _join(v, vm.pc)
+                                        locals_[arg] = v
+                                    else:
                                         # DECLARE_LOCAL (5)
                                         v = pop()
                                         if pcs and arg < func.fixed:
@@ -231,7 +231,8 @@ def run_labels(vm, closure, args):
                                                 stamps = [0] * len(locals_)
                                             stamps[arg] = vm.stamp
                                         locals_[arg] = v
-                                    else:
+                                else:
+                                    if op < 11:
                                         if op < 7:
                                             # LOAD_GLOBAL (6)
                                             v = glob[arg]
@@ -270,10 +271,7 @@ def run_labels(vm, closure, args):
                                                         caps, labels = (), EMPTY
                                                     c = Closure(f, caps)
                                                     push(Labeled(c, labels) if labels else c)
-                        else:
-                            if op < 30:
-                                if op < 24:
-                                    if op < 12:
+                                    else:
                                         # ADD (11)
                                         b = pop()
                                         a = stack[-1]
@@ -283,21 +281,24 @@ def run_labels(vm, closure, args):
                                             stack[-1] = _binary(vm, add, a, b)
                                         else:
                                             stack[-1] = add(a, b)
-                                    else:
-                                        if op < 18:
-                                            if op < 15:
-                                                if op < 13:
-                                                    # SUB (12)
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if type(a) is int and type(b) is int:
-                                                        stack[-1] = a - b
-                                                    elif type(a) is Labeled or type(b) is Labeled:
-                                                        stack[-1] = _binary(vm, sub, a, b)
+                        else:
+                            if op < 36:
+                                if op < 29:
+                                    if op < 25:
+                                        if op < 22:
+                                            if op < 17:
+                                                if op < 14:
+                                                    if op < 13:
+                                                        # SUB (12)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is int and type(b) is int:
+                                                            stack[-1] = a - b
+                                                        elif type(a) is Labeled or type(b) is Labeled:
+                                                            stack[-1] = _binary(vm, sub, a, b)
+                                                        else:
+                                                            stack[-1] = sub(a, b)
                                                     else:
-                                                        stack[-1] = sub(a, b)
-                                                else:
-                                                    if op < 14:
                                                         # MUL (13)
                                                         b = pop()
                                                         a = stack[-1]
@@ -307,7 +308,8 @@ def run_labels(vm, closure, args):
                                                             stack[-1] = _binary(vm, mul, a, b)
                                                         else:
                                                             stack[-1] = mul(a, b)
-                                                    else:
+                                                else:
+                                                    if op < 15:
                                                         # DIV (14)
                                                         b = pop()
                                                         a = stack[-1]
@@ -315,27 +317,28 @@ def run_labels(vm, closure, args):
                                                             stack[-1] = _binary(vm, div, a, b)
                                                         else:
                                                             stack[-1] = div(a, b)
-                                            else:
-                                                if op < 16:
-                                                    # MOD (15)
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if type(a) is Labeled or type(b) is Labeled:
-                                                        stack[-1] = _binary(vm, mod, a, b)
                                                     else:
-                                                        stack[-1] = mod(a, b)
-                                                else:
-                                                    if op < 17:
-                                                        # EQ (16)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is type(b) and (type(a) is int or type(a) is str):
-                                                            stack[-1] = a == b
-                                                        elif type(a) is Labeled or type(b) is Labeled:
-                                                            stack[-1] = _binary(vm, eq, a, b, False)
+                                                        if op < 16:
+                                                            # MOD (15)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is Labeled or type(b) is Labeled:
+                                                                stack[-1] = _binary(vm, mod, a, b)
+                                                            else:
+                                                                stack[-1] = mod(a, b)
                                                         else:
-                                                            stack[-1] = eq(a, b)
-                                                    else:
+                                                            # EQ (16)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is type(b) and (type(a) is int or type(a) is str):
+                                                                stack[-1] = a == b
+                                                            elif type(a) is Labeled or type(b) is Labeled:
+                                                                stack[-1] = _binary(vm, eq, a, b, False)
+                                                            else:
+                                                                stack[-1] = eq(a, b)
+                                            else:
+                                                if op < 19:
+                                                    if op < 18:
                                                         # NE (17)
                                                         b = pop()
                                                         a = stack[-1]
@@ -343,18 +346,16 @@ def run_labels(vm, closure, args):
                                                             stack[-1] = _binary(vm, ops.ne, a, b, False)
                                                         else:
                                                             stack[-1] = not eq(a, b)
-                                        else:
-                                            if op < 21:
-                                                if op < 19:
-                                                    # LT (18)
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if type(a) is int and type(b) is int:
-                                                        stack[-1] = a < b
-                                                    elif type(a) is Labeled or type(b) is Labeled:
-                                                        stack[-1] = _binary(vm, lt, a, b)
                                                     else:
-                                                        stack[-1] = lt(a, b)
+                                                        # LT (18)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is int and type(b) is int:
+                                                            stack[-1] = a < b
+                                                        elif type(a) is Labeled or type(b) is Labeled:
+                                                            stack[-1] = _binary(vm, lt, a, b)
+                                                        else:
+                                                            stack[-1] = lt(a, b)
                                                 else:
                                                     if op < 20:
                                                         # LE (19)
@@ -365,50 +366,50 @@ def run_labels(vm, closure, args):
                                                         else:
                                                             stack[-1] = le(a, b)
                                                     else:
-                                                        # GT (20)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is Labeled or type(b) is Labeled:
-                                                            stack[-1] = _binary(vm, gt, a, b)
+                                                        if op < 21:
+                                                            # GT (20)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is Labeled or type(b) is Labeled:
+                                                                stack[-1] = _binary(vm, gt, a, b)
+                                                            else:
+                                                                stack[-1] = gt(a, b)
                                                         else:
-                                                            stack[-1] = gt(a, b)
-                                            else:
-                                                if op < 22:
-                                                    # GE (21)
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if type(a) is Labeled or type(b) is Labeled:
-                                                        stack[-1] = _binary(vm, ge, a, b)
-                                                    else:
-                                                        stack[-1] = ge(a, b)
-                                                else:
-                                                    if op < 23:
-                                                        # NEG (22)
-                                                        v = stack[-1]
-                                                        if type(v) is Labeled:
-                                                            stack[-1] = _unary(vm, ops.neg, v)
-                                                        else:
-                                                            stack[-1] = ops.neg(v)
-                                                    else:
-                                                        # NOT (23)
-                                                        v = stack[-1]
-                                                        if type(v) is Labeled:
-                                                            stack[-1] = _unary(vm, ops.not_, v)
-                                                        else:
-                                                            stack[-1] = ops.not_(v)
-                                else:
-                                    if op < 28:
-                                        if op < 25:
-                                            # INDEX (24)
-                                            i = pop()
-                                            x = stack[-1]
-                                            if type(x) is list and type(i) is int and -len(x) <= i < len(x):
-                                                stack[-1] = x[i]
-                                            elif type(x) is Labeled or type(i) is Labeled:
-                                                stack[-1] = _binary(vm, index, x, i)
-                                            else:
-                                                stack[-1] = index(x, i)
+                                                            # GE (21)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is Labeled or type(b) is Labeled:
+                                                                stack[-1] = _binary(vm, ge, a, b)
+                                                            else:
+                                                                stack[-1] = ge(a, b)
                                         else:
+                                            if op < 24:
+                                                if op < 23:
+                                                    # NEG (22)
+                                                    v = stack[-1]
+                                                    if type(v) is Labeled:
+                                                        stack[-1] = _unary(vm, ops.neg, v)
+                                                    else:
+                                                        stack[-1] = ops.neg(v)
+                                                else:
+                                                    # NOT (23)
+                                                    v = stack[-1]
+                                                    if type(v) is Labeled:
+                                                        stack[-1] = _unary(vm, ops.not_, v)
+                                                    else:
+                                                        stack[-1] = ops.not_(v)
+                                            else:
+                                                # INDEX (24)
+                                                i = pop()
+                                                x = stack[-1]
+                                                if type(x) is list and type(i) is int and -len(x) <= i < len(x):
+                                                    stack[-1] = x[i]
+                                                elif type(x) is Labeled or type(i) is Labeled:
+                                                    stack[-1] = _binary(vm, index, x, i)
+                                                else:
+                                                    stack[-1] = index(x, i)
+                                    else:
+                                        if op < 27:
                                             if op < 26:
                                                 # FIELD (25)
                                                 x = stack[-1]
@@ -419,78 +420,76 @@ def run_labels(vm, closure, args):
                                                 else:
                                                     stack[-1] = ops.field(x, arg)
                                             else:
-                                                if op < 27:
-                                                    # SET_PATH (26)
-                                                    v = pop()
-                                                    if not arg:     # verified files never have 0 keys; never eat the stack
-                                                        raise vm.bad_opcode(op)
-                                                    keys = stack[-arg:]
-                                                    del stack[-arg:]
-                                                    items, labels = _plain_seq([stack[-1], v] + keys)
-                                                    if labels and vm.try_entries:
-                                                        taint_try(vm, labels)
-                                                    try:
-                                                        r = ops.set_path(items[0], items[2:], items[1])
-                                                    except SynError as e:
-                                                        e.labels = e.labels | labels
-                                                        raise
-                                                    stack[-1] = Labeled(r, labels) if labels else r
-                                                else:
-                                                    # BUILD_LIST (27)
-                                                    if arg:
-                                                        items, labels = _plain_seq(stack[-arg:])
-                                                        del stack[-arg:]
-                                                        push(Labeled(items, labels) if labels else items)
-                                                    else:
-                                                        push([])
-                                    else:
-                                        if op < 29:
-                                            # BUILD_MAP (28)
-                                            if arg:
-                                                items, labels = _plain_seq(stack[-2 * arg:])
-                                                del stack[-2 * arg:]
+                                                # SET_PATH (26)
+                                                v = pop()
+                                                if not arg:     # verified files never have 0 keys; never eat the stack
+                                                    raise vm.bad_opcode(op)
+                                                keys = stack[-arg:]
+                                                del stack[-arg:]
+                                                items, labels = _plain_seq([stack[-1], v] + keys)
                                                 if labels and vm.try_entries:
                                                     taint_try(vm, labels)
                                                 try:
-                                                    m = ops.build_map(items)
+                                                    r = ops.set_path(items[0], items[2:], items[1])
                                                 except SynError as e:
                                                     e.labels = e.labels | labels
                                                     raise
-                                                push(Labeled(m, labels) if labels else m)
-                                            else:
-                                                push({})
+                                                stack[-1] = Labeled(r, labels) if labels else r
                                         else:
-                                            # JUMP (29)
-                                            pc = arg
-                            else:
-                                if op < 37:
-                                    if op < 31:
-                                        # JUMP_IF_FALSE (30)
-                                        v = pop()
-                                        if type(v) is Labeled:
-                                            push_pc(vm, v.l, base_depth + len(frames), arg[1])
-                                            v = v.v
-                                        if v is False:
-                                            pc = arg[0]
-                                        elif v is not True:
-                                            raise vm.cond_error(func, pc - 1, v)
-                                    else:
-                                        if op < 34:
-                                            if op < 32:
-                                                # AND_JUMP (31)
-                                                v = stack[-1]
-                                                raw = v
-                                                if type(v) is Labeled:
-                                                    push_pc(vm, v.l, base_depth + len(frames), arg[1])
-                                                    raw = v.v
-                                                if raw is False:
-                                                    pc = arg[0]
-                                                elif raw is True:
-                                                    pop()
+                                            if op < 28:
+                                                # BUILD_LIST (27)
+                                                if arg:
+                                                    items, labels = _plain_seq(stack[-arg:])
+                                                    del stack[-arg:]
+                                                    push(Labeled(items, labels) if labels else items)
                                                 else:
-                                                    raise SynError(f"and needs a bool, got {ops.type_name(raw)}")
+                                                    push([])
                                             else:
-                                                if op < 33:
+                                                # BUILD_MAP (28)
+                                                if arg:
+                                                    items, labels = _plain_seq(stack[-2 * arg:])
+                                                    del stack[-2 * arg:]
+                                                    if labels and vm.try_entries:
+                                                        taint_try(vm, labels)
+                                                    try:
+                                                        m = ops.build_map(items)
+                                                    except SynError as e:
+                                                        e.labels = e.labels | labels
+                                                        raise
+                                                    push(Labeled(m, labels) if labels else m)
+                                                else:
+                                                    push({})
+                                else:
+                                    if op < 30:
+                                        # JUMP (29)
+                                        pc = arg
+                                    else:
+                                        if op < 31:
+                                            # JUMP_IF_FALSE (30)
+                                            v = pop()
+                                            if type(v) is Labeled:
+                                                push_pc(vm, v.l, base_depth + len(frames), arg[1])
+                                                v = v.v
+                                            if v is False:
+                                                pc = arg[0]
+                                            elif v is not True:
+                                                raise vm.cond_error(func, pc - 1, v)
+                                        else:
+                                            if op < 33:
+                                                if op < 32:
+                                                    # AND_JUMP (31)
+                                                    v = stack[-1]
+                                                    raw = v
+                                                    if type(v) is Labeled:
+                                                        push_pc(vm, v.l, base_depth + len(frames), arg[1])
+                                                        raw = v.v
+                                                    if raw is False:
+                                                        pc = arg[0]
+                                                    elif raw is True:
+                                                        pop()
+                                                    else:
+                                                        raise SynError(f"and needs a bool, got {ops.type_name(raw)}")
+                                                else:
                                                     # OR_JUMP (32)
                                                     v = stack[-1]
                                                     raw = v
@@ -503,7 +502,8 @@ def run_labels(vm, closure, args):
                                                         pop()
                                                     else:
                                                         raise SynError(f"or needs a bool, got {ops.type_name(raw)}")
-                                                else:
+                                            else:
+                                                if op < 34:
                                                     # CHECK_BOOL (33)
                                                     v = stack[-1]
                                                     raw = v.v if type(v) is Labeled else v
@@ -511,76 +511,76 @@ def run_labels(vm, closure, args):
                                                         ops.check_bool(raw, arg)
                                                     if vm.pc:
                                                         stack[-1] = _join(v, vm.pc)
+                                                else:
+                                                    if op < 35:
+                                                        # ITER_START (34)
+                                                        c = stack[-1]
+                                                        if type(c) is Labeled:
+                                                            if vm.try_entries:
+                                                                taint_try(vm, c.l)
+                                                            push_pc(vm, c.l, base_depth + len(frames), arg)
+                                                            try:
+                                                                stack[-1] = ops.iterate(c.v)
+                                                            except SynError as e:
+                                                                e.labels = e.labels | c.l
+                                                                raise
+                                                        else:
+                                                            stack[-1] = ops.iterate(c)
+                                                    else:
+                                                        # FOR_ITER (35)
+                                                        v = next(stack[-1], UNSET)
+                                                        if v is UNSET:
+                                                            pop()
+                                                            pc = arg
+                                                        else:
+                                                            push(v)
+                            else:
+                                if op < 38:
+                                    if op < 37:
+                                        # CALL (36)
+                                        callee = stack[-arg - 1]
+                                        if arg:
+                                            new = stack[-arg:]
                                         else:
-                                            if op < 35:
-                                                # ITER_START (34)
-                                                c = stack[-1]
-                                                if type(c) is Labeled:
-                                                    if vm.try_entries:
-                                                        taint_try(vm, c.l)
-                                                    push_pc(vm, c.l, base_depth + len(frames), arg)
-                                                    try:
-                                                        stack[-1] = ops.iterate(c.v)
-                                                    except SynError as e:
-                                                        e.labels = e.labels | c.l
-                                                        raise
-                                                else:
-                                                    stack[-1] = ops.iterate(c)
-                                            else:
-                                                if op < 36:
-                                                    # FOR_ITER (35)
-                                                    v = next(stack[-1], UNSET)
-                                                    if v is UNSET:
-                                                        pop()
-                                                        pc = arg
-                                                    else:
-                                                        push(v)
-                                                else:
-                                                    # CALL (36)
-                                                    callee = stack[-arg - 1]
-                                                    if arg:
-                                                        new = stack[-arg:]
-                                                    else:
-                                                        new = []
-                                                    del stack[-arg - 1:]
-                                                    clab = EMPTY
-                                                    if type(callee) is Labeled:
-                                                        clab = callee.l
-                                                        callee = callee.v
-                                                        if vm.try_entries:
-                                                            taint_try(vm, clab)
-                                                    if type(callee) is not Closure:
-                                                        try:
-                                                            ops.not_callable(callee)
-                                                        except SynError as e:
-                                                            e.labels = e.labels | clab
-                                                            raise
-                                                    f = callee.func
-                                                    if not f.nrequired <= arg <= len(f.params):
-                                                        try:
-                                                            ops.arity_error(f, arg)
-                                                        except SynError as e:
-                                                            e.labels = e.labels | clab
-                                                            raise
-                                                    if len(frames) >= room:
-                                                        raise vm.depth_limit()
-                                                    budget -= 1
-                                                    if budget <= 0:
-                                                        budget = vm.tick(budget)
-                                                    frames.append((code, pc, locals_, handlers, func, stamps, sbase))
-                                                    sbase = len(stack)
-                                                    if clab:    # before the parameters are stamped: they are the call's
-                                                        push_pc(vm, clab, base_depth + len(frames), 0)
-                                                    func = f
-                                                    code = f.plain
-                                                    locals_ = new + f.pads[arg]
-                                                    if callee.captures:
-                                                        locals_ += callee.captures
-                                                    stamps = [vm.stamp] * len(locals_) if pcs else None
-                                                    handlers = None
-                                                    pc = 0
-                                else:
-                                    if op < 38:
+                                            new = []
+                                        del stack[-arg - 1:]
+                                        clab = EMPTY
+                                        if type(callee) is Labeled:
+                                            clab = callee.l
+                                            callee = callee.v
+                                            if vm.try_entries:
+                                                taint_try(vm, clab)
+                                        if type(callee) is not Closure:
+                                            try:
+                                                ops.not_callable(callee)
+                                            except SynError as e:
+                                                e.labels = e.labels | clab
+                                                raise
+                                        f = callee.func
+                                        if not f.nrequired <= arg <= len(f.params):
+                                            try:
+                                                ops.arity_error(f, arg)
+                                            except SynError as e:
+                                                e.labels = e.labels | clab
+                                                raise
+                                        if len(frames) >= room:
+                                            raise vm.depth_limit()
+                                        budget -= 1
+                                        if budget <= 0:
+                                            budget = vm.tick(budget)
+                                        frames.append((code, pc, locals_, handlers, func, stamps, sbase))
+                                        sbase = len(stack)
+                                        if clab:    # before the parameters are stamped: they are the call's
+                                            push_pc(vm, clab, base_depth + len(frames), 0)
+                                        func = f
+                                        code = f.plain
+                                        locals_ = new + f.pads[arg]
+                                        if callee.captures:
+                                            locals_ += callee.captures
+                                        stamps = [vm.stamp] * len(locals_) if pcs else None
+                                        handlers = None
+                                        pc = 0
+                                    else:
                                         # CALL_TASK (37)
                                         f, n, pad = arg
                                         if n == 1:
@@ -603,7 +603,8 @@ def run_labels(vm, closure, args):
                                         stamps = [vm.stamp] * len(locals_) if pcs else None
                                         handlers = None
                                         pc = 0
-                                    else:
+                                else:
+                                    if op < 39:
                                         # CALL_BUILTIN (38)
                                         fn, n = arg
                                         if n:
@@ -617,11 +618,7 @@ def run_labels(vm, closure, args):
                                             push(fn(vm, *a))
                                         finally:
                                             vm.depth = base_depth
-                    else:
-                        if op < 106:
-                            if op < 101:
-                                if op < 44:
-                                    if op < 40:
+                                    else:
                                         # RETURN (39)
                                         val = pop()
                                         if pcs:
@@ -634,7 +631,11 @@ def run_labels(vm, closure, args):
                                             del stack[sbase:]
                                         code, pc, locals_, handlers, func, stamps, sbase = frames.pop()
                                         push(val)
-                                    else:
+                    else:
+                        if op < 108:
+                            if op < 102:
+                                if op < 100:
+                                    if op < 44:
                                         if op < 42:
                                             if op < 41:
                                                 # TRY_BEGIN (40)
@@ -661,8 +662,7 @@ def run_labels(vm, closure, args):
                                                 slot, target = arg
                                                 if locals_[slot] is not UNSET:
                                                     pc = target
-                                else:
-                                    if op < 100:
+                                    else:
                                         if op < 45:
                                             # APPEND_LOCAL (44)
                                             v = pop()
@@ -745,15 +745,14 @@ def run_labels(vm, closure, args):
                                                         _store(vm, where, stamps if op == 46 else gstamps, arg,
                                                                Labeled(r, labels) if labels else r,
                                                                _local_name(func, arg) if op == 46 else vm.program.globals[arg])
-                                    else:
+                                else:
+                                    if op < 101:
                                         # JUMP_BACK (100)
                                         budget -= pc - arg
                                         if budget <= 0:
                                             budget = vm.tick(budget)
                                         pc = arg
-                            else:
-                                if op < 103:
-                                    if op < 102:
+                                    else:
                                         # CALL_VM_BUILTIN (101)
                                         fn, n = arg
                                         if n:
@@ -767,12 +766,13 @@ def run_labels(vm, closure, args):
                                             push(fn(vm, *a))
                                         finally:
                                             vm.depth = base_depth
-                                    else:
+                            else:
+                                if op < 105:
+                                    if op < 103:
                                         # LOAD_LOCAL2 (102)
                                         push(locals_[arg[0]])
                                         push(locals_[arg[1]])
-                                else:
-                                    if op < 105:
+                                    else:
                                         if op < 104:
                                             # ADD_LL (103)
                                             a = locals_[arg[0]]
@@ -791,7 +791,8 @@ def run_labels(vm, closure, args):
                                                 push(_binary(vm, fn, a, arg[1]))
                                             else:
                                                 push(fn(a, arg[1]))
-                                    else:
+                                else:
+                                    if op < 106:
                                         # SUB_LC (105)
                                         a = locals_[arg[0]]
                                         fn = sub if op == 105 else add if op == 104 else mod
@@ -799,10 +800,7 @@ def run_labels(vm, closure, args):
                                             push(_binary(vm, fn, a, arg[1]))
                                         else:
                                             push(fn(a, arg[1]))
-                        else:
-                            if op < 112:
-                                if op < 110:
-                                    if op < 108:
+                                    else:
                                         if op < 107:
                                             # MOD_LC (106)
                                             a = locals_[arg[0]]
@@ -827,24 +825,27 @@ def run_labels(vm, closure, args):
                                                                _local_name(func, s))
                                                 v = _join(v, vm.pc)
                                             locals_[s] = v
-                                    else:
-                                        if op < 109:
-                                            # ADD_LC_ST (108)
-                                            a = locals_[arg[0]]
-                                            b = locals_[arg[1]] if op == 107 else arg[1]
-                                            if type(a) is int and type(b) is int:
-                                                v = a + b if op != 109 else a - b
-                                            elif type(a) is Labeled or type(b) is Labeled:
-                                                v = _binary(vm, sub if op == 109 else add, a, b)
-                                            else:
-                                                v = (sub if op == 109 else add)(a, b)
-                                            s = arg[2]
-                                            if pcs and vm.pc:
-                                                _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
-                                                               _local_name(func, s))
-                                                v = _join(v, vm.pc)
-                                            locals_[s] = v
+                        else:
+                            if op < 114:
+                                if op < 111:
+                                    if op < 109:
+                                        # ADD_LC_ST (108)
+                                        a = locals_[arg[0]]
+                                        b = locals_[arg[1]] if op == 107 else arg[1]
+                                        if type(a) is int and type(b) is int:
+                                            v = a + b if op != 109 else a - b
+                                        elif type(a) is Labeled or type(b) is Labeled:
+                                            v = _binary(vm, sub if op == 109 else add, a, b)
                                         else:
+                                            v = (sub if op == 109 else add)(a, b)
+                                        s = arg[2]
+                                        if pcs and vm.pc:
+                                            _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
+                                                           _local_name(func, s))
+                                            v = _join(v, vm.pc)
+                                        locals_[s] = v
+                                    else:
+                                        if op < 110:
                                             # SUB_LC_ST (109)
                                             a = locals_[arg[0]]
                                             b = locals_[arg[1]] if op == 107 else arg[1]
@@ -860,24 +861,24 @@ def run_labels(vm, closure, args):
                                                                _local_name(func, s))
                                                 v = _join(v, vm.pc)
                                             locals_[s] = v
-                                else:
-                                    if op < 111:
-                                        # LT_LL_JF (110)
-                                        a = locals_[arg[0]]
-                                        b = locals_[arg[1]]
-                                        if type(a) is int and type(b) is int:
-                                            if not a < b:
-                                                pc = arg[2]
                                         else:
-                                            if type(a) is Labeled or type(b) is Labeled:
-                                                c = _binary(vm, lt, a, b)
-                                                push_pc(vm, c.l, base_depth + len(frames), arg[3])
-                                                c = c.v
+                                            # LT_LL_JF (110)
+                                            a = locals_[arg[0]]
+                                            b = locals_[arg[1]]
+                                            if type(a) is int and type(b) is int:
+                                                if not a < b:
+                                                    pc = arg[2]
                                             else:
-                                                c = lt(a, b)
-                                            if c is False:
-                                                pc = arg[2]
-                                    else:
+                                                if type(a) is Labeled or type(b) is Labeled:
+                                                    c = _binary(vm, lt, a, b)
+                                                    push_pc(vm, c.l, base_depth + len(frames), arg[3])
+                                                    c = c.v
+                                                else:
+                                                    c = lt(a, b)
+                                                if c is False:
+                                                    pc = arg[2]
+                                else:
+                                    if op < 112:
                                         # LT_LC_JF (111)
                                         a = locals_[arg[0]]
                                         if type(a) is int:
@@ -892,9 +893,7 @@ def run_labels(vm, closure, args):
                                                 c = lt(a, arg[1])
                                             if c is False:
                                                 pc = arg[2]
-                            else:
-                                if op < 115:
-                                    if op < 114:
+                                    else:
                                         if op < 113:
                                             # CMP_LC_JF (112)
                                             a = locals_[arg[1]]
@@ -919,7 +918,9 @@ def run_labels(vm, closure, args):
                                                     pc = arg[1]
                                             elif not eq(a, c):
                                                 pc = arg[1]
-                                    else:
+                            else:
+                                if op < 117:
+                                    if op < 115:
                                         # RETURN_LOCAL (114)
                                         val = locals_[arg]
                                         if pcs:
@@ -932,33 +933,78 @@ def run_labels(vm, closure, args):
                                             del stack[sbase:]
                                         code, pc, locals_, handlers, func, stamps, sbase = frames.pop()
                                         push(val)
-                                else:
-                                    if op < 116:
-                                        # FOR_ITER_DECL (115)
-                                        v = next(stack[-1], UNSET)
-                                        if v is UNSET:
-                                            pop()
-                                            pc = arg[0]
-                                        else:
-                                            if pcs:
-                                                if vm.pc:
-                                                    v = _join(v, vm.pc)
-                                                if stamps is None:
-                                                    stamps = [0] * len(locals_)
-                                                stamps[arg[1]] = vm.stamp
-                                            locals_[arg[1]] = v
                                     else:
-                                        # CMP_LL_JF (116)
-                                        a = locals_[arg[1]]
-                                        b = arg[2] if op == 112 else locals_[arg[2]]
-                                        if type(a) is Labeled or type(b) is Labeled:
-                                            c = _binary(vm, _CMP[arg[0]], a, b, arg[0] < 3)
-                                            push_pc(vm, c.l, base_depth + len(frames), arg[4])
-                                            c = c.v
+                                        if op < 116:
+                                            # FOR_ITER_DECL (115)
+                                            v = next(stack[-1], UNSET)
+                                            if v is UNSET:
+                                                pop()
+                                                pc = arg[0]
+                                            else:
+                                                if pcs:
+                                                    if vm.pc:
+                                                        v = _join(v, vm.pc)
+                                                    if stamps is None:
+                                                        stamps = [0] * len(locals_)
+                                                    stamps[arg[1]] = vm.stamp
+                                                locals_[arg[1]] = v
                                         else:
-                                            c = compare(arg[0], a, b)
-                                        if c is False:
-                                            pc = arg[3]
+                                            # CMP_LL_JF (116)
+                                            a = locals_[arg[1]]
+                                            b = arg[2] if op == 112 else locals_[arg[2]]
+                                            if type(a) is Labeled or type(b) is Labeled:
+                                                c = _binary(vm, _CMP[arg[0]], a, b, arg[0] < 3)
+                                                push_pc(vm, c.l, base_depth + len(frames), arg[4])
+                                                c = c.v
+                                            else:
+                                                c = compare(arg[0], a, b)
+                                            if c is False:
+                                                pc = arg[3]
+                                else:
+                                    if op < 118:
+                                        # CALL1_SUB_LC (117)
+                                        v = locals_[arg[0]]
+                                        if type(v) is int:
+                                            new = [v - arg[1]]
+                                        elif type(v) is Labeled:
+                                            new = [_binary(vm, sub, v, arg[1])]
+                                        else:
+                                            new = [sub(v, arg[1])]
+                                        f = arg[2]
+                                        pad = arg[3]
+                                        if len(frames) >= room:
+                                            raise vm.depth_limit()
+                                        budget -= 1
+                                        if budget <= 0:
+                                            budget = vm.tick(budget)
+                                        frames.append((code, pc, locals_, handlers, func, stamps, sbase))
+                                        sbase = len(stack)
+                                        func = f
+                                        code = f.plain
+                                        locals_ = new + pad if pad else new
+                                        stamps = [vm.stamp] * len(locals_) if pcs else None
+                                        handlers = None
+                                        pc = 0
+                                    else:
+                                        # ADD_RETURN (118)
+                                        b = pop()
+                                        a = pop()
+                                        if type(a) is int and type(b) is int:
+                                            val = a + b
+                                        elif type(a) is Labeled or type(b) is Labeled:
+                                            val = _binary(vm, add, a, b)
+                                        else:
+                                            val = add(a, b)
+                                        if pcs:
+                                            if vm.pc:
+                                                val = _join(val, vm.pc)
+                                            drop_frames(vm, base_depth + len(frames))
+                                        if not frames:
+                                            return val
+                                        if len(stack) > sbase:    # a `give` from inside a `for each`
+                                            del stack[sbase:]
+                                        code, pc, locals_, handlers, func, stamps, sbase = frames.pop()
+                                        push(val)
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 if vm.pc:

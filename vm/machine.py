@@ -55,6 +55,7 @@ class VM:
         self.trace = opts.trace
         self.write = opts.out or _stdout_write
         self.tokens_used = 0
+        self.trace_calls = 0            # model calls so far, numbered in --trace lines
         self.depth = 0
         self.steps = 0                  # steps accounted so far
         self.deadline = None

@@ -135,6 +135,8 @@ _INTERNAL = [
     ("RETURN_LOCAL",    114, "LOAD_LOCAL a; RETURN"),
     ("FOR_ITER_DECL",   115, "FOR_ITER t; DECLARE_LOCAL s"),
     ("CMP_LL_JF",       116, "LOAD_LOCAL a; LOAD_LOCAL b; LE|GT|GE|EQ|NE; JUMP_IF_FALSE t"),
+    ("CALL1_SUB_LC",    117, "LOAD_LOCAL a; CONST c; SUB; CALL_TASK f 1 (recursion on n - 1)"),
+    ("ADD_RETURN",      118, "ADD; RETURN"),
 ]
 INTERNAL = {name: code for name, code, _ in _INTERNAL}
 INTERNAL_DOCS = {code: doc for _, code, doc in _INTERNAL}

@@ -867,3 +867,50 @@ def test_run_and_exec_agree(syn, write, tmp_path, name):
         assert a.returncode == 0 and a.stdout == '["c"]\n'
     else:
         assert a.returncode == 3 and "label_violation" in a.stderr
+
+
+# ---- release points come from the code, not from the file -----------------------------------
+
+def test_break_in_a_labelled_branch_of_a_loop_that_can_give_stays_raised():
+    """After the loop, `print` runs only if the loop did not `give`, and that depends on
+    the labelled branch: the pc stays raised until the task returns (stricter than the
+    end-of-loop rule, which would let this print reveal the secret)."""
+    r = run('''\
+        task probe(secret)
+            while true
+                when secret
+                    break
+                give "gave"
+            print("secret was true")
+            give "broke"
+        print(probe(private(true, "c")))
+    ''')
+    assert r.code == 3 and "label_violation" in r.err and "secret was true" not in r.out
+
+
+def test_break_in_a_labelled_branch_releases_at_the_loop_end_otherwise():
+    loop = '''\
+        let secret be private(SECRET, "c")
+        let n be 0
+        while n < 3
+            set n to n + 1
+            when secret
+                break
+        print("after the loop")
+    '''
+    # Breaking at once: the loop ends, its pc is released, printing is fine.
+    r = run(loop.replace("SECRET", "true"))
+    assert r.code == 0 and r.out == "after the loop\n"
+    # Not breaking: the second `set n` runs under the pc the first `when` left raised
+    # until the loop ends, and n is public: no sensitive upgrade stops it.
+    r = run(loop.replace("SECRET", "false"))
+    assert r.code == 3 and "set of 'n'" in r.err
+
+    r = run('''\
+        let secret be private(true, "c")
+        for each i in [1, 2]
+            when secret
+                continue
+        print("after the loop")
+    ''')
+    assert r.code == 0 and r.out == "after the loop\n"

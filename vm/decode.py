@@ -151,6 +151,8 @@ def _match(code, i, n, targets):
                 return 4, O.LT_LL_JF, (a0, a1) + _jf(a3), i + 2
             if op2 in _CMP_KIND and op3 == O.JUMP_IF_FALSE and free(4):
                 return 4, O.CMP_LL_JF, (_CMP_KIND[op2], a0, a1) + _jf(a3), i + 2
+            if op2 == O.SUB and op3 == O.STORE_LOCAL and free(4):
+                return 4, O.SUB_LL_ST, (a0, a1, a3), i + 2
             if op2 == O.ADD and free(3):
                 return 3, O.ADD_LL, (a0, a1), i + 2
             if free(2):
@@ -172,12 +174,18 @@ def _match(code, i, n, targets):
                 return 3, O.SUB_LC, (a0, a1), i + 2
             if op2 == O.MOD and a1 and free(3):
                 return 3, O.MOD_LC, (a0, a1), i + 2
+            if op2 == O.MUL and free(3):
+                return 3, O.MUL_LC, (a0, a1), i + 2
         if op1 == O.RETURN and free(2):
             return 2, O.RETURN_LOCAL, a0, i + 1
     elif op0 == O.CONST and op1 == O.EQ and op2 == O.JUMP_IF_FALSE and _simple(a0) and free(3):
         return 3, O.EQ_C_JF, (a0,) + _jf(a2), i + 1
     elif op0 == O.ADD and op1 == O.RETURN and free(2):
         return 2, O.ADD_RETURN, None, i
+    elif op0 == O.ADD and op1 == O.STORE_LOCAL and free(2):
+        return 2, O.ADD_ST, a1, i
+    elif op0 == O.SUB and op1 == O.STORE_LOCAL and free(2):
+        return 2, O.SUB_ST, a1, i
     elif op0 == O.FOR_ITER and op1 == O.DECLARE_LOCAL and free(2):
         return 2, O.FOR_ITER_DECL, (a0, a1), i
     return None

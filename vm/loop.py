@@ -89,6 +89,33 @@ def run_plain(vm, closure, args):
                         locals_ = new + pad if pad else new
                         handlers = None
                         pc = 0
+                    elif op == 119:  # MUL_LC
+                        a = locals_[arg[0]]
+                        if type(a) is int and type(arg[1]) is int:
+                            push(a * arg[1])
+                        else:
+                            push(mul(a, arg[1]))
+                    elif op == 120:  # SUB_LL_ST
+                        a = locals_[arg[0]]
+                        b = locals_[arg[1]]
+                        if type(a) is int and type(b) is int:
+                            locals_[arg[2]] = a - b
+                        else:
+                            locals_[arg[2]] = sub(a, b)
+                    elif op == 121:  # ADD_ST
+                        b = pop()
+                        a = pop()
+                        if type(a) is int and type(b) is int:
+                            locals_[arg] = a + b
+                        else:
+                            locals_[arg] = add(a, b)
+                    elif op == 122:  # SUB_ST
+                        b = pop()
+                        a = pop()
+                        if type(a) is int and type(b) is int:
+                            locals_[arg] = a - b
+                        else:
+                            locals_[arg] = sub(a, b)
                     elif op == 118:  # ADD_RETURN
                         b = pop()
                         a = pop()

@@ -40,7 +40,7 @@ def run_plain(vm, closure, args):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op < 40:
+                    if op < 44:
                         if op < 12:
                             if op < 4:
                                 if op < 3:
@@ -95,7 +95,7 @@ def run_plain(vm, closure, args):
                                         else:
                                             stack[-1] = add(a, b)
                         else:
-                            if op < 36:
+                            if op < 37:
                                 if op < 29:
                                     if op < 25:
                                         if op < 22:
@@ -246,7 +246,7 @@ def run_plain(vm, closure, args):
                                             elif v is not True:
                                                 raise vm.cond_error(func, pc - 1, v)
                                         else:
-                                            if op < 33:
+                                            if op < 34:
                                                 if op < 32:
                                                     # AND_JUMP (31)
                                                     v = stack[-1]
@@ -257,25 +257,26 @@ def run_plain(vm, closure, args):
                                                     else:
                                                         raise SynError(f"and needs a bool, got {ops.type_name(v)}")
                                                 else:
-                                                    # OR_JUMP (32)
-                                                    v = stack[-1]
-                                                    if v is True:
-                                                        pc = arg
-                                                    elif v is False:
-                                                        pop()
+                                                    if op < 33:
+                                                        # OR_JUMP (32)
+                                                        v = stack[-1]
+                                                        if v is True:
+                                                            pc = arg
+                                                        elif v is False:
+                                                            pop()
+                                                        else:
+                                                            raise SynError(f"or needs a bool, got {ops.type_name(v)}")
                                                     else:
-                                                        raise SynError(f"or needs a bool, got {ops.type_name(v)}")
+                                                        # CHECK_BOOL (33)
+                                                        v = stack[-1]
+                                                        if v is not True and v is not False:
+                                                            ops.check_bool(v, arg)
                                             else:
-                                                if op < 34:
-                                                    # CHECK_BOOL (33)
-                                                    v = stack[-1]
-                                                    if v is not True and v is not False:
-                                                        ops.check_bool(v, arg)
+                                                if op < 35:
+                                                    # ITER_START (34)
+                                                    stack[-1] = ops.iterate(stack[-1])
                                                 else:
-                                                    if op < 35:
-                                                        # ITER_START (34)
-                                                        stack[-1] = ops.iterate(stack[-1])
-                                                    else:
+                                                    if op < 36:
                                                         # FOR_ITER (35)
                                                         v = next(stack[-1], UNSET)
                                                         if v is UNSET:
@@ -283,57 +284,56 @@ def run_plain(vm, closure, args):
                                                             pc = arg
                                                         else:
                                                             push(v)
+                                                    else:
+                                                        # CALL (36)
+                                                        callee = stack[-arg - 1]
+                                                        if arg:
+                                                            new = stack[-arg:]
+                                                        else:
+                                                            new = []
+                                                        del stack[-arg - 1:]
+                                                        if type(callee) is not Closure:
+                                                            ops.not_callable(callee)
+                                                        f = callee.func
+                                                        if not f.nrequired <= arg <= len(f.params):
+                                                            ops.arity_error(f, arg)
+                                                        if len(frames) >= room:
+                                                            raise vm.depth_limit()
+                                                        budget -= 1
+                                                        if budget <= 0:
+                                                            budget = vm.tick(budget)
+                                                        frames.append((code, pc, locals_, handlers, func, sbase))
+                                                        sbase = len(stack)
+                                                        func = f
+                                                        code = f.plain
+                                                        locals_ = new + f.pads[arg]
+                                                        if callee.captures:
+                                                            locals_ += callee.captures
+                                                        handlers = None
+                                                        pc = 0
                             else:
                                 if op < 38:
-                                    if op < 37:
-                                        # CALL (36)
-                                        callee = stack[-arg - 1]
-                                        if arg:
-                                            new = stack[-arg:]
-                                        else:
-                                            new = []
-                                        del stack[-arg - 1:]
-                                        if type(callee) is not Closure:
-                                            ops.not_callable(callee)
-                                        f = callee.func
-                                        if not f.nrequired <= arg <= len(f.params):
-                                            ops.arity_error(f, arg)
-                                        if len(frames) >= room:
-                                            raise vm.depth_limit()
-                                        budget -= 1
-                                        if budget <= 0:
-                                            budget = vm.tick(budget)
-                                        frames.append((code, pc, locals_, handlers, func, sbase))
-                                        sbase = len(stack)
-                                        func = f
-                                        code = f.plain
-                                        locals_ = new + f.pads[arg]
-                                        if callee.captures:
-                                            locals_ += callee.captures
-                                        handlers = None
-                                        pc = 0
+                                    # CALL_TASK (37)
+                                    f, n, pad = arg
+                                    if n == 1:
+                                        new = [pop()]
+                                    elif n:
+                                        new = stack[-n:]
+                                        del stack[-n:]
                                     else:
-                                        # CALL_TASK (37)
-                                        f, n, pad = arg
-                                        if n == 1:
-                                            new = [pop()]
-                                        elif n:
-                                            new = stack[-n:]
-                                            del stack[-n:]
-                                        else:
-                                            new = []
-                                        if len(frames) >= room:
-                                            raise vm.depth_limit()
-                                        budget -= 1
-                                        if budget <= 0:
-                                            budget = vm.tick(budget)
-                                        frames.append((code, pc, locals_, handlers, func, sbase))
-                                        sbase = len(stack)
-                                        func = f
-                                        code = f.plain
-                                        locals_ = new + pad if pad else new
-                                        handlers = None
-                                        pc = 0
+                                        new = []
+                                    if len(frames) >= room:
+                                        raise vm.depth_limit()
+                                    budget -= 1
+                                    if budget <= 0:
+                                        budget = vm.tick(budget)
+                                    frames.append((code, pc, locals_, handlers, func, sbase))
+                                    sbase = len(stack)
+                                    func = f
+                                    code = f.plain
+                                    locals_ = new + pad if pad else new
+                                    handlers = None
+                                    pc = 0
                                 else:
                                     if op < 39:
                                         # CALL_BUILTIN (38)
@@ -345,43 +345,43 @@ def run_plain(vm, closure, args):
                                         else:
                                             push(fn())
                                     else:
-                                        # RETURN (39)
-                                        val = pop()
-                                        if not frames:
-                                            return val
-                                        if len(stack) > sbase:    # a `give` from inside a `for each`
-                                            del stack[sbase:]
-                                        code, pc, locals_, handlers, func, sbase = frames.pop()
-                                        push(val)
+                                        if op < 40:
+                                            # RETURN (39)
+                                            val = pop()
+                                            if not frames:
+                                                return val
+                                            if len(stack) > sbase:    # a `give` from inside a `for each`
+                                                del stack[sbase:]
+                                            code, pc, locals_, handlers, func, sbase = frames.pop()
+                                            push(val)
+                                        else:
+                                            if op < 41:
+                                                # TRY_BEGIN (40)
+                                                if handlers is None:
+                                                    handlers = []
+                                                handlers.append((arg, len(stack)))
+                                            else:
+                                                if op < 43:
+                                                    # TRY_END (41)
+                                                    handlers.pop()
+                                                else:
+                                                    # JUMP_IF_SET (43)
+                                                    slot, target = arg
+                                                    if locals_[slot] is not UNSET:
+                                                        pc = target
                     else:
-                        if op < 108:
-                            if op < 102:
+                        if op < 110:
+                            if op < 103:
                                 if op < 101:
                                     if op < 100:
                                         if op < 45:
-                                            if op < 44:
-                                                if op < 41:
-                                                    # TRY_BEGIN (40)
-                                                    if handlers is None:
-                                                        handlers = []
-                                                    handlers.append((arg, len(stack)))
-                                                else:
-                                                    if op < 43:
-                                                        # TRY_END (41)
-                                                        handlers.pop()
-                                                    else:
-                                                        # JUMP_IF_SET (43)
-                                                        slot, target = arg
-                                                        if locals_[slot] is not UNSET:
-                                                            pc = target
+                                            # APPEND_LOCAL (44)
+                                            v = pop()
+                                            x = locals_[arg]
+                                            if type(x) is list and refcount(x) <= 3:
+                                                x.append(v)
                                             else:
-                                                # APPEND_LOCAL (44)
-                                                v = pop()
-                                                x = locals_[arg]
-                                                if type(x) is list and refcount(x) <= 3:
-                                                    x.append(v)
-                                                else:
-                                                    locals_[arg] = ops.append(x, v)
+                                                locals_[arg] = ops.append(x, v)
                                         else:
                                             if op < 46:
                                                 # APPEND_GLOBAL (45)
@@ -421,26 +421,27 @@ def run_plain(vm, closure, args):
                                             budget = vm.tick(budget)
                                         pc = arg
                                 else:
-                                    # CALL_VM_BUILTIN (101)
-                                    fn, n = arg
-                                    if n:
-                                        a = stack[-n:]
-                                        del stack[-n:]
+                                    if op < 102:
+                                        # CALL_VM_BUILTIN (101)
+                                        fn, n = arg
+                                        if n:
+                                            a = stack[-n:]
+                                            del stack[-n:]
+                                        else:
+                                            a = ()
+                                        vm.depth = base_depth + len(frames) + 1
+                                        vm.site = (func, pc - 1)
+                                        try:
+                                            push(fn(vm, *a))
+                                        finally:
+                                            vm.depth = base_depth
                                     else:
-                                        a = ()
-                                    vm.depth = base_depth + len(frames) + 1
-                                    vm.site = (func, pc - 1)
-                                    try:
-                                        push(fn(vm, *a))
-                                    finally:
-                                        vm.depth = base_depth
-                            else:
-                                if op < 105:
-                                    if op < 103:
                                         # LOAD_LOCAL2 (102)
                                         push(locals_[arg[0]])
                                         push(locals_[arg[1]])
-                                    else:
+                            else:
+                                if op < 106:
+                                    if op < 105:
                                         if op < 104:
                                             # ADD_LL (103)
                                             a = locals_[arg[0]]
@@ -456,15 +457,15 @@ def run_plain(vm, closure, args):
                                                 push(a + arg[1])
                                             else:
                                                 push(add(a, arg[1]))
-                                else:
-                                    if op < 106:
+                                    else:
                                         # SUB_LC (105)
                                         a = locals_[arg[0]]
                                         if type(a) is int:
                                             push(a - arg[1])
                                         else:
                                             push(sub(a, arg[1]))
-                                    else:
+                                else:
+                                    if op < 108:
                                         if op < 107:
                                             # MOD_LC (106)
                                             a = locals_[arg[0]]
@@ -480,35 +481,34 @@ def run_plain(vm, closure, args):
                                                 locals_[arg[2]] = a + b
                                             else:
                                                 locals_[arg[2]] = add(a, b)
-                        else:
-                            if op < 114:
-                                if op < 111:
-                                    if op < 109:
-                                        # ADD_LC_ST (108)
-                                        a = locals_[arg[0]]
-                                        if type(a) is int:
-                                            locals_[arg[2]] = a + arg[1]
-                                        else:
-                                            locals_[arg[2]] = add(a, arg[1])
                                     else:
-                                        if op < 110:
+                                        if op < 109:
+                                            # ADD_LC_ST (108)
+                                            a = locals_[arg[0]]
+                                            if type(a) is int:
+                                                locals_[arg[2]] = a + arg[1]
+                                            else:
+                                                locals_[arg[2]] = add(a, arg[1])
+                                        else:
                                             # SUB_LC_ST (109)
                                             a = locals_[arg[0]]
                                             if type(a) is int:
                                                 locals_[arg[2]] = a - arg[1]
                                             else:
                                                 locals_[arg[2]] = sub(a, arg[1])
-                                        else:
-                                            # LT_LL_JF (110)
-                                            a = locals_[arg[0]]
-                                            b = locals_[arg[1]]
-                                            if type(a) is int and type(b) is int:
-                                                if not a < b:
-                                                    pc = arg[2]
-                                            elif lt(a, b) is False:
+                        else:
+                            if op < 115:
+                                if op < 112:
+                                    if op < 111:
+                                        # LT_LL_JF (110)
+                                        a = locals_[arg[0]]
+                                        b = locals_[arg[1]]
+                                        if type(a) is int and type(b) is int:
+                                            if not a < b:
                                                 pc = arg[2]
-                                else:
-                                    if op < 112:
+                                        elif lt(a, b) is False:
+                                            pc = arg[2]
+                                    else:
                                         # LT_LC_JF (111)
                                         a = locals_[arg[0]]
                                         if type(a) is int:
@@ -516,7 +516,8 @@ def run_plain(vm, closure, args):
                                                 pc = arg[2]
                                         elif lt(a, arg[1]) is False:
                                             pc = arg[2]
-                                    else:
+                                else:
+                                    if op < 114:
                                         if op < 113:
                                             # CMP_LC_JF (112)
                                             if not compare(arg[0], locals_[arg[1]], arg[2]):
@@ -530,9 +531,7 @@ def run_plain(vm, closure, args):
                                                     pc = arg[1]
                                             elif not eq(a, c):
                                                 pc = arg[1]
-                            else:
-                                if op < 117:
-                                    if op < 115:
+                                    else:
                                         # RETURN_LOCAL (114)
                                         val = locals_[arg]
                                         if not frames:
@@ -541,7 +540,9 @@ def run_plain(vm, closure, args):
                                             del stack[sbase:]
                                         code, pc, locals_, handlers, func, sbase = frames.pop()
                                         push(val)
-                                    else:
+                            else:
+                                if op < 118:
+                                    if op < 117:
                                         if op < 116:
                                             # FOR_ITER_DECL (115)
                                             v = next(stack[-1], UNSET)
@@ -554,8 +555,7 @@ def run_plain(vm, closure, args):
                                             # CMP_LL_JF (116)
                                             if not compare(arg[0], locals_[arg[1]], locals_[arg[2]]):
                                                 pc = arg[3]
-                                else:
-                                    if op < 118:
+                                    else:
                                         # CALL1_SUB_LC (117)
                                         v = locals_[arg[0]]
                                         if type(v) is int:
@@ -576,20 +576,55 @@ def run_plain(vm, closure, args):
                                         locals_ = new + pad if pad else new
                                         handlers = None
                                         pc = 0
-                                    else:
-                                        # ADD_RETURN (118)
-                                        b = pop()
-                                        a = pop()
-                                        if type(a) is int and type(b) is int:
-                                            val = a + b
+                                else:
+                                    if op < 120:
+                                        if op < 119:
+                                            # ADD_RETURN (118)
+                                            b = pop()
+                                            a = pop()
+                                            if type(a) is int and type(b) is int:
+                                                val = a + b
+                                            else:
+                                                val = add(a, b)
+                                            if not frames:
+                                                return val
+                                            if len(stack) > sbase:    # a `give` from inside a `for each`
+                                                del stack[sbase:]
+                                            code, pc, locals_, handlers, func, sbase = frames.pop()
+                                            push(val)
                                         else:
-                                            val = add(a, b)
-                                        if not frames:
-                                            return val
-                                        if len(stack) > sbase:    # a `give` from inside a `for each`
-                                            del stack[sbase:]
-                                        code, pc, locals_, handlers, func, sbase = frames.pop()
-                                        push(val)
+                                            # MUL_LC (119)
+                                            a = locals_[arg[0]]
+                                            if type(a) is int and type(arg[1]) is int:
+                                                push(a * arg[1])
+                                            else:
+                                                push(mul(a, arg[1]))
+                                    else:
+                                        if op < 121:
+                                            # SUB_LL_ST (120)
+                                            a = locals_[arg[0]]
+                                            b = locals_[arg[1]]
+                                            if type(a) is int and type(b) is int:
+                                                locals_[arg[2]] = a - b
+                                            else:
+                                                locals_[arg[2]] = sub(a, b)
+                                        else:
+                                            if op < 122:
+                                                # ADD_ST (121)
+                                                b = pop()
+                                                a = pop()
+                                                if type(a) is int and type(b) is int:
+                                                    locals_[arg] = a + b
+                                                else:
+                                                    locals_[arg] = add(a, b)
+                                            else:
+                                                # SUB_ST (122)
+                                                b = pop()
+                                                a = pop()
+                                                if type(a) is int and type(b) is int:
+                                                    locals_[arg] = a - b
+                                                else:
+                                                    locals_[arg] = sub(a, b)
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 vm.trace_frame(err, func, pc - 1)

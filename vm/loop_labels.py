@@ -299,13 +299,38 @@ def run_labels(vm, closure, args):
                                 pc = arg[1]
                         elif not eq(a, c):
                             pc = arg[1]
-                    elif op == 105 or op == 104 or op == 106:  # SUB_LC, ADD_LC, MOD_LC
+                    elif op == 105:  # SUB_LC
                         a = locals_[arg[0]]
-                        fn = sub if op == 105 else add if op == 104 else mod
-                        if type(a) is Labeled:
-                            push(_binary(vm, fn, a, arg[1]))
+                        if type(a) is int and type(arg[1]) is int:
+                            push(a - arg[1])
+                        elif type(a) is Labeled:
+                            push(_binary(vm, sub, a, arg[1]))
                         else:
-                            push(fn(a, arg[1]))
+                            push(sub(a, arg[1]))
+                    elif op == 104:  # ADD_LC
+                        a = locals_[arg[0]]
+                        if type(a) is int and type(arg[1]) is int:
+                            push(a + arg[1])
+                        elif type(a) is Labeled:
+                            push(_binary(vm, add, a, arg[1]))
+                        else:
+                            push(add(a, arg[1]))
+                    elif op == 106:  # MOD_LC
+                        a = locals_[arg[0]]
+                        if type(a) is int and type(arg[1]) is int:
+                            push(a % arg[1])
+                        elif type(a) is Labeled:
+                            push(_binary(vm, mod, a, arg[1]))
+                        else:
+                            push(mod(a, arg[1]))
+                    elif op == 119:  # MUL_LC
+                        a = locals_[arg[0]]
+                        if type(a) is int and type(arg[1]) is int:
+                            push(a * arg[1])
+                        elif type(a) is Labeled:
+                            push(_binary(vm, mul, a, arg[1]))
+                        else:
+                            push(mul(a, arg[1]))
                     elif op == 103:  # ADD_LL
                         a = locals_[arg[0]]
                         b = locals_[arg[1]]
@@ -315,21 +340,94 @@ def run_labels(vm, closure, args):
                             push(_binary(vm, add, a, b))
                         else:
                             push(add(a, b))
-                    elif op == 107 or op == 108 or op == 109:  # ADD_LL_ST, ADD_LC_ST, SUB_LC_ST
+                    elif op == 107:  # ADD_LL_ST
                         a = locals_[arg[0]]
-                        b = locals_[arg[1]] if op == 107 else arg[1]
+                        b = locals_[arg[1]]
                         if type(a) is int and type(b) is int:
-                            v = a + b if op != 109 else a - b
+                            v = a + b
                         elif type(a) is Labeled or type(b) is Labeled:
-                            v = _binary(vm, sub if op == 109 else add, a, b)
+                            v = _binary(vm, add, a, b)
                         else:
-                            v = (sub if op == 109 else add)(a, b)
+                            v = add(a, b)
                         s = arg[2]
                         if pcs and vm.pc:
                             _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
                                            _local_name(func, s))
                             v = _join(v, vm.pc)
                         locals_[s] = v
+                    elif op == 108:  # ADD_LC_ST
+                        a = locals_[arg[0]]
+                        b = arg[1]
+                        if type(a) is int and type(b) is int:
+                            v = a + b
+                        elif type(a) is Labeled or type(b) is Labeled:
+                            v = _binary(vm, add, a, b)
+                        else:
+                            v = add(a, b)
+                        s = arg[2]
+                        if pcs and vm.pc:
+                            _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
+                                           _local_name(func, s))
+                            v = _join(v, vm.pc)
+                        locals_[s] = v
+                    elif op == 109:  # SUB_LC_ST
+                        a = locals_[arg[0]]
+                        b = arg[1]
+                        if type(a) is int and type(b) is int:
+                            v = a - b
+                        elif type(a) is Labeled or type(b) is Labeled:
+                            v = _binary(vm, sub, a, b)
+                        else:
+                            v = sub(a, b)
+                        s = arg[2]
+                        if pcs and vm.pc:
+                            _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
+                                           _local_name(func, s))
+                            v = _join(v, vm.pc)
+                        locals_[s] = v
+                    elif op == 120:  # SUB_LL_ST
+                        a = locals_[arg[0]]
+                        b = locals_[arg[1]]
+                        if type(a) is int and type(b) is int:
+                            v = a - b
+                        elif type(a) is Labeled or type(b) is Labeled:
+                            v = _binary(vm, sub, a, b)
+                        else:
+                            v = sub(a, b)
+                        s = arg[2]
+                        if pcs and vm.pc:
+                            _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
+                                           _local_name(func, s))
+                            v = _join(v, vm.pc)
+                        locals_[s] = v
+                    elif op == 121:  # ADD_ST
+                        b = pop()
+                        a = pop()
+                        if type(a) is int and type(b) is int:
+                            v = a + b
+                        elif type(a) is Labeled or type(b) is Labeled:
+                            v = _binary(vm, add, a, b)
+                        else:
+                            v = add(a, b)
+                        if pcs and vm.pc:
+                            _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0,
+                                           _local_name(func, arg))
+                            v = _join(v, vm.pc)
+                        locals_[arg] = v
+                    elif op == 122:  # SUB_ST
+                        b = pop()
+                        a = pop()
+                        if type(a) is int and type(b) is int:
+                            v = a - b
+                        elif type(a) is Labeled or type(b) is Labeled:
+                            v = _binary(vm, sub, a, b)
+                        else:
+                            v = sub(a, b)
+                        if pcs and vm.pc:
+                            _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0,
+                                           _local_name(func, arg))
+                            v = _join(v, vm.pc)
+                        locals_[arg] = v
                     elif op == 114:  # RETURN_LOCAL
                         val = locals_[arg]
                         if pcs:

@@ -193,8 +193,8 @@ def run_labels(vm, closure, args):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op < 40:
-                        if op < 12:
+                    if op < 43:
+                        if op < 15:
                             if op < 4:
                                 if op < 3:
                                     if op < 2:
@@ -272,72 +272,72 @@ def run_labels(vm, closure, args):
                                                     c = Closure(f, caps)
                                                     push(Labeled(c, labels) if labels else c)
                                     else:
-                                        # ADD (11)
-                                        b = pop()
-                                        a = stack[-1]
-                                        if type(a) is int and type(b) is int:
-                                            stack[-1] = a + b
-                                        elif type(a) is Labeled or type(b) is Labeled:
-                                            stack[-1] = _binary(vm, add, a, b)
+                                        if op < 12:
+                                            # ADD (11)
+                                            b = pop()
+                                            a = stack[-1]
+                                            if type(a) is int and type(b) is int:
+                                                stack[-1] = a + b
+                                            elif type(a) is Labeled or type(b) is Labeled:
+                                                stack[-1] = _binary(vm, add, a, b)
+                                            else:
+                                                stack[-1] = add(a, b)
                                         else:
-                                            stack[-1] = add(a, b)
+                                            if op < 13:
+                                                # SUB (12)
+                                                b = pop()
+                                                a = stack[-1]
+                                                if type(a) is int and type(b) is int:
+                                                    stack[-1] = a - b
+                                                elif type(a) is Labeled or type(b) is Labeled:
+                                                    stack[-1] = _binary(vm, sub, a, b)
+                                                else:
+                                                    stack[-1] = sub(a, b)
+                                            else:
+                                                if op < 14:
+                                                    # MUL (13)
+                                                    b = pop()
+                                                    a = stack[-1]
+                                                    if type(a) is int and type(b) is int:
+                                                        stack[-1] = a * b
+                                                    elif type(a) is Labeled or type(b) is Labeled:
+                                                        stack[-1] = _binary(vm, mul, a, b)
+                                                    else:
+                                                        stack[-1] = mul(a, b)
+                                                else:
+                                                    # DIV (14)
+                                                    b = pop()
+                                                    a = stack[-1]
+                                                    if type(a) is Labeled or type(b) is Labeled:
+                                                        stack[-1] = _binary(vm, div, a, b)
+                                                    else:
+                                                        stack[-1] = div(a, b)
                         else:
-                            if op < 36:
+                            if op < 37:
                                 if op < 29:
                                     if op < 25:
-                                        if op < 22:
-                                            if op < 17:
-                                                if op < 14:
-                                                    if op < 13:
-                                                        # SUB (12)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a - b
-                                                        elif type(a) is Labeled or type(b) is Labeled:
-                                                            stack[-1] = _binary(vm, sub, a, b)
-                                                        else:
-                                                            stack[-1] = sub(a, b)
-                                                    else:
-                                                        # MUL (13)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a * b
-                                                        elif type(a) is Labeled or type(b) is Labeled:
-                                                            stack[-1] = _binary(vm, mul, a, b)
-                                                        else:
-                                                            stack[-1] = mul(a, b)
-                                                else:
-                                                    if op < 15:
-                                                        # DIV (14)
+                                        if op < 23:
+                                            if op < 19:
+                                                if op < 17:
+                                                    if op < 16:
+                                                        # MOD (15)
                                                         b = pop()
                                                         a = stack[-1]
                                                         if type(a) is Labeled or type(b) is Labeled:
-                                                            stack[-1] = _binary(vm, div, a, b)
+                                                            stack[-1] = _binary(vm, mod, a, b)
                                                         else:
-                                                            stack[-1] = div(a, b)
+                                                            stack[-1] = mod(a, b)
                                                     else:
-                                                        if op < 16:
-                                                            # MOD (15)
-                                                            b = pop()
-                                                            a = stack[-1]
-                                                            if type(a) is Labeled or type(b) is Labeled:
-                                                                stack[-1] = _binary(vm, mod, a, b)
-                                                            else:
-                                                                stack[-1] = mod(a, b)
+                                                        # EQ (16)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is type(b) and (type(a) is int or type(a) is str):
+                                                            stack[-1] = a == b
+                                                        elif type(a) is Labeled or type(b) is Labeled:
+                                                            stack[-1] = _binary(vm, eq, a, b, False)
                                                         else:
-                                                            # EQ (16)
-                                                            b = pop()
-                                                            a = stack[-1]
-                                                            if type(a) is type(b) and (type(a) is int or type(a) is str):
-                                                                stack[-1] = a == b
-                                                            elif type(a) is Labeled or type(b) is Labeled:
-                                                                stack[-1] = _binary(vm, eq, a, b, False)
-                                                            else:
-                                                                stack[-1] = eq(a, b)
-                                            else:
-                                                if op < 19:
+                                                            stack[-1] = eq(a, b)
+                                                else:
                                                     if op < 18:
                                                         # NE (17)
                                                         b = pop()
@@ -356,7 +356,8 @@ def run_labels(vm, closure, args):
                                                             stack[-1] = _binary(vm, lt, a, b)
                                                         else:
                                                             stack[-1] = lt(a, b)
-                                                else:
+                                            else:
+                                                if op < 21:
                                                     if op < 20:
                                                         # LE (19)
                                                         b = pop()
@@ -366,38 +367,37 @@ def run_labels(vm, closure, args):
                                                         else:
                                                             stack[-1] = le(a, b)
                                                     else:
-                                                        if op < 21:
-                                                            # GT (20)
-                                                            b = pop()
-                                                            a = stack[-1]
-                                                            if type(a) is Labeled or type(b) is Labeled:
-                                                                stack[-1] = _binary(vm, gt, a, b)
-                                                            else:
-                                                                stack[-1] = gt(a, b)
+                                                        # GT (20)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is Labeled or type(b) is Labeled:
+                                                            stack[-1] = _binary(vm, gt, a, b)
                                                         else:
-                                                            # GE (21)
-                                                            b = pop()
-                                                            a = stack[-1]
-                                                            if type(a) is Labeled or type(b) is Labeled:
-                                                                stack[-1] = _binary(vm, ge, a, b)
-                                                            else:
-                                                                stack[-1] = ge(a, b)
+                                                            stack[-1] = gt(a, b)
+                                                else:
+                                                    if op < 22:
+                                                        # GE (21)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is Labeled or type(b) is Labeled:
+                                                            stack[-1] = _binary(vm, ge, a, b)
+                                                        else:
+                                                            stack[-1] = ge(a, b)
+                                                    else:
+                                                        # NEG (22)
+                                                        v = stack[-1]
+                                                        if type(v) is Labeled:
+                                                            stack[-1] = _unary(vm, ops.neg, v)
+                                                        else:
+                                                            stack[-1] = ops.neg(v)
                                         else:
                                             if op < 24:
-                                                if op < 23:
-                                                    # NEG (22)
-                                                    v = stack[-1]
-                                                    if type(v) is Labeled:
-                                                        stack[-1] = _unary(vm, ops.neg, v)
-                                                    else:
-                                                        stack[-1] = ops.neg(v)
+                                                # NOT (23)
+                                                v = stack[-1]
+                                                if type(v) is Labeled:
+                                                    stack[-1] = _unary(vm, ops.not_, v)
                                                 else:
-                                                    # NOT (23)
-                                                    v = stack[-1]
-                                                    if type(v) is Labeled:
-                                                        stack[-1] = _unary(vm, ops.not_, v)
-                                                    else:
-                                                        stack[-1] = ops.not_(v)
+                                                    stack[-1] = ops.not_(v)
                                             else:
                                                 # INDEX (24)
                                                 i = pop()
@@ -475,7 +475,7 @@ def run_labels(vm, closure, args):
                                             elif v is not True:
                                                 raise vm.cond_error(func, pc - 1, v)
                                         else:
-                                            if op < 33:
+                                            if op < 34:
                                                 if op < 32:
                                                     # AND_JUMP (31)
                                                     v = stack[-1]
@@ -490,43 +490,44 @@ def run_labels(vm, closure, args):
                                                     else:
                                                         raise SynError(f"and needs a bool, got {ops.type_name(raw)}")
                                                 else:
-                                                    # OR_JUMP (32)
-                                                    v = stack[-1]
-                                                    raw = v
-                                                    if type(v) is Labeled:
-                                                        push_pc(vm, v.l, base_depth + len(frames), arg[1])
-                                                        raw = v.v
-                                                    if raw is True:
-                                                        pc = arg[0]
-                                                    elif raw is False:
-                                                        pop()
-                                                    else:
-                                                        raise SynError(f"or needs a bool, got {ops.type_name(raw)}")
-                                            else:
-                                                if op < 34:
-                                                    # CHECK_BOOL (33)
-                                                    v = stack[-1]
-                                                    raw = v.v if type(v) is Labeled else v
-                                                    if raw is not True and raw is not False:
-                                                        ops.check_bool(raw, arg)
-                                                    if vm.pc:
-                                                        stack[-1] = _join(v, vm.pc)
-                                                else:
-                                                    if op < 35:
-                                                        # ITER_START (34)
-                                                        c = stack[-1]
-                                                        if type(c) is Labeled:
-                                                            if vm.try_entries:
-                                                                taint_try(vm, c.l)
-                                                            push_pc(vm, c.l, base_depth + len(frames), arg)
-                                                            try:
-                                                                stack[-1] = ops.iterate(c.v)
-                                                            except SynError as e:
-                                                                e.labels = e.labels | c.l
-                                                                raise
+                                                    if op < 33:
+                                                        # OR_JUMP (32)
+                                                        v = stack[-1]
+                                                        raw = v
+                                                        if type(v) is Labeled:
+                                                            push_pc(vm, v.l, base_depth + len(frames), arg[1])
+                                                            raw = v.v
+                                                        if raw is True:
+                                                            pc = arg[0]
+                                                        elif raw is False:
+                                                            pop()
                                                         else:
-                                                            stack[-1] = ops.iterate(c)
+                                                            raise SynError(f"or needs a bool, got {ops.type_name(raw)}")
                                                     else:
+                                                        # CHECK_BOOL (33)
+                                                        v = stack[-1]
+                                                        raw = v.v if type(v) is Labeled else v
+                                                        if raw is not True and raw is not False:
+                                                            ops.check_bool(raw, arg)
+                                                        if vm.pc:
+                                                            stack[-1] = _join(v, vm.pc)
+                                            else:
+                                                if op < 35:
+                                                    # ITER_START (34)
+                                                    c = stack[-1]
+                                                    if type(c) is Labeled:
+                                                        if vm.try_entries:
+                                                            taint_try(vm, c.l)
+                                                        push_pc(vm, c.l, base_depth + len(frames), arg)
+                                                        try:
+                                                            stack[-1] = ops.iterate(c.v)
+                                                        except SynError as e:
+                                                            e.labels = e.labels | c.l
+                                                            raise
+                                                    else:
+                                                        stack[-1] = ops.iterate(c)
+                                                else:
+                                                    if op < 36:
                                                         # FOR_ITER (35)
                                                         v = next(stack[-1], UNSET)
                                                         if v is UNSET:
@@ -534,75 +535,74 @@ def run_labels(vm, closure, args):
                                                             pc = arg
                                                         else:
                                                             push(v)
+                                                    else:
+                                                        # CALL (36)
+                                                        callee = stack[-arg - 1]
+                                                        if arg:
+                                                            new = stack[-arg:]
+                                                        else:
+                                                            new = []
+                                                        del stack[-arg - 1:]
+                                                        clab = EMPTY
+                                                        if type(callee) is Labeled:
+                                                            clab = callee.l
+                                                            callee = callee.v
+                                                            if vm.try_entries:
+                                                                taint_try(vm, clab)
+                                                        if type(callee) is not Closure:
+                                                            try:
+                                                                ops.not_callable(callee)
+                                                            except SynError as e:
+                                                                e.labels = e.labels | clab
+                                                                raise
+                                                        f = callee.func
+                                                        if not f.nrequired <= arg <= len(f.params):
+                                                            try:
+                                                                ops.arity_error(f, arg)
+                                                            except SynError as e:
+                                                                e.labels = e.labels | clab
+                                                                raise
+                                                        if len(frames) >= room:
+                                                            raise vm.depth_limit()
+                                                        budget -= 1
+                                                        if budget <= 0:
+                                                            budget = vm.tick(budget)
+                                                        frames.append((code, pc, locals_, handlers, func, stamps, sbase))
+                                                        sbase = len(stack)
+                                                        if clab:    # before the parameters are stamped: they are the call's
+                                                            push_pc(vm, clab, base_depth + len(frames), 0)
+                                                        func = f
+                                                        code = f.plain
+                                                        locals_ = new + f.pads[arg]
+                                                        if callee.captures:
+                                                            locals_ += callee.captures
+                                                        stamps = [vm.stamp] * len(locals_) if pcs else None
+                                                        handlers = None
+                                                        pc = 0
                             else:
                                 if op < 38:
-                                    if op < 37:
-                                        # CALL (36)
-                                        callee = stack[-arg - 1]
-                                        if arg:
-                                            new = stack[-arg:]
-                                        else:
-                                            new = []
-                                        del stack[-arg - 1:]
-                                        clab = EMPTY
-                                        if type(callee) is Labeled:
-                                            clab = callee.l
-                                            callee = callee.v
-                                            if vm.try_entries:
-                                                taint_try(vm, clab)
-                                        if type(callee) is not Closure:
-                                            try:
-                                                ops.not_callable(callee)
-                                            except SynError as e:
-                                                e.labels = e.labels | clab
-                                                raise
-                                        f = callee.func
-                                        if not f.nrequired <= arg <= len(f.params):
-                                            try:
-                                                ops.arity_error(f, arg)
-                                            except SynError as e:
-                                                e.labels = e.labels | clab
-                                                raise
-                                        if len(frames) >= room:
-                                            raise vm.depth_limit()
-                                        budget -= 1
-                                        if budget <= 0:
-                                            budget = vm.tick(budget)
-                                        frames.append((code, pc, locals_, handlers, func, stamps, sbase))
-                                        sbase = len(stack)
-                                        if clab:    # before the parameters are stamped: they are the call's
-                                            push_pc(vm, clab, base_depth + len(frames), 0)
-                                        func = f
-                                        code = f.plain
-                                        locals_ = new + f.pads[arg]
-                                        if callee.captures:
-                                            locals_ += callee.captures
-                                        stamps = [vm.stamp] * len(locals_) if pcs else None
-                                        handlers = None
-                                        pc = 0
+                                    # CALL_TASK (37)
+                                    f, n, pad = arg
+                                    if n == 1:
+                                        new = [pop()]
+                                    elif n:
+                                        new = stack[-n:]
+                                        del stack[-n:]
                                     else:
-                                        # CALL_TASK (37)
-                                        f, n, pad = arg
-                                        if n == 1:
-                                            new = [pop()]
-                                        elif n:
-                                            new = stack[-n:]
-                                            del stack[-n:]
-                                        else:
-                                            new = []
-                                        if len(frames) >= room:
-                                            raise vm.depth_limit()
-                                        budget -= 1
-                                        if budget <= 0:
-                                            budget = vm.tick(budget)
-                                        frames.append((code, pc, locals_, handlers, func, stamps, sbase))
-                                        sbase = len(stack)
-                                        func = f
-                                        code = f.plain
-                                        locals_ = new + pad if pad else new
-                                        stamps = [vm.stamp] * len(locals_) if pcs else None
-                                        handlers = None
-                                        pc = 0
+                                        new = []
+                                    if len(frames) >= room:
+                                        raise vm.depth_limit()
+                                    budget -= 1
+                                    if budget <= 0:
+                                        budget = vm.tick(budget)
+                                    frames.append((code, pc, locals_, handlers, func, stamps, sbase))
+                                    sbase = len(stack)
+                                    func = f
+                                    code = f.plain
+                                    locals_ = new + pad if pad else new
+                                    stamps = [vm.stamp] * len(locals_) if pcs else None
+                                    handlers = None
+                                    pc = 0
                                 else:
                                     if op < 39:
                                         # CALL_BUILTIN (38)
@@ -619,67 +619,68 @@ def run_labels(vm, closure, args):
                                         finally:
                                             vm.depth = base_depth
                                     else:
-                                        # RETURN (39)
-                                        val = pop()
-                                        if pcs:
-                                            if vm.pc:
-                                                val = _join(val, vm.pc)
-                                            drop_frames(vm, base_depth + len(frames))
-                                        if not frames:
-                                            return val
-                                        if len(stack) > sbase:    # a `give` from inside a `for each`
-                                            del stack[sbase:]
-                                        code, pc, locals_, handlers, func, stamps, sbase = frames.pop()
-                                        push(val)
-                    else:
-                        if op < 108:
-                            if op < 102:
-                                if op < 100:
-                                    if op < 44:
-                                        if op < 42:
-                                            if op < 41:
-                                                # TRY_BEGIN (40)
-                                                if handlers is None:
-                                                    handlers = []
-                                                depth = base_depth + len(frames)
-                                                vm.stamp += 1
-                                                entry = [EMPTY, depth, arg[1], vm.stamp, True]
-                                                vm.pc_stack.append(entry)
-                                                vm.try_entries.append(entry)
-                                                handlers.append((arg[0], len(stack), entry))
-                                            else:
-                                                # TRY_END (41)
-                                                entry = handlers.pop()[2]
-                                                if entry in vm.try_entries:
-                                                    vm.try_entries.remove(entry)
+                                        if op < 40:
+                                            # RETURN (39)
+                                            val = pop()
+                                            if pcs:
+                                                if vm.pc:
+                                                    val = _join(val, vm.pc)
+                                                drop_frames(vm, base_depth + len(frames))
+                                            if not frames:
+                                                return val
+                                            if len(stack) > sbase:    # a `give` from inside a `for each`
+                                                del stack[sbase:]
+                                            code, pc, locals_, handlers, func, stamps, sbase = frames.pop()
+                                            push(val)
                                         else:
-                                            if op < 43:
+                                            if op < 42:
+                                                if op < 41:
+                                                    # TRY_BEGIN (40)
+                                                    if handlers is None:
+                                                        handlers = []
+                                                    depth = base_depth + len(frames)
+                                                    vm.stamp += 1
+                                                    entry = [EMPTY, depth, arg[1], vm.stamp, True]
+                                                    vm.pc_stack.append(entry)
+                                                    vm.try_entries.append(entry)
+                                                    handlers.append((arg[0], len(stack), entry))
+                                                else:
+                                                    # TRY_END (41)
+                                                    entry = handlers.pop()[2]
+                                                    if entry in vm.try_entries:
+                                                        vm.try_entries.remove(entry)
+                                            else:
                                                 # PC_RELEASE (42)
                                                 if vm.pc_stack:
                                                     release(vm, base_depth + len(frames), arg)
-                                            else:
+                    else:
+                        if op < 110:
+                            if op < 103:
+                                if op < 101:
+                                    if op < 100:
+                                        if op < 45:
+                                            if op < 44:
                                                 # JUMP_IF_SET (43)
                                                 slot, target = arg
                                                 if locals_[slot] is not UNSET:
                                                     pc = target
-                                    else:
-                                        if op < 45:
-                                            # APPEND_LOCAL (44)
-                                            v = pop()
-                                            where = locals_ if op == 44 else glob
-                                            x = where[arg]
-                                            if x is UNSET:
-                                                raise vm.unset_error(arg)
-                                            if (type(x) is list and type(v) is not Labeled and not vm.pc
-                                                    and refcount(x) <= 3):
-                                                x.append(v)
                                             else:
-                                                if type(x) is Labeled or type(v) is Labeled:
-                                                    r = _binary(vm, ops.append, x, v)
+                                                # APPEND_LOCAL (44)
+                                                v = pop()
+                                                where = locals_ if op == 44 else glob
+                                                x = where[arg]
+                                                if x is UNSET:
+                                                    raise vm.unset_error(arg)
+                                                if (type(x) is list and type(v) is not Labeled and not vm.pc
+                                                        and refcount(x) <= 3):
+                                                    x.append(v)
                                                 else:
-                                                    r = ops.append(x, v)
-                                                _store(vm, where, stamps if op == 44 else gstamps, arg, r,
-                                                       _local_name(func, arg) if op == 44 else vm.program.globals[arg])
+                                                    if type(x) is Labeled or type(v) is Labeled:
+                                                        r = _binary(vm, ops.append, x, v)
+                                                    else:
+                                                        r = ops.append(x, v)
+                                                    _store(vm, where, stamps if op == 44 else gstamps, arg, r,
+                                                           _local_name(func, arg) if op == 44 else vm.program.globals[arg])
                                         else:
                                             if op < 46:
                                                 # APPEND_GLOBAL (45)
@@ -745,14 +746,14 @@ def run_labels(vm, closure, args):
                                                         _store(vm, where, stamps if op == 46 else gstamps, arg,
                                                                Labeled(r, labels) if labels else r,
                                                                _local_name(func, arg) if op == 46 else vm.program.globals[arg])
-                                else:
-                                    if op < 101:
+                                    else:
                                         # JUMP_BACK (100)
                                         budget -= pc - arg
                                         if budget <= 0:
                                             budget = vm.tick(budget)
                                         pc = arg
-                                    else:
+                                else:
+                                    if op < 102:
                                         # CALL_VM_BUILTIN (101)
                                         fn, n = arg
                                         if n:
@@ -766,13 +767,13 @@ def run_labels(vm, closure, args):
                                             push(fn(vm, *a))
                                         finally:
                                             vm.depth = base_depth
-                            else:
-                                if op < 105:
-                                    if op < 103:
+                                    else:
                                         # LOAD_LOCAL2 (102)
                                         push(locals_[arg[0]])
                                         push(locals_[arg[1]])
-                                    else:
+                            else:
+                                if op < 106:
+                                    if op < 105:
                                         if op < 104:
                                             # ADD_LL (103)
                                             a = locals_[arg[0]]
@@ -786,39 +787,75 @@ def run_labels(vm, closure, args):
                                         else:
                                             # ADD_LC (104)
                                             a = locals_[arg[0]]
-                                            fn = sub if op == 105 else add if op == 104 else mod
-                                            if type(a) is Labeled:
-                                                push(_binary(vm, fn, a, arg[1]))
+                                            if type(a) is int and type(arg[1]) is int:
+                                                push(a + arg[1])
+                                            elif type(a) is Labeled:
+                                                push(_binary(vm, add, a, arg[1]))
                                             else:
-                                                push(fn(a, arg[1]))
-                                else:
-                                    if op < 106:
+                                                push(add(a, arg[1]))
+                                    else:
                                         # SUB_LC (105)
                                         a = locals_[arg[0]]
-                                        fn = sub if op == 105 else add if op == 104 else mod
-                                        if type(a) is Labeled:
-                                            push(_binary(vm, fn, a, arg[1]))
+                                        if type(a) is int and type(arg[1]) is int:
+                                            push(a - arg[1])
+                                        elif type(a) is Labeled:
+                                            push(_binary(vm, sub, a, arg[1]))
                                         else:
-                                            push(fn(a, arg[1]))
-                                    else:
+                                            push(sub(a, arg[1]))
+                                else:
+                                    if op < 108:
                                         if op < 107:
                                             # MOD_LC (106)
                                             a = locals_[arg[0]]
-                                            fn = sub if op == 105 else add if op == 104 else mod
-                                            if type(a) is Labeled:
-                                                push(_binary(vm, fn, a, arg[1]))
+                                            if type(a) is int and type(arg[1]) is int:
+                                                push(a % arg[1])
+                                            elif type(a) is Labeled:
+                                                push(_binary(vm, mod, a, arg[1]))
                                             else:
-                                                push(fn(a, arg[1]))
+                                                push(mod(a, arg[1]))
                                         else:
                                             # ADD_LL_ST (107)
                                             a = locals_[arg[0]]
-                                            b = locals_[arg[1]] if op == 107 else arg[1]
+                                            b = locals_[arg[1]]
                                             if type(a) is int and type(b) is int:
-                                                v = a + b if op != 109 else a - b
+                                                v = a + b
                                             elif type(a) is Labeled or type(b) is Labeled:
-                                                v = _binary(vm, sub if op == 109 else add, a, b)
+                                                v = _binary(vm, add, a, b)
                                             else:
-                                                v = (sub if op == 109 else add)(a, b)
+                                                v = add(a, b)
+                                            s = arg[2]
+                                            if pcs and vm.pc:
+                                                _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
+                                                               _local_name(func, s))
+                                                v = _join(v, vm.pc)
+                                            locals_[s] = v
+                                    else:
+                                        if op < 109:
+                                            # ADD_LC_ST (108)
+                                            a = locals_[arg[0]]
+                                            b = arg[1]
+                                            if type(a) is int and type(b) is int:
+                                                v = a + b
+                                            elif type(a) is Labeled or type(b) is Labeled:
+                                                v = _binary(vm, add, a, b)
+                                            else:
+                                                v = add(a, b)
+                                            s = arg[2]
+                                            if pcs and vm.pc:
+                                                _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
+                                                               _local_name(func, s))
+                                                v = _join(v, vm.pc)
+                                            locals_[s] = v
+                                        else:
+                                            # SUB_LC_ST (109)
+                                            a = locals_[arg[0]]
+                                            b = arg[1]
+                                            if type(a) is int and type(b) is int:
+                                                v = a - b
+                                            elif type(a) is Labeled or type(b) is Labeled:
+                                                v = _binary(vm, sub, a, b)
+                                            else:
+                                                v = sub(a, b)
                                             s = arg[2]
                                             if pcs and vm.pc:
                                                 _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
@@ -826,59 +863,25 @@ def run_labels(vm, closure, args):
                                                 v = _join(v, vm.pc)
                                             locals_[s] = v
                         else:
-                            if op < 114:
-                                if op < 111:
-                                    if op < 109:
-                                        # ADD_LC_ST (108)
+                            if op < 115:
+                                if op < 112:
+                                    if op < 111:
+                                        # LT_LL_JF (110)
                                         a = locals_[arg[0]]
-                                        b = locals_[arg[1]] if op == 107 else arg[1]
+                                        b = locals_[arg[1]]
                                         if type(a) is int and type(b) is int:
-                                            v = a + b if op != 109 else a - b
-                                        elif type(a) is Labeled or type(b) is Labeled:
-                                            v = _binary(vm, sub if op == 109 else add, a, b)
+                                            if not a < b:
+                                                pc = arg[2]
                                         else:
-                                            v = (sub if op == 109 else add)(a, b)
-                                        s = arg[2]
-                                        if pcs and vm.pc:
-                                            _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
-                                                           _local_name(func, s))
-                                            v = _join(v, vm.pc)
-                                        locals_[s] = v
+                                            if type(a) is Labeled or type(b) is Labeled:
+                                                c = _binary(vm, lt, a, b)
+                                                push_pc(vm, c.l, base_depth + len(frames), arg[3])
+                                                c = c.v
+                                            else:
+                                                c = lt(a, b)
+                                            if c is False:
+                                                pc = arg[2]
                                     else:
-                                        if op < 110:
-                                            # SUB_LC_ST (109)
-                                            a = locals_[arg[0]]
-                                            b = locals_[arg[1]] if op == 107 else arg[1]
-                                            if type(a) is int and type(b) is int:
-                                                v = a + b if op != 109 else a - b
-                                            elif type(a) is Labeled or type(b) is Labeled:
-                                                v = _binary(vm, sub if op == 109 else add, a, b)
-                                            else:
-                                                v = (sub if op == 109 else add)(a, b)
-                                            s = arg[2]
-                                            if pcs and vm.pc:
-                                                _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
-                                                               _local_name(func, s))
-                                                v = _join(v, vm.pc)
-                                            locals_[s] = v
-                                        else:
-                                            # LT_LL_JF (110)
-                                            a = locals_[arg[0]]
-                                            b = locals_[arg[1]]
-                                            if type(a) is int and type(b) is int:
-                                                if not a < b:
-                                                    pc = arg[2]
-                                            else:
-                                                if type(a) is Labeled or type(b) is Labeled:
-                                                    c = _binary(vm, lt, a, b)
-                                                    push_pc(vm, c.l, base_depth + len(frames), arg[3])
-                                                    c = c.v
-                                                else:
-                                                    c = lt(a, b)
-                                                if c is False:
-                                                    pc = arg[2]
-                                else:
-                                    if op < 112:
                                         # LT_LC_JF (111)
                                         a = locals_[arg[0]]
                                         if type(a) is int:
@@ -893,7 +896,8 @@ def run_labels(vm, closure, args):
                                                 c = lt(a, arg[1])
                                             if c is False:
                                                 pc = arg[2]
-                                    else:
+                                else:
+                                    if op < 114:
                                         if op < 113:
                                             # CMP_LC_JF (112)
                                             a = locals_[arg[1]]
@@ -918,9 +922,7 @@ def run_labels(vm, closure, args):
                                                     pc = arg[1]
                                             elif not eq(a, c):
                                                 pc = arg[1]
-                            else:
-                                if op < 117:
-                                    if op < 115:
+                                    else:
                                         # RETURN_LOCAL (114)
                                         val = locals_[arg]
                                         if pcs:
@@ -933,7 +935,9 @@ def run_labels(vm, closure, args):
                                             del stack[sbase:]
                                         code, pc, locals_, handlers, func, stamps, sbase = frames.pop()
                                         push(val)
-                                    else:
+                            else:
+                                if op < 118:
+                                    if op < 117:
                                         if op < 116:
                                             # FOR_ITER_DECL (115)
                                             v = next(stack[-1], UNSET)
@@ -960,8 +964,7 @@ def run_labels(vm, closure, args):
                                                 c = compare(arg[0], a, b)
                                             if c is False:
                                                 pc = arg[3]
-                                else:
-                                    if op < 118:
+                                    else:
                                         # CALL1_SUB_LC (117)
                                         v = locals_[arg[0]]
                                         if type(v) is int:
@@ -985,26 +988,85 @@ def run_labels(vm, closure, args):
                                         stamps = [vm.stamp] * len(locals_) if pcs else None
                                         handlers = None
                                         pc = 0
-                                    else:
-                                        # ADD_RETURN (118)
-                                        b = pop()
-                                        a = pop()
-                                        if type(a) is int and type(b) is int:
-                                            val = a + b
-                                        elif type(a) is Labeled or type(b) is Labeled:
-                                            val = _binary(vm, add, a, b)
+                                else:
+                                    if op < 120:
+                                        if op < 119:
+                                            # ADD_RETURN (118)
+                                            b = pop()
+                                            a = pop()
+                                            if type(a) is int and type(b) is int:
+                                                val = a + b
+                                            elif type(a) is Labeled or type(b) is Labeled:
+                                                val = _binary(vm, add, a, b)
+                                            else:
+                                                val = add(a, b)
+                                            if pcs:
+                                                if vm.pc:
+                                                    val = _join(val, vm.pc)
+                                                drop_frames(vm, base_depth + len(frames))
+                                            if not frames:
+                                                return val
+                                            if len(stack) > sbase:    # a `give` from inside a `for each`
+                                                del stack[sbase:]
+                                            code, pc, locals_, handlers, func, stamps, sbase = frames.pop()
+                                            push(val)
                                         else:
-                                            val = add(a, b)
-                                        if pcs:
-                                            if vm.pc:
-                                                val = _join(val, vm.pc)
-                                            drop_frames(vm, base_depth + len(frames))
-                                        if not frames:
-                                            return val
-                                        if len(stack) > sbase:    # a `give` from inside a `for each`
-                                            del stack[sbase:]
-                                        code, pc, locals_, handlers, func, stamps, sbase = frames.pop()
-                                        push(val)
+                                            # MUL_LC (119)
+                                            a = locals_[arg[0]]
+                                            if type(a) is int and type(arg[1]) is int:
+                                                push(a * arg[1])
+                                            elif type(a) is Labeled:
+                                                push(_binary(vm, mul, a, arg[1]))
+                                            else:
+                                                push(mul(a, arg[1]))
+                                    else:
+                                        if op < 121:
+                                            # SUB_LL_ST (120)
+                                            a = locals_[arg[0]]
+                                            b = locals_[arg[1]]
+                                            if type(a) is int and type(b) is int:
+                                                v = a - b
+                                            elif type(a) is Labeled or type(b) is Labeled:
+                                                v = _binary(vm, sub, a, b)
+                                            else:
+                                                v = sub(a, b)
+                                            s = arg[2]
+                                            if pcs and vm.pc:
+                                                _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
+                                                               _local_name(func, s))
+                                                v = _join(v, vm.pc)
+                                            locals_[s] = v
+                                        else:
+                                            if op < 122:
+                                                # ADD_ST (121)
+                                                b = pop()
+                                                a = pop()
+                                                if type(a) is int and type(b) is int:
+                                                    v = a + b
+                                                elif type(a) is Labeled or type(b) is Labeled:
+                                                    v = _binary(vm, add, a, b)
+                                                else:
+                                                    v = add(a, b)
+                                                if pcs and vm.pc:
+                                                    _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0,
+                                                                   _local_name(func, arg))
+                                                    v = _join(v, vm.pc)
+                                                locals_[arg] = v
+                                            else:
+                                                # SUB_ST (122)
+                                                b = pop()
+                                                a = pop()
+                                                if type(a) is int and type(b) is int:
+                                                    v = a - b
+                                                elif type(a) is Labeled or type(b) is Labeled:
+                                                    v = _binary(vm, sub, a, b)
+                                                else:
+                                                    v = sub(a, b)
+                                                if pcs and vm.pc:
+                                                    _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0,
+                                                                   _local_name(func, arg))
+                                                    v = _join(v, vm.pc)
+                                                locals_[arg] = v
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 if vm.pc:

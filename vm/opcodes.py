@@ -14,8 +14,9 @@ Operand kinds:
     count    a small non-negative integer (arguments, items, keys)
     jump     absolute offset of an instruction in the same function's code
     rid      release id for information-flow labels: the construct at whose end a pc
-             label raised by this instruction is dropped (0 = when the function returns);
-             ignored when labels are off
+             label raised by this instruction is dropped (0 = when the function returns).
+             Advisory: with --labels the VM recomputes every release point from the
+             code's post-dominators (vm.flow), so a crafted file cannot move one
 
 Stack pictures use `..` for what lies below; `n` is the count operand.
 The VM decodes each function once at load time into (opcode, operand) pairs; opcodes at
@@ -137,6 +138,10 @@ _INTERNAL = [
     ("CMP_LL_JF",       116, "LOAD_LOCAL a; LOAD_LOCAL b; LE|GT|GE|EQ|NE; JUMP_IF_FALSE t"),
     ("CALL1_SUB_LC",    117, "LOAD_LOCAL a; CONST c; SUB; CALL_TASK f 1 (recursion on n - 1)"),
     ("ADD_RETURN",      118, "ADD; RETURN"),
+    ("MUL_LC",          119, "LOAD_LOCAL a; CONST c; MUL"),
+    ("SUB_LL_ST",       120, "LOAD_LOCAL a; LOAD_LOCAL b; SUB; STORE_LOCAL s"),
+    ("ADD_ST",          121, "ADD; STORE_LOCAL s"),
+    ("SUB_ST",          122, "SUB; STORE_LOCAL s"),
 ]
 INTERNAL = {name: code for name, code, _ in _INTERNAL}
 INTERNAL_DOCS = {code: doc for _, code, doc in _INTERNAL}

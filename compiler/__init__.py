@@ -1,6 +1,8 @@
 """The compiler: source text -> tokens (lexer) -> tree (grammar) -> resolved tree
 (resolve) -> bytecode (codegen), giving a vm.program.Program."""
 
+import gc
+
 from synsema.vm.errors import CompileError
 
 
@@ -13,6 +15,10 @@ def compile_source(source, source_name="<source>"):
     from synsema.stdlib.registry import load_all
 
     load_all()
+    # Compiling allocates many small objects that all live until it ends (tokens, tree
+    # nodes): the cyclic garbage collector would keep scanning them for nothing.
+    was_enabled = gc.isenabled()
+    gc.disable()
     try:
         toks = tokenize(source, source_name)
         tree = parse(toks, source_name)
@@ -21,3 +27,6 @@ def compile_source(source, source_name="<source>"):
     except RecursionError:
         raise CompileError("the program nests expressions or blocks too deeply to compile",
                            1, 1, source_name) from None
+    finally:
+        if was_enabled:
+            gc.enable()

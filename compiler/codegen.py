@@ -22,7 +22,7 @@ class _Emitter:
         self.func = func
         self.code = func.code
         self.pos = (0, 0)
-        self.flow = []      # ("loop", continue_label, break_label) | ("try",)
+        self.flow = []      # ("loop", continue_label, break_label, is for each) | ("try",)
 
     def at(self, node):
         self.pos = (node.line, node.col)
@@ -145,6 +145,11 @@ class CodeGen:
                 e.at(s)
             e.emit(O.STORE_GLOBAL if kind == "global" else O.STORE_LOCAL, slot)
         elif k == "give":
+            # Leave nothing of this function on the shared value stack: drop the
+            # iterators of the `for each` loops the `give` leaves.
+            for entry in e.flow:
+                if entry[0] == "loop" and entry[3]:
+                    e.emit(O.POP)
             if s.value is None:
                 e.emit(O.CONST, self.const(None))
             else:
@@ -156,7 +161,7 @@ class CodeGen:
                 if entry[0] == "try":
                     e.emit(O.TRY_END)
                     continue
-                _, cont, brk = entry
+                _, cont, brk, _ = entry
                 e.emit(O.JUMP, cont if k == "continue" else brk)
                 break
         elif k == "when":
@@ -180,7 +185,7 @@ class CodeGen:
             self.expr(s.cond, e)
             e.at(s.cond)
             e.emit(O.JUMP_IF_FALSE, exit_, s.release)
-            e.flow.append(("loop", top, exit_))
+            e.flow.append(("loop", top, exit_, False))
             self.body(s.body, e)
             e.flow.pop()
             e.emit(O.JUMP, top)
@@ -194,7 +199,7 @@ class CodeGen:
             e.place(top)
             e.emit(O.FOR_ITER, done)
             e.emit(O.DECLARE_LOCAL, s.ref[1])
-            e.flow.append(("loop", top, brk))
+            e.flow.append(("loop", top, brk, True))
             self.body(s.body, e)
             e.flow.pop()
             e.emit(O.JUMP, top)

@@ -504,6 +504,22 @@ class _Production:
         return self.slice[i].lexpos
 
 
+_TABLES = None
+
+
+def _tables():
+    """PLY's tables in the shapes the driver reads fastest: a list of action rows and
+    goto rows by state, and productions as (name, length, function) tuples."""
+    global _TABLES
+    if _TABLES is None:
+        n = max(_parser.action) + 1
+        action = [_parser.action.get(i, {}) for i in range(n)]
+        goto = [_parser.goto.get(i, {}) for i in range(n)]
+        prods = [(p.name, p.len, p.callable) for p in _parser.productions]
+        _TABLES = (action, goto, prods)
+    return _TABLES
+
+
 # Rules that only hand their single child's value up (p[0] = p[1]).
 _UNIT = frozenset({p_item, p_statement_compound, p_expr_postfix,
                    p_postfix_atom})
@@ -525,13 +541,15 @@ def parse(toks, source_name="<source>"):
         _parser = _build()
     _Parse.source_name = source_name
     _Parse.tokens = toks
-    action, goto, prods = _parser.action, _parser.goto, _parser.productions
+    action, goto, prods = _tables()
     states = [0]
     _Parse.states = states
     syms = []
     end = _End()
     it = iter(toks)
     tok = next(it, end)
+    production = _Production(None)     # one view, re-pointed at each reduction
+    unit = _UNIT
     while True:
         t = action[states[-1]].get(tok.type)
         if t is None:
@@ -542,26 +560,29 @@ def parse(toks, source_name="<source>"):
             syms.append(tok)
             tok = next(it, end)
         elif t < 0:
-            prod = prods[-t]
-            n = prod.len
-            if n == 1 and prod.callable in _UNIT:
+            name, n, fn = prods[-t]
+            if n == 1 and fn in unit:
                 # `x : y` that hands its value up: relabel the symbol, call nothing.
                 top = syms[-1]
-                res = _Sym(prod.name)
-                res.value = top.value
-                syms[-1] = res
-                states[-1] = goto[states[-2]][prod.name]
+                if type(top) is _Sym:
+                    top.type = name
+                else:
+                    res = _Sym(name)
+                    res.value = top.value
+                    syms[-1] = res
+                states[-1] = goto[states[-2]][name]
                 continue
-            res = _Sym(prod.name)
+            res = _Sym(name)
             if n:
                 symbols = [res] + syms[-n:]
                 del syms[-n:]
                 del states[-n:]
             else:
                 symbols = [res]
-            prod.callable(_Production(symbols))
+            production.slice = symbols
+            fn(production)
             syms.append(res)
-            states.append(goto[states[-1]][prod.name])
+            states.append(goto[states[-1]][name])
         else:
             return syms[-1].value
 

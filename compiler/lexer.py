@@ -6,6 +6,8 @@ LPAREN_LAMBDA, so the grammar tells a lambda's parameter list from a parenthesis
 expression without backtracking.
 """
 
+import re
+
 import ply.lex as lex
 
 from synsema.vm.errors import CompileError
@@ -189,6 +191,9 @@ class Tok:
         return f"{self.type}({self.value!r})@{self.lineno}:{self.col}"
 
 
+_BLANKS = re.compile("[" + re.escape(t_ignore) + "]+")
+
+
 class _Scan:
     """What the token rules see as `t.lexer`: the bracket stack, line and source."""
     __slots__ = ("brackets", "lineno", "lexdata", "source_name")
@@ -215,10 +220,12 @@ def tokenize(source, source_name="<source>"):
     line, line_start = 1, 0
     match = master.match
     newline_rule = t_newline
+    skip = _BLANKS.match
     while pos < n:
         if source[pos] in ignore:
-            pos += 1
-            continue
+            pos = skip(source, pos).end()
+            if pos >= n:
+                break
         m = match(source, pos)
         if m is None:
             bad = Tok("error", source[pos:], line, pos, pos - line_start + 1)

@@ -414,7 +414,7 @@ def test_pop_below_the_try():
     # The stack holds 1 at TRY_BEGIN; popping it inside the try would let the handler see
     # a stack shorter than the verifier assumed.
     code = [O.CONST, 0, O.TRY_BEGIN, 10, 0, O.POP, O.TRY_END, O.CONST, 0, O.RETURN,
-            O.RETURN]
+            O.POP, O.RETURN]
     refused(make(code), "POP pops below", "enclosing try")
 
 
@@ -445,9 +445,11 @@ def test_iterators_stay_inside_their_loop():
     refused(make([O.BUILD_LIST, 0, O.ITER_START, 0, O.RETURN]), "RETURN uses a loop iterator")
     refused(make([O.BUILD_LIST, 0, O.ITER_START, 0, O.CALL_BUILTIN, 0, 1, O.RETURN],
                  builtins=["print"]), "CALL_BUILTIN uses a loop iterator")
-    # Dropping it with POP (a `break`) is fine, and so is returning from inside the loop.
+    # Dropping it with POP (a `break`) is fine; returning from inside the loop must drop
+    # it first (frames share one value stack: a return leaves nothing behind).
     verify(make([O.BUILD_LIST, 0, O.ITER_START, 0, O.POP] + RET_NOTHING))
-    verify(make([O.BUILD_LIST, 0, O.ITER_START, 0] + RET_NOTHING))
+    refused(make([O.BUILD_LIST, 0, O.ITER_START, 0] + RET_NOTHING),
+            "RETURN with 1 other value(s) left on the stack")
     # Two paths that disagree on whether a slot is an iterator.
     # 0 CONST t; 2 JUMP_IF_FALSE 12; 5 BUILD_LIST 0; 7 ITER_START; 9 JUMP 14; 11 -;
     # 12 CONST; 14 POP; 15 CONST; 17 RETURN

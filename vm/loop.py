@@ -25,7 +25,6 @@ def run_plain(vm, closure, args):
         if closure.captures:
             locals_ += closure.captures
     stack = []
-    sbase = 0               # where the running frame's part of the shared stack starts
     frames = []
     handlers = None
     pc = 0
@@ -47,7 +46,7 @@ def run_plain(vm, closure, args):
                     op, arg = code[pc]
                     pc += 1
                     if op == 37:  # CALL_TASK
-                        f, n, pad = arg
+                        f, n, pad, fcode = arg
                         if n == 1:
                             new = [pop()]
                         elif n:
@@ -60,10 +59,9 @@ def run_plain(vm, closure, args):
                         budget -= 1
                         if budget <= 0:
                             budget = vm.tick(budget)
-                        frames.append((code, pc, locals_, handlers, func, sbase))
-                        sbase = len(stack)
+                        frames.append((code, pc, locals_, handlers, func))
                         func = f
-                        code = f.plain
+                        code = fcode
                         locals_ = new + pad if pad else new
                         handlers = None
                         pc = 0
@@ -77,15 +75,15 @@ def run_plain(vm, closure, args):
                             new = [sub(v, arg[1])]
                         f = arg[2]
                         pad = arg[3]
+                        fcode = arg[4]
                         if len(frames) >= room:
                             raise vm.depth_limit()
                         budget -= 1
                         if budget <= 0:
                             budget = vm.tick(budget)
-                        frames.append((code, pc, locals_, handlers, func, sbase))
-                        sbase = len(stack)
+                        frames.append((code, pc, locals_, handlers, func))
                         func = f
-                        code = f.plain
+                        code = fcode
                         locals_ = new + pad if pad else new
                         handlers = None
                         pc = 0
@@ -125,17 +123,13 @@ def run_plain(vm, closure, args):
                             val = add(a, b)
                         if not frames:
                             return val
-                        if len(stack) > sbase:    # a `give` from inside a `for each`
-                            del stack[sbase:]
-                        code, pc, locals_, handlers, func, sbase = frames.pop()
+                        code, pc, locals_, handlers, func = frames.pop()
                         push(val)
                     elif op == 114:  # RETURN_LOCAL
                         val = locals_[arg]
                         if not frames:
                             return val
-                        if len(stack) > sbase:    # a `give` from inside a `for each`
-                            del stack[sbase:]
-                        code, pc, locals_, handlers, func, sbase = frames.pop()
+                        code, pc, locals_, handlers, func = frames.pop()
                         push(val)
                     elif op == 111:  # LT_LC_JF
                         a = locals_[arg[0]]
@@ -154,9 +148,7 @@ def run_plain(vm, closure, args):
                         val = pop()
                         if not frames:
                             return val
-                        if len(stack) > sbase:    # a `give` from inside a `for each`
-                            del stack[sbase:]
-                        code, pc, locals_, handlers, func, sbase = frames.pop()
+                        code, pc, locals_, handlers, func = frames.pop()
                         push(val)
                     elif op == 11:  # ADD
                         b = pop()
@@ -466,8 +458,7 @@ def run_plain(vm, closure, args):
                         budget -= 1
                         if budget <= 0:
                             budget = vm.tick(budget)
-                        frames.append((code, pc, locals_, handlers, func, sbase))
-                        sbase = len(stack)
+                        frames.append((code, pc, locals_, handlers, func))
                         func = f
                         code = f.plain
                         locals_ = new + f.pads[arg]
@@ -505,7 +496,7 @@ def run_plain(vm, closure, args):
                 while not handlers:
                     if not frames:
                         raise err from None
-                    code, pc, locals_, handlers, func, sbase = frames.pop()
+                    code, pc, locals_, handlers, func = frames.pop()
                     vm.trace_frame(err, func, pc - 1)
                 target, depth = handlers.pop()
                 del stack[depth:]

@@ -19,7 +19,6 @@ def run_plain(vm, closure, args):
         if closure.captures:
             locals_ += closure.captures
     stack = []
-    sbase = 0               # where the running frame's part of the shared stack starts
     frames = []
     handlers = None
     pc = 0
@@ -302,8 +301,7 @@ def run_plain(vm, closure, args):
                                                         budget -= 1
                                                         if budget <= 0:
                                                             budget = vm.tick(budget)
-                                                        frames.append((code, pc, locals_, handlers, func, sbase))
-                                                        sbase = len(stack)
+                                                        frames.append((code, pc, locals_, handlers, func))
                                                         func = f
                                                         code = f.plain
                                                         locals_ = new + f.pads[arg]
@@ -314,7 +312,7 @@ def run_plain(vm, closure, args):
                             else:
                                 if op < 38:
                                     # CALL_TASK (37)
-                                    f, n, pad = arg
+                                    f, n, pad, fcode = arg
                                     if n == 1:
                                         new = [pop()]
                                     elif n:
@@ -327,10 +325,9 @@ def run_plain(vm, closure, args):
                                     budget -= 1
                                     if budget <= 0:
                                         budget = vm.tick(budget)
-                                    frames.append((code, pc, locals_, handlers, func, sbase))
-                                    sbase = len(stack)
+                                    frames.append((code, pc, locals_, handlers, func))
                                     func = f
-                                    code = f.plain
+                                    code = fcode
                                     locals_ = new + pad if pad else new
                                     handlers = None
                                     pc = 0
@@ -350,9 +347,7 @@ def run_plain(vm, closure, args):
                                             val = pop()
                                             if not frames:
                                                 return val
-                                            if len(stack) > sbase:    # a `give` from inside a `for each`
-                                                del stack[sbase:]
-                                            code, pc, locals_, handlers, func, sbase = frames.pop()
+                                            code, pc, locals_, handlers, func = frames.pop()
                                             push(val)
                                         else:
                                             if op < 41:
@@ -536,9 +531,7 @@ def run_plain(vm, closure, args):
                                         val = locals_[arg]
                                         if not frames:
                                             return val
-                                        if len(stack) > sbase:    # a `give` from inside a `for each`
-                                            del stack[sbase:]
-                                        code, pc, locals_, handlers, func, sbase = frames.pop()
+                                        code, pc, locals_, handlers, func = frames.pop()
                                         push(val)
                             else:
                                 if op < 118:
@@ -564,15 +557,15 @@ def run_plain(vm, closure, args):
                                             new = [sub(v, arg[1])]
                                         f = arg[2]
                                         pad = arg[3]
+                                        fcode = arg[4]
                                         if len(frames) >= room:
                                             raise vm.depth_limit()
                                         budget -= 1
                                         if budget <= 0:
                                             budget = vm.tick(budget)
-                                        frames.append((code, pc, locals_, handlers, func, sbase))
-                                        sbase = len(stack)
+                                        frames.append((code, pc, locals_, handlers, func))
                                         func = f
-                                        code = f.plain
+                                        code = fcode
                                         locals_ = new + pad if pad else new
                                         handlers = None
                                         pc = 0
@@ -588,9 +581,7 @@ def run_plain(vm, closure, args):
                                                 val = add(a, b)
                                             if not frames:
                                                 return val
-                                            if len(stack) > sbase:    # a `give` from inside a `for each`
-                                                del stack[sbase:]
-                                            code, pc, locals_, handlers, func, sbase = frames.pop()
+                                            code, pc, locals_, handlers, func = frames.pop()
                                             push(val)
                                         else:
                                             # MUL_LC (119)
@@ -635,7 +626,7 @@ def run_plain(vm, closure, args):
                 while not handlers:
                     if not frames:
                         raise err from None
-                    code, pc, locals_, handlers, func, sbase = frames.pop()
+                    code, pc, locals_, handlers, func = frames.pop()
                     vm.trace_frame(err, func, pc - 1)
                 target, depth = handlers.pop()
                 del stack[depth:]

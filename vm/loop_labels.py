@@ -177,7 +177,6 @@ def run_labels(vm, closure, args):
     pcs = vm.pc_stack       # mutated in place only, so a local alias stays current
     stamps = [vm.stamp] * len(locals_) if pcs else None
     stack = []
-    sbase = 0               # where the running frame's part of the shared stack starts
     frames = []
     handlers = None
     pc = 0
@@ -213,15 +212,15 @@ def run_labels(vm, closure, args):
                             new = [sub(v, arg[1])]
                         f = arg[2]
                         pad = arg[3]
+                        fcode = arg[4]
                         if len(frames) >= room:
                             raise vm.depth_limit()
                         budget -= 1
                         if budget <= 0:
                             budget = vm.tick(budget)
-                        frames.append((code, pc, locals_, handlers, func, stamps, sbase))
-                        sbase = len(stack)
+                        frames.append((code, pc, locals_, handlers, func, stamps))
                         func = f
-                        code = f.plain
+                        code = fcode
                         locals_ = new + pad if pad else new
                         stamps = [vm.stamp] * len(locals_) if pcs else None
                         handlers = None
@@ -241,9 +240,7 @@ def run_labels(vm, closure, args):
                             drop_frames(vm, base_depth + len(frames))
                         if not frames:
                             return val
-                        if len(stack) > sbase:    # a `give` from inside a `for each`
-                            del stack[sbase:]
-                        code, pc, locals_, handlers, func, stamps, sbase = frames.pop()
+                        code, pc, locals_, handlers, func, stamps = frames.pop()
                         push(val)
                     elif op == 102:  # LOAD_LOCAL2
                         push(locals_[arg[0]])
@@ -436,9 +433,7 @@ def run_labels(vm, closure, args):
                             drop_frames(vm, base_depth + len(frames))
                         if not frames:
                             return val
-                        if len(stack) > sbase:    # a `give` from inside a `for each`
-                            del stack[sbase:]
-                        code, pc, locals_, handlers, func, stamps, sbase = frames.pop()
+                        code, pc, locals_, handlers, func, stamps = frames.pop()
                         push(val)
                     elif op == 115:  # FOR_ITER_DECL
                         v = next(stack[-1], UNSET)
@@ -494,7 +489,7 @@ def run_labels(vm, closure, args):
                     elif op == 1:  # CONST
                         push(arg)
                     elif op == 37:  # CALL_TASK
-                        f, n, pad = arg
+                        f, n, pad, fcode = arg
                         if n == 1:
                             new = [pop()]
                         elif n:
@@ -507,10 +502,9 @@ def run_labels(vm, closure, args):
                         budget -= 1
                         if budget <= 0:
                             budget = vm.tick(budget)
-                        frames.append((code, pc, locals_, handlers, func, stamps, sbase))
-                        sbase = len(stack)
+                        frames.append((code, pc, locals_, handlers, func, stamps))
                         func = f
-                        code = f.plain
+                        code = fcode
                         locals_ = new + pad if pad else new
                         stamps = [vm.stamp] * len(locals_) if pcs else None
                         handlers = None
@@ -523,9 +517,7 @@ def run_labels(vm, closure, args):
                             drop_frames(vm, base_depth + len(frames))
                         if not frames:
                             return val
-                        if len(stack) > sbase:    # a `give` from inside a `for each`
-                            del stack[sbase:]
-                        code, pc, locals_, handlers, func, stamps, sbase = frames.pop()
+                        code, pc, locals_, handlers, func, stamps = frames.pop()
                         push(val)
                     elif op == 30:  # JUMP_IF_FALSE
                         v = pop()
@@ -838,8 +830,7 @@ def run_labels(vm, closure, args):
                         budget -= 1
                         if budget <= 0:
                             budget = vm.tick(budget)
-                        frames.append((code, pc, locals_, handlers, func, stamps, sbase))
-                        sbase = len(stack)
+                        frames.append((code, pc, locals_, handlers, func, stamps))
                         if clab:    # before the parameters are stamped: they are the call's
                             push_pc(vm, clab, base_depth + len(frames), 0)
                         func = f
@@ -891,7 +882,7 @@ def run_labels(vm, closure, args):
                 while not handlers:
                     if not frames:
                         raise err from None
-                    code, pc, locals_, handlers, func, stamps, sbase = frames.pop()
+                    code, pc, locals_, handlers, func, stamps = frames.pop()
                     vm.trace_frame(err, func, pc - 1)
                 target, depth, entry = handlers.pop()
                 del stack[depth:]

@@ -169,7 +169,6 @@ def run_labels(vm, closure, args):
     pcs = vm.pc_stack       # mutated in place only, so a local alias stays current
     stamps = [vm.stamp] * len(locals_) if pcs else None
     stack = []
-    sbase = 0               # where the running frame's part of the shared stack starts
     frames = []
     handlers = None
     pc = 0
@@ -567,8 +566,7 @@ def run_labels(vm, closure, args):
                                                         budget -= 1
                                                         if budget <= 0:
                                                             budget = vm.tick(budget)
-                                                        frames.append((code, pc, locals_, handlers, func, stamps, sbase))
-                                                        sbase = len(stack)
+                                                        frames.append((code, pc, locals_, handlers, func, stamps))
                                                         if clab:    # before the parameters are stamped: they are the call's
                                                             push_pc(vm, clab, base_depth + len(frames), 0)
                                                         func = f
@@ -582,7 +580,7 @@ def run_labels(vm, closure, args):
                             else:
                                 if op < 38:
                                     # CALL_TASK (37)
-                                    f, n, pad = arg
+                                    f, n, pad, fcode = arg
                                     if n == 1:
                                         new = [pop()]
                                     elif n:
@@ -595,10 +593,9 @@ def run_labels(vm, closure, args):
                                     budget -= 1
                                     if budget <= 0:
                                         budget = vm.tick(budget)
-                                    frames.append((code, pc, locals_, handlers, func, stamps, sbase))
-                                    sbase = len(stack)
+                                    frames.append((code, pc, locals_, handlers, func, stamps))
                                     func = f
-                                    code = f.plain
+                                    code = fcode
                                     locals_ = new + pad if pad else new
                                     stamps = [vm.stamp] * len(locals_) if pcs else None
                                     handlers = None
@@ -628,9 +625,7 @@ def run_labels(vm, closure, args):
                                                 drop_frames(vm, base_depth + len(frames))
                                             if not frames:
                                                 return val
-                                            if len(stack) > sbase:    # a `give` from inside a `for each`
-                                                del stack[sbase:]
-                                            code, pc, locals_, handlers, func, stamps, sbase = frames.pop()
+                                            code, pc, locals_, handlers, func, stamps = frames.pop()
                                             push(val)
                                         else:
                                             if op < 42:
@@ -931,9 +926,7 @@ def run_labels(vm, closure, args):
                                             drop_frames(vm, base_depth + len(frames))
                                         if not frames:
                                             return val
-                                        if len(stack) > sbase:    # a `give` from inside a `for each`
-                                            del stack[sbase:]
-                                        code, pc, locals_, handlers, func, stamps, sbase = frames.pop()
+                                        code, pc, locals_, handlers, func, stamps = frames.pop()
                                         push(val)
                             else:
                                 if op < 118:
@@ -975,15 +968,15 @@ def run_labels(vm, closure, args):
                                             new = [sub(v, arg[1])]
                                         f = arg[2]
                                         pad = arg[3]
+                                        fcode = arg[4]
                                         if len(frames) >= room:
                                             raise vm.depth_limit()
                                         budget -= 1
                                         if budget <= 0:
                                             budget = vm.tick(budget)
-                                        frames.append((code, pc, locals_, handlers, func, stamps, sbase))
-                                        sbase = len(stack)
+                                        frames.append((code, pc, locals_, handlers, func, stamps))
                                         func = f
-                                        code = f.plain
+                                        code = fcode
                                         locals_ = new + pad if pad else new
                                         stamps = [vm.stamp] * len(locals_) if pcs else None
                                         handlers = None
@@ -1006,9 +999,7 @@ def run_labels(vm, closure, args):
                                                 drop_frames(vm, base_depth + len(frames))
                                             if not frames:
                                                 return val
-                                            if len(stack) > sbase:    # a `give` from inside a `for each`
-                                                del stack[sbase:]
-                                            code, pc, locals_, handlers, func, stamps, sbase = frames.pop()
+                                            code, pc, locals_, handlers, func, stamps = frames.pop()
                                             push(val)
                                         else:
                                             # MUL_LC (119)
@@ -1079,7 +1070,7 @@ def run_labels(vm, closure, args):
                 while not handlers:
                     if not frames:
                         raise err from None
-                    code, pc, locals_, handlers, func, stamps, sbase = frames.pop()
+                    code, pc, locals_, handlers, func, stamps = frames.pop()
                     vm.trace_frame(err, func, pc - 1)
                 target, depth, entry = handlers.pop()
                 del stack[depth:]

@@ -93,6 +93,14 @@ class VM:
             f.cond_words = words
             f.pads = frame_pads(f)
             f.fixed = len(f.params) + f.ncaptures   # slots a call fills
+        # A direct call carries its callee's decoded code, saving a lookup per call.
+        for f in program.functions:
+            code = f.plain
+            for i, (op, a) in enumerate(code):
+                if op == O.CALL_TASK:
+                    code[i] = (op, a + (a[0].plain,))
+                elif op == O.CALL1_SUB_LC:
+                    code[i] = (op, a + (a[2].plain,))
         if self.labels:
             from synsema.vm.loop_labels_fast import run_labels
             self._run = run_labels

@@ -432,7 +432,11 @@ def _check_flow(where, func, ops):
             else:
                 reach(nxt, nd, h, it, un, pc)
         elif flow == "return":
-            pass
+            # The frames of a run share one value stack; a function leaves nothing of its
+            # own on it, so a return hands back just its value (no stack base to restore).
+            if d != 1:
+                raise InvalidProgram(f"in {where}, offset {pc}: RETURN with {d - 1} other "
+                                     f"value(s) left on the stack")
         elif flow == "jump":
             reach(a[0], nd, h, it, un, pc)
         elif flow == "branch":

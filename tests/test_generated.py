@@ -81,3 +81,14 @@ def test_fast_loops_agree_with_the_readable_loops(source):
     if "private" not in source:
         assert _run(source, loop_fast.run_plain, False) == \
             _run(source, loop_labels_fast.run_labels, True)
+
+
+def test_one_program_runs_in_plain_and_labels_vms_side_by_side():
+    prog = compile_source(PROGRAMS[0] + PROGRAMS[4].replace("task risky", "task risky2")
+                          .replace("risky(", "risky2("), "t.syn")
+    outs = []
+    for labels in (False, True, False, True):
+        out = io.StringIO()
+        VM(prog, Options(labels=labels, out=out.write)).run_main()
+        outs.append(out.getvalue())
+    assert outs[0] == outs[1] == outs[2] == outs[3] == "144\n012[big 3][big 4]\n"

@@ -98,12 +98,7 @@ def _with_release_points(code, positions, words):
     the code (vm.flow.release_points), not from the file."""
     from synsema.vm.flow import release_points
     new, m, own = release_points(code)
-    out = []
-    for idx, (op, arg) in enumerate(new):
-        arg = _retarget(op, arg, m)
-        if op in (O.JUMP, O.JUMP_BACK):
-            op = O.JUMP_BACK if arg <= idx else O.JUMP
-        out.append((op, arg))
+    out = _relinked(new, m)
     new_pos = [None] * len(out)
     for old, pos in enumerate(positions):
         new_pos[own[old]] = pos
@@ -260,10 +255,16 @@ def fuse(code, positions, words):
         new_pos.append(positions[at])
         i += length
     m[n] = len(new_code)
+    return _relinked(new_code, m), new_pos, new_words
+
+
+def _relinked(code, m):
+    """Jump targets mapped through m (old index -> new); a JUMP is JUMP_BACK when it goes
+    backward (where the loop checks its limits)."""
     out = []
-    for idx, (op, arg) in enumerate(new_code):
+    for idx, (op, arg) in enumerate(code):
         arg = _retarget(op, arg, m)
         if op in (O.JUMP, O.JUMP_BACK):
             op = O.JUMP_BACK if arg <= idx else O.JUMP
         out.append((op, arg))
-    return out, new_pos, new_words
+    return out

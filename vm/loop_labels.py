@@ -167,7 +167,7 @@ def run_labels(vm, closure, args):
     if type(closure) is Labeled:   # never from the loop itself; defensive for builtins
         clabels, closure = closure.l, closure.v
     func = closure.func
-    code = func.plain
+    code = func.lplain
     if func.kind == "main":
         locals_ = vm.globals    # the top level's variables are the program's globals
     else:
@@ -834,7 +834,7 @@ def run_labels(vm, closure, args):
                         if clab:    # before the parameters are stamped: they are the call's
                             push_pc(vm, clab, base_depth + len(frames), 0)
                         func = f
-                        code = f.plain
+                        code = f.lplain
                         locals_ = new + f.pads[arg]
                         if callee.captures:
                             locals_ += callee.captures

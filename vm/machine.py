@@ -85,22 +85,28 @@ class VM:
             else:
                 builtins[i] = (b.fn, False)
         self.tasks = make_task_closures(program)
+        # The decoded code hangs on each Function under a name per mode (`plain` for the
+        # plain loop, `lplain` for the labels loop), so VMs of both kinds can share one
+        # Program; positions (`pos`/`lpos`) differ too, by the release points inserted.
+        code_attr = "lplain" if self.labels else "plain"
+        self._pos_attr = "lpos" if self.labels else "pos"
+        self._words_attr = "lwords" if self.labels else "words"
         for f in program.functions:
             code, positions, words = decode_function(f, program, self.tasks, builtins,
                                                      self.labels)
-            f.plain = code
-            f.pos = positions
-            f.cond_words = words
+            setattr(f, code_attr, code)
+            setattr(f, self._pos_attr, positions)
+            setattr(f, self._words_attr, words)
             f.pads = frame_pads(f)
             f.fixed = len(f.params) + f.ncaptures   # slots a call fills
         # A direct call carries its callee's decoded code, saving a lookup per call.
         for f in program.functions:
-            code = f.plain
+            code = getattr(f, code_attr)
             for i, (op, a) in enumerate(code):
                 if op == O.CALL_TASK:
-                    code[i] = (op, a + (a[0].plain,))
+                    code[i] = (op, a + (getattr(a[0], code_attr),))
                 elif op == O.CALL1_SUB_LC:
-                    code[i] = (op, a + (a[2].plain,))
+                    code[i] = (op, a + (getattr(a[2], code_attr),))
         if self.labels:
             from synsema.vm.loop_labels_fast import run_labels
             self._run = run_labels
@@ -168,7 +174,7 @@ class VM:
 
     def cond_error(self, func, idx, v):
         from synsema.vm.values import type_name
-        word = func.cond_words.get(idx, "when")
+        word = getattr(func, self._words_attr).get(idx, "when")
         return SynError(f"{word} needs a bool, got {type_name(v)}")
 
     def bad_opcode(self, op):
@@ -192,7 +198,8 @@ class VM:
         return err
 
     def trace_frame(self, err, func, idx):
-        pos = func.pos[idx] if 0 <= idx < len(func.pos) else (func.line, func.col)
+        positions = getattr(func, self._pos_attr)
+        pos = positions[idx] if 0 <= idx < len(positions) else (func.line, func.col)
         err.trace.append((func, pos[0], pos[1]))
 
     # ---- capabilities -----------------------------------------------------------------
@@ -269,7 +276,8 @@ class VM:
         if site is None:
             return self.program.source_name
         func, idx = site
-        line = func.pos[idx][0] if 0 <= idx < len(func.pos) else func.line
+        positions = getattr(func, self._pos_attr)
+        line = positions[idx][0] if 0 <= idx < len(positions) else func.line
         return f"{self.program.source_name}:{line}"
 
     def violation(self, message):

@@ -145,16 +145,20 @@ class CodeGen:
                 e.at(s)
             e.emit(O.STORE_GLOBAL if kind == "global" else O.STORE_LOCAL, slot)
         elif k == "give":
-            # Leave nothing of this function on the shared value stack: drop the
-            # iterators of the `for each` loops the `give` leaves.
-            for entry in e.flow:
-                if entry[0] == "loop" and entry[3]:
-                    e.emit(O.POP)
             if s.value is None:
                 e.emit(O.CONST, self.const(None))
             else:
-                self.expr(s.value, e)
+                self.expr(s.value, e)   # still inside every enclosing try: errors are caught
                 e.at(s)
+            # A function leaves nothing behind when it returns (frames share one value
+            # stack and one handler list): close the enclosing tries, drop the iterators
+            # of the enclosing `for each` loops.
+            for entry in reversed(e.flow):
+                if entry[0] == "try":
+                    e.emit(O.TRY_END)
+            iterators = sum(1 for entry in e.flow if entry[0] == "loop" and entry[3])
+            if iterators:
+                e.emit(O.DROP_UNDER, iterators)
             e.emit(O.RETURN)
         elif k in ("break", "continue"):
             for entry in reversed(e.flow):

@@ -52,6 +52,12 @@ PROGRAMS = [
     "for each n in range(5)\n    try\n        set out to out + text(risky(n))\n    recover e\n"
     "        set out to out + \"[\" + e + \"]\"\nprint(out)\n",
     "let s be private(\"abc\", \"s\")\nprint(labels_of([s, 1]))\nprint(declassify(len(s), \"ok\"))\n",
+    # `give` from inside a try inside a for each: the try's handler and the loop's
+    # iterator must be gone when the task returns, and still there when it does not.
+    "task risky(x)\n    when x > 1\n        fail(\"big\")\n    give x\ntask f(xs)\n"
+    "    for each x in xs\n        try\n            give risky(x)\n        recover e\n"
+    "            print(e)\n    give \"none\"\nprint(f([5, 7, 1]))\nprint(f([9]))\n"
+    "for each y in [1, 2]\n    print(f([y]))\n",
 ]
 
 

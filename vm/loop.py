@@ -482,6 +482,10 @@ def run_plain(vm, closure, args):
                         if handlers is None:
                             handlers = []
                         handlers.append((arg, len(stack)))
+                    elif op == 48:  # DROP_UNDER
+                        v = pop()
+                        del stack[-arg:]
+                        push(v)
                     elif op == 41:  # TRY_END
                         handlers.pop()
                     else:

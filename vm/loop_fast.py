@@ -378,18 +378,18 @@ def run_plain(vm, closure, args):
                                             else:
                                                 locals_[arg] = ops.append(x, v)
                                         else:
-                                            if op < 46:
-                                                # APPEND_GLOBAL (45)
-                                                v = pop()
-                                                x = glob[arg]
-                                                if type(x) is list and refcount(x) <= 3:
-                                                    x.append(v)
+                                            if op < 47:
+                                                if op < 46:
+                                                    # APPEND_GLOBAL (45)
+                                                    v = pop()
+                                                    x = glob[arg]
+                                                    if type(x) is list and refcount(x) <= 3:
+                                                        x.append(v)
+                                                    else:
+                                                        if x is UNSET:
+                                                            raise vm.unset_error(arg)
+                                                        glob[arg] = ops.append(x, v)
                                                 else:
-                                                    if x is UNSET:
-                                                        raise vm.unset_error(arg)
-                                                    glob[arg] = ops.append(x, v)
-                                            else:
-                                                if op < 47:
                                                     # SET_ITEM_LOCAL (46)
                                                     v = pop()
                                                     k = pop()
@@ -398,7 +398,8 @@ def run_plain(vm, closure, args):
                                                         pass
                                                     else:
                                                         locals_[arg] = ops.set_item(x, k, v)
-                                                else:
+                                            else:
+                                                if op < 48:
                                                     # SET_ITEM_GLOBAL (47)
                                                     v = pop()
                                                     k = pop()
@@ -409,6 +410,11 @@ def run_plain(vm, closure, args):
                                                         pass
                                                     else:
                                                         glob[arg] = ops.set_item(x, k, v)
+                                                else:
+                                                    # DROP_UNDER (48)
+                                                    v = pop()
+                                                    del stack[-arg:]
+                                                    push(v)
                                     else:
                                         # JUMP_BACK (100)
                                         budget -= pc - arg

@@ -864,6 +864,10 @@ def run_labels(vm, closure, args):
                         vm.pc_stack.append(entry)
                         vm.try_entries.append(entry)
                         handlers.append((arg[0], len(stack), entry))
+                    elif op == 48:  # DROP_UNDER
+                        v = pop()
+                        del stack[-arg:]
+                        push(v)
                     elif op == 41:  # TRY_END
                         entry = handlers.pop()[2]
                         if entry in vm.try_entries:

@@ -677,25 +677,25 @@ def run_labels(vm, closure, args):
                                                     _store(vm, where, stamps if op == 44 else gstamps, arg, r,
                                                            _local_name(func, arg) if op == 44 else vm.program.globals[arg])
                                         else:
-                                            if op < 46:
-                                                # APPEND_GLOBAL (45)
-                                                v = pop()
-                                                where = locals_ if op == 44 else glob
-                                                x = where[arg]
-                                                if x is UNSET:
-                                                    raise vm.unset_error(arg)
-                                                if (type(x) is list and type(v) is not Labeled and not vm.pc
-                                                        and refcount(x) <= 3):
-                                                    x.append(v)
-                                                else:
-                                                    if type(x) is Labeled or type(v) is Labeled:
-                                                        r = _binary(vm, ops.append, x, v)
+                                            if op < 47:
+                                                if op < 46:
+                                                    # APPEND_GLOBAL (45)
+                                                    v = pop()
+                                                    where = locals_ if op == 44 else glob
+                                                    x = where[arg]
+                                                    if x is UNSET:
+                                                        raise vm.unset_error(arg)
+                                                    if (type(x) is list and type(v) is not Labeled and not vm.pc
+                                                            and refcount(x) <= 3):
+                                                        x.append(v)
                                                     else:
-                                                        r = ops.append(x, v)
-                                                    _store(vm, where, stamps if op == 44 else gstamps, arg, r,
-                                                           _local_name(func, arg) if op == 44 else vm.program.globals[arg])
-                                            else:
-                                                if op < 47:
+                                                        if type(x) is Labeled or type(v) is Labeled:
+                                                            r = _binary(vm, ops.append, x, v)
+                                                        else:
+                                                            r = ops.append(x, v)
+                                                        _store(vm, where, stamps if op == 44 else gstamps, arg, r,
+                                                               _local_name(func, arg) if op == 44 else vm.program.globals[arg])
+                                                else:
                                                     # SET_ITEM_LOCAL (46)
                                                     v = pop()
                                                     k = pop()
@@ -718,7 +718,8 @@ def run_labels(vm, closure, args):
                                                         _store(vm, where, stamps if op == 46 else gstamps, arg,
                                                                Labeled(r, labels) if labels else r,
                                                                _local_name(func, arg) if op == 46 else vm.program.globals[arg])
-                                                else:
+                                            else:
+                                                if op < 48:
                                                     # SET_ITEM_GLOBAL (47)
                                                     v = pop()
                                                     k = pop()
@@ -741,6 +742,11 @@ def run_labels(vm, closure, args):
                                                         _store(vm, where, stamps if op == 46 else gstamps, arg,
                                                                Labeled(r, labels) if labels else r,
                                                                _local_name(func, arg) if op == 46 else vm.program.globals[arg])
+                                                else:
+                                                    # DROP_UNDER (48)
+                                                    v = pop()
+                                                    del stack[-arg:]
+                                                    push(v)
                                     else:
                                         # JUMP_BACK (100)
                                         budget -= pc - arg

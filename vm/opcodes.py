@@ -80,6 +80,7 @@ _TABLE = [
     ("APPEND_GLOBAL",  45, ("global",),         1,                      0, "next",   "the same for a top-level variable"),
     ("SET_ITEM_LOCAL", 46, ("local",),          2,                      0, "next",   "`set x[k] to v`: .. k v -> ..; locals[s] = copy of it with [k] = v (in place when no one else holds it)"),
     ("SET_ITEM_GLOBAL", 47, ("global",),        2,                      0, "next",   "the same for a top-level variable"),
+    ("DROP_UNDER",     48, ("count",),          lambda a: a[0] + 1,     1, "next",   ".. x1..xn v -> .. v (a `give` leaving `for each` loops drops their iterators)"),
 ]
 
 OPS = [Op(*row) for row in _TABLE]

@@ -389,7 +389,11 @@ def _check_flow(where, func, ops):
         if h and d - pops < base[h]:
             raise InvalidProgram(f"in {where}, offset {pc}: {op.name} pops below the stack "
                                  f"depth {base[h]} of its enclosing try")
-        if it:
+        if it and c == O.DROP_UNDER:
+            if it >> (d - 1) & 1:
+                raise InvalidProgram(f"in {where}, offset {pc}: DROP_UNDER keeps a loop "
+                                     f"iterator as a value")
+        elif it:
             if c == O.FOR_ITER or c == O.POP:
                 if c == O.FOR_ITER and not it >> (d - 1) & 1:
                     raise InvalidProgram(f"in {where}, offset {pc}: FOR_ITER needs an "
@@ -429,6 +433,8 @@ def _check_flow(where, func, ops):
                 reach(nxt, nd, h, it | 1 << (nd - 1), un, pc)
             elif c == O.POP and it:
                 reach(nxt, nd, h, it & ~(1 << nd), un, pc)
+            elif c == O.DROP_UNDER and it:
+                reach(nxt, nd, h, it & ((1 << (nd - 1)) - 1), un, pc)
             else:
                 reach(nxt, nd, h, it, un, pc)
         elif flow == "return":
@@ -437,6 +443,9 @@ def _check_flow(where, func, ops):
             if d != 1:
                 raise InvalidProgram(f"in {where}, offset {pc}: RETURN with {d - 1} other "
                                      f"value(s) left on the stack")
+            if h:
+                raise InvalidProgram(f"in {where}, offset {pc}: RETURN inside an open try "
+                                     f"(close it with TRY_END first)")
         elif flow == "jump":
             reach(a[0], nd, h, it, un, pc)
         elif flow == "branch":

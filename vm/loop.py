@@ -3,8 +3,10 @@
 Decoded instructions are (opcode, argument) pairs (vm.decode). Dispatch is an `if`
 chain on small ints, hottest first; every opcode test is written `op == N:  # NAME` and
 a test checks each number against the opcode table. State lives in locals; Synsema
-calls push a tuple on `frames` instead of recursing in Python, and all frames share one
-value stack (a call leaves its arguments' place to its result). Step and time limits are
+calls push a (code, pc, locals) tuple on `frames` instead of recursing in Python; all
+frames share one value stack and one list of open tries (a function leaves neither behind
+when it returns: the verifier checks it), and the running function is known from its code
+list (vm.owner) only when an error or a builtin needs it. Step and time limits are
 checked only on backward jumps and calls; the call depth on calls.
 """
 
@@ -26,7 +28,7 @@ def run_plain(vm, closure, args):
             locals_ += closure.captures
     stack = []
     frames = []
-    handlers = None
+    handlers = []            # (target, stack depth, frame depth) of open tries
     pc = 0
     glob = vm.globals
     base_depth = vm.depth
@@ -59,11 +61,9 @@ def run_plain(vm, closure, args):
                         budget -= 1
                         if budget <= 0:
                             budget = vm.tick(budget)
-                        frames.append((code, pc, locals_, handlers, func))
-                        func = f
+                        frames.append((code, pc, locals_))
                         code = fcode
                         locals_ = new + pad if pad else new
-                        handlers = None
                         pc = 0
                     elif op == 3:  # LOAD_LOCAL
                         push(locals_[arg])
@@ -81,11 +81,9 @@ def run_plain(vm, closure, args):
                         budget -= 1
                         if budget <= 0:
                             budget = vm.tick(budget)
-                        frames.append((code, pc, locals_, handlers, func))
-                        func = f
+                        frames.append((code, pc, locals_))
                         code = fcode
                         locals_ = new + pad if pad else new
-                        handlers = None
                         pc = 0
                     elif op == 119:  # MUL_LC
                         a = locals_[arg[0]]
@@ -123,13 +121,13 @@ def run_plain(vm, closure, args):
                             val = add(a, b)
                         if not frames:
                             return val
-                        code, pc, locals_, handlers, func = frames.pop()
+                        code, pc, locals_ = frames.pop()
                         push(val)
                     elif op == 114:  # RETURN_LOCAL
                         val = locals_[arg]
                         if not frames:
                             return val
-                        code, pc, locals_, handlers, func = frames.pop()
+                        code, pc, locals_ = frames.pop()
                         push(val)
                     elif op == 111:  # LT_LC_JF
                         a = locals_[arg[0]]
@@ -148,7 +146,7 @@ def run_plain(vm, closure, args):
                         val = pop()
                         if not frames:
                             return val
-                        code, pc, locals_, handlers, func = frames.pop()
+                        code, pc, locals_ = frames.pop()
                         push(val)
                     elif op == 11:  # ADD
                         b = pop()
@@ -170,7 +168,7 @@ def run_plain(vm, closure, args):
                         else:
                             a = ()
                         vm.depth = base_depth + len(frames) + 1
-                        vm.site = (func, pc - 1)
+                        vm.site = (code, pc - 1)
                         try:
                             push(fn(vm, *a))
                         finally:
@@ -207,7 +205,7 @@ def run_plain(vm, closure, args):
                         if v is False:
                             pc = arg
                         elif v is not True:
-                            raise vm.cond_error(func, pc - 1, v)
+                            raise vm.cond_error(code, pc - 1, v)
                     elif op == 4 or op == 5:  # STORE_LOCAL, DECLARE_LOCAL
                         locals_[arg] = pop()
                     elif op == 107:  # ADD_LL_ST
@@ -458,13 +456,11 @@ def run_plain(vm, closure, args):
                         budget -= 1
                         if budget <= 0:
                             budget = vm.tick(budget)
-                        frames.append((code, pc, locals_, handlers, func))
-                        func = f
+                        frames.append((code, pc, locals_))
                         code = f.plain
                         locals_ = new + f.pads[arg]
                         if callee.captures:
                             locals_ += callee.captures
-                        handlers = None
                         pc = 0
                     elif op == 10:  # MAKE_LAMBDA
                         f, n = arg
@@ -479,9 +475,7 @@ def run_plain(vm, closure, args):
                         if locals_[slot] is not UNSET:
                             pc = target
                     elif op == 40:  # TRY_BEGIN
-                        if handlers is None:
-                            handlers = []
-                        handlers.append((arg, len(stack)))
+                        handlers.append((arg, len(stack), len(frames)))
                     elif op == 48:  # DROP_UNDER
                         v = pop()
                         del stack[-arg:]
@@ -492,17 +486,15 @@ def run_plain(vm, closure, args):
                         raise vm.bad_opcode(op)
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
-                vm.trace_frame(err, func, pc - 1)
-                if not err.catchable:
+                vm.trace_frame(err, code, pc - 1)
+                if not err.catchable or not handlers:
                     for fr in reversed(frames):
-                        vm.trace_frame(err, fr[4], fr[1] - 1)
+                        vm.trace_frame(err, fr[0], fr[1] - 1)
                     raise err from None
-                while not handlers:
-                    if not frames:
-                        raise err from None
-                    code, pc, locals_, handlers, func = frames.pop()
-                    vm.trace_frame(err, func, pc - 1)
-                target, depth = handlers.pop()
+                # The innermost open try, in this frame or one below: unwind to it.
+                target, depth, frame_depth = handlers.pop()
+                while len(frames) > frame_depth:
+                    code, pc, locals_ = frames.pop()
                 del stack[depth:]
                 err.trace.clear()
                 push(err.message)

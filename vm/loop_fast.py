@@ -20,7 +20,7 @@ def run_plain(vm, closure, args):
             locals_ += closure.captures
     stack = []
     frames = []
-    handlers = None
+    handlers = []            # (target, stack depth, frame depth) of open tries
     pc = 0
     glob = vm.globals
     base_depth = vm.depth
@@ -243,7 +243,7 @@ def run_plain(vm, closure, args):
                                             if v is False:
                                                 pc = arg
                                             elif v is not True:
-                                                raise vm.cond_error(func, pc - 1, v)
+                                                raise vm.cond_error(code, pc - 1, v)
                                         else:
                                             if op < 34:
                                                 if op < 32:
@@ -301,13 +301,11 @@ def run_plain(vm, closure, args):
                                                         budget -= 1
                                                         if budget <= 0:
                                                             budget = vm.tick(budget)
-                                                        frames.append((code, pc, locals_, handlers, func))
-                                                        func = f
+                                                        frames.append((code, pc, locals_))
                                                         code = f.plain
                                                         locals_ = new + f.pads[arg]
                                                         if callee.captures:
                                                             locals_ += callee.captures
-                                                        handlers = None
                                                         pc = 0
                             else:
                                 if op < 38:
@@ -325,11 +323,9 @@ def run_plain(vm, closure, args):
                                     budget -= 1
                                     if budget <= 0:
                                         budget = vm.tick(budget)
-                                    frames.append((code, pc, locals_, handlers, func))
-                                    func = f
+                                    frames.append((code, pc, locals_))
                                     code = fcode
                                     locals_ = new + pad if pad else new
-                                    handlers = None
                                     pc = 0
                                 else:
                                     if op < 39:
@@ -347,14 +343,12 @@ def run_plain(vm, closure, args):
                                             val = pop()
                                             if not frames:
                                                 return val
-                                            code, pc, locals_, handlers, func = frames.pop()
+                                            code, pc, locals_ = frames.pop()
                                             push(val)
                                         else:
                                             if op < 41:
                                                 # TRY_BEGIN (40)
-                                                if handlers is None:
-                                                    handlers = []
-                                                handlers.append((arg, len(stack)))
+                                                handlers.append((arg, len(stack), len(frames)))
                                             else:
                                                 if op < 43:
                                                     # TRY_END (41)
@@ -431,7 +425,7 @@ def run_plain(vm, closure, args):
                                         else:
                                             a = ()
                                         vm.depth = base_depth + len(frames) + 1
-                                        vm.site = (func, pc - 1)
+                                        vm.site = (code, pc - 1)
                                         try:
                                             push(fn(vm, *a))
                                         finally:
@@ -537,7 +531,7 @@ def run_plain(vm, closure, args):
                                         val = locals_[arg]
                                         if not frames:
                                             return val
-                                        code, pc, locals_, handlers, func = frames.pop()
+                                        code, pc, locals_ = frames.pop()
                                         push(val)
                             else:
                                 if op < 118:
@@ -569,11 +563,9 @@ def run_plain(vm, closure, args):
                                         budget -= 1
                                         if budget <= 0:
                                             budget = vm.tick(budget)
-                                        frames.append((code, pc, locals_, handlers, func))
-                                        func = f
+                                        frames.append((code, pc, locals_))
                                         code = fcode
                                         locals_ = new + pad if pad else new
-                                        handlers = None
                                         pc = 0
                                 else:
                                     if op < 120:
@@ -587,7 +579,7 @@ def run_plain(vm, closure, args):
                                                 val = add(a, b)
                                             if not frames:
                                                 return val
-                                            code, pc, locals_, handlers, func = frames.pop()
+                                            code, pc, locals_ = frames.pop()
                                             push(val)
                                         else:
                                             # MUL_LC (119)
@@ -624,17 +616,15 @@ def run_plain(vm, closure, args):
                                                     locals_[arg] = sub(a, b)
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
-                vm.trace_frame(err, func, pc - 1)
-                if not err.catchable:
+                vm.trace_frame(err, code, pc - 1)
+                if not err.catchable or not handlers:
                     for fr in reversed(frames):
-                        vm.trace_frame(err, fr[4], fr[1] - 1)
+                        vm.trace_frame(err, fr[0], fr[1] - 1)
                     raise err from None
-                while not handlers:
-                    if not frames:
-                        raise err from None
-                    code, pc, locals_, handlers, func = frames.pop()
-                    vm.trace_frame(err, func, pc - 1)
-                target, depth = handlers.pop()
+                # The innermost open try, in this frame or one below: unwind to it.
+                target, depth, frame_depth = handlers.pop()
+                while len(frames) > frame_depth:
+                    code, pc, locals_ = frames.pop()
                 del stack[depth:]
                 err.trace.clear()
                 push(err.message)

@@ -178,7 +178,7 @@ def run_labels(vm, closure, args):
     stamps = [vm.stamp] * len(locals_) if pcs else None
     stack = []
     frames = []
-    handlers = None
+    handlers = []            # (target, stack depth, frame depth, try entry)
     pc = 0
     glob = vm.globals
     gstamps = vm.global_stamps
@@ -218,12 +218,10 @@ def run_labels(vm, closure, args):
                         budget -= 1
                         if budget <= 0:
                             budget = vm.tick(budget)
-                        frames.append((code, pc, locals_, handlers, func, stamps))
-                        func = f
+                        frames.append((code, pc, locals_, stamps))
                         code = fcode
                         locals_ = new + pad if pad else new
                         stamps = [vm.stamp] * len(locals_) if pcs else None
-                        handlers = None
                         pc = 0
                     elif op == 118:  # ADD_RETURN
                         b = pop()
@@ -240,7 +238,7 @@ def run_labels(vm, closure, args):
                             drop_frames(vm, base_depth + len(frames))
                         if not frames:
                             return val
-                        code, pc, locals_, handlers, func, stamps = frames.pop()
+                        code, pc, locals_, stamps = frames.pop()
                         push(val)
                     elif op == 102:  # LOAD_LOCAL2
                         push(locals_[arg[0]])
@@ -349,7 +347,7 @@ def run_labels(vm, closure, args):
                         s = arg[2]
                         if pcs and vm.pc:
                             _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
-                                           _local_name(func, s))
+                                           _local_name(vm.owner[id(code)], s))
                             v = _join(v, vm.pc)
                         locals_[s] = v
                     elif op == 108:  # ADD_LC_ST
@@ -364,7 +362,7 @@ def run_labels(vm, closure, args):
                         s = arg[2]
                         if pcs and vm.pc:
                             _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
-                                           _local_name(func, s))
+                                           _local_name(vm.owner[id(code)], s))
                             v = _join(v, vm.pc)
                         locals_[s] = v
                     elif op == 109:  # SUB_LC_ST
@@ -379,7 +377,7 @@ def run_labels(vm, closure, args):
                         s = arg[2]
                         if pcs and vm.pc:
                             _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
-                                           _local_name(func, s))
+                                           _local_name(vm.owner[id(code)], s))
                             v = _join(v, vm.pc)
                         locals_[s] = v
                     elif op == 120:  # SUB_LL_ST
@@ -394,7 +392,7 @@ def run_labels(vm, closure, args):
                         s = arg[2]
                         if pcs and vm.pc:
                             _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
-                                           _local_name(func, s))
+                                           _local_name(vm.owner[id(code)], s))
                             v = _join(v, vm.pc)
                         locals_[s] = v
                     elif op == 121:  # ADD_ST
@@ -408,7 +406,7 @@ def run_labels(vm, closure, args):
                             v = add(a, b)
                         if pcs and vm.pc:
                             _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0,
-                                           _local_name(func, arg))
+                                           _local_name(vm.owner[id(code)], arg))
                             v = _join(v, vm.pc)
                         locals_[arg] = v
                     elif op == 122:  # SUB_ST
@@ -422,7 +420,7 @@ def run_labels(vm, closure, args):
                             v = sub(a, b)
                         if pcs and vm.pc:
                             _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0,
-                                           _local_name(func, arg))
+                                           _local_name(vm.owner[id(code)], arg))
                             v = _join(v, vm.pc)
                         locals_[arg] = v
                     elif op == 114:  # RETURN_LOCAL
@@ -433,7 +431,7 @@ def run_labels(vm, closure, args):
                             drop_frames(vm, base_depth + len(frames))
                         if not frames:
                             return val
-                        code, pc, locals_, handlers, func, stamps = frames.pop()
+                        code, pc, locals_, stamps = frames.pop()
                         push(val)
                     elif op == 115:  # FOR_ITER_DECL
                         v = next(stack[-1], UNSET)
@@ -463,7 +461,7 @@ def run_labels(vm, closure, args):
                             else:
                                 r = ops.append(x, v)
                             _store(vm, where, stamps if op == 44 else gstamps, arg, r,
-                                   _local_name(func, arg) if op == 44 else vm.program.globals[arg])
+                                   _local_name(vm.owner[id(code)], arg) if op == 44 else vm.program.globals[arg])
                     elif op == 46 or op == 47:  # SET_ITEM_LOCAL, SET_ITEM_GLOBAL
                         v = pop()
                         k = pop()
@@ -485,7 +483,7 @@ def run_labels(vm, closure, args):
                                 raise
                             _store(vm, where, stamps if op == 46 else gstamps, arg,
                                    Labeled(r, labels) if labels else r,
-                                   _local_name(func, arg) if op == 46 else vm.program.globals[arg])
+                                   _local_name(vm.owner[id(code)], arg) if op == 46 else vm.program.globals[arg])
                     elif op == 1:  # CONST
                         push(arg)
                     elif op == 37:  # CALL_TASK
@@ -502,12 +500,10 @@ def run_labels(vm, closure, args):
                         budget -= 1
                         if budget <= 0:
                             budget = vm.tick(budget)
-                        frames.append((code, pc, locals_, handlers, func, stamps))
-                        func = f
+                        frames.append((code, pc, locals_, stamps))
                         code = fcode
                         locals_ = new + pad if pad else new
                         stamps = [vm.stamp] * len(locals_) if pcs else None
-                        handlers = None
                         pc = 0
                     elif op == 39:  # RETURN
                         val = pop()
@@ -517,7 +513,7 @@ def run_labels(vm, closure, args):
                             drop_frames(vm, base_depth + len(frames))
                         if not frames:
                             return val
-                        code, pc, locals_, handlers, func, stamps = frames.pop()
+                        code, pc, locals_, stamps = frames.pop()
                         push(val)
                     elif op == 30:  # JUMP_IF_FALSE
                         v = pop()
@@ -527,13 +523,13 @@ def run_labels(vm, closure, args):
                         if v is False:
                             pc = arg[0]
                         elif v is not True:
-                            raise vm.cond_error(func, pc - 1, v)
+                            raise vm.cond_error(code, pc - 1, v)
                     elif op == 5:  # DECLARE_LOCAL
                         v = pop()
-                        if pcs and arg < func.fixed:
+                        if pcs and arg < vm.owner[id(code)].fixed:
                             # A parameter's slot was declared by the call: a `let` of it in
                             # a crafted file is a `set`, checked as one.
-                            _store(vm, locals_, stamps, arg, v, _local_name(func, arg))
+                            _store(vm, locals_, stamps, arg, v, _local_name(vm.owner[id(code)], arg))
                             continue
                         if pcs:
                             if vm.pc:
@@ -546,7 +542,7 @@ def run_labels(vm, closure, args):
                         v = pop()
                         if pcs and vm.pc:
                             _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0,
-                                           _local_name(func, arg))
+                                           _local_name(vm.owner[id(code)], arg))
                             v = _join(v, vm.pc)
                         locals_[arg] = v
                     elif op == 11:  # ADD
@@ -605,7 +601,7 @@ def run_labels(vm, closure, args):
                         else:
                             a = ()
                         vm.depth = base_depth + len(frames) + 1
-                        vm.site = (func, pc - 1)
+                        vm.site = (code, pc - 1)
                         try:
                             push(fn(vm, *a))
                         finally:
@@ -830,16 +826,14 @@ def run_labels(vm, closure, args):
                         budget -= 1
                         if budget <= 0:
                             budget = vm.tick(budget)
-                        frames.append((code, pc, locals_, handlers, func, stamps))
+                        frames.append((code, pc, locals_, stamps))
                         if clab:    # before the parameters are stamped: they are the call's
                             push_pc(vm, clab, base_depth + len(frames), 0)
-                        func = f
                         code = f.lplain
                         locals_ = new + f.pads[arg]
                         if callee.captures:
                             locals_ += callee.captures
                         stamps = [vm.stamp] * len(locals_) if pcs else None
-                        handlers = None
                         pc = 0
                     elif op == 10:  # MAKE_LAMBDA
                         f, n = arg
@@ -856,20 +850,18 @@ def run_labels(vm, closure, args):
                         if locals_[slot] is not UNSET:
                             pc = target
                     elif op == 40:  # TRY_BEGIN
-                        if handlers is None:
-                            handlers = []
                         depth = base_depth + len(frames)
                         vm.stamp += 1
                         entry = [EMPTY, depth, arg[1], vm.stamp, True]
                         vm.pc_stack.append(entry)
                         vm.try_entries.append(entry)
-                        handlers.append((arg[0], len(stack), entry))
+                        handlers.append((arg[0], len(stack), len(frames), entry))
                     elif op == 48:  # DROP_UNDER
                         v = pop()
                         del stack[-arg:]
                         push(v)
                     elif op == 41:  # TRY_END
-                        entry = handlers.pop()[2]
+                        entry = handlers.pop()[3]
                         if entry in vm.try_entries:
                             vm.try_entries.remove(entry)
                     else:
@@ -878,17 +870,15 @@ def run_labels(vm, closure, args):
                 err = vm.as_error(exc)
                 if vm.pc:
                     err.labels = err.labels | vm.pc
-                vm.trace_frame(err, func, pc - 1)
-                if not err.catchable:
+                vm.trace_frame(err, code, pc - 1)
+                if not err.catchable or not handlers:
                     for fr in reversed(frames):
-                        vm.trace_frame(err, fr[4], fr[1] - 1)
+                        vm.trace_frame(err, fr[0], fr[1] - 1)
                     raise err from None
-                while not handlers:
-                    if not frames:
-                        raise err from None
-                    code, pc, locals_, handlers, func, stamps = frames.pop()
-                    vm.trace_frame(err, func, pc - 1)
-                target, depth, entry = handlers.pop()
+                # The innermost open try, in this frame or one below: unwind to it.
+                target, depth, frame_depth, entry = handlers.pop()
+                while len(frames) > frame_depth:
+                    code, pc, locals_, stamps = frames.pop()
                 del stack[depth:]
                 # The try entry holds every label raised inside the block; entries above it
                 # (from the block and the tasks it called) have been merged into it.

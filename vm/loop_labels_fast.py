@@ -170,7 +170,7 @@ def run_labels(vm, closure, args):
     stamps = [vm.stamp] * len(locals_) if pcs else None
     stack = []
     frames = []
-    handlers = None
+    handlers = []            # (target, stack depth, frame depth, try entry)
     pc = 0
     glob = vm.globals
     gstamps = vm.global_stamps
@@ -212,16 +212,16 @@ def run_labels(vm, closure, args):
                                         v = pop()
                                         if pcs and vm.pc:
                                             _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0,
-                                                           _local_name(func, arg))
+                                                           _local_name(vm.owner[id(code)], arg))
                                             v = _join(v, vm.pc)
                                         locals_[arg] = v
                                     else:
                                         # DECLARE_LOCAL (5)
                                         v = pop()
-                                        if pcs and arg < func.fixed:
+                                        if pcs and arg < vm.owner[id(code)].fixed:
                                             # A parameter's slot was declared by the call: a `let` of it in
                                             # a crafted file is a `set`, checked as one.
-                                            _store(vm, locals_, stamps, arg, v, _local_name(func, arg))
+                                            _store(vm, locals_, stamps, arg, v, _local_name(vm.owner[id(code)], arg))
                                             continue
                                         if pcs:
                                             if vm.pc:
@@ -472,7 +472,7 @@ def run_labels(vm, closure, args):
                                             if v is False:
                                                 pc = arg[0]
                                             elif v is not True:
-                                                raise vm.cond_error(func, pc - 1, v)
+                                                raise vm.cond_error(code, pc - 1, v)
                                         else:
                                             if op < 34:
                                                 if op < 32:
@@ -566,16 +566,14 @@ def run_labels(vm, closure, args):
                                                         budget -= 1
                                                         if budget <= 0:
                                                             budget = vm.tick(budget)
-                                                        frames.append((code, pc, locals_, handlers, func, stamps))
+                                                        frames.append((code, pc, locals_, stamps))
                                                         if clab:    # before the parameters are stamped: they are the call's
                                                             push_pc(vm, clab, base_depth + len(frames), 0)
-                                                        func = f
                                                         code = f.lplain
                                                         locals_ = new + f.pads[arg]
                                                         if callee.captures:
                                                             locals_ += callee.captures
                                                         stamps = [vm.stamp] * len(locals_) if pcs else None
-                                                        handlers = None
                                                         pc = 0
                             else:
                                 if op < 38:
@@ -593,12 +591,10 @@ def run_labels(vm, closure, args):
                                     budget -= 1
                                     if budget <= 0:
                                         budget = vm.tick(budget)
-                                    frames.append((code, pc, locals_, handlers, func, stamps))
-                                    func = f
+                                    frames.append((code, pc, locals_, stamps))
                                     code = fcode
                                     locals_ = new + pad if pad else new
                                     stamps = [vm.stamp] * len(locals_) if pcs else None
-                                    handlers = None
                                     pc = 0
                                 else:
                                     if op < 39:
@@ -610,7 +606,7 @@ def run_labels(vm, closure, args):
                                         else:
                                             a = ()
                                         vm.depth = base_depth + len(frames) + 1
-                                        vm.site = (func, pc - 1)
+                                        vm.site = (code, pc - 1)
                                         try:
                                             push(fn(vm, *a))
                                         finally:
@@ -625,23 +621,21 @@ def run_labels(vm, closure, args):
                                                 drop_frames(vm, base_depth + len(frames))
                                             if not frames:
                                                 return val
-                                            code, pc, locals_, handlers, func, stamps = frames.pop()
+                                            code, pc, locals_, stamps = frames.pop()
                                             push(val)
                                         else:
                                             if op < 42:
                                                 if op < 41:
                                                     # TRY_BEGIN (40)
-                                                    if handlers is None:
-                                                        handlers = []
                                                     depth = base_depth + len(frames)
                                                     vm.stamp += 1
                                                     entry = [EMPTY, depth, arg[1], vm.stamp, True]
                                                     vm.pc_stack.append(entry)
                                                     vm.try_entries.append(entry)
-                                                    handlers.append((arg[0], len(stack), entry))
+                                                    handlers.append((arg[0], len(stack), len(frames), entry))
                                                 else:
                                                     # TRY_END (41)
-                                                    entry = handlers.pop()[2]
+                                                    entry = handlers.pop()[3]
                                                     if entry in vm.try_entries:
                                                         vm.try_entries.remove(entry)
                                             else:
@@ -675,7 +669,7 @@ def run_labels(vm, closure, args):
                                                     else:
                                                         r = ops.append(x, v)
                                                     _store(vm, where, stamps if op == 44 else gstamps, arg, r,
-                                                           _local_name(func, arg) if op == 44 else vm.program.globals[arg])
+                                                           _local_name(vm.owner[id(code)], arg) if op == 44 else vm.program.globals[arg])
                                         else:
                                             if op < 47:
                                                 if op < 46:
@@ -694,7 +688,7 @@ def run_labels(vm, closure, args):
                                                         else:
                                                             r = ops.append(x, v)
                                                         _store(vm, where, stamps if op == 44 else gstamps, arg, r,
-                                                               _local_name(func, arg) if op == 44 else vm.program.globals[arg])
+                                                               _local_name(vm.owner[id(code)], arg) if op == 44 else vm.program.globals[arg])
                                                 else:
                                                     # SET_ITEM_LOCAL (46)
                                                     v = pop()
@@ -717,7 +711,7 @@ def run_labels(vm, closure, args):
                                                             raise
                                                         _store(vm, where, stamps if op == 46 else gstamps, arg,
                                                                Labeled(r, labels) if labels else r,
-                                                               _local_name(func, arg) if op == 46 else vm.program.globals[arg])
+                                                               _local_name(vm.owner[id(code)], arg) if op == 46 else vm.program.globals[arg])
                                             else:
                                                 if op < 48:
                                                     # SET_ITEM_GLOBAL (47)
@@ -741,7 +735,7 @@ def run_labels(vm, closure, args):
                                                             raise
                                                         _store(vm, where, stamps if op == 46 else gstamps, arg,
                                                                Labeled(r, labels) if labels else r,
-                                                               _local_name(func, arg) if op == 46 else vm.program.globals[arg])
+                                                               _local_name(vm.owner[id(code)], arg) if op == 46 else vm.program.globals[arg])
                                                 else:
                                                     # DROP_UNDER (48)
                                                     v = pop()
@@ -763,7 +757,7 @@ def run_labels(vm, closure, args):
                                         else:
                                             a = ()
                                         vm.depth = base_depth + len(frames) + 1
-                                        vm.site = (func, pc - 1)
+                                        vm.site = (code, pc - 1)
                                         try:
                                             push(fn(vm, *a))
                                         finally:
@@ -827,7 +821,7 @@ def run_labels(vm, closure, args):
                                             s = arg[2]
                                             if pcs and vm.pc:
                                                 _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
-                                                               _local_name(func, s))
+                                                               _local_name(vm.owner[id(code)], s))
                                                 v = _join(v, vm.pc)
                                             locals_[s] = v
                                     else:
@@ -844,7 +838,7 @@ def run_labels(vm, closure, args):
                                             s = arg[2]
                                             if pcs and vm.pc:
                                                 _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
-                                                               _local_name(func, s))
+                                                               _local_name(vm.owner[id(code)], s))
                                                 v = _join(v, vm.pc)
                                             locals_[s] = v
                                         else:
@@ -860,7 +854,7 @@ def run_labels(vm, closure, args):
                                             s = arg[2]
                                             if pcs and vm.pc:
                                                 _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
-                                                               _local_name(func, s))
+                                                               _local_name(vm.owner[id(code)], s))
                                                 v = _join(v, vm.pc)
                                             locals_[s] = v
                         else:
@@ -932,7 +926,7 @@ def run_labels(vm, closure, args):
                                             drop_frames(vm, base_depth + len(frames))
                                         if not frames:
                                             return val
-                                        code, pc, locals_, handlers, func, stamps = frames.pop()
+                                        code, pc, locals_, stamps = frames.pop()
                                         push(val)
                             else:
                                 if op < 118:
@@ -980,12 +974,10 @@ def run_labels(vm, closure, args):
                                         budget -= 1
                                         if budget <= 0:
                                             budget = vm.tick(budget)
-                                        frames.append((code, pc, locals_, handlers, func, stamps))
-                                        func = f
+                                        frames.append((code, pc, locals_, stamps))
                                         code = fcode
                                         locals_ = new + pad if pad else new
                                         stamps = [vm.stamp] * len(locals_) if pcs else None
-                                        handlers = None
                                         pc = 0
                                 else:
                                     if op < 120:
@@ -1005,7 +997,7 @@ def run_labels(vm, closure, args):
                                                 drop_frames(vm, base_depth + len(frames))
                                             if not frames:
                                                 return val
-                                            code, pc, locals_, handlers, func, stamps = frames.pop()
+                                            code, pc, locals_, stamps = frames.pop()
                                             push(val)
                                         else:
                                             # MUL_LC (119)
@@ -1030,7 +1022,7 @@ def run_labels(vm, closure, args):
                                             s = arg[2]
                                             if pcs and vm.pc:
                                                 _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
-                                                               _local_name(func, s))
+                                                               _local_name(vm.owner[id(code)], s))
                                                 v = _join(v, vm.pc)
                                             locals_[s] = v
                                         else:
@@ -1046,7 +1038,7 @@ def run_labels(vm, closure, args):
                                                     v = add(a, b)
                                                 if pcs and vm.pc:
                                                     _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0,
-                                                                   _local_name(func, arg))
+                                                                   _local_name(vm.owner[id(code)], arg))
                                                     v = _join(v, vm.pc)
                                                 locals_[arg] = v
                                             else:
@@ -1061,24 +1053,22 @@ def run_labels(vm, closure, args):
                                                     v = sub(a, b)
                                                 if pcs and vm.pc:
                                                     _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0,
-                                                                   _local_name(func, arg))
+                                                                   _local_name(vm.owner[id(code)], arg))
                                                     v = _join(v, vm.pc)
                                                 locals_[arg] = v
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 if vm.pc:
                     err.labels = err.labels | vm.pc
-                vm.trace_frame(err, func, pc - 1)
-                if not err.catchable:
+                vm.trace_frame(err, code, pc - 1)
+                if not err.catchable or not handlers:
                     for fr in reversed(frames):
-                        vm.trace_frame(err, fr[4], fr[1] - 1)
+                        vm.trace_frame(err, fr[0], fr[1] - 1)
                     raise err from None
-                while not handlers:
-                    if not frames:
-                        raise err from None
-                    code, pc, locals_, handlers, func, stamps = frames.pop()
-                    vm.trace_frame(err, func, pc - 1)
-                target, depth, entry = handlers.pop()
+                # The innermost open try, in this frame or one below: unwind to it.
+                target, depth, frame_depth, entry = handlers.pop()
+                while len(frames) > frame_depth:
+                    code, pc, locals_, stamps = frames.pop()
                 del stack[depth:]
                 # The try entry holds every label raised inside the block; entries above it
                 # (from the block and the tasks it called) have been merged into it.

@@ -66,7 +66,7 @@ class VM:
             raise StartRefused([cap_text(c) for c in missing])
         self.tool = None                # name of the task call_tool is running, if any
         self.tool_requires = ()         # and what that task declared
-        self.site = None                # (function, index) of the running builtin call
+        self.site = None                # (code, index) of the running builtin call
         # Labels state (vm.loop_labels): the pc stack and the innermost try entries.
         self.pc_stack = []
         self.pc = EMPTY
@@ -99,6 +99,9 @@ class VM:
             setattr(f, self._words_attr, words)
             f.pads = frame_pads(f)
             f.fixed = len(f.params) + f.ncaptures   # slots a call fills
+        # Which function a decoded code list belongs to: the loops keep only the code in
+        # their frames, and look the function up when an error or a builtin needs it.
+        self.owner = {id(getattr(f, code_attr)): f for f in program.functions}
         # A direct call carries its callee's decoded code, saving a lookup per call.
         for f in program.functions:
             code = getattr(f, code_attr)
@@ -172,9 +175,9 @@ class VM:
         line = self.program.global_lines[g]
         return SynError(f"'{name}' is not set yet (declared at line {line})")
 
-    def cond_error(self, func, idx, v):
+    def cond_error(self, code, idx, v):
         from synsema.vm.values import type_name
-        word = getattr(func, self._words_attr).get(idx, "when")
+        word = getattr(self.owner[id(code)], self._words_attr).get(idx, "when")
         return SynError(f"{word} needs a bool, got {type_name(v)}")
 
     def bad_opcode(self, op):
@@ -197,7 +200,9 @@ class VM:
         err.original = exc
         return err
 
-    def trace_frame(self, err, func, idx):
+    def trace_frame(self, err, code, idx):
+        """Add the frame running `code` at instruction idx to an error's Synsema trace."""
+        func = self.owner[id(code)]
         positions = getattr(func, self._pos_attr)
         pos = positions[idx] if 0 <= idx < len(positions) else (func.line, func.col)
         err.trace.append((func, pos[0], pos[1]))
@@ -275,7 +280,8 @@ class VM:
         site = self.site
         if site is None:
             return self.program.source_name
-        func, idx = site
+        code, idx = site
+        func = self.owner[id(code)]
         positions = getattr(func, self._pos_attr)
         line = positions[idx][0] if 0 <= idx < len(positions) else func.line
         return f"{self.program.source_name}:{line}"

@@ -22,6 +22,7 @@ class _Emitter:
         self.func = func
         self.code = func.code
         self.pos = (0, 0)
+        self.last = None    # the position of the last entry in the position table
         self.flow = []      # ("loop", continue_label, break_label, is for each) | ("try",)
 
     def at(self, node):
@@ -29,10 +30,10 @@ class _Emitter:
 
     def emit(self, op, *operands):
         code = self.code
-        line, col = self.pos
-        ps = self.func.positions
-        if not ps or ps[-1][1:] != (line, col):
-            ps.append((len(code), line, col))
+        pos = self.pos
+        if pos != self.last:
+            self.func.positions.append((len(code), pos[0], pos[1]))
+            self.last = pos
         code.append(op)
         for x in operands:
             if type(x) is _Label:

@@ -27,12 +27,22 @@ precedence = (
 
 def _pos(p, i):
     tok = p.slice[i]
-    return tok.lineno, getattr(tok, "col", 0)
+    return tok.lineno, tok.col
+
+
+_new_node = Node.__new__
 
 
 def _node(kind, p, i, **fields):
-    line, col = _pos(p, i)
-    return Node(kind, line, col, **fields)
+    """A tree node positioned at the i-th symbol of the rule (built directly from its
+    fields: this runs once per node of every program compiled)."""
+    tok = p.slice[i]
+    fields["kind"] = kind
+    fields["line"] = tok.lineno
+    fields["col"] = tok.col
+    node = _new_node(Node)
+    node.__dict__ = fields
+    return node
 
 
 # ---- program and top-level items -------------------------------------------------------
@@ -483,22 +493,11 @@ class _Sym:
         self.lexpos = 0
 
 
-class _Production:
-    """What a p_ rule sees: PLY's YaccProduction interface (p[i], len(p), p.slice,
-    p.lexpos(i)) over the symbols being reduced."""
+class _Production(list):
+    """What a p_ rule sees: PLY's YaccProduction interface over the symbols being
+    reduced: p[i] (the values, a list, so reading them is plain indexing), len(p),
+    p.slice (the symbols: tokens and nonterminals) and p.lexpos(i)."""
     __slots__ = ("slice",)
-
-    def __init__(self, symbols):
-        self.slice = symbols
-
-    def __getitem__(self, i):
-        return self.slice[i].value
-
-    def __setitem__(self, i, value):
-        self.slice[i].value = value
-
-    def __len__(self):
-        return len(self.slice)
 
     def lexpos(self, i):
         return self.slice[i].lexpos
@@ -548,7 +547,7 @@ def parse(toks, source_name="<source>"):
     end = _End()
     it = iter(toks)
     tok = next(it, end)
-    production = _Production(None)     # one view, re-pointed at each reduction
+    production = _Production()         # one view, re-pointed at each reduction
     unit = _UNIT
     while True:
         t = action[states[-1]].get(tok.type)
@@ -580,7 +579,9 @@ def parse(toks, source_name="<source>"):
             else:
                 symbols = [res]
             production.slice = symbols
+            production[:] = [sym.value for sym in symbols]
             fn(production)
+            res.value = production[0]
             syms.append(res)
             states.append(goto[states[-1]][name])
         else:

@@ -85,6 +85,7 @@ def t_close(t):
     if not stack:
         _fail(t.lexer, f"'{t.value}' has no matching opening bracket", t.lexpos)
     opener = stack.pop()
+    t.lexer.last_opener = opener
     if _OPENERS[opener.value] != t.value:
         line, col = _position(t.lexer, opener.lexpos)
         _fail(t.lexer, f"'{t.value}' does not close '{opener.value}' opened at line {line}, "
@@ -196,10 +197,11 @@ _BLANKS = re.compile("[" + re.escape(t_ignore) + "]+")
 
 class _Scan:
     """What the token rules see as `t.lexer`: the bracket stack, line and source."""
-    __slots__ = ("brackets", "lineno", "lexdata", "source_name")
+    __slots__ = ("brackets", "lineno", "lexdata", "source_name", "last_opener")
 
     def __init__(self, source, source_name):
         self.brackets = []
+        self.last_opener = None
         self.lineno = 1
         self.lexdata = source
         self.source_name = source_name
@@ -210,17 +212,22 @@ def tokenize(source, source_name="<source>"):
 
     The token rules above are PLY's; PLY compiles them into one master regex. This scans
     with that regex directly (PLY's own `token()` loop makes and re-makes an object per
-    token, which was most of the compile time) and calls the same rule functions."""
+    token, which was most of the compile time), calls the same rule functions, and in
+    the same pass turns the indentation of each line's first token into INDENT/DEDENT
+    and marks lambda parentheses."""
     (master, index), = _master.lexre
     ignore = _master.lexignore
     scan = _Scan(source, source_name)
-    raw = []
-    append = raw.append
+    out = []
+    append = out.append
     pos, n = 0, len(source)
     line, line_start = 1, 0
     match = master.match
     newline_rule = t_newline
     skip = _BLANKS.match
+    indents = [1]               # columns of the open blocks
+    at_line_start = True
+    last_line = 1
     while pos < n:
         if source[pos] in ignore:
             pos = skip(source, pos).end()
@@ -234,80 +241,64 @@ def tokenize(source, source_name="<source>"):
         end = m.end()
         func, typ = index[m.lastindex]
         tok = Tok(typ, m.group(), line, pos, pos - line_start + 1)
-        if func is None:
-            append(tok)
-        else:
+        if func is not None:
             tok.lexer = scan
             scan.lineno = line
-            result = func(tok)
+            tok = func(tok)
             if func is newline_rule:
                 line = scan.lineno
                 line_start = end
-            if result is not None:
-                append(result)
+            if tok is None:
+                pos = end
+                continue
+            typ = tok.type
+            if typ == "NEWLINE":
+                if not at_line_start:      # blank and comment-only lines make no NEWLINE
+                    append(tok)
+                    at_line_start = True
+                pos = end
+                continue
+            if typ == "RPAREN":
+                # `(a, b) => ...`: the parenthesis that opened this one starts a lambda.
+                j = end
+                while j < n and source[j] in ignore:
+                    j += 1
+                if source.startswith("=>", j):
+                    scan.last_opener.type = "LPAREN_LAMBDA"
+        if at_line_start:
+            _indentation(tok, indents, source, scan, line_start, append)
+            at_line_start = False
+        append(tok)
+        last_line = tok.lineno
         pos = end
     if scan.brackets:
         opener = scan.brackets[-1]
         _fail(scan, f"'{opener.value}' is never closed; add '{_OPENERS[opener.value]}'",
               opener.lexpos)
-    line_starts = [0]
-    find = source.find
-    i = find("\n")
-    while i >= 0:
-        line_starts.append(i + 1)
-        i = find("\n", i + 1)
-    _mark_lambdas(raw)
-    return _indent(raw, source, line_starts, scan)
-
-
-def _mark_lambdas(toks):
-    depth_stack = []
-    for i, t in enumerate(toks):
-        if t.type == "LPAREN":
-            depth_stack.append(i)
-        elif t.type == "RPAREN" and depth_stack:
-            j = depth_stack.pop()
-            if i + 1 < len(toks) and toks[i + 1].type == "ARROW":
-                toks[j].type = "LPAREN_LAMBDA"
-
-
-def _indent(raw, source, line_starts, lexer):
-    out = []
-    stack = [1]
-    at_line_start = True
-    last_line = 1
-    for t in raw:
-        if t.type == "NEWLINE":
-            if not at_line_start:
-                out.append(t)
-                at_line_start = True
-            continue
-        if at_line_start:
-            start = line_starts[t.lineno - 1]
-            if "\t" in source[start:t.lexpos]:
-                raise CompileError("tab in indentation; use spaces", t.lineno,
-                                   source.index("\t", start) - start + 1, lexer.source_name)
-            col = t.col
-            if col > stack[-1]:
-                stack.append(col)
-                out.append(Tok("INDENT", col, t.lineno, t.lexpos, col))
-            elif col < stack[-1]:
-                while col < stack[-1]:
-                    stack.pop()
-                    out.append(Tok("DEDENT", col, t.lineno, t.lexpos, col))
-                if col != stack[-1]:
-                    raise CompileError(
-                        f"this line is indented to column {col}, which matches no enclosing "
-                        f"block (they start at columns {', '.join(map(str, stack))}); "
-                        "line it up with the block it belongs to",
-                        t.lineno, col, lexer.source_name)
-            at_line_start = False
-        out.append(t)
-        last_line = t.lineno
-    end = len(source)
     if not at_line_start:
-        out.append(Tok("NEWLINE", "\n", last_line, end, 0))
-    while len(stack) > 1:
-        stack.pop()
-        out.append(Tok("DEDENT", 1, last_line + 1, end, 1))
+        append(Tok("NEWLINE", "\n", last_line, n, 0))
+    while len(indents) > 1:
+        indents.pop()
+        append(Tok("DEDENT", 1, last_line + 1, n, 1))
     return out
+
+
+def _indentation(tok, indents, source, scan, line_start, append):
+    """INDENT or DEDENTs before the first token of a line, from its column."""
+    if "\t" in source[line_start:tok.lexpos]:
+        raise CompileError("tab in indentation; use spaces", tok.lineno,
+                           source.index("\t", line_start) - line_start + 1, scan.source_name)
+    col = tok.col
+    if col > indents[-1]:
+        indents.append(col)
+        append(Tok("INDENT", col, tok.lineno, tok.lexpos, col))
+    elif col < indents[-1]:
+        open_blocks = ", ".join(map(str, indents))
+        while col < indents[-1]:
+            indents.pop()
+            append(Tok("DEDENT", col, tok.lineno, tok.lexpos, col))
+        if col != indents[-1]:
+            raise CompileError(
+                f"this line is indented to column {col}, which matches no enclosing block "
+                f"(the open blocks start at columns {open_blocks}); line it up with the "
+                "block it belongs to", tok.lineno, col, scan.source_name)

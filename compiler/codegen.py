@@ -2,7 +2,6 @@
 
 from synsema.vm import opcodes as O
 from synsema.vm.errors import CompileError
-from synsema.vm.program import Param
 
 _BINOPS = {"PLUS": O.ADD, "MINUS": O.SUB, "TIMES": O.MUL, "DIVIDE": O.DIV, "MOD": O.MOD,
            "EQ": O.EQ, "NE": O.NE, "LT": O.LT, "LE": O.LE, "GT": O.GT, "GE": O.GE}
@@ -369,5 +368,3 @@ def generate(program, tree, source, source_name):
     g.source = source
     return g.generate(tree)
 
-
-__all__ = ["generate", "Param"]

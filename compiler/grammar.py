@@ -380,14 +380,14 @@ _COMPARISONS = {"EQ", "NE", "LT", "LE", "GT", "GE"}
 class _Parse:
     """State of the parse in progress, for p_error (PLY calls it with the token only)."""
     source_name = "<source>"
-    tokens = []
+    toks = []
     states = None
 
 
 def p_error(tok):
     name = _Parse.source_name
     if tok is None:
-        last = _Parse.tokens[-1] if _Parse.tokens else None
+        last = _Parse.toks[-1] if _Parse.toks else None
         raise CompileError("unexpected end of file", last.lineno if last else 1,
                            last.col if last else 1, name)
     expected = _expected()
@@ -448,7 +448,7 @@ def _list(expected):
 
 
 def _previous_is_comparison(tok):
-    toks = _Parse.tokens
+    toks = _Parse.toks
     for i, t in enumerate(toks):
         if t is tok:
             depth = 0
@@ -539,7 +539,7 @@ def parse(toks, source_name="<source>"):
     if _parser is None:
         _parser = _build()
     _Parse.source_name = source_name
-    _Parse.tokens = toks
+    _Parse.toks = toks
     action, goto, prods = _tables()
     states = [0]
     _Parse.states = states

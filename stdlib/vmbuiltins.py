@@ -10,8 +10,7 @@ check below on a Labeled type is simply false.
 from synsema.stdlib import display as D
 from synsema.stdlib.equality import equal
 from synsema.stdlib.registry import builtin
-from synsema.vm import caps as C
-from synsema.vm.errors import EMPTY, LabelViolation, SynError
+from synsema.vm.errors import EMPTY, SynError
 from synsema.vm.values import Closure, Labeled, type_name
 
 NO_PROVIDER = "[no llm provider]"
@@ -517,5 +516,3 @@ builtin("ask", 1, kind="vm")(_text_op("ask", 1))
 builtin("summarize", 1, kind="vm")(_text_op("summarize", 1))
 builtin("classify", 2, kind="vm")(_text_op("classify", 2))
 builtin("extract", 2, kind="vm")(_text_op("extract", 2))
-
-__all__ = ["C", "LabelViolation"]

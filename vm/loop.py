@@ -13,7 +13,7 @@ checked only on backward jumps and calls; the call depth on calls.
 import sys
 
 from synsema.vm import ops
-from synsema.vm.errors import LimitReached, SynError
+from synsema.vm.errors import SynError
 from synsema.vm.values import UNSET, Closure
 
 

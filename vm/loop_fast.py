@@ -5,7 +5,7 @@ balanced by instruction frequency (see tools/gen_dispatch.py)."""
 import sys
 
 from synsema.vm import ops
-from synsema.vm.errors import LimitReached, SynError
+from synsema.vm.errors import SynError
 from synsema.vm.values import UNSET, Closure
 
 

@@ -372,5 +372,3 @@ def _labelled_pure(fn, taint=True):
     call.__name__ = getattr(fn, "__name__", "builtin")
     return call
 
-
-__all__ = ["VM", "Options", "InternalError", "O"]

@@ -5,7 +5,7 @@ message that names the operator and, where one exists, the fix."""
 from synsema.stdlib.display import display
 from synsema.stdlib.equality import equal
 from synsema.vm.errors import SynError
-from synsema.vm.values import Closure, denorm_key, norm_key, type_name
+from synsema.vm.values import denorm_key, norm_key, type_name
 
 _NUM = (int, float)
 
@@ -270,8 +270,3 @@ def arity_error(func, n):
 def _fail(msg):
     raise SynError(msg)
 
-
-BINARY = {"ADD": add, "SUB": sub, "MUL": mul, "DIV": div, "MOD": mod, "EQ": eq, "NE": ne,
-          "LT": lt, "LE": le, "GT": gt, "GE": ge}
-
-__all__ = ["Closure", "BINARY"]

@@ -15,7 +15,7 @@ from . import anthropic, openai, prompts, retry
 from .cassette import Cassette
 from .config import KEY_VARS
 from .convert import convert_args, display, find_entry
-from .errors import ProviderError, clip, scrub
+from .errors import ProviderError, clip
 
 WIRES = {"openai": openai, "anthropic": anthropic}
 

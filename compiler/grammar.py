@@ -515,7 +515,10 @@ def _tables():
         action = [_parser.action.get(i, {}) for i in range(n)]
         goto = [_parser.goto.get(i, {}) for i in range(n)]
         prods = [(p.name, p.len, p.callable) for p in _parser.productions]
-        _TABLES = (action, goto, prods)
+        # A nonterminal on the stack is only ever asked its type (p.slice[0].type):
+        # one shared marker per name, so a reduction allocates no symbol object.
+        nts = {p.name: _Sym(p.name) for p in _parser.productions}
+        _TABLES = (action, goto, prods, nts)
     return _TABLES
 
 
@@ -540,52 +543,54 @@ def parse(toks, source_name="<source>"):
         _parser = _build()
     _Parse.source_name = source_name
     _Parse.toks = toks
-    action, goto, prods = _tables()
+    action, goto, prods, nts = _tables()
     states = [0]
     _Parse.states = states
-    syms = []
+    syms = []                          # tokens, and a shared marker per nonterminal
+    vals = []                          # the value of each symbol on the stack
     end = _End()
     it = iter(toks)
     tok = next(it, end)
     production = _Production()         # one view, re-pointed at each reduction
     unit = _UNIT
+    lead = [None]                      # p[0], the rule's result
+    state = 0
     while True:
-        t = action[states[-1]].get(tok.type)
+        t = action[state].get(tok.type)
         if t is None:
             p_error(None if tok is end else tok)
             raise CompileError("syntax error", getattr(tok, "lineno", 1), 1, source_name)
         if t > 0:
             states.append(t)
+            state = t
             syms.append(tok)
+            vals.append(tok.value)
             tok = next(it, end)
         elif t < 0:
             name, n, fn = prods[-t]
+            marker = nts[name]
             if n == 1 and fn in unit:
                 # `x : y` that hands its value up: relabel the symbol, call nothing.
-                top = syms[-1]
-                if type(top) is _Sym:
-                    top.type = name
-                else:
-                    res = _Sym(name)
-                    res.value = top.value
-                    syms[-1] = res
-                states[-1] = goto[states[-2]][name]
+                syms[-1] = marker
+                state = goto[states[-2]][name]
+                states[-1] = state
                 continue
-            res = _Sym(name)
             if n:
-                symbols = [res] + syms[-n:]
+                production.slice = [marker] + syms[-n:]
+                production[:] = lead + vals[-n:]
                 del syms[-n:]
+                del vals[-n:]
                 del states[-n:]
             else:
-                symbols = [res]
-            production.slice = symbols
-            production[:] = [sym.value for sym in symbols]
+                production.slice = [marker]
+                production[:] = lead
             fn(production)
-            res.value = production[0]
-            syms.append(res)
-            states.append(goto[states[-1]][name])
+            syms.append(marker)
+            vals.append(production[0])
+            state = goto[states[-1]][name]
+            states.append(state)
         else:
-            return syms[-1].value
+            return vals[-1]
 
 
 if __name__ == "__main__":

@@ -224,6 +224,8 @@ def tokenize(source, source_name="<source>"):
     line, line_start = 1, 0
     match = master.match
     newline_rule = t_newline
+    name_rule = t_NAME
+    keyword = _KEYWORD_TYPES.get
     skip = _BLANKS.match
     indents = [1]               # columns of the open blocks
     at_line_start = True
@@ -241,7 +243,9 @@ def tokenize(source, source_name="<source>"):
         end = m.end()
         func, typ = index[m.lastindex]
         tok = Tok(typ, m.group(), line, pos, pos - line_start + 1)
-        if func is not None:
+        if func is name_rule:
+            tok.type = keyword(tok.value, "NAME")     # t_NAME, inline: a third of all tokens
+        elif func is not None:
             tok.lexer = scan
             scan.lineno = line
             tok = func(tok)

@@ -99,11 +99,20 @@ def vm_options(values, program):
             audit = Audit(values["audit"])
         except OSError as e:
             raise Usage(f"--audit: cannot open {values['audit']}: {e.strerror or e}") from None
-    llm = provider_from(values)
+    llm = provider_from(values) if uses_llm(program) else None
     return Options(labels=values.get("labels", False), ceiling=ceiling,
                    max_steps=values.get("max_steps"), timeout=values.get("timeout"),
                    max_depth=values.get("max_depth") or 1000, audit=audit, llm=llm,
                    trace=values.get("trace", False))
+
+
+def uses_llm(program):
+    """Can this program reach a model at all? Only with `require llm` (at top level or in
+    a task); without it every model builtin is refused, so the provider settings are not
+    even read (a shell with both OPENAI_API_KEY and ANTHROPIC_API_KEY set must not stop a
+    program that never calls a model)."""
+    return any(cap[0] == "llm" for cap in program.requires) or any(
+        cap[0] == "llm" for f in program.functions for cap in f.requires)
 
 
 def provider_from(values):

@@ -35,3 +35,11 @@ def test_the_opcode_table_in_the_docs_is_the_one_in_the_code():
     text = (ROOT / "docs" / "bytecode.md").read_text()
     assert mod.BEGIN + "\n" + mod.table() + mod.END in text, \
         "docs/bytecode.md's opcode table is stale: run `python docs/gen_opcodes.py --write`"
+
+
+def test_the_readme_agent_runs_offline(syn, tmp_path):
+    import re
+    code = re.search(r"```synsema\n(.*?)```", (ROOT / "README.md").read_text(), re.S).group(1)
+    (tmp_path / "agent.syn").write_text(code)
+    r = syn("run", "agent.syn")
+    assert r.returncode == 0 and r.stdout == "[no llm provider]\n", r.stderr

@@ -48,7 +48,7 @@ def run_plain(vm, closure, args):
                     op, arg = code[pc]
                     pc += 1
                     if op == 37:  # CALL_TASK
-                        f, n, pad, fcode = arg
+                        _, n, pad, fcode = arg
                         if n == 1:
                             new = [pop()]
                         elif n:
@@ -68,14 +68,12 @@ def run_plain(vm, closure, args):
                     elif op == 3:  # LOAD_LOCAL
                         push(locals_[arg])
                     elif op == 117:  # CALL1_SUB_LC
-                        v = locals_[arg[0]]
+                        slot, c, _, pad, fcode = arg
+                        v = locals_[slot]
                         if type(v) is int:
-                            new = [v - arg[1]]
+                            new = [v - c]
                         else:
-                            new = [sub(v, arg[1])]
-                        f = arg[2]
-                        pad = arg[3]
-                        fcode = arg[4]
+                            new = [sub(v, c)]
                         if len(frames) >= room:
                             raise vm.depth_limit()
                         budget -= 1

@@ -310,7 +310,7 @@ def run_plain(vm, closure, args):
                             else:
                                 if op < 38:
                                     # CALL_TASK (37)
-                                    f, n, pad, fcode = arg
+                                    _, n, pad, fcode = arg
                                     if n == 1:
                                         new = [pop()]
                                     elif n:
@@ -550,14 +550,12 @@ def run_plain(vm, closure, args):
                                                 pc = arg[3]
                                     else:
                                         # CALL1_SUB_LC (117)
-                                        v = locals_[arg[0]]
+                                        slot, c, _, pad, fcode = arg
+                                        v = locals_[slot]
                                         if type(v) is int:
-                                            new = [v - arg[1]]
+                                            new = [v - c]
                                         else:
-                                            new = [sub(v, arg[1])]
-                                        f = arg[2]
-                                        pad = arg[3]
-                                        fcode = arg[4]
+                                            new = [sub(v, c)]
                                         if len(frames) >= room:
                                             raise vm.depth_limit()
                                         budget -= 1

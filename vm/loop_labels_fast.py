@@ -578,7 +578,7 @@ def run_labels(vm, closure, args):
                             else:
                                 if op < 38:
                                     # CALL_TASK (37)
-                                    f, n, pad, fcode = arg
+                                    _, n, pad, fcode = arg
                                     if n == 1:
                                         new = [pop()]
                                     elif n:
@@ -959,16 +959,14 @@ def run_labels(vm, closure, args):
                                                 pc = arg[3]
                                     else:
                                         # CALL1_SUB_LC (117)
-                                        v = locals_[arg[0]]
+                                        slot, c, _, pad, fcode = arg
+                                        v = locals_[slot]
                                         if type(v) is int:
-                                            new = [v - arg[1]]
+                                            new = [v - c]
                                         elif type(v) is Labeled:
-                                            new = [_binary(vm, sub, v, arg[1])]
+                                            new = [_binary(vm, sub, v, c)]
                                         else:
-                                            new = [sub(v, arg[1])]
-                                        f = arg[2]
-                                        pad = arg[3]
-                                        fcode = arg[4]
+                                            new = [sub(v, c)]
                                         if len(frames) >= room:
                                             raise vm.depth_limit()
                                         budget -= 1

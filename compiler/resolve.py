@@ -428,11 +428,11 @@ class Resolver:
                 f.params.append(Param(name))
                 lctx.new_slot(name)
                 lctx.blocks[0][name] = (("local", len(f.params) - 1), line)
-            # Reserve capture slots lazily: captures get slots after the parameters, so
-            # resolve the body first, then renumber the let-free lambda's locals.
+            # A lambda's body is one expression (no `let`): its locals are its parameters,
+            # then one slot per captured variable, numbered as lookup() finds them.
             self.expr(e.body, lctx)
             f.ncaptures = len(lctx.captures)
-            f.nlocals = len(f.params) + f.ncaptures + (f.nlocals - len(f.params))
+            f.nlocals = len(f.params) + f.ncaptures
             f.local_names = [p.name for p in f.params] + list(lctx.capture_slots)
             e.set(func=idx, captures=lctx.captures)
         else:  # pragma: no cover

@@ -21,6 +21,16 @@ def syn_command():
     return [sys.executable, "-m", "synsema"]
 
 
+def load_script(relative):
+    """Import a script that is not part of the package (tools/, docs/) by its path."""
+    import importlib.util
+    path = ROOT / relative
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 @pytest.fixture
 def syn(tmp_path):
     """Run the `syn` command: syn("run", "app.syn", cwd=..., input=...) -> CompletedProcess."""

@@ -2,36 +2,25 @@
 docs/bytecode.md runs through this checkout's `syn` and prints exactly what the page
 shows (tools/doc_examples.py)."""
 
-import importlib.util
 import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _tool():
-    spec = importlib.util.spec_from_file_location("doc_examples",
-                                                  ROOT / "tools" / "doc_examples.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from conftest import ROOT, load_script
 
 
 @pytest.mark.parametrize("page", ["docs/guide.md", "docs/bytecode.md"])
 def test_documented_examples_print_what_the_page_shows(page):
     bindir = str(Path(sys.executable).parent)
-    problems = _tool().run(str(ROOT / page), "check", bindir)
+    problems = load_script("tools/doc_examples.py").run(str(ROOT / page), "check", bindir)
     assert not problems, "\n".join(
         f"{page}:{line}: stale example (refresh: python tools/doc_examples.py fill {page})"
         f"\n--- shown\n{old}--- real\n{new}" for line, old, new in problems)
 
 
 def test_the_opcode_table_in_the_docs_is_the_one_in_the_code():
-    spec = importlib.util.spec_from_file_location("gen_opcodes", ROOT / "docs" / "gen_opcodes.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script("docs/gen_opcodes.py")
     text = (ROOT / "docs" / "bytecode.md").read_text()
     assert mod.BEGIN + "\n" + mod.table() + mod.END in text, \
         "docs/bytecode.md's opcode table is stale: run `python docs/gen_opcodes.py --write`"

@@ -1,9 +1,7 @@
 """The fast dispatch loops are generated from the readable ones (tools/gen_dispatch.py):
 they must be current, and they must behave exactly like the loops they come from."""
 
-import importlib.util
 import io
-from pathlib import Path
 
 import pytest
 
@@ -12,15 +10,11 @@ from synsema.vm import loop, loop_fast, loop_labels, loop_labels_fast
 from synsema.vm.errors import SynError
 from synsema.vm.machine import VM, Options
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT, load_script
 
 
 def _gen():
-    spec = importlib.util.spec_from_file_location("gen_dispatch",
-                                                  ROOT / "tools" / "gen_dispatch.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("tools/gen_dispatch.py")
 
 
 def test_generated_loops_are_current():

@@ -53,7 +53,7 @@ def decode_function(func, program, tasks, builtins, labels, superinstructions=Tr
             ins = (O.MAKE_LAMBDA, (program.functions[a[0]], a[1]))
         elif code == O.CALL_TASK:
             callee = program.functions[a[0]]
-            ins = (O.CALL_TASK, (callee, a[1], frame_pads(callee).get(a[1], [])))
+            ins = (O.CALL_TASK, (callee, a[1], callee.pads.get(a[1], [])))
         elif code == O.CALL_BUILTIN:
             fn, needs_vm = builtins[a[0]]
             ins = (O.CALL_VM_BUILTIN if needs_vm else O.CALL_BUILTIN, (fn, a[1]))

@@ -91,14 +91,15 @@ class VM:
         code_attr = "lplain" if self.labels else "plain"
         self._pos_attr = "lpos" if self.labels else "pos"
         self._words_attr = "lwords" if self.labels else "words"
+        for f in program.functions:     # before decoding: direct calls carry the callee's
+            f.pads = frame_pads(f)
+            f.fixed = len(f.params) + f.ncaptures   # slots a call fills
         for f in program.functions:
             code, positions, words = decode_function(f, program, self.tasks, builtins,
                                                      self.labels)
             setattr(f, code_attr, code)
             setattr(f, self._pos_attr, positions)
             setattr(f, self._words_attr, words)
-            f.pads = frame_pads(f)
-            f.fixed = len(f.params) + f.ncaptures   # slots a call fills
         # Which function a decoded code list belongs to: the loops keep only the code in
         # their frames, and look the function up when an error or a builtin needs it.
         self.owner = {id(getattr(f, code_attr)): f for f in program.functions}

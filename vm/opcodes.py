@@ -91,8 +91,6 @@ MAX_CODE = max(BY_CODE)
 # Module-level constants (CONST, ADD, ...) so the compiler and VM say `ADD`, not 11.
 globals().update({op.name: op.code for op in OPS})
 
-JUMP_OPERAND_KINDS = frozenset({"jump"})
-
 
 def stack_effect(op, operands):
     """(pops, pushes) of one instruction with its operand tuple."""

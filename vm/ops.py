@@ -216,9 +216,6 @@ def append(xs, v):
     return BUILTINS["append"].fn(xs, v)
 
 
-_KIND_FN = None
-
-
 def compare_kind(kind, a, b):
     """LE/GT/GE/EQ/NE by kind number (vm.decode._CMP_KIND), for fused instructions."""
     if type(a) is int and type(b) is int:

@@ -7,10 +7,12 @@ the user's working directory.
 """
 
 import os
+from itertools import chain
 
 import ply.yacc as yacc
 
-from synsema.compiler.lexer import TOKEN_WORDS, tokens  # noqa: F401  (PLY reads `tokens`)
+from synsema.compiler.lexer import COL, LINE, POS, TOKEN_WORDS, TYPE, VALUE
+from synsema.compiler.lexer import tokens  # noqa: F401  (PLY reads `tokens`)
 from synsema.compiler.tree import Node
 from synsema.vm.errors import CompileError
 
@@ -27,10 +29,17 @@ precedence = (
 
 def _pos(p, i):
     tok = p.slice[i]
-    return tok.lineno, tok.col
+    return tok[LINE], tok[COL]
 
 
 _new_node = Node.__new__
+
+
+def _grow(p, i):
+    """`list : list SEP item`: the list is this rule's own until the parse ends, so it
+    grows in place (a copy per item would make long lists and blocks quadratic)."""
+    p[1].append(p[i])
+    return p[1]
 
 
 def _node(kind, p, i, **fields):
@@ -38,8 +47,8 @@ def _node(kind, p, i, **fields):
     fields: this runs once per node of every program compiled)."""
     tok = p.slice[i]
     fields["kind"] = kind
-    fields["line"] = tok.lineno
-    fields["col"] = tok.col
+    fields["line"] = tok[LINE]
+    fields["col"] = tok[COL]
     node = _new_node(Node)
     node.__dict__ = fields
     return node
@@ -58,7 +67,11 @@ def p_items(p):
     if len(p) == 2:
         p[0] = []
     else:
-        p[0] = p[1] + ([p[2]] if p[2] is not None else [])
+        # The list is this rule's own until the parse ends: grow it in place (a copy per
+        # item would make a long program quadratic).
+        if p[2] is not None:
+            p[1].append(p[2])
+        p[0] = p[1]
 
 
 def p_item(p):
@@ -88,7 +101,7 @@ def p_params(p):
 def p_param_list(p):
     """param_list : param_list COMMA param
                   | param"""
-    p[0] = p[1] + [p[3]] if len(p) == 4 else [p[1]]
+    p[0] = _grow(p, 3) if len(p) == 4 else [p[1]]
 
 
 def p_param(p):
@@ -98,8 +111,8 @@ def p_param(p):
              | NAME ASSIGN expr
              | NAME COLON NAME ASSIGN expr
              | NAME COLON TASK ASSIGN expr"""
-    type_ = p[3] if len(p) >= 4 and p.slice[2].type == "COLON" else None
-    default = p[len(p) - 1] if p.slice[len(p) - 2].type == "ASSIGN" else None
+    type_ = p[3] if len(p) >= 4 and p.slice[2][TYPE] == "COLON" else None
+    default = p[len(p) - 1] if p.slice[len(p) - 2][TYPE] == "ASSIGN" else None
     type_col = _pos(p, 3)[1] if type_ else 0
     p[0] = _node("param", p, 1, name=p[1], type=type_, default=default, type_col=type_col)
 
@@ -117,7 +130,7 @@ def p_block(p):
 def p_statements(p):
     """statements : statements statement
                   | statement"""
-    p[0] = p[1] + [p[2]] if len(p) == 3 else [p[1]]
+    p[0] = _grow(p, 2) if len(p) == 3 else [p[1]]
 
 
 # ---- statements ------------------------------------------------------------------------
@@ -153,12 +166,12 @@ def p_target(p):
     if len(p) == 2:
         line, col = _pos(p, 1)
         p[0] = (p[1], line, col, [])
-    elif p.slice[2].type == "DOT":
-        name, line, col, path = p[1]
-        p[0] = (name, line, col, path + [_node("text", p, 3, value=p[3])])
+    elif p.slice[2][TYPE] == "DOT":
+        p[1][3].append(_node("text", p, 3, value=p[3]))
+        p[0] = p[1]
     else:
-        name, line, col, path = p[1]
-        p[0] = (name, line, col, path + [p[3]])
+        p[1][3].append(p[3])
+        p[0] = p[1]
 
 
 def p_simple_give(p):
@@ -240,7 +253,8 @@ def p_name_list(p):
     if len(p) == 2:
         p[0] = [(p[1], *_pos(p, 1))]
     else:
-        p[0] = p[1] + [(p[3], *_pos(p, 3))]
+        p[1].append((p[3], *_pos(p, 3)))
+        p[0] = p[1]
 
 
 def p_expr_binop(p):
@@ -255,13 +269,13 @@ def p_expr_binop(p):
             | expr LE expr
             | expr GT expr
             | expr GE expr"""
-    p[0] = _node("binop", p, 2, op=p.slice[2].type, left=p[1], right=p[3])
+    p[0] = _node("binop", p, 2, op=p.slice[2][TYPE], left=p[1], right=p[3])
 
 
 def p_expr_logic(p):
     """expr : expr AND expr
             | expr OR expr"""
-    p[0] = _node(p.slice[2].type.lower(), p, 2, left=p[1], right=p[3])
+    p[0] = _node(p.slice[2][TYPE].lower(), p, 2, left=p[1], right=p[3])
 
 
 def p_expr_not(p):
@@ -310,7 +324,7 @@ def p_args(p):
 def p_expr_list(p):
     """expr_list : expr_list COMMA expr
                  | expr"""
-    p[0] = p[1] + [p[3]] if len(p) == 4 else [p[1]]
+    p[0] = _grow(p, 3) if len(p) == 4 else [p[1]]
 
 
 def p_atom_number(p):
@@ -364,7 +378,11 @@ def p_pairs(p):
 def p_pair_list(p):
     """pair_list : pair_list COMMA expr COLON expr
                  | expr COLON expr"""
-    p[0] = p[1] + [(p[3], p[5])] if len(p) == 6 else [(p[1], p[3])]
+    if len(p) == 6:
+        p[1].append((p[3], p[5]))
+        p[0] = p[1]
+    else:
+        p[0] = [(p[1], p[3])]
 
 
 def p_empty(p):
@@ -388,33 +406,33 @@ def p_error(tok):
     name = _Parse.source_name
     if tok is None:
         last = _Parse.toks[-1] if _Parse.toks else None
-        raise CompileError("unexpected end of file", last.lineno if last else 1,
-                           last.col if last else 1, name)
+        raise CompileError("unexpected end of file", last[LINE] if last else 1,
+                           last[COL] if last else 1, name)
     expected = _expected()
     got = _describe(tok)
-    line, col = tok.lineno, tok.col
-    if tok.type in _COMPARISONS and _previous_is_comparison(tok):
+    typ, line, col = tok[TYPE], tok[LINE], tok[COL]
+    if typ in _COMPARISONS and _previous_is_comparison(tok):
         msg = "comparisons do not chain; write `a < b and b < c`"
-    elif tok.type == "INDENT":
+    elif typ == "INDENT":
         msg = "unexpected indent; only a line that opens a block (task, when, while, ...) " \
               "is followed by a more indented block"
-    elif tok.type == "ASSIGN" and "BE" not in expected:
+    elif typ == "ASSIGN" and "BE" not in expected:
         msg = "unexpected '='; declare with `let x be 1`, assign with `set x to 2`, " \
               "compare with '=='"
-    elif "BE" in expected and tok.type == "ASSIGN":
+    elif "BE" in expected and typ == "ASSIGN":
         msg = "write `let x be VALUE`, not `let x = VALUE`"
-    elif tok.type in {k.upper() for k in ("task", "when", "while", "give", "let", "set", "test",
-                                          "try", "recover", "each", "in", "to", "be",
-                                          "otherwise", "require", "intent")} \
+    elif typ in {k.upper() for k in ("task", "when", "while", "give", "let", "set", "test",
+                                     "try", "recover", "each", "in", "to", "be",
+                                     "otherwise", "require", "intent")} \
             and "NAME" in expected and len(expected) <= 2:
-        msg = f"'{tok.value}' is a keyword and cannot be used as a name"
-    elif tok.type == "OTHERWISE":
+        msg = f"'{tok[VALUE]}' is a keyword and cannot be used as a name"
+    elif typ == "OTHERWISE":
         msg = "'otherwise' must follow a `when` block at the same indentation"
-    elif tok.type == "RECOVER":
+    elif typ == "RECOVER":
         msg = "'recover' must follow a `try` block at the same indentation"
-    elif tok.type == "NEWLINE" and "INDENT" in expected:
+    elif typ == "NEWLINE" and "INDENT" in expected:
         msg = "expected an indented block after this line"
-    elif tok.type == "DEDENT" or (tok.type == "NEWLINE" and expected):
+    elif typ == "DEDENT" or (typ == "NEWLINE" and expected):
         msg = f"unexpected {got}; expected {_list(expected)}"
     else:
         msg = f"unexpected {got}" + (f"; expected {_list(expected)}" if expected else "")
@@ -422,13 +440,14 @@ def p_error(tok):
 
 
 def _describe(tok):
-    if tok.type == "NAME":
-        return f"name '{tok.value}'"
-    if tok.type == "NUMBER":
-        return f"number {tok.value}"
-    if tok.type == "TEXT":
+    typ = tok[TYPE]
+    if typ == "NAME":
+        return f"name '{tok[VALUE]}'"
+    if typ == "NUMBER":
+        return f"number {tok[VALUE]}"
+    if typ == "TEXT":
         return "text"
-    return TOKEN_WORDS.get(tok.type, tok.type)
+    return TOKEN_WORDS.get(typ, typ)
 
 
 def _expected():
@@ -453,15 +472,16 @@ def _previous_is_comparison(tok):
         if t is tok:
             depth = 0
             for prev in reversed(toks[:i]):
-                if prev.type in ("RPAREN", "RBRACKET", "RBRACE"):
+                typ = prev[TYPE]
+                if typ in ("RPAREN", "RBRACKET", "RBRACE"):
                     depth += 1
-                elif prev.type in ("LPAREN", "LPAREN_LAMBDA", "LBRACKET", "LBRACE"):
+                elif typ in ("LPAREN", "LPAREN_LAMBDA", "LBRACKET", "LBRACE"):
                     if depth == 0:
                         return False
                     depth -= 1
-                elif depth == 0 and prev.type in _COMPARISONS:
+                elif depth == 0 and typ in _COMPARISONS:
                     return True
-                elif depth == 0 and prev.type in ("AND", "OR", "NOT", "NEWLINE", "COMMA"):
+                elif depth == 0 and typ in ("AND", "OR", "NOT", "NEWLINE", "COMMA"):
                     return False
             return False
     return False
@@ -481,55 +501,42 @@ def _build(write=False):
 _parser = None
 
 
-class _Sym:
-    """A nonterminal on the parse stack (what PLY calls a YaccSymbol)."""
-    __slots__ = ("type", "value", "lineno", "col", "lexpos")
-
-    def __init__(self, type_):
-        self.type = type_
-        self.value = None
-        self.lineno = 0
-        self.col = 0
-        self.lexpos = 0
-
-
 class _Production(list):
     """What a p_ rule sees: PLY's YaccProduction interface over the symbols being
     reduced: p[i] (the values, a list, so reading them is plain indexing), len(p),
-    p.slice (the symbols: tokens and nonterminals) and p.lexpos(i)."""
+    p.slice (the symbols: token tuples, and a marker tuple for each nonterminal) and
+    p.lexpos(i). p[0] is the rule's result; p.slice[0] is not the rule's own symbol
+    (no rule reads it)."""
     __slots__ = ("slice",)
 
     def lexpos(self, i):
-        return self.slice[i].lexpos
+        return self.slice[i][POS]
 
 
 _TABLES = None
 
+# Rules that only hand their single child's value up (p[0] = p[1]).
+_UNIT = frozenset({p_item, p_statement_compound, p_expr_postfix, p_postfix_atom})
+
 
 def _tables():
     """PLY's tables in the shapes the driver reads fastest: a list of action rows and
-    goto rows by state, and productions as (name, length, function) tuples."""
+    goto rows by state, and productions as (name, length, function, marker, unit)
+    tuples. A nonterminal on the stack is only asked its type: one shared marker tuple
+    per name, so a reduction allocates no symbol."""
     global _TABLES
     if _TABLES is None:
         n = max(_parser.action) + 1
         action = [_parser.action.get(i, {}) for i in range(n)]
         goto = [_parser.goto.get(i, {}) for i in range(n)]
-        prods = [(p.name, p.len, p.callable) for p in _parser.productions]
-        # A nonterminal on the stack is only ever asked its type (p.slice[0].type):
-        # one shared marker per name, so a reduction allocates no symbol object.
-        nts = {p.name: _Sym(p.name) for p in _parser.productions}
-        _TABLES = (action, goto, prods, nts)
+        markers = {p.name: (p.name, None, 0, 0, 0) for p in _parser.productions}
+        prods = [(p.name, p.len, p.callable, markers[p.name],
+                  p.len == 1 and p.callable in _UNIT) for p in _parser.productions]
+        _TABLES = (action, goto, prods)
     return _TABLES
 
 
-# Rules that only hand their single child's value up (p[0] = p[1]).
-_UNIT = frozenset({p_item, p_statement_compound, p_expr_postfix,
-                   p_postfix_atom})
-
-
-class _End:
-    type = "$end"
-    value = None
+_END = ("$end", None, 0, 0, 0)
 
 
 def parse(toks, source_name="<source>"):
@@ -543,54 +550,59 @@ def parse(toks, source_name="<source>"):
         _parser = _build()
     _Parse.source_name = source_name
     _Parse.toks = toks
-    action, goto, prods, nts = _tables()
+    action, goto, prods = _tables()
     states = [0]
     _Parse.states = states
-    syms = []                          # tokens, and a shared marker per nonterminal
-    vals = []                          # the value of each symbol on the stack
-    end = _End()
-    it = iter(toks)
-    tok = next(it, end)
+    # Symbols (token tuples and nonterminal markers) and their values, each with one
+    # entry below the first symbol, so `[-n - 1:]` always gives the rule a p[0] slot.
+    syms = [_END]
+    vals = [None]
     production = _Production()         # one view, re-pointed at each reduction
-    unit = _UNIT
-    lead = [None]                      # p[0], the rule's result
     state = 0
-    while True:
-        t = action[state].get(tok.type)
-        if t is None:
-            p_error(None if tok is end else tok)
-            raise CompileError("syntax error", getattr(tok, "lineno", 1), 1, source_name)
-        if t > 0:
-            states.append(t)
-            state = t
-            syms.append(tok)
-            vals.append(tok.value)
-            tok = next(it, end)
-        elif t < 0:
-            name, n, fn = prods[-t]
-            marker = nts[name]
-            if n == 1 and fn in unit:
+    for tok in chain(toks, (_END,)):
+        typ = tok[0]
+        while True:
+            t = action[state].get(typ)
+            if t is None:
+                p_error(None if tok is _END else tok)
+            if t > 0:
+                states.append(t)
+                state = t
+                syms.append(tok)
+                vals.append(tok[1])
+                break
+            if t == 0:
+                return vals[-1]
+            name, n, fn, marker, unit = prods[-t]
+            if unit:
                 # `x : y` that hands its value up: relabel the symbol, call nothing.
                 syms[-1] = marker
                 state = goto[states[-2]][name]
                 states[-1] = state
                 continue
-            if n:
-                production.slice = [marker] + syms[-n:]
-                production[:] = lead + vals[-n:]
-                del syms[-n:]
-                del vals[-n:]
-                del states[-n:]
-            else:
-                production.slice = [marker]
-                production[:] = lead
+            production.slice = syms[-n - 1:]
+            production[:] = vals[-n - 1:]
             fn(production)
-            syms.append(marker)
-            vals.append(production[0])
-            state = goto[states[-1]][name]
-            states.append(state)
-        else:
-            return vals[-1]
+            if n == 1:
+                # the rule's symbol takes its one child's place on the stacks
+                syms[-1] = marker
+                vals[-1] = production[0]
+                state = goto[states[-2]][name]
+                states[-1] = state
+                continue
+            if n:
+                del syms[1 - n:]
+                del vals[1 - n:]
+                del states[1 - n:]
+                syms[-1] = marker
+                vals[-1] = production[0]
+                state = goto[states[-2]][name]
+                states[-1] = state
+            else:
+                syms.append(marker)
+                vals.append(production[0])
+                state = goto[state][name]
+                states.append(state)
 
 
 if __name__ == "__main__":

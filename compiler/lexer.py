@@ -42,7 +42,12 @@ TOKEN_WORDS.update({k.upper(): f"'{k}'" for k in KEYWORDS})
 
 t_ignore = " \t\r"
 
+# The token rules (PLY's: it compiles them, in this order, into one master regex). They
+# only classify and convert; what depends on context -- brackets, lines, indentation,
+# lambda parentheses -- is tokenize()'s job below.
+
 t_PLUS = r"\+"
+t_MINUS = r"-"
 t_TIMES = r"\*"
 t_DIVIDE = r"/"
 t_MOD = r"%"
@@ -57,8 +62,12 @@ t_ASSIGN = r"="
 t_COMMA = r","
 t_COLON = r":"
 t_DOT = r"\."
-
-_OPENERS = {"(": ")", "[": "]", "{": "}"}
+t_LPAREN = r"\("
+t_RPAREN = r"\)"
+t_LBRACKET = r"\["
+t_RBRACKET = r"\]"
+t_LBRACE = r"\{"
+t_RBRACE = r"\}"
 
 
 def t_COMMENT(t):
@@ -66,49 +75,47 @@ def t_COMMENT(t):
     return None
 
 
-def t_MINUS(t):
-    r"-"
-    return t
-
-
-def t_open(t):
-    r"[\(\[\{]"
-    t.type = {"(": "LPAREN", "[": "LBRACKET", "{": "LBRACE"}[t.value]
-    t.lexer.brackets.append(t)
-    return t
-
-
-def t_close(t):
-    r"[\)\]\}]"
-    t.type = {")": "RPAREN", "]": "RBRACKET", "}": "RBRACE"}[t.value]
-    stack = t.lexer.brackets
-    if not stack:
-        _fail(t.lexer, f"'{t.value}' has no matching opening bracket", t.lexpos)
-    opener = stack.pop()
-    t.lexer.last_opener = opener
-    if _OPENERS[opener.value] != t.value:
-        line, col = _position(t.lexer, opener.lexpos)
-        _fail(t.lexer, f"'{t.value}' does not close '{opener.value}' opened at line {line}, "
-                       f"column {col}; expected '{_OPENERS[opener.value]}'", t.lexpos)
-    return t
-
-
 def t_NUMBER(t):
     r"(\d+\.\d+|\d+)([eE][+-]?\d+)?"
-    text = t.value
-    if "." in text or "e" in text or "E" in text:
-        t.value = float(text)
-    else:
-        t.value = int(text)
+    t.value = _number(t.value)
     return t
+
+
+def t_TEXT(t):
+    r'"([^"\\\n]|\\.)*"'
+    t.value = _unescape(t.value, t.lexpos, t.lexer)
+    return t
+
+
+def t_NAME(t):
+    r"[A-Za-z_][A-Za-z0-9_]*"
+    t.type = _KEYWORD_TYPES.get(t.value, "NAME")
+    return t
+
+
+def t_NEWLINE(t):
+    r"\n+"
+    return t
+
+
+def t_error(t):
+    _bad_character(t.lexer, t.lexpos)
+
+
+def _number(text):
+    if "." in text or "e" in text or "E" in text:
+        return float(text)
+    return int(text)
 
 
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r"}
 
 
-def t_TEXT(t):
-    r'"([^"\\\n]|\\.)*"'
-    raw = t.value[1:-1]
+def _unescape(quoted, pos, scan):
+    """The value of a text token: the quotes removed and the escapes applied."""
+    raw = quoted[1:-1]
+    if "\\" not in raw:
+        return raw
     out = []
     i = 0
     while i < len(raw):
@@ -127,39 +134,22 @@ def t_TEXT(t):
             try:
                 out.append(chr(int(digits, 16)))
             except (ValueError, OverflowError):
-                _fail(t.lexer, "bad \\u escape; write \\u{HEX} with 1 to 6 hex digits, "
-                               "like \\u{1F600}", t.lexpos + 1 + i)
+                _fail(scan, "bad \\u escape; write \\u{HEX} with 1 to 6 hex digits, "
+                            "like \\u{1F600}", pos + 1 + i)
             i = end + 1
         else:
-            _fail(t.lexer, f"unknown escape '\\{e}' in text; the escapes are "
-                           '\\" \\\\ \\n \\t \\r \\u{HEX}', t.lexpos + 1 + i)
-    t.value = "".join(out)
-    return t
+            _fail(scan, f"unknown escape '\\{e}' in text; the escapes are "
+                        '\\" \\\\ \\n \\t \\r \\u{HEX}', pos + 1 + i)
+    return "".join(out)
 
 
-def t_NAME(t):
-    r"[A-Za-z_][A-Za-z0-9_]*"
-    t.type = _KEYWORD_TYPES.get(t.value, "NAME")
-    return t
-
-
-def t_newline(t):
-    r"\n+"
-    t.lexer.lineno += len(t.value)
-    if not t.lexer.brackets:
-        t.type = "NEWLINE"
-        return t
-    return None
-
-
-def t_error(t):
-    c = t.value[0]
+def _bad_character(scan, pos):
+    c = scan.lexdata[pos]
     if c == '"':
-        _fail(t.lexer, "text is not closed; add a '\"' before the end of the line", t.lexpos)
+        _fail(scan, "text is not closed; add a '\"' before the end of the line", pos)
     if c == "!":
-        _fail(t.lexer, "unexpected '!'; write 'not' for negation and '!=' for inequality",
-              t.lexpos)
-    _fail(t.lexer, f"unexpected character {c!r}", t.lexpos)
+        _fail(scan, "unexpected '!'; write 'not' for negation and '!=' for inequality", pos)
+    _fail(scan, f"unexpected character {c!r}", pos)
 
 
 def _position(lexer, pos):
@@ -177,132 +167,153 @@ def _fail(lexer, message, pos):
 _master = lex.lex(optimize=False, debug=False, errorlog=lex.NullLogger())
 
 
-class Tok:
-    """A token after filtering: PLY's LexToken shape (type, value, lineno, lexpos) + col."""
-    __slots__ = ("type", "value", "lineno", "lexpos", "col", "lexer")  # PLY sets .lexer
-
-    def __init__(self, type_, value, lineno, lexpos, col):
-        self.type = type_
-        self.value = value
-        self.lineno = lineno
-        self.lexpos = lexpos
-        self.col = col
-
-    def __repr__(self):
-        return f"{self.type}({self.value!r})@{self.lineno}:{self.col}"
-
-
-_BLANKS = re.compile("[" + re.escape(t_ignore) + "]+")
+# A token is a plain tuple (type, value, line, col, pos): the compiler makes one for every
+# word and sign of a program, and a tuple costs a sixth of an object with attributes.
+# `col` counts from 1; `pos` is the offset in the source.
+TYPE, VALUE, LINE, COL, POS = range(5)
 
 
 class _Scan:
-    """What the token rules see as `t.lexer`: the bracket stack, line and source."""
-    __slots__ = ("brackets", "lineno", "lexdata", "source_name", "last_opener")
+    """What error reporting needs of the scan: the source and its name (PLY's rules see
+    it as `t.lexer`)."""
+    __slots__ = ("lexdata", "source_name")
 
     def __init__(self, source, source_name):
-        self.brackets = []
-        self.last_opener = None
-        self.lineno = 1
         self.lexdata = source
         self.source_name = source_name
+
+
+_OPEN = {"LPAREN": ")", "LBRACKET": "]", "LBRACE": "}"}
+_CLOSE = {"RPAREN": "(", "RBRACKET": "[", "RBRACE": "{"}
+_CHAR = {"LPAREN": "(", "LBRACKET": "[", "LBRACE": "{", "RPAREN": ")", "RBRACKET": "]",
+         "RBRACE": "}"}
+
+
+def _scanner():
+    """PLY's master regex, preceded by the characters it ignores, and the token type of
+    each of its groups: one match per token, nothing in between."""
+    (master, index), = _master.lexre
+    pattern = re.compile("[" + re.escape(t_ignore) + "]*(?:" + master.pattern + ")",
+                         master.flags)
+    types = [None] * (pattern.groups + 1)
+    for i, entry in enumerate(index):
+        if entry is not None:
+            types[i] = entry[1]
+    return pattern, types
+
+
+_PATTERN, _GROUP_TYPES = _scanner()
+_LAYOUT = frozenset({"NEWLINE", "COMMENT"})
+# The types tokenize() converts or keeps track of; the others pass through as they are.
+_SPECIAL = frozenset({"NAME", "NUMBER", "TEXT", "LPAREN", "RPAREN", "LBRACKET", "RBRACKET",
+                      "LBRACE", "RBRACE"})
 
 
 def tokenize(source, source_name="<source>"):
     """The complete token list of `source`, indentation resolved, ready for the parser.
 
-    The token rules above are PLY's; PLY compiles them into one master regex. This scans
-    with that regex directly (PLY's own `token()` loop makes and re-makes an object per
-    token, which was most of the compile time), calls the same rule functions, and in
-    the same pass turns the indentation of each line's first token into INDENT/DEDENT
-    and marks lambda parentheses."""
-    (master, index), = _master.lexre
-    ignore = _master.lexignore
+    One pass over PLY's master regex (PLY's own `token()` loop makes an object per token
+    and calls a function per rule, which was most of the compile time). The same pass
+    joins lines inside brackets, turns the indentation of each line's first token into
+    INDENT/DEDENT, and marks the `(` of a lambda's parameters as LPAREN_LAMBDA."""
     scan = _Scan(source, source_name)
     out = []
     append = out.append
-    pos, n = 0, len(source)
-    line, line_start = 1, 0
-    match = master.match
-    newline_rule = t_newline
-    name_rule = t_NAME
+    types = _GROUP_TYPES
+    layout = _LAYOUT
+    special = _SPECIAL
     keyword = _KEYWORD_TYPES.get
-    skip = _BLANKS.match
+    brackets = []               # indexes in `out` of the open brackets
     indents = [1]               # columns of the open blocks
+    line, line_start = 1, 0
     at_line_start = True
-    last_line = 1
-    while pos < n:
-        if source[pos] in ignore:
-            pos = skip(source, pos).end()
-            if pos >= n:
-                break
-        m = match(source, pos)
-        if m is None:
-            bad = Tok("error", source[pos:], line, pos, pos - line_start + 1)
-            bad.lexer = scan
-            t_error(bad)
+    end = 0
+    for m in iter(_PATTERN.scanner(source).match, None):
+        idx = m.lastindex
+        typ = types[idx]
+        value = m[idx]
         end = m.end()
-        func, typ = index[m.lastindex]
-        tok = Tok(typ, m.group(), line, pos, pos - line_start + 1)
-        if func is name_rule:
-            tok.type = keyword(tok.value, "NAME")     # t_NAME, inline: a third of all tokens
-        elif func is not None:
-            tok.lexer = scan
-            scan.lineno = line
-            tok = func(tok)
-            if func is newline_rule:
-                line = scan.lineno
-                line_start = end
-            if tok is None:
-                pos = end
-                continue
-            typ = tok.type
+        pos = end - len(value)
+        if typ in layout:
             if typ == "NEWLINE":
-                if not at_line_start:      # blank and comment-only lines make no NEWLINE
-                    append(tok)
+                # Inside brackets lines join; blank and comment-only lines make no NEWLINE.
+                if not (brackets or at_line_start):
+                    append(("NEWLINE", value, line, pos - line_start + 1, pos))
                     at_line_start = True
-                pos = end
-                continue
-            if typ == "RPAREN":
-                # `(a, b) => ...`: the parenthesis that opened this one starts a lambda.
-                j = end
-                while j < n and source[j] in ignore:
-                    j += 1
-                if source.startswith("=>", j):
-                    scan.last_opener.type = "LPAREN_LAMBDA"
+                line += len(value)
+                line_start = end
+            continue
         if at_line_start:
-            _indentation(tok, indents, source, scan, line_start, append)
             at_line_start = False
-        append(tok)
-        last_line = tok.lineno
-        pos = end
-    if scan.brackets:
-        opener = scan.brackets[-1]
-        _fail(scan, f"'{opener.value}' is never closed; add '{_OPENERS[opener.value]}'",
-              opener.lexpos)
-    if not at_line_start:
-        append(Tok("NEWLINE", "\n", last_line, n, 0))
+            if pos - line_start + 1 != indents[-1] or "\t" in source[line_start:pos]:
+                _indentation(source, line_start, pos, line, indents, scan, append)
+        if typ in special:
+            if typ == "NAME":
+                typ = keyword(value, "NAME")
+            elif typ == "NUMBER":
+                value = _number(value)
+            elif typ == "TEXT":
+                value = _unescape(value, pos, scan)
+            elif typ in _OPEN:
+                brackets.append(len(out))
+            else:
+                _close(typ, pos, end, brackets, out, scan)
+        append((typ, value, line, pos - line_start + 1, pos))
+    n = len(source)
+    while end < n and source[end] in t_ignore:
+        end += 1
+    if end < n:
+        _bad_character(scan, end)
+    if brackets:
+        typ = out[brackets[-1]][TYPE]
+        _fail(scan, f"'{_CHAR[typ]}' is never closed; add '{_OPEN[typ]}'",
+              out[brackets[-1]][POS])
+    if out and not at_line_start:
+        append(("NEWLINE", "\n", line, n - line_start + 1, n))
+    last_line = out[-1][LINE] if out else 1
     while len(indents) > 1:
         indents.pop()
-        append(Tok("DEDENT", 1, last_line + 1, n, 1))
+        append(("DEDENT", 1, last_line + 1, 1, n))
     return out
 
 
-def _indentation(tok, indents, source, scan, line_start, append):
+def _close(typ, pos, end, brackets, out, scan):
+    """A closing bracket: it must match the last one opened; `(a, b) => ...` makes that
+    one a lambda's parameter list."""
+    char = _CHAR[typ]
+    if not brackets:
+        _fail(scan, f"'{char}' has no matching opening bracket", pos)
+    i = brackets.pop()
+    opener = out[i]
+    if _OPEN[opener[TYPE]] != char:
+        _fail(scan, f"'{char}' does not close '{_CHAR[opener[TYPE]]}' opened at line "
+                    f"{opener[LINE]}, column {opener[COL]}; expected '{_OPEN[opener[TYPE]]}'",
+              pos)
+    if typ == "RPAREN":
+        source = scan.lexdata
+        n = len(source)
+        while end < n and source[end] in t_ignore:
+            end += 1
+        if source.startswith("=>", end):
+            out[i] = ("LPAREN_LAMBDA",) + opener[1:]
+
+
+def _indentation(source, line_start, pos, line, indents, scan, append):
     """INDENT or DEDENTs before the first token of a line, from its column."""
-    if "\t" in source[line_start:tok.lexpos]:
-        raise CompileError("tab in indentation; use spaces", tok.lineno,
+    if "\t" in source[line_start:pos]:
+        raise CompileError("tab in indentation; use spaces", line,
                            source.index("\t", line_start) - line_start + 1, scan.source_name)
-    col = tok.col
+    col = pos - line_start + 1
     if col > indents[-1]:
         indents.append(col)
-        append(Tok("INDENT", col, tok.lineno, tok.lexpos, col))
+        append(("INDENT", col, line, col, pos))
     elif col < indents[-1]:
         open_blocks = ", ".join(map(str, indents))
         while col < indents[-1]:
             indents.pop()
-            append(Tok("DEDENT", col, tok.lineno, tok.lexpos, col))
+            append(("DEDENT", col, line, col, pos))
         if col != indents[-1]:
             raise CompileError(
                 f"this line is indented to column {col}, which matches no enclosing block "
                 f"(the open blocks start at columns {open_blocks}); line it up with the "
-                "block it belongs to", tok.lineno, col, scan.source_name)
+                "block it belongs to", line, col, scan.source_name)

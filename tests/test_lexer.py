@@ -3,16 +3,16 @@ comments, text escapes, and the compile errors it raises with their positions (S
 
 import pytest
 
-from synsema.compiler.lexer import KEYWORDS, tokenize
+from synsema.compiler.lexer import COL, KEYWORDS, LINE, TYPE, VALUE, tokenize
 from synsema.vm.errors import CompileError
 
 
 def kinds(src):
-    return [t.type for t in tokenize(src, "t.syn")]
+    return [t[TYPE] for t in tokenize(src, "t.syn")]
 
 
 def values(src, kind):
-    return [t.value for t in tokenize(src, "t.syn") if t.type == kind]
+    return [t[VALUE] for t in tokenize(src, "t.syn") if t[TYPE] == kind]
 
 
 def lex_error(src):
@@ -56,14 +56,14 @@ def test_numbers_int_float_exponent():
 
 def test_token_positions_are_line_and_column_from_one():
     toks = tokenize("let x be 1\nprint(x)\n", "t.syn")
-    named = [(t.type, t.lineno, t.col) for t in toks if t.type != "NEWLINE"]
+    named = [(t[TYPE], t[LINE], t[COL]) for t in toks if t[TYPE] != "NEWLINE"]
     assert named == [("LET", 1, 1), ("NAME", 1, 5), ("BE", 1, 7), ("NUMBER", 1, 10),
                      ("NAME", 2, 1), ("LPAREN", 2, 6), ("NAME", 2, 7), ("RPAREN", 2, 8)]
 
 
 def test_newline_token_belongs_to_the_line_it_ends():
     toks = tokenize("let x be 1\nprint(x)\n", "t.syn")
-    nl = [(t.lineno, t.col) for t in toks if t.type == "NEWLINE"]
+    nl = [(t[LINE], t[COL]) for t in toks if t[TYPE] == "NEWLINE"]
     assert nl == [(1, 11), (2, 9)]
 
 
@@ -145,8 +145,8 @@ def test_newlines_and_indentation_inside_brackets_are_ignored():
 
 def test_joined_lines_keep_real_line_numbers():
     toks = tokenize("f(1,\n  2)\n", "t.syn")
-    two = [t for t in toks if t.type == "NUMBER"][1]
-    assert (two.lineno, two.col) == (2, 3)
+    two = [t for t in toks if t[TYPE] == "NUMBER"][1]
+    assert (two[LINE], two[COL]) == (2, 3)
 
 
 # ---- text and escapes ------------------------------------------------------------------
@@ -220,7 +220,7 @@ def test_unexpected_character_and_bang():
 
 def test_lambda_parens_are_marked():
     toks = tokenize("let f be (a, b) => a + b\n", "t.syn")
-    assert toks[3].type == "LPAREN_LAMBDA"
+    assert toks[3][TYPE] == "LPAREN_LAMBDA"
     assert kinds("let f be () => 1\n")[3] == "LPAREN_LAMBDA"
 
 

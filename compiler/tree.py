@@ -20,14 +20,18 @@ The resolver adds `ref` to name/let/set/call/foreach/try nodes and `rid` to bran
 """
 
 
-class Node:
-    """A tree node: `kind`, position, and its fields as plain attributes (fast to read)."""
+from types import SimpleNamespace
 
-    def __init__(self, kind, line, col, **fields):
-        self.__dict__.update(fields)
-        self.kind = kind
-        self.line = line
-        self.col = col
+
+class Node(SimpleNamespace):
+    """A tree node: `kind`, `line`, `col` and its fields as plain attributes (fast to
+    read). Made with keywords only -- Node(kind="num", line=1, col=5, value=2) -- which
+    SimpleNamespace does in C: the parser makes one for every leaf of a program. Nodes
+    compare and hash by identity, like any object."""
+
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
+    __hash__ = object.__hash__
 
     @property
     def f(self):

@@ -6,6 +6,8 @@ from synsema.vm.errors import CompileError
 _BINOPS = {"PLUS": O.ADD, "MINUS": O.SUB, "TIMES": O.MUL, "DIVIDE": O.DIV, "MOD": O.MOD,
            "EQ": O.EQ, "NE": O.NE, "LT": O.LT, "LE": O.LE, "GT": O.GT, "GE": O.GE}
 
+_LOADS = {"local": O.LOAD_LOCAL, "global": O.LOAD_GLOBAL, "task": O.LOAD_TASK}
+
 
 class _Label:
     __slots__ = ("offset", "uses")
@@ -28,12 +30,29 @@ class _Emitter:
         self.pos = (node.line, node.col)
 
     def emit(self, op, *operands):
+        """Append an instruction whose operands are plain numbers."""
         code = self.code
         pos = self.pos
         if pos != self.last:
             self.func.positions.append((len(code), pos[0], pos[1]))
             self.last = pos
         code.append(op)
+        code += operands
+
+    def emit_at(self, node, op, *operands):
+        """at(node), then emit(op, *operands): most instructions are made this way."""
+        code = self.code
+        pos = self.pos = (node.line, node.col)
+        if pos != self.last:
+            self.func.positions.append((len(code), pos[0], pos[1]))
+            self.last = pos
+        code.append(op)
+        code += operands
+
+    def jump(self, op, *operands):
+        """Append an instruction with a _Label among its operands (placed now or later)."""
+        code = self.code
+        self.emit(op)
         for x in operands:
             if type(x) is _Label:
                 x.uses.append(len(code))
@@ -54,7 +73,8 @@ class CodeGen:
         self.const_index = {}
 
     def const(self, value):
-        key = (type(value).__name__, repr(value))
+        # The type keeps 1, 1.0 and true apart; repr keeps 0.0 and -0.0 apart.
+        key = (type(value), repr(value) if type(value) is float else value)
         i = self.const_index.get(key)
         if i is None:
             i = len(self.program.consts)
@@ -89,7 +109,7 @@ class CodeGen:
                 if p.default is not None:
                     skip = _Label()
                     e.at(p)
-                    e.emit(O.JUMP_IF_SET, slot, skip)
+                    e.jump(O.JUMP_IF_SET, slot, skip)
                     self.expr(p.default, e)
                     e.emit(O.DECLARE_LOCAL, slot)
                     e.place(skip)
@@ -124,22 +144,19 @@ class CodeGen:
                 # `set xs to append(xs, x)`: one instruction that can append in place
                 # when nothing else holds the list, so building a list is linear.
                 self.expr(v.args[1], e)
-                e.at(v)
-                e.emit(O.APPEND_GLOBAL if kind == "global" else O.APPEND_LOCAL, slot)
+                e.emit_at(v, O.APPEND_GLOBAL if kind == "global" else O.APPEND_LOCAL, slot)
                 return
             if len(s.path) == 1:
                 self.expr(s.path[0], e)
                 self.expr(s.value, e)
-                e.at(s)
-                e.emit(O.SET_ITEM_GLOBAL if kind == "global" else O.SET_ITEM_LOCAL, slot)
+                e.emit_at(s, O.SET_ITEM_GLOBAL if kind == "global" else O.SET_ITEM_LOCAL, slot)
                 return
             if s.path:
                 e.emit(O.LOAD_GLOBAL if kind == "global" else O.LOAD_LOCAL, slot)
                 for key in s.path:
                     self.expr(key, e)
                 self.expr(s.value, e)
-                e.at(s)
-                e.emit(O.SET_PATH, len(s.path))
+                e.emit_at(s, O.SET_PATH, len(s.path))
             else:
                 self.expr(s.value, e)
                 e.at(s)
@@ -166,7 +183,7 @@ class CodeGen:
                     e.emit(O.TRY_END)
                     continue
                 _, cont, brk, _ = entry
-                e.emit(O.JUMP, cont if k == "continue" else brk)
+                e.jump(O.JUMP, cont if k == "continue" else brk)
                 break
         elif k == "when":
             end = _Label()
@@ -174,9 +191,9 @@ class CodeGen:
                 nxt = _Label()
                 self.expr(cond, e)
                 e.at(cond)
-                e.emit(O.JUMP_IF_FALSE, nxt, s.release)
+                e.jump(O.JUMP_IF_FALSE, nxt, s.release)
                 self.body(body, e)
-                e.emit(O.JUMP, end)
+                e.jump(O.JUMP, end)
                 e.place(nxt)
             if s.otherwise is not None:
                 self.body(s.otherwise, e)
@@ -188,37 +205,36 @@ class CodeGen:
             e.place(top)
             self.expr(s.cond, e)
             e.at(s.cond)
-            e.emit(O.JUMP_IF_FALSE, exit_, s.release)
+            e.jump(O.JUMP_IF_FALSE, exit_, s.release)
             e.flow.append(("loop", top, exit_, False))
             self.body(s.body, e)
             e.flow.pop()
-            e.emit(O.JUMP, top)
+            e.jump(O.JUMP, top)
             e.place(exit_)
             e.emit(O.PC_RELEASE, s.rid)
         elif k == "foreach":
             top, brk, done = _Label(), _Label(), _Label()
             self.expr(s.iterable, e)
-            e.at(s)
-            e.emit(O.ITER_START, s.release)
+            e.emit_at(s, O.ITER_START, s.release)
             e.place(top)
-            e.emit(O.FOR_ITER, done)
+            e.jump(O.FOR_ITER, done)
             e.emit(O.DECLARE_LOCAL, s.ref[1])
             e.flow.append(("loop", top, brk, True))
             self.body(s.body, e)
             e.flow.pop()
-            e.emit(O.JUMP, top)
+            e.jump(O.JUMP, top)
             e.place(brk)
             e.emit(O.POP)
             e.place(done)
             e.emit(O.PC_RELEASE, s.rid)
         elif k == "try":
             handler, end = _Label(), _Label()
-            e.emit(O.TRY_BEGIN, handler, s.release)
+            e.jump(O.TRY_BEGIN, handler, s.release)
             e.flow.append(("try",))
             self.body(s.body, e)
             e.flow.pop()
             e.emit(O.TRY_END)
-            e.emit(O.JUMP, end)
+            e.jump(O.JUMP, end)
             e.place(handler)
             e.pos = (s.name_line, s.name_col)
             e.emit(O.DECLARE_LOCAL, s.ref[1])
@@ -238,75 +254,61 @@ class CodeGen:
     def expr(self, x, e):
         k = x.kind
         if k in ("num", "text", "bool", "nothing"):
-            e.at(x)
-            e.emit(O.CONST, self.const(x.value))
+            e.emit_at(x, O.CONST, self.const(x.value))
         elif k == "name":
-            e.at(x)
             kind, slot = x.ref
-            e.emit({"local": O.LOAD_LOCAL, "global": O.LOAD_GLOBAL, "task": O.LOAD_TASK}[kind],
-                   slot)
+            e.emit_at(x, _LOADS[kind], slot)
         elif k == "binop":
-            folded = _fold(x)
-            if folded is not None:
-                e.at(x)
-                e.emit(O.CONST, self.const(folded))
-                return
+            if x.left.kind == "num" and x.right.kind == "num":
+                folded = _fold(x)
+                if folded is not None:
+                    e.emit_at(x, O.CONST, self.const(folded))
+                    return
             self.expr(x.left, e)
             self.expr(x.right, e)
-            e.at(x)
-            e.emit(_BINOPS[x.op])
+            e.emit_at(x, _BINOPS[x.op])
         elif k in ("and", "or"):
             end = _Label()
             self.expr(x.left, e)
             e.at(x)
-            e.emit(O.AND_JUMP if k == "and" else O.OR_JUMP, end, x.rid)
+            e.jump(O.AND_JUMP if k == "and" else O.OR_JUMP, end, x.rid)
             self.expr(x.right, e)
-            e.at(x)
-            e.emit(O.CHECK_BOOL, self.const(k))
+            e.emit_at(x, O.CHECK_BOOL, self.const(k))
             e.place(end)
             e.emit(O.PC_RELEASE, x.rid)
         elif k == "not":
             self.expr(x.operand, e)
-            e.at(x)
-            e.emit(O.NOT)
+            e.emit_at(x, O.NOT)
         elif k == "neg":
             if x.operand.kind == "num":
-                e.at(x)
-                e.emit(O.CONST, self.const(-x.operand.value))
+                e.emit_at(x, O.CONST, self.const(-x.operand.value))
                 return
             self.expr(x.operand, e)
-            e.at(x)
-            e.emit(O.NEG)
+            e.emit_at(x, O.NEG)
         elif k == "index":
             self.expr(x.target, e)
             self.expr(x.key, e)
-            e.at(x)
-            e.emit(O.INDEX)
+            e.emit_at(x, O.INDEX)
         elif k == "field":
             self.expr(x.target, e)
-            e.at(x)
-            e.emit(O.FIELD, self.const(x.name))
+            e.emit_at(x, O.FIELD, self.const(x.name))
         elif k == "list":
             for item in x.items:
                 self.expr(item, e)
-            e.at(x)
-            e.emit(O.BUILD_LIST, len(x.items))
+            e.emit_at(x, O.BUILD_LIST, len(x.items))
         elif k == "map":
             for a, b in x.pairs:
                 self.expr(a, e)
                 self.expr(b, e)
-            e.at(x)
-            e.emit(O.BUILD_MAP, len(x.pairs))
+            e.emit_at(x, O.BUILD_MAP, len(x.pairs))
         elif k == "lambda":
             for kind, slot in x.captures:
                 e.emit(O.LOAD_GLOBAL if kind == "global" else O.LOAD_LOCAL, slot)
-            e.at(x)
-            e.emit(O.MAKE_LAMBDA, x.func, len(x.captures))
+            e.emit_at(x, O.MAKE_LAMBDA, x.func, len(x.captures))
             f = self.program.functions[x.func]
             le = _Emitter(self, f)
             self.expr(x.body, le)
-            le.at(x.body)
-            le.emit(O.RETURN)
+            le.emit_at(x.body, O.RETURN)
         elif k == "call":
             self.call(x, e)
         else:  # pragma: no cover
@@ -323,8 +325,7 @@ class CodeGen:
                 lo, hi = x.span
                 e.emit(O.CONST, self.const(" ".join(self.source[lo:hi].split())))
                 n += 1
-            e.at(x)
-            e.emit(O.CALL_BUILTIN, self.program.builtins.index(callee.name), n)
+            e.emit_at(x, O.CALL_BUILTIN, self.program.builtins.index(callee.name), n)
         elif ref and ref[0] == "task":
             f = self.program.functions[ref[1]]
             n = len(x.args)
@@ -332,22 +333,17 @@ class CodeGen:
                 self.error(f"task '{f.name}' takes {f.arity_text()}, got {n}", x)
             for a in x.args:
                 self.expr(a, e)
-            e.at(x)
-            e.emit(O.CALL_TASK, ref[1], n)
+            e.emit_at(x, O.CALL_TASK, ref[1], n)
         else:
             self.expr(callee, e)
             for a in x.args:
                 self.expr(a, e)
-            e.at(x)
-            e.emit(O.CALL, len(x.args))
+            e.emit_at(x, O.CALL, len(x.args))
 
 
 def _fold(x):
     """Fold `number OP number` at compile time when it cannot fail."""
-    a, b = x.left, x.right
-    if a.kind != "num" or b.kind != "num":
-        return None
-    av, bv, op = a.value, b.value, x.op
+    av, bv, op = x.left.value, x.right.value, x.op
     try:
         if op == "PLUS":
             return av + bv

@@ -82,13 +82,13 @@ class Resolver:
                     self.error(f"task '{item.name}' is already declared at line "
                                f"{self.tasks[item.name][1]}", item.line, item.name_col)
                 f = Function(item.name, "task", item.line, item.col)
-                item.set(func=len(prog.functions))
+                item.func = len(prog.functions)
                 self.tasks[item.name] = (len(prog.functions), item.line)
                 prog.functions.append(f)
                 bodies.append(item)
             elif k == "test":
                 f = Function(item.name, "test", item.line, item.col)
-                item.set(func=len(prog.functions))
+                item.func = len(prog.functions)
                 prog.tests.append((item.name, len(prog.functions)))
                 prog.functions.append(f)
                 bodies.append(item)
@@ -130,7 +130,7 @@ class Resolver:
                     if cap not in f.requires:
                         f.requires.append(cap)
                     i += 1
-                item.set(body=body[i:])
+                item.body = body[i:]
             self.block(item.body, fctx)
         return prog
 
@@ -226,7 +226,7 @@ class Resolver:
                            s.line, s.name_col)
             if ctx.parent is not None and ref[0] == "local" and s.name in ctx.capture_slots:
                 self.error(f"cannot set '{s.name}' inside a lambda", s.line, s.name_col)
-            s.set(ref=ref)
+            s.ref = ref
         elif k == "give":
             if ctx.func.kind == "main":
                 self.error("`give` is only allowed inside a task", s.line, s.col)
@@ -247,14 +247,16 @@ class Resolver:
                 self.block(body, ctx)
             if s.otherwise is not None:
                 self.block(s.otherwise, ctx)
-            s.set(rid=rid, release=self.release(s, ctx, rid))
+            s.rid = rid
+            s.release = self.release(s, ctx, rid)
         elif k == "while":
             rid = ctx.rid()
             self.expr(s.cond, ctx)
             ctx.loops.append(rid)
             self.block(s.body, ctx)
             ctx.loops.pop()
-            s.set(rid=rid, release=0 if _has(s, "give") else rid)
+            s.rid = rid
+            s.release = 0 if _has(s, "give") else rid
         elif k == "foreach":
             rid = ctx.rid()
             self.expr(s.iterable, ctx)
@@ -268,7 +270,9 @@ class Resolver:
             ended = ctx.blocks.pop()
             for name, (_, line) in ended.items():
                 ctx.ended.setdefault(name, line)
-            s.set(ref=("local", slot), rid=rid, release=0 if _has(s, "give") else rid)
+            s.ref = ("local", slot)
+            s.rid = rid
+            s.release = 0 if _has(s, "give") else rid
         elif k == "try":
             rid = ctx.rid()
             self.block(s.body, ctx)
@@ -278,7 +282,9 @@ class Resolver:
             ctx.blocks[-1][s.name] = (("local", slot), s.name_line)
             self.block(s.recover, ctx)
             ctx.blocks.pop()
-            s.set(ref=("local", slot), rid=rid, release=self.release(s, ctx, rid))
+            s.ref = ("local", slot)
+            s.rid = rid
+            s.release = self.release(s, ctx, rid)
         else:  # pragma: no cover - the grammar makes no other statement
             self.error(f"unexpected {k}", s.line, s.col)
 
@@ -311,7 +317,7 @@ class Resolver:
                            "use set", s.line, s.name_col)
             ref = ("local", ctx.new_slot(name, s.line))
         ctx.blocks[-1][name] = (ref, s.line)
-        s.set(ref=ref)
+        s.ref = ref
 
     # ---- names ------------------------------------------------------------------------
 
@@ -379,19 +385,19 @@ class Resolver:
             if ref[0] == "builtin":
                 self.error(f"builtin '{e.name}' can only be called, as {e.name}(...); wrap it "
                            f"in a lambda to pass it around: (x) => {e.name}(x)", e.line, e.col)
-            e.set(ref=ref)
+            e.ref = ref
         elif k == "call":
             callee = e.callee
             if callee.kind == "name":
                 ref = self.lookup(callee.name, ctx)
                 if ref is None:
                     self.undeclared(callee.name, ctx, callee.line, callee.col)
-                callee.set(ref=ref)
+                callee.ref = ref
                 if ref[0] == "builtin":
                     self.check_builtin(e, callee.name)
                 elif ref[0] == "task":
                     f = self.program.functions[ref[1]]
-                    e.set(static_task=f)
+                    e.static_task = f
             else:
                 self.expr(callee, ctx)
             for a in e.args:
@@ -402,7 +408,7 @@ class Resolver:
         elif k in ("and", "or"):
             self.expr(e.left, ctx)
             self.expr(e.right, ctx)
-            e.set(rid=ctx.rid())
+            e.rid = ctx.rid()
         elif k in ("not", "neg"):
             self.expr(e.operand, ctx)
         elif k == "index":
@@ -434,7 +440,8 @@ class Resolver:
             f.ncaptures = len(lctx.captures)
             f.nlocals = len(f.params) + f.ncaptures
             f.local_names = [p.name for p in f.params] + list(lctx.capture_slots)
-            e.set(func=idx, captures=lctx.captures)
+            e.func = idx
+            e.captures = lctx.captures
         else:  # pragma: no cover
             self.error(f"unexpected expression {k}", e.line, e.col)
 

@@ -260,7 +260,9 @@ def p_expr_binop(p):
             | expr LE expr
             | expr GT expr
             | expr GE expr"""
-    p[0] = _node("binop", p, 2, op=p.slice[2][TYPE], left=p[1], right=p[3])
+    tok = p.slice[2]
+    p[0] = Node(kind="binop", line=tok[LINE], col=tok[COL], op=tok[TYPE], left=p[1],
+                right=p[3])
 
 
 def p_expr_logic(p):

@@ -42,9 +42,10 @@ TOKEN_WORDS.update({k.upper(): f"'{k}'" for k in KEYWORDS})
 
 t_ignore = " \t\r"
 
-# The token rules (PLY's: it compiles them, in this order, into one master regex). They
-# only classify and convert; what depends on context -- brackets, lines, indentation,
-# lambda parentheses -- is tokenize()'s job below.
+# The token rules (PLY's: it compiles them into one master regex, the functions first in
+# the order written here, commonest first: the regex tries them in turn at every token).
+# They only classify and convert; what depends on context -- brackets, lines,
+# indentation, lambda parentheses -- is tokenize()'s job below.
 
 t_PLUS = r"\+"
 t_MINUS = r"-"
@@ -70,9 +71,15 @@ t_LBRACE = r"\{"
 t_RBRACE = r"\}"
 
 
-def t_COMMENT(t):
-    r"--[^\n]*"
-    return None
+def t_NAME(t):
+    r"[A-Za-z_][A-Za-z0-9_]*"
+    t.type = _KEYWORD_TYPES.get(t.value, "NAME")
+    return t
+
+
+def t_NEWLINE(t):
+    r"\n+"
+    return t
 
 
 def t_NUMBER(t):
@@ -87,15 +94,9 @@ def t_TEXT(t):
     return t
 
 
-def t_NAME(t):
-    r"[A-Za-z_][A-Za-z0-9_]*"
-    t.type = _KEYWORD_TYPES.get(t.value, "NAME")
-    return t
-
-
-def t_NEWLINE(t):
-    r"\n+"
-    return t
+def t_COMMENT(t):
+    r"--[^\n]*"
+    return None
 
 
 def t_error(t):

@@ -102,8 +102,9 @@ def p_param(p):
              | NAME ASSIGN expr
              | NAME COLON NAME ASSIGN expr
              | NAME COLON TASK ASSIGN expr"""
-    type_ = p[3] if len(p) >= 4 and p.slice[2][TYPE] == "COLON" else None
-    default = p[len(p) - 1] if p.slice[len(p) - 2][TYPE] == "ASSIGN" else None
+    n = len(p)
+    type_ = p[3] if n >= 4 and p.slice[2][TYPE] == "COLON" else None
+    default = p[n - 1] if n >= 4 and p.slice[n - 2][TYPE] == "ASSIGN" else None
     type_col = _pos(p, 3)[1] if type_ else 0
     p[0] = _node("param", p, 1, name=p[1], type=type_, default=default, type_col=type_col)
 

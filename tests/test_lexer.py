@@ -242,3 +242,46 @@ def test_nested_lambdas_across_lines():
     ks = kinds("let f be ((a) => (b) =>\n   a + b)\n")
     assert ks.count("LPAREN_LAMBDA") == 2 and ks.count("LPAREN") == 1
     assert "INDENT" not in ks and ks.count("NEWLINE") == 1
+
+
+# ---- the rules are PLY's -----------------------------------------------------------------
+
+def _ply_tokens(src):
+    """What PLY's own token() loop makes of src with the same rules (a fresh clone of the
+    lexer, so no state is shared): (type, value) pairs, before any context is applied."""
+    from synsema.compiler import lexer as lx
+    ply = lx._master.clone()
+    ply.input(src)
+    ply.lexer = lx._Scan(src, "t.syn")      # what the TEXT rule reports errors against
+    out = []
+    while True:
+        t = ply.token()
+        if t is None:
+            return out
+        out.append((t.type, t.value))
+
+
+def test_tokenize_agrees_with_plys_own_loop():
+    # tokenize() scans with PLY's master regex itself; outside brackets and indentation
+    # (which PLY's loop knows nothing of) both must give the same tokens.
+    src = ('let total be 3.5e2 + xs[0] * -2 % 7 / 1 -- a comment\n'
+           'when a <= b and c >= d or e != f and not g == h\n'
+           'set m.k to {"t": "a\\tb\\u{41}", "n": nothing, "b": true} => false < 1 > 0 = 2\n'
+           'task f(x: number, y = 2): each for in to be give\n')
+    ours = [(t[TYPE], t[VALUE]) for t in tokenize(src, "t.syn")
+            if t[TYPE] not in ("NEWLINE", "INDENT", "DEDENT")]
+    theirs = [(typ, v) for typ, v in _ply_tokens(src) if typ != "NEWLINE"]
+    assert ours == theirs
+    assert ("TEXT", "a\tbA") in ours and ("NUMBER", 350.0) in ours and ("BE", "be") in ours
+
+
+def test_a_long_block_is_one_list_in_order():
+    # the grammar grows statement lists in place: order and count must survive that
+    from synsema.compiler.grammar import parse
+    n = 3000
+    src = "task f()\n" + "".join(f"    let v{i} be {i}\n" for i in range(n)) + \
+        "".join(f"print({i})\n" for i in range(n))
+    tree = parse(tokenize(src, "t.syn"), "t.syn")
+    body = tree.items[0].body
+    assert [s.name for s in body] == [f"v{i}" for i in range(n)]
+    assert [s.value.args[0].value for s in tree.items[1:]] == list(range(n))

@@ -152,6 +152,32 @@ def test_conditions_must_be_bool(src, msg):
     assert error(src).message == msg
 
 
+@pytest.mark.parametrize("labels", [False, True])
+def test_a_when_ending_in_continue_inside_a_while_is_still_a_when(labels):
+    # The word in the message comes from the file's code: the `when`'s exit follows its
+    # `continue` (a jump back), yet it is a `when`.
+    src = ("let i be 0\nwhile i < 3\n    set i to i + 1\n    when i\n        continue\n"
+           "print(i)\n")
+    assert error(src, labels=labels).message == "when needs a bool, got number"
+    src = "let i be 0\nwhile i\n    when true\n        continue\n"
+    assert error(src, labels=labels).message == "while needs a bool, got number"
+
+
+@pytest.mark.parametrize("labels", [False, True])
+def test_remainder_tests_in_conditions(labels):
+    # `when x % m == c` runs as one instruction: ints, floats, texts compared, mixed types,
+    # negative numbers and an error at the `%` all behave as the separate steps do.
+    src = ("let out be []\nlet xs be [0, 1, 2, 3, -1, -4, 2.5, 7.0]\nfor each x in xs\n"
+           "    let y be x\n    when y % 3 == 0\n        set out to append(out, \"z\")\n"
+           "    otherwise when y % 3 == 1\n        set out to append(out, \"o\")\n"
+           "    otherwise when y % 2 == 0.5\n        set out to append(out, \"h\")\n"
+           "    otherwise when y % 2 == \"a\"\n        set out to append(out, \"never\")\n"
+           "    otherwise\n        set out to append(out, \"-\")\nprint(out)\n")
+    assert run(src, labels=labels) == '["z", "o", "-", "z", "-", "-", "h", "o"]\n'
+    e = error('let s be "ab"\nwhen s % 2 == 0\n    print(1)\n', labels=labels)
+    assert e.trace[0][1:] == (2, 8) and "remainder" in e.message
+
+
 def test_and_or_short_circuit():
     assert run(p("false and 1", "true or 1", "false and fail(\"x\")")) == "false\ntrue\nfalse\n"
 

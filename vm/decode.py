@@ -27,12 +27,30 @@ def decode_function(func, program, tasks, builtins, labels, superinstructions=Tr
             cur = (changes[ci][1], changes[ci][2])
             ci += 1
         pos_by_off[off] = cur
-    # Offsets -> decoded indexes (a dropped instruction maps to the next kept one).
+    # `when` or `while`, for the message of a condition that is not a bool, from the file's
+    # own code: the instruction just before a `while`'s exit is its jump back to the top.
+    prev_of = {}
+    for k in range(1, len(raw)):
+        prev_of[raw[k][0]] = raw[k - 1]
+    prev_of[len(func.code)] = raw[-1] if raw else None
+    word_at = {}
+    for off, op, a in raw:
+        if op.code == O.JUMP_IF_FALSE:
+            prev = prev_of.get(a[0])
+            back = prev is not None and prev[1].code == O.JUMP and prev[2][0] <= prev[0]
+            word_at[off] = "while" if back else "when"
+    # Dropped: PC_RELEASE (labels recompute their release points, below) and a JUMP to
+    # the very next instruction (the end of a `when` without `otherwise`), which does
+    # nothing. Offsets -> decoded indexes (a dropped instruction maps to the next kept one).
     index_of = {}
     n = 0
-    for off, op, _ in raw:
+    dropped = set()
+    for k, (off, op, a) in enumerate(raw):
         index_of[off] = n
-        if op.code != O.PC_RELEASE:
+        nxt = raw[k + 1][0] if k + 1 < len(raw) else len(func.code)
+        if op.code == O.PC_RELEASE or (op.code == O.JUMP and a[0] == nxt):
+            dropped.add(off)
+        else:
             n += 1
     index_of[len(func.code)] = n
 
@@ -42,9 +60,11 @@ def decode_function(func, program, tasks, builtins, labels, superinstructions=Tr
     words = {}
     for off, op, a in raw:
         code = op.code
-        if code == O.PC_RELEASE:
-            continue        # labels: release points are recomputed below (vm.flow)
+        if off in dropped:
+            continue
         here = len(out)
+        if off in word_at:
+            words[here] = word_at[off]
         if code == O.CONST:
             ins = (O.CONST, consts[a[0]])
         elif code == O.LOAD_TASK:
@@ -77,15 +97,6 @@ def decode_function(func, program, tasks, builtins, labels, superinstructions=Tr
             ins = (code, None)
         out.append(ins)
         positions.append(pos_by_off[off])
-    # `when` or `while`, for the message of a condition that is not a bool: a while's
-    # exit is just after its backward jump.
-    for i, (code, arg) in enumerate(out):
-        if code == O.JUMP_IF_FALSE:
-            t = arg[0] if labels else arg
-            prev = out[t - 1] if 0 < t <= len(out) else None
-            if labels and prev and prev[0] == O.PC_RELEASE and t >= 2:
-                prev = out[t - 2]
-            words[i] = "while" if prev and prev[0] == O.JUMP_BACK else "when"
     if labels:
         out, positions, words = _with_release_points(out, positions, words)
     if superinstructions:
@@ -138,6 +149,11 @@ def _match(code, i, n, targets):
     op1, a1 = code[i + 1] if i + 1 < n else (None, None)
     op2, a2 = code[i + 2] if i + 2 < n else (None, None)
     op3, a3 = code[i + 3] if i + 3 < n else (None, None)
+    if op0 == O.LOAD_LOCAL and op1 == O.CONST and op2 == O.MOD and op3 == O.CONST and \
+            i + 5 < n and code[i + 4][0] == O.EQ and code[i + 5][0] == O.JUMP_IF_FALSE and \
+            type(a1) is int and a1 and _simple(a3) and free(6):
+        # `when x % m == c`: the test of a counter's parity or phase, in one instruction
+        return 6, O.MOD_LC_EQ_C_JF, (a0, a1, a3) + _jf(code[i + 5][1]), i + 2
     if op0 == O.LOAD_LOCAL:
         if op1 == O.LOAD_LOCAL:
             if op2 == O.ADD and op3 == O.STORE_LOCAL and free(4):
@@ -150,6 +166,12 @@ def _match(code, i, n, targets):
                 return 4, O.SUB_LL_ST, (a0, a1, a3), i + 2
             if op2 == O.ADD and free(3):
                 return 3, O.ADD_LL, (a0, a1), i + 2
+            if op2 == O.CONST:
+                later = _match(code, i + 1, n, targets)
+                if later is not None and later[0] >= 3:
+                    # `a + b * 2`: LOAD_LOCAL a, then `b * 2` as one instruction, is one
+                    # dispatch fewer than LOAD_LOCAL2 a b, CONST 2, MUL.
+                    return None
             if free(2):
                 return 2, O.LOAD_LOCAL2, (a0, a1), i
         if op1 == O.CONST and _num(a1):
@@ -202,7 +224,7 @@ def _jf(arg):
 _JUMP_AT = {O.JUMP: (), O.JUMP_BACK: (), O.FOR_ITER: (), O.JUMP_IF_FALSE: (0,),
             O.AND_JUMP: (0,), O.OR_JUMP: (0,), O.TRY_BEGIN: (0,), O.JUMP_IF_SET: (1,),
             O.FOR_ITER_DECL: (0,), O.LT_LL_JF: (2,), O.LT_LC_JF: (2,), O.CMP_LC_JF: (3,),
-            O.CMP_LL_JF: (3,), O.EQ_C_JF: (1,)}
+            O.CMP_LL_JF: (3,), O.EQ_C_JF: (1,), O.MOD_LC_EQ_C_JF: (3,)}
 
 
 def _targets(code):

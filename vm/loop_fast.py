@@ -39,8 +39,8 @@ def run_plain(vm, closure, args):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op < 44:
-                        if op < 12:
+                    if op < 45:
+                        if op < 15:
                             if op < 4:
                                 if op < 3:
                                     if op < 2:
@@ -86,60 +86,60 @@ def run_plain(vm, closure, args):
                                                         caps = ()
                                                     push(Closure(f, caps))
                                     else:
-                                        # ADD (11)
-                                        b = pop()
-                                        a = stack[-1]
-                                        if type(a) is int and type(b) is int:
-                                            stack[-1] = a + b
+                                        if op < 12:
+                                            # ADD (11)
+                                            b = pop()
+                                            a = stack[-1]
+                                            if type(a) is int and type(b) is int:
+                                                stack[-1] = a + b
+                                            else:
+                                                stack[-1] = add(a, b)
                                         else:
-                                            stack[-1] = add(a, b)
+                                            if op < 13:
+                                                # SUB (12)
+                                                b = pop()
+                                                a = stack[-1]
+                                                if type(a) is int and type(b) is int:
+                                                    stack[-1] = a - b
+                                                else:
+                                                    stack[-1] = sub(a, b)
+                                            else:
+                                                if op < 14:
+                                                    # MUL (13)
+                                                    b = pop()
+                                                    a = stack[-1]
+                                                    if type(a) is int and type(b) is int:
+                                                        stack[-1] = a * b
+                                                    else:
+                                                        stack[-1] = mul(a, b)
+                                                else:
+                                                    # DIV (14)
+                                                    b = pop()
+                                                    stack[-1] = div(stack[-1], b)
                         else:
                             if op < 37:
                                 if op < 29:
                                     if op < 25:
-                                        if op < 22:
-                                            if op < 17:
-                                                if op < 14:
-                                                    if op < 13:
-                                                        # SUB (12)
+                                        if op < 23:
+                                            if op < 19:
+                                                if op < 17:
+                                                    if op < 16:
+                                                        # MOD (15)
                                                         b = pop()
                                                         a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a - b
+                                                        if type(a) is int and type(b) is int and b:
+                                                            stack[-1] = a % b
                                                         else:
-                                                            stack[-1] = sub(a, b)
+                                                            stack[-1] = mod(a, b)
                                                     else:
-                                                        # MUL (13)
+                                                        # EQ (16)
                                                         b = pop()
                                                         a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a * b
+                                                        if type(a) is type(b) and (type(a) is int or type(a) is str):
+                                                            stack[-1] = a == b
                                                         else:
-                                                            stack[-1] = mul(a, b)
+                                                            stack[-1] = eq(a, b)
                                                 else:
-                                                    if op < 15:
-                                                        # DIV (14)
-                                                        b = pop()
-                                                        stack[-1] = div(stack[-1], b)
-                                                    else:
-                                                        if op < 16:
-                                                            # MOD (15)
-                                                            b = pop()
-                                                            a = stack[-1]
-                                                            if type(a) is int and type(b) is int and b:
-                                                                stack[-1] = a % b
-                                                            else:
-                                                                stack[-1] = mod(a, b)
-                                                        else:
-                                                            # EQ (16)
-                                                            b = pop()
-                                                            a = stack[-1]
-                                                            if type(a) is type(b) and (type(a) is int or type(a) is str):
-                                                                stack[-1] = a == b
-                                                            else:
-                                                                stack[-1] = eq(a, b)
-                                            else:
-                                                if op < 19:
                                                     if op < 18:
                                                         # NE (17)
                                                         b = pop()
@@ -156,7 +156,8 @@ def run_plain(vm, closure, args):
                                                             stack[-1] = a < b
                                                         else:
                                                             stack[-1] = lt(a, b)
-                                                else:
+                                            else:
+                                                if op < 21:
                                                     if op < 20:
                                                         # LE (19)
                                                         b = pop()
@@ -166,30 +167,29 @@ def run_plain(vm, closure, args):
                                                         else:
                                                             stack[-1] = le(a, b)
                                                     else:
-                                                        if op < 21:
-                                                            # GT (20)
-                                                            b = pop()
-                                                            a = stack[-1]
-                                                            if type(a) is int and type(b) is int:
-                                                                stack[-1] = a > b
-                                                            else:
-                                                                stack[-1] = gt(a, b)
+                                                        # GT (20)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is int and type(b) is int:
+                                                            stack[-1] = a > b
                                                         else:
-                                                            # GE (21)
-                                                            b = pop()
-                                                            a = stack[-1]
-                                                            if type(a) is int and type(b) is int:
-                                                                stack[-1] = a >= b
-                                                            else:
-                                                                stack[-1] = ge(a, b)
+                                                            stack[-1] = gt(a, b)
+                                                else:
+                                                    if op < 22:
+                                                        # GE (21)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is int and type(b) is int:
+                                                            stack[-1] = a >= b
+                                                        else:
+                                                            stack[-1] = ge(a, b)
+                                                    else:
+                                                        # NEG (22)
+                                                        stack[-1] = ops.neg(stack[-1])
                                         else:
                                             if op < 24:
-                                                if op < 23:
-                                                    # NEG (22)
-                                                    stack[-1] = ops.neg(stack[-1])
-                                                else:
-                                                    # NOT (23)
-                                                    stack[-1] = ops.not_(stack[-1])
+                                                # NOT (23)
+                                                stack[-1] = ops.not_(stack[-1])
                                             else:
                                                 # INDEX (24)
                                                 i = pop()
@@ -308,27 +308,27 @@ def run_plain(vm, closure, args):
                                                             locals_ += callee.captures
                                                         pc = 0
                             else:
-                                if op < 38:
-                                    # CALL_TASK (37)
-                                    _, n, pad, fcode = arg
-                                    if n == 1:
-                                        new = [pop()]
-                                    elif n:
-                                        new = stack[-n:]
-                                        del stack[-n:]
+                                if op < 39:
+                                    if op < 38:
+                                        # CALL_TASK (37)
+                                        _, n, pad, fcode = arg
+                                        if n == 1:
+                                            new = [pop()]
+                                        elif n:
+                                            new = stack[-n:]
+                                            del stack[-n:]
+                                        else:
+                                            new = []
+                                        if len(frames) >= room:
+                                            raise vm.depth_limit()
+                                        budget -= 1
+                                        if budget <= 0:
+                                            budget = vm.tick(budget)
+                                        frames.append((code, pc, locals_))
+                                        code = fcode
+                                        locals_ = new + pad if pad else new
+                                        pc = 0
                                     else:
-                                        new = []
-                                    if len(frames) >= room:
-                                        raise vm.depth_limit()
-                                    budget -= 1
-                                    if budget <= 0:
-                                        budget = vm.tick(budget)
-                                    frames.append((code, pc, locals_))
-                                    code = fcode
-                                    locals_ = new + pad if pad else new
-                                    pc = 0
-                                else:
-                                    if op < 39:
                                         # CALL_BUILTIN (38)
                                         fn, n = arg
                                         if n:
@@ -337,15 +337,16 @@ def run_plain(vm, closure, args):
                                             push(fn(*a))
                                         else:
                                             push(fn())
+                                else:
+                                    if op < 40:
+                                        # RETURN (39)
+                                        val = pop()
+                                        if not frames:
+                                            return val
+                                        code, pc, locals_ = frames.pop()
+                                        push(val)
                                     else:
-                                        if op < 40:
-                                            # RETURN (39)
-                                            val = pop()
-                                            if not frames:
-                                                return val
-                                            code, pc, locals_ = frames.pop()
-                                            push(val)
-                                        else:
+                                        if op < 44:
                                             if op < 41:
                                                 # TRY_BEGIN (40)
                                                 handlers.append((arg, len(stack), len(frames)))
@@ -358,12 +359,7 @@ def run_plain(vm, closure, args):
                                                     slot, target = arg
                                                     if locals_[slot] is not UNSET:
                                                         pc = target
-                    else:
-                        if op < 110:
-                            if op < 103:
-                                if op < 101:
-                                    if op < 100:
-                                        if op < 45:
+                                        else:
                                             # APPEND_LOCAL (44)
                                             v = pop()
                                             x = locals_[arg]
@@ -371,44 +367,48 @@ def run_plain(vm, closure, args):
                                                 x.append(v)
                                             else:
                                                 locals_[arg] = ops.append(x, v)
-                                        else:
-                                            if op < 47:
-                                                if op < 46:
-                                                    # APPEND_GLOBAL (45)
-                                                    v = pop()
-                                                    x = glob[arg]
-                                                    if type(x) is list and refcount(x) <= 3:
-                                                        x.append(v)
-                                                    else:
-                                                        if x is UNSET:
-                                                            raise vm.unset_error(arg)
-                                                        glob[arg] = ops.append(x, v)
+                    else:
+                        if op < 111:
+                            if op < 104:
+                                if op < 101:
+                                    if op < 100:
+                                        if op < 47:
+                                            if op < 46:
+                                                # APPEND_GLOBAL (45)
+                                                v = pop()
+                                                x = glob[arg]
+                                                if type(x) is list and refcount(x) <= 3:
+                                                    x.append(v)
                                                 else:
-                                                    # SET_ITEM_LOCAL (46)
-                                                    v = pop()
-                                                    k = pop()
-                                                    x = locals_[arg]
-                                                    if refcount(x) <= 3 and ops.set_in_place(x, k, v):
-                                                        pass
-                                                    else:
-                                                        locals_[arg] = ops.set_item(x, k, v)
-                                            else:
-                                                if op < 48:
-                                                    # SET_ITEM_GLOBAL (47)
-                                                    v = pop()
-                                                    k = pop()
-                                                    x = glob[arg]
                                                     if x is UNSET:
                                                         raise vm.unset_error(arg)
-                                                    if refcount(x) <= 3 and ops.set_in_place(x, k, v):
-                                                        pass
-                                                    else:
-                                                        glob[arg] = ops.set_item(x, k, v)
+                                                    glob[arg] = ops.append(x, v)
+                                            else:
+                                                # SET_ITEM_LOCAL (46)
+                                                v = pop()
+                                                k = pop()
+                                                x = locals_[arg]
+                                                if refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                    pass
                                                 else:
-                                                    # DROP_UNDER (48)
-                                                    v = pop()
-                                                    del stack[-arg:]
-                                                    push(v)
+                                                    locals_[arg] = ops.set_item(x, k, v)
+                                        else:
+                                            if op < 48:
+                                                # SET_ITEM_GLOBAL (47)
+                                                v = pop()
+                                                k = pop()
+                                                x = glob[arg]
+                                                if x is UNSET:
+                                                    raise vm.unset_error(arg)
+                                                if refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                    pass
+                                                else:
+                                                    glob[arg] = ops.set_item(x, k, v)
+                                            else:
+                                                # DROP_UNDER (48)
+                                                v = pop()
+                                                del stack[-arg:]
+                                                push(v)
                                     else:
                                         # JUMP_BACK (100)
                                         budget -= pc - arg
@@ -431,13 +431,11 @@ def run_plain(vm, closure, args):
                                         finally:
                                             vm.depth = base_depth
                                     else:
-                                        # LOAD_LOCAL2 (102)
-                                        push(locals_[arg[0]])
-                                        push(locals_[arg[1]])
-                            else:
-                                if op < 106:
-                                    if op < 105:
-                                        if op < 104:
+                                        if op < 103:
+                                            # LOAD_LOCAL2 (102)
+                                            push(locals_[arg[0]])
+                                            push(locals_[arg[1]])
+                                        else:
                                             # ADD_LL (103)
                                             a = locals_[arg[0]]
                                             b = locals_[arg[1]]
@@ -445,22 +443,24 @@ def run_plain(vm, closure, args):
                                                 push(a + b)
                                             else:
                                                 push(add(a, b))
-                                        else:
+                            else:
+                                if op < 108:
+                                    if op < 106:
+                                        if op < 105:
                                             # ADD_LC (104)
                                             a = locals_[arg[0]]
                                             if type(a) is int:
                                                 push(a + arg[1])
                                             else:
                                                 push(add(a, arg[1]))
-                                    else:
-                                        # SUB_LC (105)
-                                        a = locals_[arg[0]]
-                                        if type(a) is int:
-                                            push(a - arg[1])
                                         else:
-                                            push(sub(a, arg[1]))
-                                else:
-                                    if op < 108:
+                                            # SUB_LC (105)
+                                            a = locals_[arg[0]]
+                                            if type(a) is int:
+                                                push(a - arg[1])
+                                            else:
+                                                push(sub(a, arg[1]))
+                                    else:
                                         if op < 107:
                                             # MOD_LC (106)
                                             a = locals_[arg[0]]
@@ -476,34 +476,35 @@ def run_plain(vm, closure, args):
                                                 locals_[arg[2]] = a + b
                                             else:
                                                 locals_[arg[2]] = add(a, b)
-                                    else:
-                                        if op < 109:
-                                            # ADD_LC_ST (108)
-                                            a = locals_[arg[0]]
-                                            if type(a) is int:
-                                                locals_[arg[2]] = a + arg[1]
-                                            else:
-                                                locals_[arg[2]] = add(a, arg[1])
+                                else:
+                                    if op < 109:
+                                        # ADD_LC_ST (108)
+                                        a = locals_[arg[0]]
+                                        if type(a) is int:
+                                            locals_[arg[2]] = a + arg[1]
                                         else:
+                                            locals_[arg[2]] = add(a, arg[1])
+                                    else:
+                                        if op < 110:
                                             # SUB_LC_ST (109)
                                             a = locals_[arg[0]]
                                             if type(a) is int:
                                                 locals_[arg[2]] = a - arg[1]
                                             else:
                                                 locals_[arg[2]] = sub(a, arg[1])
-                        else:
-                            if op < 115:
-                                if op < 112:
-                                    if op < 111:
-                                        # LT_LL_JF (110)
-                                        a = locals_[arg[0]]
-                                        b = locals_[arg[1]]
-                                        if type(a) is int and type(b) is int:
-                                            if not a < b:
+                                        else:
+                                            # LT_LL_JF (110)
+                                            a = locals_[arg[0]]
+                                            b = locals_[arg[1]]
+                                            if type(a) is int and type(b) is int:
+                                                if not a < b:
+                                                    pc = arg[2]
+                                            elif lt(a, b) is False:
                                                 pc = arg[2]
-                                        elif lt(a, b) is False:
-                                            pc = arg[2]
-                                    else:
+                        else:
+                            if op < 116:
+                                if op < 114:
+                                    if op < 112:
                                         # LT_LC_JF (111)
                                         a = locals_[arg[0]]
                                         if type(a) is int:
@@ -511,8 +512,7 @@ def run_plain(vm, closure, args):
                                                 pc = arg[2]
                                         elif lt(a, arg[1]) is False:
                                             pc = arg[2]
-                                else:
-                                    if op < 114:
+                                    else:
                                         if op < 113:
                                             # CMP_LC_JF (112)
                                             if not compare(arg[0], locals_[arg[1]], arg[2]):
@@ -526,92 +526,106 @@ def run_plain(vm, closure, args):
                                                     pc = arg[1]
                                             elif not eq(a, c):
                                                 pc = arg[1]
-                                    else:
+                                else:
+                                    if op < 115:
                                         # RETURN_LOCAL (114)
                                         val = locals_[arg]
                                         if not frames:
                                             return val
                                         code, pc, locals_ = frames.pop()
                                         push(val)
-                            else:
-                                if op < 118:
-                                    if op < 117:
-                                        if op < 116:
-                                            # FOR_ITER_DECL (115)
-                                            v = next(stack[-1], UNSET)
-                                            if v is UNSET:
-                                                pop()
-                                                pc = arg[0]
-                                            else:
-                                                locals_[arg[1]] = v
+                                    else:
+                                        # FOR_ITER_DECL (115)
+                                        v = next(stack[-1], UNSET)
+                                        if v is UNSET:
+                                            pop()
+                                            pc = arg[0]
                                         else:
+                                            locals_[arg[1]] = v
+                            else:
+                                if op < 119:
+                                    if op < 118:
+                                        if op < 117:
                                             # CMP_LL_JF (116)
                                             if not compare(arg[0], locals_[arg[1]], locals_[arg[2]]):
                                                 pc = arg[3]
-                                    else:
-                                        # CALL1_SUB_LC (117)
-                                        slot, c, _, pad, fcode = arg
-                                        v = locals_[slot]
-                                        if type(v) is int:
-                                            new = [v - c]
                                         else:
-                                            new = [sub(v, c)]
-                                        if len(frames) >= room:
-                                            raise vm.depth_limit()
-                                        budget -= 1
-                                        if budget <= 0:
-                                            budget = vm.tick(budget)
-                                        frames.append((code, pc, locals_))
-                                        code = fcode
-                                        locals_ = new + pad if pad else new
-                                        pc = 0
+                                            # CALL1_SUB_LC (117)
+                                            slot, c, _, pad, fcode = arg
+                                            v = locals_[slot]
+                                            if type(v) is int:
+                                                new = [v - c]
+                                            else:
+                                                new = [sub(v, c)]
+                                            if len(frames) >= room:
+                                                raise vm.depth_limit()
+                                            budget -= 1
+                                            if budget <= 0:
+                                                budget = vm.tick(budget)
+                                            frames.append((code, pc, locals_))
+                                            code = fcode
+                                            locals_ = new + pad if pad else new
+                                            pc = 0
+                                    else:
+                                        # ADD_RETURN (118)
+                                        b = pop()
+                                        a = pop()
+                                        if type(a) is int and type(b) is int:
+                                            val = a + b
+                                        else:
+                                            val = add(a, b)
+                                        if not frames:
+                                            return val
+                                        code, pc, locals_ = frames.pop()
+                                        push(val)
                                 else:
-                                    if op < 120:
-                                        if op < 119:
-                                            # ADD_RETURN (118)
+                                    if op < 122:
+                                        if op < 121:
+                                            if op < 120:
+                                                # MUL_LC (119)
+                                                a = locals_[arg[0]]
+                                                if type(a) is int and type(arg[1]) is int:
+                                                    push(a * arg[1])
+                                                else:
+                                                    push(mul(a, arg[1]))
+                                            else:
+                                                # SUB_LL_ST (120)
+                                                a = locals_[arg[0]]
+                                                b = locals_[arg[1]]
+                                                if type(a) is int and type(b) is int:
+                                                    locals_[arg[2]] = a - b
+                                                else:
+                                                    locals_[arg[2]] = sub(a, b)
+                                        else:
+                                            # ADD_ST (121)
                                             b = pop()
                                             a = pop()
                                             if type(a) is int and type(b) is int:
-                                                val = a + b
+                                                locals_[arg] = a + b
                                             else:
-                                                val = add(a, b)
-                                            if not frames:
-                                                return val
-                                            code, pc, locals_ = frames.pop()
-                                            push(val)
-                                        else:
-                                            # MUL_LC (119)
-                                            a = locals_[arg[0]]
-                                            if type(a) is int and type(arg[1]) is int:
-                                                push(a * arg[1])
-                                            else:
-                                                push(mul(a, arg[1]))
+                                                locals_[arg] = add(a, b)
                                     else:
-                                        if op < 121:
-                                            # SUB_LL_ST (120)
-                                            a = locals_[arg[0]]
-                                            b = locals_[arg[1]]
+                                        if op < 123:
+                                            # SUB_ST (122)
+                                            b = pop()
+                                            a = pop()
                                             if type(a) is int and type(b) is int:
-                                                locals_[arg[2]] = a - b
+                                                locals_[arg] = a - b
                                             else:
-                                                locals_[arg[2]] = sub(a, b)
+                                                locals_[arg] = sub(a, b)
                                         else:
-                                            if op < 122:
-                                                # ADD_ST (121)
-                                                b = pop()
-                                                a = pop()
-                                                if type(a) is int and type(b) is int:
-                                                    locals_[arg] = a + b
-                                                else:
-                                                    locals_[arg] = add(a, b)
+                                            # MOD_LC_EQ_C_JF (123)
+                                            a = locals_[arg[0]]
+                                            if type(a) is int:
+                                                a = a % arg[1]
                                             else:
-                                                # SUB_ST (122)
-                                                b = pop()
-                                                a = pop()
-                                                if type(a) is int and type(b) is int:
-                                                    locals_[arg] = a - b
-                                                else:
-                                                    locals_[arg] = sub(a, b)
+                                                a = mod(a, arg[1])
+                                            c = arg[2]
+                                            if type(a) is type(c):
+                                                if a != c:
+                                                    pc = arg[3]
+                                            elif not eq(a, c):
+                                                pc = arg[3]
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 vm.trace_frame(err, code, pc - 1)

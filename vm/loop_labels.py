@@ -292,6 +292,23 @@ def run_labels(vm, closure, args):
                                 pc = arg[1]
                         elif not eq(a, c):
                             pc = arg[1]
+                    elif op == 123:  # MOD_LC_EQ_C_JF
+                        a = locals_[arg[0]]
+                        if type(a) is int:
+                            a = a % arg[1]
+                        elif type(a) is Labeled:
+                            a = _binary(vm, mod, a, arg[1])
+                        else:
+                            a = mod(a, arg[1])
+                        c = arg[2]
+                        if type(a) is Labeled:
+                            push_pc(vm, a.l, base_depth + len(frames), arg[4])
+                            a = a.v
+                        if type(a) is type(c):
+                            if a != c:
+                                pc = arg[3]
+                        elif not eq(a, c):
+                            pc = arg[3]
                     elif op == 105:  # SUB_LC
                         a = locals_[arg[0]]
                         if type(a) is int and type(arg[1]) is int:

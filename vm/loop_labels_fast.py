@@ -192,7 +192,7 @@ def run_labels(vm, closure, args):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op < 43:
+                    if op < 44:
                         if op < 15:
                             if op < 4:
                                 if op < 3:
@@ -576,28 +576,28 @@ def run_labels(vm, closure, args):
                                                         stamps = [vm.stamp] * len(locals_) if pcs else None
                                                         pc = 0
                             else:
-                                if op < 38:
-                                    # CALL_TASK (37)
-                                    _, n, pad, fcode = arg
-                                    if n == 1:
-                                        new = [pop()]
-                                    elif n:
-                                        new = stack[-n:]
-                                        del stack[-n:]
+                                if op < 39:
+                                    if op < 38:
+                                        # CALL_TASK (37)
+                                        _, n, pad, fcode = arg
+                                        if n == 1:
+                                            new = [pop()]
+                                        elif n:
+                                            new = stack[-n:]
+                                            del stack[-n:]
+                                        else:
+                                            new = []
+                                        if len(frames) >= room:
+                                            raise vm.depth_limit()
+                                        budget -= 1
+                                        if budget <= 0:
+                                            budget = vm.tick(budget)
+                                        frames.append((code, pc, locals_, stamps))
+                                        code = fcode
+                                        locals_ = new + pad if pad else new
+                                        stamps = [vm.stamp] * len(locals_) if pcs else None
+                                        pc = 0
                                     else:
-                                        new = []
-                                    if len(frames) >= room:
-                                        raise vm.depth_limit()
-                                    budget -= 1
-                                    if budget <= 0:
-                                        budget = vm.tick(budget)
-                                    frames.append((code, pc, locals_, stamps))
-                                    code = fcode
-                                    locals_ = new + pad if pad else new
-                                    stamps = [vm.stamp] * len(locals_) if pcs else None
-                                    pc = 0
-                                else:
-                                    if op < 39:
                                         # CALL_BUILTIN (38)
                                         fn, n = arg
                                         if n:
@@ -611,65 +611,65 @@ def run_labels(vm, closure, args):
                                             push(fn(vm, *a))
                                         finally:
                                             vm.depth = base_depth
+                                else:
+                                    if op < 40:
+                                        # RETURN (39)
+                                        val = pop()
+                                        if pcs:
+                                            if vm.pc:
+                                                val = _join(val, vm.pc)
+                                            drop_frames(vm, base_depth + len(frames))
+                                        if not frames:
+                                            return val
+                                        code, pc, locals_, stamps = frames.pop()
+                                        push(val)
                                     else:
-                                        if op < 40:
-                                            # RETURN (39)
-                                            val = pop()
-                                            if pcs:
-                                                if vm.pc:
-                                                    val = _join(val, vm.pc)
-                                                drop_frames(vm, base_depth + len(frames))
-                                            if not frames:
-                                                return val
-                                            code, pc, locals_, stamps = frames.pop()
-                                            push(val)
-                                        else:
-                                            if op < 42:
-                                                if op < 41:
-                                                    # TRY_BEGIN (40)
-                                                    depth = base_depth + len(frames)
-                                                    vm.stamp += 1
-                                                    entry = [EMPTY, depth, arg[1], vm.stamp, True]
-                                                    vm.pc_stack.append(entry)
-                                                    vm.try_entries.append(entry)
-                                                    handlers.append((arg[0], len(stack), len(frames), entry))
-                                                else:
-                                                    # TRY_END (41)
-                                                    entry = handlers.pop()[3]
-                                                    if entry in vm.try_entries:
-                                                        vm.try_entries.remove(entry)
+                                        if op < 42:
+                                            if op < 41:
+                                                # TRY_BEGIN (40)
+                                                depth = base_depth + len(frames)
+                                                vm.stamp += 1
+                                                entry = [EMPTY, depth, arg[1], vm.stamp, True]
+                                                vm.pc_stack.append(entry)
+                                                vm.try_entries.append(entry)
+                                                handlers.append((arg[0], len(stack), len(frames), entry))
                                             else:
+                                                # TRY_END (41)
+                                                entry = handlers.pop()[3]
+                                                if entry in vm.try_entries:
+                                                    vm.try_entries.remove(entry)
+                                        else:
+                                            if op < 43:
                                                 # PC_RELEASE (42)
                                                 if vm.pc_stack:
                                                     release(vm, base_depth + len(frames), arg)
+                                            else:
+                                                # JUMP_IF_SET (43)
+                                                slot, target = arg
+                                                if locals_[slot] is not UNSET:
+                                                    pc = target
                     else:
                         if op < 110:
                             if op < 103:
                                 if op < 101:
                                     if op < 100:
                                         if op < 45:
-                                            if op < 44:
-                                                # JUMP_IF_SET (43)
-                                                slot, target = arg
-                                                if locals_[slot] is not UNSET:
-                                                    pc = target
+                                            # APPEND_LOCAL (44)
+                                            v = pop()
+                                            where = locals_ if op == 44 else glob
+                                            x = where[arg]
+                                            if x is UNSET:
+                                                raise vm.unset_error(arg)
+                                            if (type(x) is list and type(v) is not Labeled and not vm.pc
+                                                    and refcount(x) <= 3):
+                                                x.append(v)
                                             else:
-                                                # APPEND_LOCAL (44)
-                                                v = pop()
-                                                where = locals_ if op == 44 else glob
-                                                x = where[arg]
-                                                if x is UNSET:
-                                                    raise vm.unset_error(arg)
-                                                if (type(x) is list and type(v) is not Labeled and not vm.pc
-                                                        and refcount(x) <= 3):
-                                                    x.append(v)
+                                                if type(x) is Labeled or type(v) is Labeled:
+                                                    r = _binary(vm, ops.append, x, v)
                                                 else:
-                                                    if type(x) is Labeled or type(v) is Labeled:
-                                                        r = _binary(vm, ops.append, x, v)
-                                                    else:
-                                                        r = ops.append(x, v)
-                                                    _store(vm, where, stamps if op == 44 else gstamps, arg, r,
-                                                           _local_name(vm.owner[id(code)], arg) if op == 44 else vm.program.globals[arg])
+                                                    r = ops.append(x, v)
+                                                _store(vm, where, stamps if op == 44 else gstamps, arg, r,
+                                                       _local_name(vm.owner[id(code)], arg) if op == 44 else vm.program.globals[arg])
                                         else:
                                             if op < 47:
                                                 if op < 46:
@@ -858,8 +858,8 @@ def run_labels(vm, closure, args):
                                                 v = _join(v, vm.pc)
                                             locals_[s] = v
                         else:
-                            if op < 115:
-                                if op < 112:
+                            if op < 116:
+                                if op < 113:
                                     if op < 111:
                                         # LT_LL_JF (110)
                                         a = locals_[arg[0]]
@@ -877,23 +877,22 @@ def run_labels(vm, closure, args):
                                             if c is False:
                                                 pc = arg[2]
                                     else:
-                                        # LT_LC_JF (111)
-                                        a = locals_[arg[0]]
-                                        if type(a) is int:
-                                            if not a < arg[1]:
-                                                pc = arg[2]
-                                        else:
-                                            if type(a) is Labeled:
-                                                c = _binary(vm, lt, a, arg[1])
-                                                push_pc(vm, c.l, base_depth + len(frames), arg[3])
-                                                c = c.v
+                                        if op < 112:
+                                            # LT_LC_JF (111)
+                                            a = locals_[arg[0]]
+                                            if type(a) is int:
+                                                if not a < arg[1]:
+                                                    pc = arg[2]
                                             else:
-                                                c = lt(a, arg[1])
-                                            if c is False:
-                                                pc = arg[2]
-                                else:
-                                    if op < 114:
-                                        if op < 113:
+                                                if type(a) is Labeled:
+                                                    c = _binary(vm, lt, a, arg[1])
+                                                    push_pc(vm, c.l, base_depth + len(frames), arg[3])
+                                                    c = c.v
+                                                else:
+                                                    c = lt(a, arg[1])
+                                                if c is False:
+                                                    pc = arg[2]
+                                        else:
                                             # CMP_LC_JF (112)
                                             a = locals_[arg[1]]
                                             b = arg[2] if op == 112 else locals_[arg[2]]
@@ -905,7 +904,9 @@ def run_labels(vm, closure, args):
                                                 c = compare(arg[0], a, b)
                                             if c is False:
                                                 pc = arg[3]
-                                        else:
+                                else:
+                                    if op < 115:
+                                        if op < 114:
                                             # EQ_C_JF (113)
                                             a = pop()
                                             c = arg[0]
@@ -917,35 +918,35 @@ def run_labels(vm, closure, args):
                                                     pc = arg[1]
                                             elif not eq(a, c):
                                                 pc = arg[1]
-                                    else:
-                                        # RETURN_LOCAL (114)
-                                        val = locals_[arg]
-                                        if pcs:
-                                            if vm.pc:
-                                                val = _join(val, vm.pc)
-                                            drop_frames(vm, base_depth + len(frames))
-                                        if not frames:
-                                            return val
-                                        code, pc, locals_, stamps = frames.pop()
-                                        push(val)
-                            else:
-                                if op < 118:
-                                    if op < 117:
-                                        if op < 116:
-                                            # FOR_ITER_DECL (115)
-                                            v = next(stack[-1], UNSET)
-                                            if v is UNSET:
-                                                pop()
-                                                pc = arg[0]
-                                            else:
-                                                if pcs:
-                                                    if vm.pc:
-                                                        v = _join(v, vm.pc)
-                                                    if stamps is None:
-                                                        stamps = [0] * len(locals_)
-                                                    stamps[arg[1]] = vm.stamp
-                                                locals_[arg[1]] = v
                                         else:
+                                            # RETURN_LOCAL (114)
+                                            val = locals_[arg]
+                                            if pcs:
+                                                if vm.pc:
+                                                    val = _join(val, vm.pc)
+                                                drop_frames(vm, base_depth + len(frames))
+                                            if not frames:
+                                                return val
+                                            code, pc, locals_, stamps = frames.pop()
+                                            push(val)
+                                    else:
+                                        # FOR_ITER_DECL (115)
+                                        v = next(stack[-1], UNSET)
+                                        if v is UNSET:
+                                            pop()
+                                            pc = arg[0]
+                                        else:
+                                            if pcs:
+                                                if vm.pc:
+                                                    v = _join(v, vm.pc)
+                                                if stamps is None:
+                                                    stamps = [0] * len(locals_)
+                                                stamps[arg[1]] = vm.stamp
+                                            locals_[arg[1]] = v
+                            else:
+                                if op < 119:
+                                    if op < 118:
+                                        if op < 117:
                                             # CMP_LL_JF (116)
                                             a = locals_[arg[1]]
                                             b = arg[2] if op == 112 else locals_[arg[2]]
@@ -957,103 +958,121 @@ def run_labels(vm, closure, args):
                                                 c = compare(arg[0], a, b)
                                             if c is False:
                                                 pc = arg[3]
-                                    else:
-                                        # CALL1_SUB_LC (117)
-                                        slot, c, _, pad, fcode = arg
-                                        v = locals_[slot]
-                                        if type(v) is int:
-                                            new = [v - c]
-                                        elif type(v) is Labeled:
-                                            new = [_binary(vm, sub, v, c)]
                                         else:
-                                            new = [sub(v, c)]
-                                        if len(frames) >= room:
-                                            raise vm.depth_limit()
-                                        budget -= 1
-                                        if budget <= 0:
-                                            budget = vm.tick(budget)
-                                        frames.append((code, pc, locals_, stamps))
-                                        code = fcode
-                                        locals_ = new + pad if pad else new
-                                        stamps = [vm.stamp] * len(locals_) if pcs else None
-                                        pc = 0
+                                            # CALL1_SUB_LC (117)
+                                            slot, c, _, pad, fcode = arg
+                                            v = locals_[slot]
+                                            if type(v) is int:
+                                                new = [v - c]
+                                            elif type(v) is Labeled:
+                                                new = [_binary(vm, sub, v, c)]
+                                            else:
+                                                new = [sub(v, c)]
+                                            if len(frames) >= room:
+                                                raise vm.depth_limit()
+                                            budget -= 1
+                                            if budget <= 0:
+                                                budget = vm.tick(budget)
+                                            frames.append((code, pc, locals_, stamps))
+                                            code = fcode
+                                            locals_ = new + pad if pad else new
+                                            stamps = [vm.stamp] * len(locals_) if pcs else None
+                                            pc = 0
+                                    else:
+                                        # ADD_RETURN (118)
+                                        b = pop()
+                                        a = pop()
+                                        if type(a) is int and type(b) is int:
+                                            val = a + b
+                                        elif type(a) is Labeled or type(b) is Labeled:
+                                            val = _binary(vm, add, a, b)
+                                        else:
+                                            val = add(a, b)
+                                        if pcs:
+                                            if vm.pc:
+                                                val = _join(val, vm.pc)
+                                            drop_frames(vm, base_depth + len(frames))
+                                        if not frames:
+                                            return val
+                                        code, pc, locals_, stamps = frames.pop()
+                                        push(val)
                                 else:
-                                    if op < 120:
-                                        if op < 119:
-                                            # ADD_RETURN (118)
-                                            b = pop()
-                                            a = pop()
-                                            if type(a) is int and type(b) is int:
-                                                val = a + b
-                                            elif type(a) is Labeled or type(b) is Labeled:
-                                                val = _binary(vm, add, a, b)
-                                            else:
-                                                val = add(a, b)
-                                            if pcs:
-                                                if vm.pc:
-                                                    val = _join(val, vm.pc)
-                                                drop_frames(vm, base_depth + len(frames))
-                                            if not frames:
-                                                return val
-                                            code, pc, locals_, stamps = frames.pop()
-                                            push(val)
-                                        else:
-                                            # MUL_LC (119)
-                                            a = locals_[arg[0]]
-                                            if type(a) is int and type(arg[1]) is int:
-                                                push(a * arg[1])
-                                            elif type(a) is Labeled:
-                                                push(_binary(vm, mul, a, arg[1]))
-                                            else:
-                                                push(mul(a, arg[1]))
-                                    else:
+                                    if op < 122:
                                         if op < 121:
-                                            # SUB_LL_ST (120)
-                                            a = locals_[arg[0]]
-                                            b = locals_[arg[1]]
-                                            if type(a) is int and type(b) is int:
-                                                v = a - b
-                                            elif type(a) is Labeled or type(b) is Labeled:
-                                                v = _binary(vm, sub, a, b)
-                                            else:
-                                                v = sub(a, b)
-                                            s = arg[2]
-                                            if pcs and vm.pc:
-                                                _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
-                                                               _local_name(vm.owner[id(code)], s))
-                                                v = _join(v, vm.pc)
-                                            locals_[s] = v
-                                        else:
-                                            if op < 122:
-                                                # ADD_ST (121)
-                                                b = pop()
-                                                a = pop()
-                                                if type(a) is int and type(b) is int:
-                                                    v = a + b
-                                                elif type(a) is Labeled or type(b) is Labeled:
-                                                    v = _binary(vm, add, a, b)
+                                            if op < 120:
+                                                # MUL_LC (119)
+                                                a = locals_[arg[0]]
+                                                if type(a) is int and type(arg[1]) is int:
+                                                    push(a * arg[1])
+                                                elif type(a) is Labeled:
+                                                    push(_binary(vm, mul, a, arg[1]))
                                                 else:
-                                                    v = add(a, b)
-                                                if pcs and vm.pc:
-                                                    _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0,
-                                                                   _local_name(vm.owner[id(code)], arg))
-                                                    v = _join(v, vm.pc)
-                                                locals_[arg] = v
+                                                    push(mul(a, arg[1]))
                                             else:
-                                                # SUB_ST (122)
-                                                b = pop()
-                                                a = pop()
+                                                # SUB_LL_ST (120)
+                                                a = locals_[arg[0]]
+                                                b = locals_[arg[1]]
                                                 if type(a) is int and type(b) is int:
                                                     v = a - b
                                                 elif type(a) is Labeled or type(b) is Labeled:
                                                     v = _binary(vm, sub, a, b)
                                                 else:
                                                     v = sub(a, b)
+                                                s = arg[2]
                                                 if pcs and vm.pc:
-                                                    _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0,
-                                                                   _local_name(vm.owner[id(code)], arg))
+                                                    _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
+                                                                   _local_name(vm.owner[id(code)], s))
                                                     v = _join(v, vm.pc)
-                                                locals_[arg] = v
+                                                locals_[s] = v
+                                        else:
+                                            # ADD_ST (121)
+                                            b = pop()
+                                            a = pop()
+                                            if type(a) is int and type(b) is int:
+                                                v = a + b
+                                            elif type(a) is Labeled or type(b) is Labeled:
+                                                v = _binary(vm, add, a, b)
+                                            else:
+                                                v = add(a, b)
+                                            if pcs and vm.pc:
+                                                _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0,
+                                                               _local_name(vm.owner[id(code)], arg))
+                                                v = _join(v, vm.pc)
+                                            locals_[arg] = v
+                                    else:
+                                        if op < 123:
+                                            # SUB_ST (122)
+                                            b = pop()
+                                            a = pop()
+                                            if type(a) is int and type(b) is int:
+                                                v = a - b
+                                            elif type(a) is Labeled or type(b) is Labeled:
+                                                v = _binary(vm, sub, a, b)
+                                            else:
+                                                v = sub(a, b)
+                                            if pcs and vm.pc:
+                                                _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0,
+                                                               _local_name(vm.owner[id(code)], arg))
+                                                v = _join(v, vm.pc)
+                                            locals_[arg] = v
+                                        else:
+                                            # MOD_LC_EQ_C_JF (123)
+                                            a = locals_[arg[0]]
+                                            if type(a) is int:
+                                                a = a % arg[1]
+                                            elif type(a) is Labeled:
+                                                a = _binary(vm, mod, a, arg[1])
+                                            else:
+                                                a = mod(a, arg[1])
+                                            c = arg[2]
+                                            if type(a) is Labeled:
+                                                push_pc(vm, a.l, base_depth + len(frames), arg[4])
+                                                a = a.v
+                                            if type(a) is type(c):
+                                                if a != c:
+                                                    pc = arg[3]
+                                            elif not eq(a, c):
+                                                pc = arg[3]
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 if vm.pc:

@@ -141,6 +141,7 @@ _INTERNAL = [
     ("SUB_LL_ST",       120, "LOAD_LOCAL a; LOAD_LOCAL b; SUB; STORE_LOCAL s"),
     ("ADD_ST",          121, "ADD; STORE_LOCAL s"),
     ("SUB_ST",          122, "SUB; STORE_LOCAL s"),
+    ("MOD_LC_EQ_C_JF",  123, "LOAD_LOCAL a; CONST m; MOD; CONST c; EQ; JUMP_IF_FALSE t"),
 ]
 INTERNAL = {name: code for name, code, _ in _INTERNAL}
 INTERNAL_DOCS = {code: doc for _, code, doc in _INTERNAL}

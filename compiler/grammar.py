@@ -13,7 +13,8 @@ import ply.yacc as yacc
 
 from synsema.compiler.lexer import COL, LINE, POS, TOKEN_WORDS, TYPE, VALUE
 from synsema.compiler.lexer import tokens  # noqa: F401  (PLY reads `tokens`)
-from synsema.compiler.tree import Node
+from synsema.compiler import tree as T
+from synsema.compiler.tree import Binop, Name, Num, Text
 from synsema.vm.errors import CompileError
 
 precedence = (
@@ -28,14 +29,9 @@ precedence = (
 
 
 def _pos(p, i):
+    """(line, col) of the i-th symbol of the rule: where a node made by the rule is."""
     tok = p.slice[i]
     return tok[LINE], tok[COL]
-
-
-def _node(kind, p, i, **fields):
-    """A tree node positioned at the i-th symbol of the rule."""
-    tok = p.slice[i]
-    return Node(kind=kind, line=tok[LINE], col=tok[COL], **fields)
 
 
 def _grow(p, i):
@@ -49,7 +45,7 @@ def _grow(p, i):
 
 def p_program(p):
     """program : items"""
-    p[0] = Node(kind="program", line=1, col=1, items=p[1])
+    p[0] = T.Program(1, 1, p[1])
 
 
 def p_items(p):
@@ -74,12 +70,12 @@ def p_item(p):
 
 def p_item_intent(p):
     """item : INTENT COLON TEXT NEWLINE"""
-    p[0] = _node("intent", p, 1, text=p[3])
+    p[0] = T.Intent(*_pos(p, 1), p[3])
 
 
 def p_task_def(p):
     """task_def : TASK NAME LPAREN params RPAREN NEWLINE block"""
-    p[0] = _node("task", p, 1, name=p[2], params=p[4], body=p[7], name_col=_pos(p, 2)[1])
+    p[0] = T.Task(*_pos(p, 1), p[2], p[4], p[7], _pos(p, 2)[1])
 
 
 def p_params(p):
@@ -106,12 +102,12 @@ def p_param(p):
     type_ = p[3] if n >= 4 and p.slice[2][TYPE] == "COLON" else None
     default = p[n - 1] if n >= 4 and p.slice[n - 2][TYPE] == "ASSIGN" else None
     type_col = _pos(p, 3)[1] if type_ else 0
-    p[0] = _node("param", p, 1, name=p[1], type=type_, default=default, type_col=type_col)
+    p[0] = T.Param(*_pos(p, 1), p[1], type_, default, type_col)
 
 
 def p_test_def(p):
     """test_def : TEST TEXT NEWLINE block"""
-    p[0] = _node("test", p, 1, name=p[2], body=p[4])
+    p[0] = T.Test(*_pos(p, 1), p[2], p[4])
 
 
 def p_block(p):
@@ -142,13 +138,15 @@ def p_statement_compound(p):
 
 def p_simple_let(p):
     """simple : LET NAME BE expr"""
-    p[0] = _node("let", p, 1, name=p[2], value=p[4], name_col=_pos(p, 2)[1])
+    tok = p.slice[1]
+    p[0] = T.Let(tok[LINE], tok[COL], p[2], p[4], p.slice[2][COL])
 
 
 def p_simple_set(p):
     """simple : SET target TO expr"""
     name, line, col, path = p[2]
-    p[0] = _node("set", p, 1, name=name, path=path, value=p[4], name_col=col)
+    tok = p.slice[1]
+    p[0] = T.Set(tok[LINE], tok[COL], name, path, p[4], col)
 
 
 def p_target(p):
@@ -159,7 +157,7 @@ def p_target(p):
         line, col = _pos(p, 1)
         p[0] = (p[1], line, col, [])
     elif p.slice[2][TYPE] == "DOT":
-        p[1][3].append(_node("text", p, 3, value=p[3]))
+        p[1][3].append(T.Text(*_pos(p, 3), p[3]))
         p[0] = p[1]
     else:
         p[1][3].append(p[3])
@@ -169,31 +167,31 @@ def p_target(p):
 def p_simple_give(p):
     """simple : GIVE expr
               | GIVE"""
-    p[0] = _node("give", p, 1, value=p[2] if len(p) == 3 else None)
+    p[0] = T.Give(*_pos(p, 1), p[2] if len(p) == 3 else None)
 
 
 def p_simple_break(p):
     """simple : BREAK
               | CONTINUE"""
-    p[0] = _node(p[1], p, 1)
+    p[0] = (T.Break if p[1] == "break" else T.Continue)(*_pos(p, 1))
 
 
 def p_simple_require(p):
     """simple : REQUIRE NAME
               | REQUIRE NAME LPAREN TEXT RPAREN"""
     arg = p[4] if len(p) == 6 else None
-    p[0] = _node("require", p, 1, cap_name=p[2], arg=arg)
+    p[0] = T.Require(*_pos(p, 1), p[2], arg)
 
 
 def p_simple_expr(p):
     """simple : expr"""
-    p[0] = Node(kind="expr", line=p[1].line, col=p[1].col, value=p[1])
+    p[0] = T.Expr(p[1].line, p[1].col, p[1])
 
 
 def p_when(p):
     """when_stmt : WHEN expr NEWLINE block otherwise_part"""
     branches, other = p[5]
-    p[0] = _node("when", p, 1, branches=[(p[2], p[4])] + branches, otherwise=other)
+    p[0] = T.When(*_pos(p, 1), [(p[2], p[4])] + branches, other)
 
 
 def p_otherwise_part(p):
@@ -211,25 +209,24 @@ def p_otherwise_part(p):
 
 def p_while(p):
     """while_stmt : WHILE expr NEWLINE block"""
-    p[0] = _node("while", p, 1, cond=p[2], body=p[4])
+    p[0] = T.While(*_pos(p, 1), p[2], p[4])
 
 
 def p_foreach(p):
     """foreach_stmt : FOR EACH NAME IN expr NEWLINE block"""
-    p[0] = _node("foreach", p, 1, name=p[3], iterable=p[5], body=p[7], name_col=_pos(p, 3)[1])
+    p[0] = T.Foreach(*_pos(p, 1), p[3], p[5], p[7], _pos(p, 3)[1])
 
 
 def p_try(p):
     """try_stmt : TRY NEWLINE block RECOVER NAME NEWLINE block"""
-    p[0] = _node("try", p, 1, body=p[3], name=p[5], recover=p[7], name_line=_pos(p, 5)[0],
-                 name_col=_pos(p, 5)[1])
+    p[0] = T.Try(*_pos(p, 1), p[3], p[5], p[7], *_pos(p, 5))
 
 
 # ---- expressions -----------------------------------------------------------------------
 
 def p_expr_lambda(p):
     """expr : LPAREN_LAMBDA names RPAREN ARROW expr"""
-    p[0] = _node("lambda", p, 1, params=p[2], body=p[5])
+    p[0] = T.Lambda(*_pos(p, 1), p[2], p[5])
 
 
 def p_names(p):
@@ -262,24 +259,23 @@ def p_expr_binop(p):
             | expr GT expr
             | expr GE expr"""
     tok = p.slice[2]
-    p[0] = Node(kind="binop", line=tok[LINE], col=tok[COL], op=tok[TYPE], left=p[1],
-                right=p[3])
+    p[0] = Binop(tok[LINE], tok[COL], tok[TYPE], p[1], p[3])
 
 
 def p_expr_logic(p):
     """expr : expr AND expr
             | expr OR expr"""
-    p[0] = _node(p.slice[2][TYPE].lower(), p, 2, left=p[1], right=p[3])
+    p[0] = (T.And if p.slice[2][TYPE] == "AND" else T.Or)(*_pos(p, 2), p[1], p[3])
 
 
 def p_expr_not(p):
     """expr : NOT expr"""
-    p[0] = _node("not", p, 1, operand=p[2])
+    p[0] = T.Not(*_pos(p, 1), p[2])
 
 
 def p_expr_neg(p):
     """expr : MINUS expr %prec UMINUS"""
-    p[0] = _node("neg", p, 1, operand=p[2])
+    p[0] = T.Neg(*_pos(p, 1), p[2])
 
 
 def p_expr_postfix(p):
@@ -290,17 +286,17 @@ def p_expr_postfix(p):
 def p_postfix_call(p):
     """postfix : postfix LPAREN args RPAREN"""
     lo, hi = p.lexpos(2), p.lexpos(4)
-    p[0] = _node("call", p, 2, callee=p[1], args=p[3], span=(lo + 1, hi))
+    p[0] = T.Call(*_pos(p, 2), p[1], p[3], (lo + 1, hi))
 
 
 def p_postfix_index(p):
     """postfix : postfix LBRACKET expr RBRACKET"""
-    p[0] = _node("index", p, 2, target=p[1], key=p[3])
+    p[0] = T.Index(*_pos(p, 2), p[1], p[3])
 
 
 def p_postfix_field(p):
     """postfix : postfix DOT NAME"""
-    p[0] = _node("field", p, 2, target=p[1], name=p[3])
+    p[0] = T.Field(*_pos(p, 2), p[1], p[3])
 
 
 def p_args(p):
@@ -322,30 +318,30 @@ def p_expr_list(p):
 def p_atom_number(p):
     """postfix : NUMBER"""
     tok = p.slice[1]        # written out: these three are a third of all reductions
-    p[0] = Node(kind="num", line=tok[LINE], col=tok[COL], value=tok[VALUE])
+    p[0] = Num(tok[LINE], tok[COL], tok[VALUE])
 
 
 def p_atom_text(p):
     """postfix : TEXT"""
     tok = p.slice[1]        # written out: these three are a third of all reductions
-    p[0] = Node(kind="text", line=tok[LINE], col=tok[COL], value=tok[VALUE])
+    p[0] = Text(tok[LINE], tok[COL], tok[VALUE])
 
 
 def p_atom_bool(p):
     """postfix : TRUE
                | FALSE"""
-    p[0] = _node("bool", p, 1, value=p[1] == "true")
+    p[0] = T.Bool(*_pos(p, 1), p[1] == "true")
 
 
 def p_atom_nothing(p):
     """postfix : NOTHING"""
-    p[0] = _node("nothing", p, 1, value=None)
+    p[0] = T.Nothing(*_pos(p, 1), None)
 
 
 def p_atom_name(p):
     """postfix : NAME"""
     tok = p.slice[1]        # written out: these three are a third of all reductions
-    p[0] = Node(kind="name", line=tok[LINE], col=tok[COL], name=tok[VALUE])
+    p[0] = Name(tok[LINE], tok[COL], tok[VALUE])
 
 
 def p_atom_paren(p):
@@ -355,12 +351,12 @@ def p_atom_paren(p):
 
 def p_atom_list(p):
     """postfix : LBRACKET args RBRACKET"""
-    p[0] = _node("list", p, 1, items=p[2])
+    p[0] = T.List(*_pos(p, 1), p[2])
 
 
 def p_atom_map(p):
     """postfix : LBRACE pairs RBRACE"""
-    p[0] = _node("map", p, 1, pairs=p[2])
+    p[0] = T.Map(*_pos(p, 1), p[2])
 
 
 def p_pairs(p):

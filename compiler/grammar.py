@@ -552,9 +552,16 @@ def parse(toks, source_name="<source>"):
         _parser = _build()
     _Parse.source_name = source_name
     _Parse.toks = toks
+    _Parse.states = states = [0]
+    try:
+        return _drive(toks, states)
+    finally:
+        _Parse.toks = _Parse.states = None      # nothing of this parse outlives it
+
+
+def _drive(toks, states):
+    """The LR loop: shift, reduce, accept (or p_error)."""
     action, goto, prods, leaves = _tables()
-    states = [0]
-    _Parse.states = states
     # Symbols (token tuples and nonterminal markers) and their values, each with one
     # entry below the first symbol, so `[-n - 1:]` always gives the rule a p[0] slot.
     syms = [_END]

@@ -92,6 +92,26 @@ def test_print_of_derived_values_is_a_violation():
         violation(MAKE + f"print({expr})\n")
 
 
+@pytest.mark.parametrize("expr", ['len("abc")', 'upper("x")', 'slice("abcdef", 1, 3)',
+                                  'replace("aa", "a", "b")', "keys({})"])
+def test_pure_builtin_on_public_data_under_a_labelled_branch_takes_the_pc_label(expr):
+    # no argument is labelled: the label comes only from the branch being taken
+    body = f"when len(secret) > 3\n    let y be {expr}\n    print(labels_of(y))\n"
+    violation(MAKE + body)
+    # What labels_of sees inside the branch, carried out in a list that is labelled
+    # already (no upgrade) and declassified after it.
+    ok(MAKE + 'let seen be private([], "c")\nwhen len(secret) > 3\n'
+       f'    set seen to append(seen, labels_of({expr}))\n'
+       'print(declassify(seen, "test"))\n', '[["c"]]\n', cap="stdout,declassify=c")
+    ok(MAKE + f"print(labels_of({expr}))\n", "[]\n")
+
+
+@pytest.mark.parametrize("expr", ['slice(secret, 0, 2)', 'replace("ab", "a", secret)',
+                                  'contains(secret, "x")'])
+def test_pure_builtin_with_a_labelled_argument_among_several(expr):
+    ok(MAKE + f"print(labels_of({expr}))\n", '["c"]\n')
+
+
 def test_public_data_prints_normally_under_labels():
     ok('let x be 1 + 2\nprint(x)\nprint(labels_of(x))\n', "3\n[]\n")
 

@@ -14,7 +14,8 @@ from synsema.vm.values import UNSET, Closure
 def decode_function(func, program, tasks, builtins, labels, superinstructions=True):
     """Returns (instructions, positions, cond_words) for one function.
 
-    tasks: function index -> Closure; builtins: builtin index -> (callable, needs_vm).
+    tasks: function index -> Closure; builtins: builtin index -> (callable, needs_vm, *more):
+    the instruction's operand is (callable, argument count, *more).
     """
     raw = list(iter_instructions(func.code))
     # Position of every raw instruction, from the run-length table.
@@ -75,8 +76,8 @@ def decode_function(func, program, tasks, builtins, labels, superinstructions=Tr
             callee = program.functions[a[0]]
             ins = (O.CALL_TASK, (callee, a[1], callee.pads.get(a[1], [])))
         elif code == O.CALL_BUILTIN:
-            fn, needs_vm = builtins[a[0]]
-            ins = (O.CALL_VM_BUILTIN if needs_vm else O.CALL_BUILTIN, (fn, a[1]))
+            fn, needs_vm, *more = builtins[a[0]]
+            ins = (O.CALL_VM_BUILTIN if needs_vm else O.CALL_BUILTIN, (fn, a[1], *more))
         elif code in (O.FIELD, O.CHECK_BOOL):
             ins = (code, consts[a[0]])
         elif code == O.JUMP:

@@ -608,7 +608,29 @@ def run_labels(vm, closure, args):
                         if v is UNSET:
                             raise vm.unset_error(arg)
                         push(v)
-                    elif op == 101 or op == 38:  # CALL_VM_BUILTIN, CALL_BUILTIN
+                    elif op == 38:  # CALL_BUILTIN
+                        # A pure builtin: called as the plain loop calls it when no label
+                        # is involved; otherwise its wrapper joins and attaches the labels.
+                        fn, n, labelled = arg
+                        if n == 1:
+                            a = stack[-1]
+                            if type(a) is Labeled or vm.pc:
+                                stack[-1] = labelled(vm, a)
+                            else:
+                                stack[-1] = fn(a)
+                        else:
+                            if n:
+                                a = stack[-n:]
+                                del stack[-n:]
+                            else:
+                                a = ()
+                            for x in a:
+                                if type(x) is Labeled:
+                                    push(labelled(vm, *a))
+                                    break
+                            else:
+                                push(labelled(vm, *a) if vm.pc else fn(*a))
+                    elif op == 101:  # CALL_VM_BUILTIN
                         fn, n = arg
                         if n:
                             a = stack[-n:]

@@ -599,18 +599,27 @@ def run_labels(vm, closure, args):
                                         pc = 0
                                     else:
                                         # CALL_BUILTIN (38)
-                                        fn, n = arg
-                                        if n:
-                                            a = stack[-n:]
-                                            del stack[-n:]
+                                        # A pure builtin: called as the plain loop calls it when no label
+                                        # is involved; otherwise its wrapper joins and attaches the labels.
+                                        fn, n, labelled = arg
+                                        if n == 1:
+                                            a = stack[-1]
+                                            if type(a) is Labeled or vm.pc:
+                                                stack[-1] = labelled(vm, a)
+                                            else:
+                                                stack[-1] = fn(a)
                                         else:
-                                            a = ()
-                                        vm.depth = base_depth + len(frames) + 1
-                                        vm.site = (code, pc - 1)
-                                        try:
-                                            push(fn(vm, *a))
-                                        finally:
-                                            vm.depth = base_depth
+                                            if n:
+                                                a = stack[-n:]
+                                                del stack[-n:]
+                                            else:
+                                                a = ()
+                                            for x in a:
+                                                if type(x) is Labeled:
+                                                    push(labelled(vm, *a))
+                                                    break
+                                            else:
+                                                push(labelled(vm, *a) if vm.pc else fn(*a))
                                 else:
                                     if op < 40:
                                         # RETURN (39)

@@ -81,7 +81,9 @@ class VM:
                       if self.labels else b.fn)
                 builtins[i] = (fn, True)
             elif self.labels:
-                builtins[i] = (_labelled_pure(b.fn, taint=name not in _NEVER_RAISE), True)
+                # The labels loop calls the builtin itself when no label is involved (no
+                # labelled argument, empty pc), else this wrapper.
+                builtins[i] = (b.fn, False, _labelled_pure(b.fn, taint=name not in _NEVER_RAISE))
             else:
                 builtins[i] = (b.fn, False)
         self.tasks = make_task_closures(program)

@@ -178,6 +178,24 @@ def test_remainder_tests_in_conditions(labels):
     assert e.trace[0][1:] == (2, 8) and "remainder" in e.message
 
 
+@pytest.mark.parametrize("labels", [False, True])
+def test_base_case_guards(labels):
+    # `when n < c` / `give n` runs as one instruction: taken, passed, with floats, with a
+    # non-number (an error at the `<`), and as the last thing a task does.
+    src = ("task down(n)\n    when n < 1\n        give n\n    give down(n - 1)\n"
+           "print(down(3))\nprint(down(2.5))\nprint(down(-4))\nprint(down(0.25))\n")
+    assert run(src, labels=labels) == "0\n0.5\n-4\n0.25\n"
+    e = error('task f(n)\n    when n < 2\n        give n\n    give 0\nprint(f("x"))\n',
+              labels=labels)
+    assert e.trace[0][1:] == (2, 12) and "compare" in e.message
+
+
+def test_base_case_guard_under_labels_carries_the_label():
+    src = ('task fib(n)\n    when n < 2\n        give n\n    give fib(n - 1) + fib(n - 2)\n'
+           'let r be fib(private(6, "c"))\nprint(labels_of(r))\n')
+    assert run(src, labels=True) == '["c"]\n'
+
+
 def test_and_or_short_circuit():
     assert run(p("false and 1", "true or 1", "false and fail(\"x\")")) == "false\ntrue\nfalse\n"
 
@@ -521,6 +539,33 @@ def test_deep_recursion_through_call_and_lambdas_has_no_python_recursion_error()
         assert info.value.message == "call depth limit (400, --max-depth) reached"
     finally:
         sys.setrecursionlimit(old)
+
+
+DEPTH_PROGRAMS = {
+    "direct call": "task f(n)\n    when n == 0\n        give 0\n    give 1 + f(n - 1)\n"
+                   "print(f({n}))\n",
+    "f(n - 1)": "task f(n)\n    when n < 1\n        give 0\n    give f(n - 1)\nprint(f({n}))\n",
+    "loop, then call": "task f(n)\n    let i be 0\n    while i < 50\n        set i to i + 1\n"
+                       "    when n == 0\n        give 0\n    give 1 + f(n - 1)\nprint(f({n}))\n",
+    "lambda at the bottom": "let g be (n) => n\ntask f(n, h)\n    when n == 0\n        give h(0)\n"
+                            "    give f(n - 1, h)\nprint(f({n}, g))\n",
+}
+
+
+@pytest.mark.parametrize("labels", [False, True])
+@pytest.mark.parametrize("kind", DEPTH_PROGRAMS)
+def test_the_depth_limit_is_exact(kind, labels):
+    # The loops check the depth only when a call spends the step budget, which never
+    # exceeds the calls the limit allows: the limit must still fall on the same call.
+    # 64 calls deep: f(63) .. f(0) (with a lambda at the bottom, f(62) .. f(0), the lambda).
+    deepest = 62 if kind == "lambda at the bottom" else 63
+    src = DEPTH_PROGRAMS[kind]
+    run(src.format(n=deepest), max_depth=64, labels=labels)
+    with pytest.raises(LimitReached, match="call depth limit"):
+        run(src.format(n=deepest + 1), max_depth=64, labels=labels)
+    # a step limit smaller than the depth allows still stops the same program first
+    with pytest.raises(LimitReached, match="step limit"):
+        run(src.format(n=deepest), max_depth=64, max_steps=30, labels=labels)
 
 
 def test_recursion_within_the_depth_limit_completes():

@@ -180,6 +180,11 @@ def _match(code, i, n, targets):
                 return 4, O.ADD_LC_ST, (a0, a1, a3), i + 2
             if op2 == O.SUB and op3 == O.STORE_LOCAL and free(4):
                 return 4, O.SUB_LC_ST, (a0, a1, a3), i + 2
+            if op2 == O.LT and op3 == O.JUMP_IF_FALSE and i + 5 < n and \
+                    code[i + 4][0] == O.LOAD_LOCAL and code[i + 5][0] == O.RETURN and \
+                    _jf(a3)[0] == i + 6 and free(6):
+                # `when n < 2` / `give n`: the base case of a recursion, taken or passed
+                return 6, O.LT_LC_RET_LOCAL, (a0, a1, code[i + 4][1], _jf(a3)[1]), i + 2
             if op2 == O.LT and op3 == O.JUMP_IF_FALSE and free(4):
                 return 4, O.LT_LC_JF, (a0, a1) + _jf(a3), i + 2
             if op2 in _CMP_KIND and op3 == O.JUMP_IF_FALSE and free(4):

@@ -7,7 +7,8 @@ calls push a (code, pc, locals) tuple on `frames` instead of recursing in Python
 frames share one value stack and one list of open tries (a function leaves neither behind
 when it returns: the verifier checks it), and the running function is known from its code
 list (vm.owner) only when an error or a builtin needs it. Step and time limits are
-checked only on backward jumps and calls; the call depth on calls.
+checked only when a backward jump or a call spends the step budget; so is the call depth,
+as the budget never exceeds the calls the depth limit still allows.
 """
 
 import sys
@@ -33,7 +34,9 @@ def run_plain(vm, closure, args):
     glob = vm.globals
     base_depth = vm.depth
     room = vm.max_depth - base_depth
-    budget = vm.take_budget()
+    # Calls are charged a step each and the budget never exceeds the calls the depth
+    # limit still allows (vm.take_budget): a call checks the depth only when it ticks.
+    budget = vm.take_budget(room)
     push = stack.append
     pop = stack.pop
     add, sub, mul, div, mod = ops.add, ops.sub, ops.mul, ops.div, ops.mod
@@ -56,11 +59,9 @@ def run_plain(vm, closure, args):
                             del stack[-n:]
                         else:
                             new = []
-                        if len(frames) >= room:
-                            raise vm.depth_limit()
                         budget -= 1
                         if budget <= 0:
-                            budget = vm.tick(budget)
+                            budget = vm.tick_call(budget, room - len(frames))
                         frames.append((code, pc, locals_))
                         code = fcode
                         locals_ = new + pad if pad else new
@@ -74,11 +75,9 @@ def run_plain(vm, closure, args):
                             new = [v - c]
                         else:
                             new = [sub(v, c)]
-                        if len(frames) >= room:
-                            raise vm.depth_limit()
                         budget -= 1
                         if budget <= 0:
-                            budget = vm.tick(budget)
+                            budget = vm.tick_call(budget, room - len(frames))
                         frames.append((code, pc, locals_))
                         code = fcode
                         locals_ = new + pad if pad else new
@@ -134,6 +133,18 @@ def run_plain(vm, closure, args):
                                 pc = arg[2]
                         elif lt(a, arg[1]) is False:
                             pc = arg[2]
+                    elif op == 124:  # LT_LC_RET_LOCAL
+                        a = locals_[arg[0]]
+                        if type(a) is int:
+                            done = a < arg[1]
+                        else:
+                            done = lt(a, arg[1]) is not False
+                        if done:
+                            val = locals_[arg[2]]
+                            if not frames:
+                                return val
+                            code, pc, locals_ = frames.pop()
+                            push(val)
                     elif op == 105:  # SUB_LC
                         a = locals_[arg[0]]
                         if type(a) is int:
@@ -182,7 +193,7 @@ def run_plain(vm, closure, args):
                     elif op == 100:  # JUMP_BACK
                         budget -= pc - arg
                         if budget <= 0:
-                            budget = vm.tick(budget)
+                            budget = vm.tick(budget, room - len(frames))
                         pc = arg
                     elif op == 108:  # ADD_LC_ST
                         a = locals_[arg[0]]
@@ -461,11 +472,9 @@ def run_plain(vm, closure, args):
                         f = callee.func
                         if not f.nrequired <= arg <= len(f.params):
                             ops.arity_error(f, arg)
-                        if len(frames) >= room:
-                            raise vm.depth_limit()
                         budget -= 1
                         if budget <= 0:
-                            budget = vm.tick(budget)
+                            budget = vm.tick_call(budget, room - len(frames))
                         frames.append((code, pc, locals_))
                         code = f.plain
                         locals_ = new + f.pads[arg]

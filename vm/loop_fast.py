@@ -25,7 +25,9 @@ def run_plain(vm, closure, args):
     glob = vm.globals
     base_depth = vm.depth
     room = vm.max_depth - base_depth
-    budget = vm.take_budget()
+    # Calls are charged a step each and the budget never exceeds the calls the depth
+    # limit still allows (vm.take_budget): a call checks the depth only when it ticks.
+    budget = vm.take_budget(room)
     push = stack.append
     pop = stack.pop
     add, sub, mul, div, mod = ops.add, ops.sub, ops.mul, ops.div, ops.mod
@@ -39,8 +41,8 @@ def run_plain(vm, closure, args):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op < 45:
-                        if op < 15:
+                    if op < 47:
+                        if op < 18:
                             if op < 4:
                                 if op < 3:
                                     if op < 2:
@@ -95,43 +97,39 @@ def run_plain(vm, closure, args):
                                             else:
                                                 stack[-1] = add(a, b)
                                         else:
-                                            if op < 13:
-                                                # SUB (12)
-                                                b = pop()
-                                                a = stack[-1]
-                                                if type(a) is int and type(b) is int:
-                                                    stack[-1] = a - b
-                                                else:
-                                                    stack[-1] = sub(a, b)
-                                            else:
-                                                if op < 14:
-                                                    # MUL (13)
+                                            if op < 15:
+                                                if op < 13:
+                                                    # SUB (12)
                                                     b = pop()
                                                     a = stack[-1]
                                                     if type(a) is int and type(b) is int:
-                                                        stack[-1] = a * b
+                                                        stack[-1] = a - b
                                                     else:
-                                                        stack[-1] = mul(a, b)
+                                                        stack[-1] = sub(a, b)
                                                 else:
-                                                    # DIV (14)
-                                                    b = pop()
-                                                    stack[-1] = div(stack[-1], b)
-                        else:
-                            if op < 37:
-                                if op < 29:
-                                    if op < 25:
-                                        if op < 23:
-                                            if op < 19:
-                                                if op < 17:
-                                                    if op < 16:
-                                                        # MOD (15)
+                                                    if op < 14:
+                                                        # MUL (13)
                                                         b = pop()
                                                         a = stack[-1]
-                                                        if type(a) is int and type(b) is int and b:
-                                                            stack[-1] = a % b
+                                                        if type(a) is int and type(b) is int:
+                                                            stack[-1] = a * b
                                                         else:
-                                                            stack[-1] = mod(a, b)
+                                                            stack[-1] = mul(a, b)
                                                     else:
+                                                        # DIV (14)
+                                                        b = pop()
+                                                        stack[-1] = div(stack[-1], b)
+                                            else:
+                                                if op < 16:
+                                                    # MOD (15)
+                                                    b = pop()
+                                                    a = stack[-1]
+                                                    if type(a) is int and type(b) is int and b:
+                                                        stack[-1] = a % b
+                                                    else:
+                                                        stack[-1] = mod(a, b)
+                                                else:
+                                                    if op < 17:
                                                         # EQ (16)
                                                         b = pop()
                                                         a = stack[-1]
@@ -139,8 +137,7 @@ def run_plain(vm, closure, args):
                                                             stack[-1] = a == b
                                                         else:
                                                             stack[-1] = eq(a, b)
-                                                else:
-                                                    if op < 18:
+                                                    else:
                                                         # NE (17)
                                                         b = pop()
                                                         a = stack[-1]
@@ -148,16 +145,21 @@ def run_plain(vm, closure, args):
                                                             stack[-1] = a != b
                                                         else:
                                                             stack[-1] = not eq(a, b)
+                        else:
+                            if op < 37:
+                                if op < 29:
+                                    if op < 25:
+                                        if op < 24:
+                                            if op < 21:
+                                                if op < 19:
+                                                    # LT (18)
+                                                    b = pop()
+                                                    a = stack[-1]
+                                                    if type(a) is int and type(b) is int:
+                                                        stack[-1] = a < b
                                                     else:
-                                                        # LT (18)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a < b
-                                                        else:
-                                                            stack[-1] = lt(a, b)
-                                            else:
-                                                if op < 21:
+                                                        stack[-1] = lt(a, b)
+                                                else:
                                                     if op < 20:
                                                         # LE (19)
                                                         b = pop()
@@ -174,30 +176,30 @@ def run_plain(vm, closure, args):
                                                             stack[-1] = a > b
                                                         else:
                                                             stack[-1] = gt(a, b)
-                                                else:
-                                                    if op < 22:
-                                                        # GE (21)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a >= b
-                                                        else:
-                                                            stack[-1] = ge(a, b)
+                                            else:
+                                                if op < 22:
+                                                    # GE (21)
+                                                    b = pop()
+                                                    a = stack[-1]
+                                                    if type(a) is int and type(b) is int:
+                                                        stack[-1] = a >= b
                                                     else:
+                                                        stack[-1] = ge(a, b)
+                                                else:
+                                                    if op < 23:
                                                         # NEG (22)
                                                         stack[-1] = ops.neg(stack[-1])
+                                                    else:
+                                                        # NOT (23)
+                                                        stack[-1] = ops.not_(stack[-1])
                                         else:
-                                            if op < 24:
-                                                # NOT (23)
-                                                stack[-1] = ops.not_(stack[-1])
+                                            # INDEX (24)
+                                            i = pop()
+                                            x = stack[-1]
+                                            if type(x) is list and type(i) is int and -len(x) <= i < len(x):
+                                                stack[-1] = x[i]
                                             else:
-                                                # INDEX (24)
-                                                i = pop()
-                                                x = stack[-1]
-                                                if type(x) is list and type(i) is int and -len(x) <= i < len(x):
-                                                    stack[-1] = x[i]
-                                                else:
-                                                    stack[-1] = index(x, i)
+                                                stack[-1] = index(x, i)
                                     else:
                                         if op < 27:
                                             if op < 26:
@@ -296,11 +298,9 @@ def run_plain(vm, closure, args):
                                                         f = callee.func
                                                         if not f.nrequired <= arg <= len(f.params):
                                                             ops.arity_error(f, arg)
-                                                        if len(frames) >= room:
-                                                            raise vm.depth_limit()
                                                         budget -= 1
                                                         if budget <= 0:
-                                                            budget = vm.tick(budget)
+                                                            budget = vm.tick_call(budget, room - len(frames))
                                                         frames.append((code, pc, locals_))
                                                         code = f.plain
                                                         locals_ = new + f.pads[arg]
@@ -319,11 +319,9 @@ def run_plain(vm, closure, args):
                                             del stack[-n:]
                                         else:
                                             new = []
-                                        if len(frames) >= room:
-                                            raise vm.depth_limit()
                                         budget -= 1
                                         if budget <= 0:
-                                            budget = vm.tick(budget)
+                                            budget = vm.tick_call(budget, room - len(frames))
                                         frames.append((code, pc, locals_))
                                         code = fcode
                                         locals_ = new + pad if pad else new
@@ -346,33 +344,29 @@ def run_plain(vm, closure, args):
                                         code, pc, locals_ = frames.pop()
                                         push(val)
                                     else:
-                                        if op < 44:
-                                            if op < 41:
-                                                # TRY_BEGIN (40)
-                                                handlers.append((arg, len(stack), len(frames)))
-                                            else:
-                                                if op < 43:
-                                                    # TRY_END (41)
-                                                    handlers.pop()
+                                        if op < 45:
+                                            if op < 44:
+                                                if op < 41:
+                                                    # TRY_BEGIN (40)
+                                                    handlers.append((arg, len(stack), len(frames)))
                                                 else:
-                                                    # JUMP_IF_SET (43)
-                                                    slot, target = arg
-                                                    if locals_[slot] is not UNSET:
-                                                        pc = target
-                                        else:
-                                            # APPEND_LOCAL (44)
-                                            v = pop()
-                                            x = locals_[arg]
-                                            if type(x) is list and refcount(x) <= 3:
-                                                x.append(v)
+                                                    if op < 43:
+                                                        # TRY_END (41)
+                                                        handlers.pop()
+                                                    else:
+                                                        # JUMP_IF_SET (43)
+                                                        slot, target = arg
+                                                        if locals_[slot] is not UNSET:
+                                                            pc = target
                                             else:
-                                                locals_[arg] = ops.append(x, v)
-                    else:
-                        if op < 111:
-                            if op < 104:
-                                if op < 101:
-                                    if op < 100:
-                                        if op < 47:
+                                                # APPEND_LOCAL (44)
+                                                v = pop()
+                                                x = locals_[arg]
+                                                if type(x) is list and refcount(x) <= 3:
+                                                    x.append(v)
+                                                else:
+                                                    locals_[arg] = ops.append(x, v)
+                                        else:
                                             if op < 46:
                                                 # APPEND_GLOBAL (45)
                                                 v = pop()
@@ -392,7 +386,12 @@ def run_plain(vm, closure, args):
                                                     pass
                                                 else:
                                                     locals_[arg] = ops.set_item(x, k, v)
-                                        else:
+                    else:
+                        if op < 111:
+                            if op < 105:
+                                if op < 102:
+                                    if op < 101:
+                                        if op < 100:
                                             if op < 48:
                                                 # SET_ITEM_GLOBAL (47)
                                                 v = pop()
@@ -409,14 +408,13 @@ def run_plain(vm, closure, args):
                                                 v = pop()
                                                 del stack[-arg:]
                                                 push(v)
+                                        else:
+                                            # JUMP_BACK (100)
+                                            budget -= pc - arg
+                                            if budget <= 0:
+                                                budget = vm.tick(budget, room - len(frames))
+                                            pc = arg
                                     else:
-                                        # JUMP_BACK (100)
-                                        budget -= pc - arg
-                                        if budget <= 0:
-                                            budget = vm.tick(budget)
-                                        pc = arg
-                                else:
-                                    if op < 102:
                                         # CALL_VM_BUILTIN (101)
                                         fn, n = arg
                                         if n:
@@ -430,12 +428,13 @@ def run_plain(vm, closure, args):
                                             push(fn(vm, *a))
                                         finally:
                                             vm.depth = base_depth
+                                else:
+                                    if op < 103:
+                                        # LOAD_LOCAL2 (102)
+                                        push(locals_[arg[0]])
+                                        push(locals_[arg[1]])
                                     else:
-                                        if op < 103:
-                                            # LOAD_LOCAL2 (102)
-                                            push(locals_[arg[0]])
-                                            push(locals_[arg[1]])
-                                        else:
+                                        if op < 104:
                                             # ADD_LL (103)
                                             a = locals_[arg[0]]
                                             b = locals_[arg[1]]
@@ -443,23 +442,22 @@ def run_plain(vm, closure, args):
                                                 push(a + b)
                                             else:
                                                 push(add(a, b))
-                            else:
-                                if op < 108:
-                                    if op < 106:
-                                        if op < 105:
+                                        else:
                                             # ADD_LC (104)
                                             a = locals_[arg[0]]
                                             if type(a) is int:
                                                 push(a + arg[1])
                                             else:
                                                 push(add(a, arg[1]))
+                            else:
+                                if op < 108:
+                                    if op < 106:
+                                        # SUB_LC (105)
+                                        a = locals_[arg[0]]
+                                        if type(a) is int:
+                                            push(a - arg[1])
                                         else:
-                                            # SUB_LC (105)
-                                            a = locals_[arg[0]]
-                                            if type(a) is int:
-                                                push(a - arg[1])
-                                            else:
-                                                push(sub(a, arg[1]))
+                                            push(sub(a, arg[1]))
                                     else:
                                         if op < 107:
                                             # MOD_LC (106)
@@ -502,7 +500,7 @@ def run_plain(vm, closure, args):
                                             elif lt(a, b) is False:
                                                 pc = arg[2]
                         else:
-                            if op < 116:
+                            if op < 117:
                                 if op < 114:
                                     if op < 112:
                                         # LT_LC_JF (111)
@@ -535,85 +533,84 @@ def run_plain(vm, closure, args):
                                         code, pc, locals_ = frames.pop()
                                         push(val)
                                     else:
-                                        # FOR_ITER_DECL (115)
-                                        v = next(stack[-1], UNSET)
-                                        if v is UNSET:
-                                            pop()
-                                            pc = arg[0]
+                                        if op < 116:
+                                            # FOR_ITER_DECL (115)
+                                            v = next(stack[-1], UNSET)
+                                            if v is UNSET:
+                                                pop()
+                                                pc = arg[0]
+                                            else:
+                                                locals_[arg[1]] = v
                                         else:
-                                            locals_[arg[1]] = v
-                            else:
-                                if op < 119:
-                                    if op < 118:
-                                        if op < 117:
                                             # CMP_LL_JF (116)
                                             if not compare(arg[0], locals_[arg[1]], locals_[arg[2]]):
                                                 pc = arg[3]
+                            else:
+                                if op < 120:
+                                    if op < 118:
+                                        # CALL1_SUB_LC (117)
+                                        slot, c, _, pad, fcode = arg
+                                        v = locals_[slot]
+                                        if type(v) is int:
+                                            new = [v - c]
                                         else:
-                                            # CALL1_SUB_LC (117)
-                                            slot, c, _, pad, fcode = arg
-                                            v = locals_[slot]
-                                            if type(v) is int:
-                                                new = [v - c]
-                                            else:
-                                                new = [sub(v, c)]
-                                            if len(frames) >= room:
-                                                raise vm.depth_limit()
-                                            budget -= 1
-                                            if budget <= 0:
-                                                budget = vm.tick(budget)
-                                            frames.append((code, pc, locals_))
-                                            code = fcode
-                                            locals_ = new + pad if pad else new
-                                            pc = 0
+                                            new = [sub(v, c)]
+                                        budget -= 1
+                                        if budget <= 0:
+                                            budget = vm.tick_call(budget, room - len(frames))
+                                        frames.append((code, pc, locals_))
+                                        code = fcode
+                                        locals_ = new + pad if pad else new
+                                        pc = 0
                                     else:
-                                        # ADD_RETURN (118)
-                                        b = pop()
-                                        a = pop()
-                                        if type(a) is int and type(b) is int:
-                                            val = a + b
+                                        if op < 119:
+                                            # ADD_RETURN (118)
+                                            b = pop()
+                                            a = pop()
+                                            if type(a) is int and type(b) is int:
+                                                val = a + b
+                                            else:
+                                                val = add(a, b)
+                                            if not frames:
+                                                return val
+                                            code, pc, locals_ = frames.pop()
+                                            push(val)
                                         else:
-                                            val = add(a, b)
-                                        if not frames:
-                                            return val
-                                        code, pc, locals_ = frames.pop()
-                                        push(val)
+                                            # MUL_LC (119)
+                                            a = locals_[arg[0]]
+                                            if type(a) is int and type(arg[1]) is int:
+                                                push(a * arg[1])
+                                            else:
+                                                push(mul(a, arg[1]))
                                 else:
-                                    if op < 122:
+                                    if op < 123:
                                         if op < 121:
-                                            if op < 120:
-                                                # MUL_LC (119)
-                                                a = locals_[arg[0]]
-                                                if type(a) is int and type(arg[1]) is int:
-                                                    push(a * arg[1])
-                                                else:
-                                                    push(mul(a, arg[1]))
+                                            # SUB_LL_ST (120)
+                                            a = locals_[arg[0]]
+                                            b = locals_[arg[1]]
+                                            if type(a) is int and type(b) is int:
+                                                locals_[arg[2]] = a - b
                                             else:
-                                                # SUB_LL_ST (120)
-                                                a = locals_[arg[0]]
-                                                b = locals_[arg[1]]
+                                                locals_[arg[2]] = sub(a, b)
+                                        else:
+                                            if op < 122:
+                                                # ADD_ST (121)
+                                                b = pop()
+                                                a = pop()
                                                 if type(a) is int and type(b) is int:
-                                                    locals_[arg[2]] = a - b
+                                                    locals_[arg] = a + b
                                                 else:
-                                                    locals_[arg[2]] = sub(a, b)
-                                        else:
-                                            # ADD_ST (121)
-                                            b = pop()
-                                            a = pop()
-                                            if type(a) is int and type(b) is int:
-                                                locals_[arg] = a + b
+                                                    locals_[arg] = add(a, b)
                                             else:
-                                                locals_[arg] = add(a, b)
+                                                # SUB_ST (122)
+                                                b = pop()
+                                                a = pop()
+                                                if type(a) is int and type(b) is int:
+                                                    locals_[arg] = a - b
+                                                else:
+                                                    locals_[arg] = sub(a, b)
                                     else:
-                                        if op < 123:
-                                            # SUB_ST (122)
-                                            b = pop()
-                                            a = pop()
-                                            if type(a) is int and type(b) is int:
-                                                locals_[arg] = a - b
-                                            else:
-                                                locals_[arg] = sub(a, b)
-                                        else:
+                                        if op < 124:
                                             # MOD_LC_EQ_C_JF (123)
                                             a = locals_[arg[0]]
                                             if type(a) is int:
@@ -626,6 +623,19 @@ def run_plain(vm, closure, args):
                                                     pc = arg[3]
                                             elif not eq(a, c):
                                                 pc = arg[3]
+                                        else:
+                                            # LT_LC_RET_LOCAL (124)
+                                            a = locals_[arg[0]]
+                                            if type(a) is int:
+                                                done = a < arg[1]
+                                            else:
+                                                done = lt(a, arg[1]) is not False
+                                            if done:
+                                                val = locals_[arg[2]]
+                                                if not frames:
+                                                    return val
+                                                code, pc, locals_ = frames.pop()
+                                                push(val)
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 vm.trace_frame(err, code, pc - 1)

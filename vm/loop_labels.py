@@ -184,7 +184,9 @@ def run_labels(vm, closure, args):
     gstamps = vm.global_stamps
     base_depth = vm.depth
     room = vm.max_depth - base_depth
-    budget = vm.take_budget()
+    # Calls are charged a step each and the budget never exceeds the calls the depth
+    # limit still allows (vm.take_budget): a call checks the depth only when it ticks.
+    budget = vm.take_budget(room)
     push = stack.append
     pop = stack.pop
     add, sub, mul, div, mod = ops.add, ops.sub, ops.mul, ops.div, ops.mod
@@ -211,11 +213,9 @@ def run_labels(vm, closure, args):
                             new = [_binary(vm, sub, v, c)]
                         else:
                             new = [sub(v, c)]
-                        if len(frames) >= room:
-                            raise vm.depth_limit()
                         budget -= 1
                         if budget <= 0:
-                            budget = vm.tick(budget)
+                            budget = vm.tick_call(budget, room - len(frames))
                         frames.append((code, pc, locals_, stamps))
                         code = fcode
                         locals_ = new + pad if pad else new
@@ -255,6 +255,28 @@ def run_labels(vm, closure, args):
                                 c = lt(a, arg[1])
                             if c is False:
                                 pc = arg[2]
+                    elif op == 124:  # LT_LC_RET_LOCAL
+                        a = locals_[arg[0]]
+                        if type(a) is int:
+                            done = a < arg[1]
+                        else:
+                            if type(a) is Labeled:
+                                c = _binary(vm, lt, a, arg[1])
+                                push_pc(vm, c.l, base_depth + len(frames), arg[3])
+                                c = c.v
+                            else:
+                                c = lt(a, arg[1])
+                            done = c is not False
+                        if done:
+                            val = locals_[arg[2]]
+                            if pcs:
+                                if vm.pc:
+                                    val = _join(val, vm.pc)
+                                drop_frames(vm, base_depth + len(frames))
+                            if not frames:
+                                return val
+                            code, pc, locals_, stamps = frames.pop()
+                            push(val)
                     elif op == 110:  # LT_LL_JF
                         a = locals_[arg[0]]
                         b = locals_[arg[1]]
@@ -510,11 +532,9 @@ def run_labels(vm, closure, args):
                             del stack[-n:]
                         else:
                             new = []
-                        if len(frames) >= room:
-                            raise vm.depth_limit()
                         budget -= 1
                         if budget <= 0:
-                            budget = vm.tick(budget)
+                            budget = vm.tick_call(budget, room - len(frames))
                         frames.append((code, pc, locals_, stamps))
                         code = fcode
                         locals_ = new + pad if pad else new
@@ -601,7 +621,7 @@ def run_labels(vm, closure, args):
                     elif op == 100:  # JUMP_BACK
                         budget -= pc - arg
                         if budget <= 0:
-                            budget = vm.tick(budget)
+                            budget = vm.tick(budget, room - len(frames))
                         pc = arg
                     elif op == 6:  # LOAD_GLOBAL
                         v = glob[arg]
@@ -858,11 +878,9 @@ def run_labels(vm, closure, args):
                             except SynError as e:
                                 e.labels = e.labels | clab
                                 raise
-                        if len(frames) >= room:
-                            raise vm.depth_limit()
                         budget -= 1
                         if budget <= 0:
-                            budget = vm.tick(budget)
+                            budget = vm.tick_call(budget, room - len(frames))
                         frames.append((code, pc, locals_, stamps))
                         if clab:    # before the parameters are stamped: they are the call's
                             push_pc(vm, clab, base_depth + len(frames), 0)

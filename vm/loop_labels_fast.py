@@ -176,7 +176,9 @@ def run_labels(vm, closure, args):
     gstamps = vm.global_stamps
     base_depth = vm.depth
     room = vm.max_depth - base_depth
-    budget = vm.take_budget()
+    # Calls are charged a step each and the budget never exceeds the calls the depth
+    # limit still allows (vm.take_budget): a call checks the depth only when it ticks.
+    budget = vm.take_budget(room)
     push = stack.append
     pop = stack.pop
     add, sub, mul, div, mod = ops.add, ops.sub, ops.mul, ops.div, ops.mod
@@ -192,8 +194,8 @@ def run_labels(vm, closure, args):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op < 44:
-                        if op < 15:
+                    if op < 46:
+                        if op < 20:
                             if op < 4:
                                 if op < 3:
                                     if op < 2:
@@ -206,7 +208,7 @@ def run_labels(vm, closure, args):
                                     # LOAD_LOCAL (3)
                                     push(locals_[arg])
                             else:
-                                if op < 6:
+                                if op < 7:
                                     if op < 5:
                                         # STORE_LOCAL (4)
                                         v = pop()
@@ -216,29 +218,30 @@ def run_labels(vm, closure, args):
                                             v = _join(v, vm.pc)
                                         locals_[arg] = v
                                     else:
-                                        # DECLARE_LOCAL (5)
-                                        v = pop()
-                                        if pcs and arg < vm.owner[id(code)].fixed:
-                                            # A parameter's slot was declared by the call: a `let` of it in
-                                            # a crafted file is a `set`, checked as one.
-                                            _store(vm, locals_, stamps, arg, v, _local_name(vm.owner[id(code)], arg))
-                                            continue
-                                        if pcs:
-                                            if vm.pc:
-                                                v = _join(v, vm.pc)
-                                            if stamps is None:
-                                                stamps = [0] * len(locals_)
-                                            stamps[arg] = vm.stamp
-                                        locals_[arg] = v
-                                else:
-                                    if op < 11:
-                                        if op < 7:
+                                        if op < 6:
+                                            # DECLARE_LOCAL (5)
+                                            v = pop()
+                                            if pcs and arg < vm.owner[id(code)].fixed:
+                                                # A parameter's slot was declared by the call: a `let` of it in
+                                                # a crafted file is a `set`, checked as one.
+                                                _store(vm, locals_, stamps, arg, v, _local_name(vm.owner[id(code)], arg))
+                                                continue
+                                            if pcs:
+                                                if vm.pc:
+                                                    v = _join(v, vm.pc)
+                                                if stamps is None:
+                                                    stamps = [0] * len(locals_)
+                                                stamps[arg] = vm.stamp
+                                            locals_[arg] = v
+                                        else:
                                             # LOAD_GLOBAL (6)
                                             v = glob[arg]
                                             if v is UNSET:
                                                 raise vm.unset_error(arg)
                                             push(v)
-                                        else:
+                                else:
+                                    if op < 12:
+                                        if op < 11:
                                             if op < 8:
                                                 # STORE_GLOBAL (7)
                                                 v = pop()
@@ -270,8 +273,7 @@ def run_labels(vm, closure, args):
                                                         caps, labels = (), EMPTY
                                                     c = Closure(f, caps)
                                                     push(Labeled(c, labels) if labels else c)
-                                    else:
-                                        if op < 12:
+                                        else:
                                             # ADD (11)
                                             b = pop()
                                             a = stack[-1]
@@ -281,19 +283,20 @@ def run_labels(vm, closure, args):
                                                 stack[-1] = _binary(vm, add, a, b)
                                             else:
                                                 stack[-1] = add(a, b)
-                                        else:
-                                            if op < 13:
-                                                # SUB (12)
-                                                b = pop()
-                                                a = stack[-1]
-                                                if type(a) is int and type(b) is int:
-                                                    stack[-1] = a - b
-                                                elif type(a) is Labeled or type(b) is Labeled:
-                                                    stack[-1] = _binary(vm, sub, a, b)
+                                    else:
+                                        if op < 16:
+                                            if op < 14:
+                                                if op < 13:
+                                                    # SUB (12)
+                                                    b = pop()
+                                                    a = stack[-1]
+                                                    if type(a) is int and type(b) is int:
+                                                        stack[-1] = a - b
+                                                    elif type(a) is Labeled or type(b) is Labeled:
+                                                        stack[-1] = _binary(vm, sub, a, b)
+                                                    else:
+                                                        stack[-1] = sub(a, b)
                                                 else:
-                                                    stack[-1] = sub(a, b)
-                                            else:
-                                                if op < 14:
                                                     # MUL (13)
                                                     b = pop()
                                                     a = stack[-1]
@@ -303,7 +306,8 @@ def run_labels(vm, closure, args):
                                                         stack[-1] = _binary(vm, mul, a, b)
                                                     else:
                                                         stack[-1] = mul(a, b)
-                                                else:
+                                            else:
+                                                if op < 15:
                                                     # DIV (14)
                                                     b = pop()
                                                     a = stack[-1]
@@ -311,61 +315,61 @@ def run_labels(vm, closure, args):
                                                         stack[-1] = _binary(vm, div, a, b)
                                                     else:
                                                         stack[-1] = div(a, b)
+                                                else:
+                                                    # MOD (15)
+                                                    b = pop()
+                                                    a = stack[-1]
+                                                    if type(a) is Labeled or type(b) is Labeled:
+                                                        stack[-1] = _binary(vm, mod, a, b)
+                                                    else:
+                                                        stack[-1] = mod(a, b)
+                                        else:
+                                            if op < 18:
+                                                if op < 17:
+                                                    # EQ (16)
+                                                    b = pop()
+                                                    a = stack[-1]
+                                                    if type(a) is type(b) and (type(a) is int or type(a) is str):
+                                                        stack[-1] = a == b
+                                                    elif type(a) is Labeled or type(b) is Labeled:
+                                                        stack[-1] = _binary(vm, eq, a, b, False)
+                                                    else:
+                                                        stack[-1] = eq(a, b)
+                                                else:
+                                                    # NE (17)
+                                                    b = pop()
+                                                    a = stack[-1]
+                                                    if type(a) is Labeled or type(b) is Labeled:
+                                                        stack[-1] = _binary(vm, ops.ne, a, b, False)
+                                                    else:
+                                                        stack[-1] = not eq(a, b)
+                                            else:
+                                                if op < 19:
+                                                    # LT (18)
+                                                    b = pop()
+                                                    a = stack[-1]
+                                                    if type(a) is int and type(b) is int:
+                                                        stack[-1] = a < b
+                                                    elif type(a) is Labeled or type(b) is Labeled:
+                                                        stack[-1] = _binary(vm, lt, a, b)
+                                                    else:
+                                                        stack[-1] = lt(a, b)
+                                                else:
+                                                    # LE (19)
+                                                    b = pop()
+                                                    a = stack[-1]
+                                                    if type(a) is Labeled or type(b) is Labeled:
+                                                        stack[-1] = _binary(vm, le, a, b)
+                                                    else:
+                                                        stack[-1] = le(a, b)
                         else:
                             if op < 37:
-                                if op < 29:
-                                    if op < 25:
-                                        if op < 23:
-                                            if op < 19:
-                                                if op < 17:
-                                                    if op < 16:
-                                                        # MOD (15)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is Labeled or type(b) is Labeled:
-                                                            stack[-1] = _binary(vm, mod, a, b)
-                                                        else:
-                                                            stack[-1] = mod(a, b)
-                                                    else:
-                                                        # EQ (16)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is type(b) and (type(a) is int or type(a) is str):
-                                                            stack[-1] = a == b
-                                                        elif type(a) is Labeled or type(b) is Labeled:
-                                                            stack[-1] = _binary(vm, eq, a, b, False)
-                                                        else:
-                                                            stack[-1] = eq(a, b)
-                                                else:
-                                                    if op < 18:
-                                                        # NE (17)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is Labeled or type(b) is Labeled:
-                                                            stack[-1] = _binary(vm, ops.ne, a, b, False)
-                                                        else:
-                                                            stack[-1] = not eq(a, b)
-                                                    else:
-                                                        # LT (18)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a < b
-                                                        elif type(a) is Labeled or type(b) is Labeled:
-                                                            stack[-1] = _binary(vm, lt, a, b)
-                                                        else:
-                                                            stack[-1] = lt(a, b)
-                                            else:
-                                                if op < 21:
-                                                    if op < 20:
-                                                        # LE (19)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is Labeled or type(b) is Labeled:
-                                                            stack[-1] = _binary(vm, le, a, b)
-                                                        else:
-                                                            stack[-1] = le(a, b)
-                                                    else:
+                                if op < 30:
+                                    if op < 27:
+                                        if op < 25:
+                                            if op < 24:
+                                                if op < 22:
+                                                    if op < 21:
                                                         # GT (20)
                                                         b = pop()
                                                         a = stack[-1]
@@ -373,8 +377,7 @@ def run_labels(vm, closure, args):
                                                             stack[-1] = _binary(vm, gt, a, b)
                                                         else:
                                                             stack[-1] = gt(a, b)
-                                                else:
-                                                    if op < 22:
+                                                    else:
                                                         # GE (21)
                                                         b = pop()
                                                         a = stack[-1]
@@ -382,21 +385,21 @@ def run_labels(vm, closure, args):
                                                             stack[-1] = _binary(vm, ge, a, b)
                                                         else:
                                                             stack[-1] = ge(a, b)
-                                                    else:
+                                                else:
+                                                    if op < 23:
                                                         # NEG (22)
                                                         v = stack[-1]
                                                         if type(v) is Labeled:
                                                             stack[-1] = _unary(vm, ops.neg, v)
                                                         else:
                                                             stack[-1] = ops.neg(v)
-                                        else:
-                                            if op < 24:
-                                                # NOT (23)
-                                                v = stack[-1]
-                                                if type(v) is Labeled:
-                                                    stack[-1] = _unary(vm, ops.not_, v)
-                                                else:
-                                                    stack[-1] = ops.not_(v)
+                                                    else:
+                                                        # NOT (23)
+                                                        v = stack[-1]
+                                                        if type(v) is Labeled:
+                                                            stack[-1] = _unary(vm, ops.not_, v)
+                                                        else:
+                                                            stack[-1] = ops.not_(v)
                                             else:
                                                 # INDEX (24)
                                                 i = pop()
@@ -407,8 +410,7 @@ def run_labels(vm, closure, args):
                                                     stack[-1] = _binary(vm, index, x, i)
                                                 else:
                                                     stack[-1] = index(x, i)
-                                    else:
-                                        if op < 27:
+                                        else:
                                             if op < 26:
                                                 # FIELD (25)
                                                 x = stack[-1]
@@ -434,7 +436,8 @@ def run_labels(vm, closure, args):
                                                     e.labels = e.labels | labels
                                                     raise
                                                 stack[-1] = Labeled(r, labels) if labels else r
-                                        else:
+                                    else:
+                                        if op < 29:
                                             if op < 28:
                                                 # BUILD_LIST (27)
                                                 if arg:
@@ -458,123 +461,120 @@ def run_labels(vm, closure, args):
                                                     push(Labeled(m, labels) if labels else m)
                                                 else:
                                                     push({})
-                                else:
-                                    if op < 30:
-                                        # JUMP (29)
-                                        pc = arg
-                                    else:
-                                        if op < 31:
-                                            # JUMP_IF_FALSE (30)
-                                            v = pop()
-                                            if type(v) is Labeled:
-                                                push_pc(vm, v.l, base_depth + len(frames), arg[1])
-                                                v = v.v
-                                            if v is False:
-                                                pc = arg[0]
-                                            elif v is not True:
-                                                raise vm.cond_error(code, pc - 1, v)
                                         else:
-                                            if op < 34:
-                                                if op < 32:
-                                                    # AND_JUMP (31)
+                                            # JUMP (29)
+                                            pc = arg
+                                else:
+                                    if op < 31:
+                                        # JUMP_IF_FALSE (30)
+                                        v = pop()
+                                        if type(v) is Labeled:
+                                            push_pc(vm, v.l, base_depth + len(frames), arg[1])
+                                            v = v.v
+                                        if v is False:
+                                            pc = arg[0]
+                                        elif v is not True:
+                                            raise vm.cond_error(code, pc - 1, v)
+                                    else:
+                                        if op < 34:
+                                            if op < 32:
+                                                # AND_JUMP (31)
+                                                v = stack[-1]
+                                                raw = v
+                                                if type(v) is Labeled:
+                                                    push_pc(vm, v.l, base_depth + len(frames), arg[1])
+                                                    raw = v.v
+                                                if raw is False:
+                                                    pc = arg[0]
+                                                elif raw is True:
+                                                    pop()
+                                                else:
+                                                    raise SynError(f"and needs a bool, got {ops.type_name(raw)}")
+                                            else:
+                                                if op < 33:
+                                                    # OR_JUMP (32)
                                                     v = stack[-1]
                                                     raw = v
                                                     if type(v) is Labeled:
                                                         push_pc(vm, v.l, base_depth + len(frames), arg[1])
                                                         raw = v.v
-                                                    if raw is False:
+                                                    if raw is True:
                                                         pc = arg[0]
-                                                    elif raw is True:
+                                                    elif raw is False:
                                                         pop()
                                                     else:
-                                                        raise SynError(f"and needs a bool, got {ops.type_name(raw)}")
+                                                        raise SynError(f"or needs a bool, got {ops.type_name(raw)}")
                                                 else:
-                                                    if op < 33:
-                                                        # OR_JUMP (32)
-                                                        v = stack[-1]
-                                                        raw = v
-                                                        if type(v) is Labeled:
-                                                            push_pc(vm, v.l, base_depth + len(frames), arg[1])
-                                                            raw = v.v
-                                                        if raw is True:
-                                                            pc = arg[0]
-                                                        elif raw is False:
-                                                            pop()
-                                                        else:
-                                                            raise SynError(f"or needs a bool, got {ops.type_name(raw)}")
-                                                    else:
-                                                        # CHECK_BOOL (33)
-                                                        v = stack[-1]
-                                                        raw = v.v if type(v) is Labeled else v
-                                                        if raw is not True and raw is not False:
-                                                            ops.check_bool(raw, arg)
-                                                        if vm.pc:
-                                                            stack[-1] = _join(v, vm.pc)
+                                                    # CHECK_BOOL (33)
+                                                    v = stack[-1]
+                                                    raw = v.v if type(v) is Labeled else v
+                                                    if raw is not True and raw is not False:
+                                                        ops.check_bool(raw, arg)
+                                                    if vm.pc:
+                                                        stack[-1] = _join(v, vm.pc)
+                                        else:
+                                            if op < 35:
+                                                # ITER_START (34)
+                                                c = stack[-1]
+                                                if type(c) is Labeled:
+                                                    if vm.try_entries:
+                                                        taint_try(vm, c.l)
+                                                    push_pc(vm, c.l, base_depth + len(frames), arg)
+                                                    try:
+                                                        stack[-1] = ops.iterate(c.v)
+                                                    except SynError as e:
+                                                        e.labels = e.labels | c.l
+                                                        raise
+                                                else:
+                                                    stack[-1] = ops.iterate(c)
                                             else:
-                                                if op < 35:
-                                                    # ITER_START (34)
-                                                    c = stack[-1]
-                                                    if type(c) is Labeled:
-                                                        if vm.try_entries:
-                                                            taint_try(vm, c.l)
-                                                        push_pc(vm, c.l, base_depth + len(frames), arg)
-                                                        try:
-                                                            stack[-1] = ops.iterate(c.v)
-                                                        except SynError as e:
-                                                            e.labels = e.labels | c.l
-                                                            raise
+                                                if op < 36:
+                                                    # FOR_ITER (35)
+                                                    v = next(stack[-1], UNSET)
+                                                    if v is UNSET:
+                                                        pop()
+                                                        pc = arg
                                                     else:
-                                                        stack[-1] = ops.iterate(c)
+                                                        push(v)
                                                 else:
-                                                    if op < 36:
-                                                        # FOR_ITER (35)
-                                                        v = next(stack[-1], UNSET)
-                                                        if v is UNSET:
-                                                            pop()
-                                                            pc = arg
-                                                        else:
-                                                            push(v)
+                                                    # CALL (36)
+                                                    callee = stack[-arg - 1]
+                                                    if arg:
+                                                        new = stack[-arg:]
                                                     else:
-                                                        # CALL (36)
-                                                        callee = stack[-arg - 1]
-                                                        if arg:
-                                                            new = stack[-arg:]
-                                                        else:
-                                                            new = []
-                                                        del stack[-arg - 1:]
-                                                        clab = EMPTY
-                                                        if type(callee) is Labeled:
-                                                            clab = callee.l
-                                                            callee = callee.v
-                                                            if vm.try_entries:
-                                                                taint_try(vm, clab)
-                                                        if type(callee) is not Closure:
-                                                            try:
-                                                                ops.not_callable(callee)
-                                                            except SynError as e:
-                                                                e.labels = e.labels | clab
-                                                                raise
-                                                        f = callee.func
-                                                        if not f.nrequired <= arg <= len(f.params):
-                                                            try:
-                                                                ops.arity_error(f, arg)
-                                                            except SynError as e:
-                                                                e.labels = e.labels | clab
-                                                                raise
-                                                        if len(frames) >= room:
-                                                            raise vm.depth_limit()
-                                                        budget -= 1
-                                                        if budget <= 0:
-                                                            budget = vm.tick(budget)
-                                                        frames.append((code, pc, locals_, stamps))
-                                                        if clab:    # before the parameters are stamped: they are the call's
-                                                            push_pc(vm, clab, base_depth + len(frames), 0)
-                                                        code = f.lplain
-                                                        locals_ = new + f.pads[arg]
-                                                        if callee.captures:
-                                                            locals_ += callee.captures
-                                                        stamps = [vm.stamp] * len(locals_) if pcs else None
-                                                        pc = 0
+                                                        new = []
+                                                    del stack[-arg - 1:]
+                                                    clab = EMPTY
+                                                    if type(callee) is Labeled:
+                                                        clab = callee.l
+                                                        callee = callee.v
+                                                        if vm.try_entries:
+                                                            taint_try(vm, clab)
+                                                    if type(callee) is not Closure:
+                                                        try:
+                                                            ops.not_callable(callee)
+                                                        except SynError as e:
+                                                            e.labels = e.labels | clab
+                                                            raise
+                                                    f = callee.func
+                                                    if not f.nrequired <= arg <= len(f.params):
+                                                        try:
+                                                            ops.arity_error(f, arg)
+                                                        except SynError as e:
+                                                            e.labels = e.labels | clab
+                                                            raise
+                                                    budget -= 1
+                                                    if budget <= 0:
+                                                        budget = vm.tick_call(budget, room - len(frames))
+                                                    frames.append((code, pc, locals_, stamps))
+                                                    if clab:    # before the parameters are stamped: they are the call's
+                                                        push_pc(vm, clab, base_depth + len(frames), 0)
+                                                    code = f.lplain
+                                                    locals_ = new + f.pads[arg]
+                                                    if callee.captures:
+                                                        locals_ += callee.captures
+                                                    stamps = [vm.stamp] * len(locals_) if pcs else None
+                                                    pc = 0
                             else:
                                 if op < 39:
                                     if op < 38:
@@ -587,11 +587,9 @@ def run_labels(vm, closure, args):
                                             del stack[-n:]
                                         else:
                                             new = []
-                                        if len(frames) >= room:
-                                            raise vm.depth_limit()
                                         budget -= 1
                                         if budget <= 0:
-                                            budget = vm.tick(budget)
+                                            budget = vm.tick_call(budget, room - len(frames))
                                         frames.append((code, pc, locals_, stamps))
                                         code = fcode
                                         locals_ = new + pad if pad else new
@@ -633,56 +631,34 @@ def run_labels(vm, closure, args):
                                         code, pc, locals_, stamps = frames.pop()
                                         push(val)
                                     else:
-                                        if op < 42:
-                                            if op < 41:
-                                                # TRY_BEGIN (40)
-                                                depth = base_depth + len(frames)
-                                                vm.stamp += 1
-                                                entry = [EMPTY, depth, arg[1], vm.stamp, True]
-                                                vm.pc_stack.append(entry)
-                                                vm.try_entries.append(entry)
-                                                handlers.append((arg[0], len(stack), len(frames), entry))
+                                        if op < 43:
+                                            if op < 42:
+                                                if op < 41:
+                                                    # TRY_BEGIN (40)
+                                                    depth = base_depth + len(frames)
+                                                    vm.stamp += 1
+                                                    entry = [EMPTY, depth, arg[1], vm.stamp, True]
+                                                    vm.pc_stack.append(entry)
+                                                    vm.try_entries.append(entry)
+                                                    handlers.append((arg[0], len(stack), len(frames), entry))
+                                                else:
+                                                    # TRY_END (41)
+                                                    entry = handlers.pop()[3]
+                                                    if entry in vm.try_entries:
+                                                        vm.try_entries.remove(entry)
                                             else:
-                                                # TRY_END (41)
-                                                entry = handlers.pop()[3]
-                                                if entry in vm.try_entries:
-                                                    vm.try_entries.remove(entry)
-                                        else:
-                                            if op < 43:
                                                 # PC_RELEASE (42)
                                                 if vm.pc_stack:
                                                     release(vm, base_depth + len(frames), arg)
-                                            else:
+                                        else:
+                                            if op < 44:
                                                 # JUMP_IF_SET (43)
                                                 slot, target = arg
                                                 if locals_[slot] is not UNSET:
                                                     pc = target
-                    else:
-                        if op < 110:
-                            if op < 103:
-                                if op < 101:
-                                    if op < 100:
-                                        if op < 45:
-                                            # APPEND_LOCAL (44)
-                                            v = pop()
-                                            where = locals_ if op == 44 else glob
-                                            x = where[arg]
-                                            if x is UNSET:
-                                                raise vm.unset_error(arg)
-                                            if (type(x) is list and type(v) is not Labeled and not vm.pc
-                                                    and refcount(x) <= 3):
-                                                x.append(v)
                                             else:
-                                                if type(x) is Labeled or type(v) is Labeled:
-                                                    r = _binary(vm, ops.append, x, v)
-                                                else:
-                                                    r = ops.append(x, v)
-                                                _store(vm, where, stamps if op == 44 else gstamps, arg, r,
-                                                       _local_name(vm.owner[id(code)], arg) if op == 44 else vm.program.globals[arg])
-                                        else:
-                                            if op < 47:
-                                                if op < 46:
-                                                    # APPEND_GLOBAL (45)
+                                                if op < 45:
+                                                    # APPEND_LOCAL (44)
                                                     v = pop()
                                                     where = locals_ if op == 44 else glob
                                                     x = where[arg]
@@ -699,62 +675,84 @@ def run_labels(vm, closure, args):
                                                         _store(vm, where, stamps if op == 44 else gstamps, arg, r,
                                                                _local_name(vm.owner[id(code)], arg) if op == 44 else vm.program.globals[arg])
                                                 else:
-                                                    # SET_ITEM_LOCAL (46)
+                                                    # APPEND_GLOBAL (45)
                                                     v = pop()
-                                                    k = pop()
-                                                    where = locals_ if op == 46 else glob
+                                                    where = locals_ if op == 44 else glob
                                                     x = where[arg]
                                                     if x is UNSET:
                                                         raise vm.unset_error(arg)
-                                                    if (type(v) is not Labeled and type(k) is not Labeled and not vm.pc
-                                                            and refcount(x) <= 3 and ops.set_in_place(x, k, v)):
-                                                        pass
+                                                    if (type(x) is list and type(v) is not Labeled and not vm.pc
+                                                            and refcount(x) <= 3):
+                                                        x.append(v)
                                                     else:
-                                                        items, labels = _plain_seq([x, k, v])
-                                                        if labels and vm.try_entries:
-                                                            taint_try(vm, labels)
-                                                        try:
-                                                            r = ops.set_item(items[0], items[1], items[2])
-                                                        except SynError as e:
-                                                            e.labels = e.labels | labels
-                                                            raise
-                                                        _store(vm, where, stamps if op == 46 else gstamps, arg,
-                                                               Labeled(r, labels) if labels else r,
-                                                               _local_name(vm.owner[id(code)], arg) if op == 46 else vm.program.globals[arg])
+                                                        if type(x) is Labeled or type(v) is Labeled:
+                                                            r = _binary(vm, ops.append, x, v)
+                                                        else:
+                                                            r = ops.append(x, v)
+                                                        _store(vm, where, stamps if op == 44 else gstamps, arg, r,
+                                                               _local_name(vm.owner[id(code)], arg) if op == 44 else vm.program.globals[arg])
+                    else:
+                        if op < 111:
+                            if op < 104:
+                                if op < 101:
+                                    if op < 100:
+                                        if op < 47:
+                                            # SET_ITEM_LOCAL (46)
+                                            v = pop()
+                                            k = pop()
+                                            where = locals_ if op == 46 else glob
+                                            x = where[arg]
+                                            if x is UNSET:
+                                                raise vm.unset_error(arg)
+                                            if (type(v) is not Labeled and type(k) is not Labeled and not vm.pc
+                                                    and refcount(x) <= 3 and ops.set_in_place(x, k, v)):
+                                                pass
                                             else:
-                                                if op < 48:
-                                                    # SET_ITEM_GLOBAL (47)
-                                                    v = pop()
-                                                    k = pop()
-                                                    where = locals_ if op == 46 else glob
-                                                    x = where[arg]
-                                                    if x is UNSET:
-                                                        raise vm.unset_error(arg)
-                                                    if (type(v) is not Labeled and type(k) is not Labeled and not vm.pc
-                                                            and refcount(x) <= 3 and ops.set_in_place(x, k, v)):
-                                                        pass
-                                                    else:
-                                                        items, labels = _plain_seq([x, k, v])
-                                                        if labels and vm.try_entries:
-                                                            taint_try(vm, labels)
-                                                        try:
-                                                            r = ops.set_item(items[0], items[1], items[2])
-                                                        except SynError as e:
-                                                            e.labels = e.labels | labels
-                                                            raise
-                                                        _store(vm, where, stamps if op == 46 else gstamps, arg,
-                                                               Labeled(r, labels) if labels else r,
-                                                               _local_name(vm.owner[id(code)], arg) if op == 46 else vm.program.globals[arg])
+                                                items, labels = _plain_seq([x, k, v])
+                                                if labels and vm.try_entries:
+                                                    taint_try(vm, labels)
+                                                try:
+                                                    r = ops.set_item(items[0], items[1], items[2])
+                                                except SynError as e:
+                                                    e.labels = e.labels | labels
+                                                    raise
+                                                _store(vm, where, stamps if op == 46 else gstamps, arg,
+                                                       Labeled(r, labels) if labels else r,
+                                                       _local_name(vm.owner[id(code)], arg) if op == 46 else vm.program.globals[arg])
+                                        else:
+                                            if op < 48:
+                                                # SET_ITEM_GLOBAL (47)
+                                                v = pop()
+                                                k = pop()
+                                                where = locals_ if op == 46 else glob
+                                                x = where[arg]
+                                                if x is UNSET:
+                                                    raise vm.unset_error(arg)
+                                                if (type(v) is not Labeled and type(k) is not Labeled and not vm.pc
+                                                        and refcount(x) <= 3 and ops.set_in_place(x, k, v)):
+                                                    pass
                                                 else:
-                                                    # DROP_UNDER (48)
-                                                    v = pop()
-                                                    del stack[-arg:]
-                                                    push(v)
+                                                    items, labels = _plain_seq([x, k, v])
+                                                    if labels and vm.try_entries:
+                                                        taint_try(vm, labels)
+                                                    try:
+                                                        r = ops.set_item(items[0], items[1], items[2])
+                                                    except SynError as e:
+                                                        e.labels = e.labels | labels
+                                                        raise
+                                                    _store(vm, where, stamps if op == 46 else gstamps, arg,
+                                                           Labeled(r, labels) if labels else r,
+                                                           _local_name(vm.owner[id(code)], arg) if op == 46 else vm.program.globals[arg])
+                                            else:
+                                                # DROP_UNDER (48)
+                                                v = pop()
+                                                del stack[-arg:]
+                                                push(v)
                                     else:
                                         # JUMP_BACK (100)
                                         budget -= pc - arg
                                         if budget <= 0:
-                                            budget = vm.tick(budget)
+                                            budget = vm.tick(budget, room - len(frames))
                                         pc = arg
                                 else:
                                     if op < 102:
@@ -772,13 +770,11 @@ def run_labels(vm, closure, args):
                                         finally:
                                             vm.depth = base_depth
                                     else:
-                                        # LOAD_LOCAL2 (102)
-                                        push(locals_[arg[0]])
-                                        push(locals_[arg[1]])
-                            else:
-                                if op < 106:
-                                    if op < 105:
-                                        if op < 104:
+                                        if op < 103:
+                                            # LOAD_LOCAL2 (102)
+                                            push(locals_[arg[0]])
+                                            push(locals_[arg[1]])
+                                        else:
                                             # ADD_LL (103)
                                             a = locals_[arg[0]]
                                             b = locals_[arg[1]]
@@ -788,7 +784,10 @@ def run_labels(vm, closure, args):
                                                 push(_binary(vm, add, a, b))
                                             else:
                                                 push(add(a, b))
-                                        else:
+                            else:
+                                if op < 108:
+                                    if op < 106:
+                                        if op < 105:
                                             # ADD_LC (104)
                                             a = locals_[arg[0]]
                                             if type(a) is int and type(arg[1]) is int:
@@ -797,17 +796,16 @@ def run_labels(vm, closure, args):
                                                 push(_binary(vm, add, a, arg[1]))
                                             else:
                                                 push(add(a, arg[1]))
-                                    else:
-                                        # SUB_LC (105)
-                                        a = locals_[arg[0]]
-                                        if type(a) is int and type(arg[1]) is int:
-                                            push(a - arg[1])
-                                        elif type(a) is Labeled:
-                                            push(_binary(vm, sub, a, arg[1]))
                                         else:
-                                            push(sub(a, arg[1]))
-                                else:
-                                    if op < 108:
+                                            # SUB_LC (105)
+                                            a = locals_[arg[0]]
+                                            if type(a) is int and type(arg[1]) is int:
+                                                push(a - arg[1])
+                                            elif type(a) is Labeled:
+                                                push(_binary(vm, sub, a, arg[1]))
+                                            else:
+                                                push(sub(a, arg[1]))
+                                    else:
                                         if op < 107:
                                             # MOD_LC (106)
                                             a = locals_[arg[0]]
@@ -833,24 +831,25 @@ def run_labels(vm, closure, args):
                                                                _local_name(vm.owner[id(code)], s))
                                                 v = _join(v, vm.pc)
                                             locals_[s] = v
-                                    else:
-                                        if op < 109:
-                                            # ADD_LC_ST (108)
-                                            a = locals_[arg[0]]
-                                            b = arg[1]
-                                            if type(a) is int and type(b) is int:
-                                                v = a + b
-                                            elif type(a) is Labeled or type(b) is Labeled:
-                                                v = _binary(vm, add, a, b)
-                                            else:
-                                                v = add(a, b)
-                                            s = arg[2]
-                                            if pcs and vm.pc:
-                                                _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
-                                                               _local_name(vm.owner[id(code)], s))
-                                                v = _join(v, vm.pc)
-                                            locals_[s] = v
+                                else:
+                                    if op < 109:
+                                        # ADD_LC_ST (108)
+                                        a = locals_[arg[0]]
+                                        b = arg[1]
+                                        if type(a) is int and type(b) is int:
+                                            v = a + b
+                                        elif type(a) is Labeled or type(b) is Labeled:
+                                            v = _binary(vm, add, a, b)
                                         else:
+                                            v = add(a, b)
+                                        s = arg[2]
+                                        if pcs and vm.pc:
+                                            _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
+                                                           _local_name(vm.owner[id(code)], s))
+                                            v = _join(v, vm.pc)
+                                        locals_[s] = v
+                                    else:
+                                        if op < 110:
                                             # SUB_LC_ST (109)
                                             a = locals_[arg[0]]
                                             b = arg[1]
@@ -866,42 +865,42 @@ def run_labels(vm, closure, args):
                                                                _local_name(vm.owner[id(code)], s))
                                                 v = _join(v, vm.pc)
                                             locals_[s] = v
-                        else:
-                            if op < 116:
-                                if op < 113:
-                                    if op < 111:
-                                        # LT_LL_JF (110)
-                                        a = locals_[arg[0]]
-                                        b = locals_[arg[1]]
-                                        if type(a) is int and type(b) is int:
-                                            if not a < b:
-                                                pc = arg[2]
                                         else:
-                                            if type(a) is Labeled or type(b) is Labeled:
-                                                c = _binary(vm, lt, a, b)
-                                                push_pc(vm, c.l, base_depth + len(frames), arg[3])
-                                                c = c.v
-                                            else:
-                                                c = lt(a, b)
-                                            if c is False:
-                                                pc = arg[2]
-                                    else:
-                                        if op < 112:
-                                            # LT_LC_JF (111)
+                                            # LT_LL_JF (110)
                                             a = locals_[arg[0]]
-                                            if type(a) is int:
-                                                if not a < arg[1]:
+                                            b = locals_[arg[1]]
+                                            if type(a) is int and type(b) is int:
+                                                if not a < b:
                                                     pc = arg[2]
                                             else:
-                                                if type(a) is Labeled:
-                                                    c = _binary(vm, lt, a, arg[1])
+                                                if type(a) is Labeled or type(b) is Labeled:
+                                                    c = _binary(vm, lt, a, b)
                                                     push_pc(vm, c.l, base_depth + len(frames), arg[3])
                                                     c = c.v
                                                 else:
-                                                    c = lt(a, arg[1])
+                                                    c = lt(a, b)
                                                 if c is False:
                                                     pc = arg[2]
+                        else:
+                            if op < 117:
+                                if op < 114:
+                                    if op < 112:
+                                        # LT_LC_JF (111)
+                                        a = locals_[arg[0]]
+                                        if type(a) is int:
+                                            if not a < arg[1]:
+                                                pc = arg[2]
                                         else:
+                                            if type(a) is Labeled:
+                                                c = _binary(vm, lt, a, arg[1])
+                                                push_pc(vm, c.l, base_depth + len(frames), arg[3])
+                                                c = c.v
+                                            else:
+                                                c = lt(a, arg[1])
+                                            if c is False:
+                                                pc = arg[2]
+                                    else:
+                                        if op < 113:
                                             # CMP_LC_JF (112)
                                             a = locals_[arg[1]]
                                             b = arg[2] if op == 112 else locals_[arg[2]]
@@ -913,9 +912,7 @@ def run_labels(vm, closure, args):
                                                 c = compare(arg[0], a, b)
                                             if c is False:
                                                 pc = arg[3]
-                                else:
-                                    if op < 115:
-                                        if op < 114:
+                                        else:
                                             # EQ_C_JF (113)
                                             a = pop()
                                             c = arg[0]
@@ -927,35 +924,34 @@ def run_labels(vm, closure, args):
                                                     pc = arg[1]
                                             elif not eq(a, c):
                                                 pc = arg[1]
-                                        else:
-                                            # RETURN_LOCAL (114)
-                                            val = locals_[arg]
-                                            if pcs:
-                                                if vm.pc:
-                                                    val = _join(val, vm.pc)
-                                                drop_frames(vm, base_depth + len(frames))
-                                            if not frames:
-                                                return val
-                                            code, pc, locals_, stamps = frames.pop()
-                                            push(val)
+                                else:
+                                    if op < 115:
+                                        # RETURN_LOCAL (114)
+                                        val = locals_[arg]
+                                        if pcs:
+                                            if vm.pc:
+                                                val = _join(val, vm.pc)
+                                            drop_frames(vm, base_depth + len(frames))
+                                        if not frames:
+                                            return val
+                                        code, pc, locals_, stamps = frames.pop()
+                                        push(val)
                                     else:
-                                        # FOR_ITER_DECL (115)
-                                        v = next(stack[-1], UNSET)
-                                        if v is UNSET:
-                                            pop()
-                                            pc = arg[0]
+                                        if op < 116:
+                                            # FOR_ITER_DECL (115)
+                                            v = next(stack[-1], UNSET)
+                                            if v is UNSET:
+                                                pop()
+                                                pc = arg[0]
+                                            else:
+                                                if pcs:
+                                                    if vm.pc:
+                                                        v = _join(v, vm.pc)
+                                                    if stamps is None:
+                                                        stamps = [0] * len(locals_)
+                                                    stamps[arg[1]] = vm.stamp
+                                                locals_[arg[1]] = v
                                         else:
-                                            if pcs:
-                                                if vm.pc:
-                                                    v = _join(v, vm.pc)
-                                                if stamps is None:
-                                                    stamps = [0] * len(locals_)
-                                                stamps[arg[1]] = vm.stamp
-                                            locals_[arg[1]] = v
-                            else:
-                                if op < 119:
-                                    if op < 118:
-                                        if op < 117:
                                             # CMP_LL_JF (116)
                                             a = locals_[arg[1]]
                                             b = arg[2] if op == 112 else locals_[arg[2]]
@@ -967,104 +963,105 @@ def run_labels(vm, closure, args):
                                                 c = compare(arg[0], a, b)
                                             if c is False:
                                                 pc = arg[3]
+                            else:
+                                if op < 120:
+                                    if op < 118:
+                                        # CALL1_SUB_LC (117)
+                                        slot, c, _, pad, fcode = arg
+                                        v = locals_[slot]
+                                        if type(v) is int:
+                                            new = [v - c]
+                                        elif type(v) is Labeled:
+                                            new = [_binary(vm, sub, v, c)]
                                         else:
-                                            # CALL1_SUB_LC (117)
-                                            slot, c, _, pad, fcode = arg
-                                            v = locals_[slot]
-                                            if type(v) is int:
-                                                new = [v - c]
-                                            elif type(v) is Labeled:
-                                                new = [_binary(vm, sub, v, c)]
-                                            else:
-                                                new = [sub(v, c)]
-                                            if len(frames) >= room:
-                                                raise vm.depth_limit()
-                                            budget -= 1
-                                            if budget <= 0:
-                                                budget = vm.tick(budget)
-                                            frames.append((code, pc, locals_, stamps))
-                                            code = fcode
-                                            locals_ = new + pad if pad else new
-                                            stamps = [vm.stamp] * len(locals_) if pcs else None
-                                            pc = 0
+                                            new = [sub(v, c)]
+                                        budget -= 1
+                                        if budget <= 0:
+                                            budget = vm.tick_call(budget, room - len(frames))
+                                        frames.append((code, pc, locals_, stamps))
+                                        code = fcode
+                                        locals_ = new + pad if pad else new
+                                        stamps = [vm.stamp] * len(locals_) if pcs else None
+                                        pc = 0
                                     else:
-                                        # ADD_RETURN (118)
-                                        b = pop()
-                                        a = pop()
-                                        if type(a) is int and type(b) is int:
-                                            val = a + b
-                                        elif type(a) is Labeled or type(b) is Labeled:
-                                            val = _binary(vm, add, a, b)
-                                        else:
-                                            val = add(a, b)
-                                        if pcs:
-                                            if vm.pc:
-                                                val = _join(val, vm.pc)
-                                            drop_frames(vm, base_depth + len(frames))
-                                        if not frames:
-                                            return val
-                                        code, pc, locals_, stamps = frames.pop()
-                                        push(val)
-                                else:
-                                    if op < 122:
-                                        if op < 121:
-                                            if op < 120:
-                                                # MUL_LC (119)
-                                                a = locals_[arg[0]]
-                                                if type(a) is int and type(arg[1]) is int:
-                                                    push(a * arg[1])
-                                                elif type(a) is Labeled:
-                                                    push(_binary(vm, mul, a, arg[1]))
-                                                else:
-                                                    push(mul(a, arg[1]))
-                                            else:
-                                                # SUB_LL_ST (120)
-                                                a = locals_[arg[0]]
-                                                b = locals_[arg[1]]
-                                                if type(a) is int and type(b) is int:
-                                                    v = a - b
-                                                elif type(a) is Labeled or type(b) is Labeled:
-                                                    v = _binary(vm, sub, a, b)
-                                                else:
-                                                    v = sub(a, b)
-                                                s = arg[2]
-                                                if pcs and vm.pc:
-                                                    _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
-                                                                   _local_name(vm.owner[id(code)], s))
-                                                    v = _join(v, vm.pc)
-                                                locals_[s] = v
-                                        else:
-                                            # ADD_ST (121)
+                                        if op < 119:
+                                            # ADD_RETURN (118)
                                             b = pop()
                                             a = pop()
                                             if type(a) is int and type(b) is int:
-                                                v = a + b
+                                                val = a + b
                                             elif type(a) is Labeled or type(b) is Labeled:
-                                                v = _binary(vm, add, a, b)
+                                                val = _binary(vm, add, a, b)
                                             else:
-                                                v = add(a, b)
-                                            if pcs and vm.pc:
-                                                _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0,
-                                                               _local_name(vm.owner[id(code)], arg))
-                                                v = _join(v, vm.pc)
-                                            locals_[arg] = v
-                                    else:
-                                        if op < 123:
-                                            # SUB_ST (122)
-                                            b = pop()
-                                            a = pop()
+                                                val = add(a, b)
+                                            if pcs:
+                                                if vm.pc:
+                                                    val = _join(val, vm.pc)
+                                                drop_frames(vm, base_depth + len(frames))
+                                            if not frames:
+                                                return val
+                                            code, pc, locals_, stamps = frames.pop()
+                                            push(val)
+                                        else:
+                                            # MUL_LC (119)
+                                            a = locals_[arg[0]]
+                                            if type(a) is int and type(arg[1]) is int:
+                                                push(a * arg[1])
+                                            elif type(a) is Labeled:
+                                                push(_binary(vm, mul, a, arg[1]))
+                                            else:
+                                                push(mul(a, arg[1]))
+                                else:
+                                    if op < 123:
+                                        if op < 121:
+                                            # SUB_LL_ST (120)
+                                            a = locals_[arg[0]]
+                                            b = locals_[arg[1]]
                                             if type(a) is int and type(b) is int:
                                                 v = a - b
                                             elif type(a) is Labeled or type(b) is Labeled:
                                                 v = _binary(vm, sub, a, b)
                                             else:
                                                 v = sub(a, b)
+                                            s = arg[2]
                                             if pcs and vm.pc:
-                                                _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0,
-                                                               _local_name(vm.owner[id(code)], arg))
+                                                _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0,
+                                                               _local_name(vm.owner[id(code)], s))
                                                 v = _join(v, vm.pc)
-                                            locals_[arg] = v
+                                            locals_[s] = v
                                         else:
+                                            if op < 122:
+                                                # ADD_ST (121)
+                                                b = pop()
+                                                a = pop()
+                                                if type(a) is int and type(b) is int:
+                                                    v = a + b
+                                                elif type(a) is Labeled or type(b) is Labeled:
+                                                    v = _binary(vm, add, a, b)
+                                                else:
+                                                    v = add(a, b)
+                                                if pcs and vm.pc:
+                                                    _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0,
+                                                                   _local_name(vm.owner[id(code)], arg))
+                                                    v = _join(v, vm.pc)
+                                                locals_[arg] = v
+                                            else:
+                                                # SUB_ST (122)
+                                                b = pop()
+                                                a = pop()
+                                                if type(a) is int and type(b) is int:
+                                                    v = a - b
+                                                elif type(a) is Labeled or type(b) is Labeled:
+                                                    v = _binary(vm, sub, a, b)
+                                                else:
+                                                    v = sub(a, b)
+                                                if pcs and vm.pc:
+                                                    _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0,
+                                                                   _local_name(vm.owner[id(code)], arg))
+                                                    v = _join(v, vm.pc)
+                                                locals_[arg] = v
+                                    else:
+                                        if op < 124:
                                             # MOD_LC_EQ_C_JF (123)
                                             a = locals_[arg[0]]
                                             if type(a) is int:
@@ -1082,6 +1079,29 @@ def run_labels(vm, closure, args):
                                                     pc = arg[3]
                                             elif not eq(a, c):
                                                 pc = arg[3]
+                                        else:
+                                            # LT_LC_RET_LOCAL (124)
+                                            a = locals_[arg[0]]
+                                            if type(a) is int:
+                                                done = a < arg[1]
+                                            else:
+                                                if type(a) is Labeled:
+                                                    c = _binary(vm, lt, a, arg[1])
+                                                    push_pc(vm, c.l, base_depth + len(frames), arg[3])
+                                                    c = c.v
+                                                else:
+                                                    c = lt(a, arg[1])
+                                                done = c is not False
+                                            if done:
+                                                val = locals_[arg[2]]
+                                                if pcs:
+                                                    if vm.pc:
+                                                        val = _join(val, vm.pc)
+                                                    drop_frames(vm, base_depth + len(frames))
+                                                if not frames:
+                                                    return val
+                                                code, pc, locals_, stamps = frames.pop()
+                                                push(val)
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 if vm.pc:

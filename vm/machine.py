@@ -144,11 +144,17 @@ class VM:
 
     # ---- limits -----------------------------------------------------------------------
 
-    def take_budget(self):
-        """A chunk of steps for a loop to spend before it calls tick(); charged now."""
+    def take_budget(self, room=None):
+        """A chunk of steps for a loop to spend before it calls tick(); charged now.
+
+        A loop spends one step per call it makes, so a chunk no larger than `room` (the
+        calls the depth limit still allows from where the loop is) lets the loop check
+        the call depth only when the chunk is spent (tick_call), not at every call."""
         n = _CHUNK
         if self.max_steps is not None:
             n = max(1, min(_CHUNK, self.max_steps - self.steps))
+        if room is not None and n > room:
+            n = max(1, room)
         self.steps += n
         return n
 
@@ -156,7 +162,7 @@ class VM:
         """A loop ends: what it did not spend of its chunk is refunded."""
         self.steps -= max(budget, 0)
 
-    def tick(self, budget):
+    def tick(self, budget, room=None):
         """A loop spent its chunk (budget <= 0): count the overshoot, check the limits,
         hand out the next chunk."""
         self.steps -= budget
@@ -166,7 +172,14 @@ class VM:
             t = self.timeout
             shown = int(t) if float(t).is_integer() else t
             raise LimitReached(f"time limit ({shown} s, --timeout) reached")
-        return self.take_budget()
+        return self.take_budget(room)
+
+    def tick_call(self, budget, room):
+        """tick() at a call that spent the chunk: the call depth is checked here (room: the
+        calls the depth limit still allows, this one included)."""
+        if room <= 0:
+            raise self.depth_limit()
+        return self.tick(budget, room)
 
     def depth_limit(self):
         return LimitReached(f"call depth limit ({self.max_depth}, --max-depth) reached")

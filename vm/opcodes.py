@@ -142,6 +142,8 @@ _INTERNAL = [
     ("ADD_ST",          121, "ADD; STORE_LOCAL s"),
     ("SUB_ST",          122, "SUB; STORE_LOCAL s"),
     ("MOD_LC_EQ_C_JF",  123, "LOAD_LOCAL a; CONST m; MOD; CONST c; EQ; JUMP_IF_FALSE t"),
+    ("LT_LC_RET_LOCAL", 124, "LOAD_LOCAL a; CONST c; LT; JUMP_IF_FALSE past; LOAD_LOCAL b; "
+                             "RETURN (a base case: `when n < c` then `give b`)"),
 ]
 INTERNAL = {name: code for name, code, _ in _INTERNAL}
 INTERNAL_DOCS = {code: doc for _, code, doc in _INTERNAL}

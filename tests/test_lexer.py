@@ -285,3 +285,11 @@ def test_a_long_block_is_one_list_in_order():
     body = tree.items[0].body
     assert [s.name for s in body] == [f"v{i}" for i in range(n)]
     assert [s.value.args[0].value for s in tree.items[1:]] == list(range(n))
+
+
+def test_end_of_file_without_a_newline_ends_the_line_where_the_text_ends():
+    toks = tokenize("let x be 1\nprint(x)", "t.syn")
+    assert toks[-1][TYPE] == "NEWLINE" and (toks[-1][LINE], toks[-1][COL]) == (2, 9)
+    # with the newline present, the same place
+    toks = tokenize("let x be 1\nprint(x)\n", "t.syn")
+    assert toks[-1][TYPE] == "NEWLINE" and (toks[-1][LINE], toks[-1][COL]) == (2, 9)

@@ -185,7 +185,6 @@ class _Scan:
 
 
 _OPEN = {"LPAREN": ")", "LBRACKET": "]", "LBRACE": "}"}
-_CLOSE = {"RPAREN": "(", "RBRACKET": "[", "RBRACE": "{"}
 _CHAR = {"LPAREN": "(", "LBRACKET": "[", "LBRACE": "{", "RPAREN": ")", "RBRACKET": "]",
          "RBRACE": "}"}
 

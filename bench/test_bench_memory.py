@@ -87,3 +87,16 @@ def test_append_linearity(benchmark, report, n):
     report.median(f"append/{n}", benchmark)
     report.ratio(f"append {SIZE // 1000}k vs {HALF // 1000}k items: t(2N) / t(N)",
                  f"append/{SIZE}", f"append/{HALF}", 2.0)
+
+
+@pytest.mark.parametrize("n", [HALF, SIZE], ids=lambda n: f"{n // 1000}k")
+def test_append_linearity_python(benchmark, report, n):
+    # The same measurement of CPython's own loop, for scale: a larger list touches more
+    # memory, so even a perfectly linear loop measures a little above 2 on some machines.
+    benchmark.group = "linearity, CPython: `xs.append(i)` in a while loop, N vs 2N"
+    got = measure(benchmark, lambda: append_py(n), budget=2.0,
+                  paired=(lambda: append_py(HALF)) if n == SIZE else None)
+    assert got == n + n - 1
+    report.median(f"append_py/{n}", benchmark)
+    report.ratio(f"CPython, for scale: append {SIZE // 1000}k vs {HALF // 1000}k: t(2N) / t(N)",
+                 f"append_py/{SIZE}", f"append_py/{HALF}")

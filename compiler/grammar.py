@@ -313,18 +313,30 @@ def p_expr_list(p):
 
 
 # Atoms are postfix expressions themselves (no `postfix : atom` step: one reduction fewer
-# for every name, number and text of a program).
+# for every name, number and text of a program). A rule that makes its value from its one
+# token alone names the function that does it (`from_token`): the parser calls that
+# directly when it shifts and reduces the token in one step (see _tables).
+
+def _num(tok):
+    return Num(tok[LINE], tok[COL], tok[VALUE])
+
+
+def _text(tok):
+    return Text(tok[LINE], tok[COL], tok[VALUE])
+
+
+def _name(tok):
+    return Name(tok[LINE], tok[COL], tok[VALUE])
+
 
 def p_atom_number(p):
     """postfix : NUMBER"""
-    tok = p.slice[1]        # written out: these three are a third of all reductions
-    p[0] = Num(tok[LINE], tok[COL], tok[VALUE])
+    p[0] = _num(p.slice[1])
 
 
 def p_atom_text(p):
     """postfix : TEXT"""
-    tok = p.slice[1]        # written out: these three are a third of all reductions
-    p[0] = Text(tok[LINE], tok[COL], tok[VALUE])
+    p[0] = _text(p.slice[1])
 
 
 def p_atom_bool(p):
@@ -340,8 +352,12 @@ def p_atom_nothing(p):
 
 def p_atom_name(p):
     """postfix : NAME"""
-    tok = p.slice[1]        # written out: these three are a third of all reductions
-    p[0] = Name(tok[LINE], tok[COL], tok[VALUE])
+    p[0] = _name(p.slice[1])
+
+
+p_atom_number.from_token = _num
+p_atom_text.from_token = _text
+p_atom_name.from_token = _name
 
 
 def p_atom_paren(p):
@@ -533,7 +549,7 @@ def _tables():
                 if t is not None and t < 0:
                     name, length, fn, marker, unit = prods[-t]
                     if length == 1 and not unit:
-                        leaves[s] = (name, fn, marker)
+                        leaves[s] = (name, fn, marker, getattr(fn, "from_token", None))
         _TABLES = (action, goto, prods, leaves)
     return _TABLES
 
@@ -582,12 +598,15 @@ def _drive(toks, states):
                     syms.append(tok)
                     vals.append(tok[1])
                     break
-                name, fn, marker = leaf
-                production.slice = [None, tok]
-                production[:] = (None, tok[1])
-                fn(production)
+                name, fn, marker, make = leaf
+                if make is not None:
+                    vals.append(make(tok))
+                else:
+                    production.slice = [None, tok]
+                    production[:] = (None, tok[1])
+                    fn(production)
+                    vals.append(production[0])
                 syms.append(marker)
-                vals.append(production[0])
                 state = goto[state][name]
                 states.append(state)
                 break

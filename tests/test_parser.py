@@ -354,3 +354,20 @@ def test_parsetab_tables_match_freshly_generated_ones(tmp_path, monkeypatch):
     assert [(p.str, p.name, p.len) for p in fresh.productions] == \
         [(p[0], p[1], p[2]) for p in tab._lr_productions]
     assert tab._lr_method == "LALR"
+
+
+def test_rules_with_a_from_token_maker_agree_with_it():
+    # The parser calls `from_token` instead of the rule when it shifts and reduces a
+    # token in one step: both ways must make the same node.
+    from synsema.compiler import grammar
+    makers = [f for name, f in vars(grammar).items()
+              if name.startswith("p_") and hasattr(f, "from_token")]
+    assert len(makers) == 3
+    for tok in [("NAME", "x", 3, 7, 40), ("NUMBER", 2.5, 1, 2, 1), ("TEXT", "hi", 9, 1, 99)]:
+        for rule in makers:
+            p = grammar._Production([None, tok[1]])
+            p.slice = [None, tok]
+            rule(p)
+            direct = rule.from_token(tok)
+            assert type(p[0]) is type(direct) and p[0].f == direct.f
+            assert (p[0].line, p[0].col) == (direct.line, direct.col) == (tok[2], tok[3])

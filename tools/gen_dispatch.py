@@ -31,6 +31,10 @@ WEIGHT = {
     "SUB_ST": 10, "MOD_LC_EQ_C_JF": 15, "LT_LC_RET_LOCAL": 30,
 }
 DEFAULT_WEIGHT = 2
+# The labels loop also runs PC_RELEASE (one at the end of every labelled-capable `when`,
+# loop or `try`; the plain loop never sees it: the decoder drops it).
+LABELS_WEIGHT = dict(WEIGHT, PC_RELEASE=45)
+WEIGHTS = {"vm/loop.py": WEIGHT, "vm/loop_labels.py": LABELS_WEIGHT}
 
 HEAD = re.compile(r"^(\s*)(?:el)?if (op == \d+(?: or op == \d+)*):  # (.+)$")
 
@@ -70,7 +74,7 @@ def leaves(blocks):
     return out
 
 
-def tree(items, indent, step, out):
+def tree(items, indent, step, out, weight=WEIGHT):
     if len(items) == 1:
         code, name, body = items[0]
         out.append(f"{indent}# {name} ({code})")
@@ -78,7 +82,7 @@ def tree(items, indent, step, out):
         for line in body:
             out.append(indent + line[base:] if line.strip() else "")
         return
-    weights = [WEIGHT.get(name, DEFAULT_WEIGHT) for _, name, _ in items]
+    weights = [weight.get(name, DEFAULT_WEIGHT) for _, name, _ in items]
     total = sum(weights)
     best, best_k, acc = None, 1, 0
     for k in range(1, len(items)):
@@ -87,9 +91,9 @@ def tree(items, indent, step, out):
         if best is None or d < best:
             best, best_k = d, k
     out.append(f"{indent}if op < {items[best_k][0]}:")
-    tree(items[:best_k], indent + step, step, out)
+    tree(items[:best_k], indent + step, step, out, weight)
     out.append(f"{indent}else:")
-    tree(items[best_k:], indent + step, step, out)
+    tree(items[best_k:], indent + step, step, out, weight)
 
 
 def generate(src_path):
@@ -98,7 +102,7 @@ def generate(src_path):
     lines = text.split("\n")
     prefix, blocks, suffix, indent = parse(lines)
     body = []
-    tree(leaves(blocks), indent, "    ", body)
+    tree(leaves(blocks), indent, "    ", body, WEIGHTS[src_path])
     module = os.path.splitext(os.path.basename(src_path))[0]
     header = [f'"""GENERATED from vm/{module}.py by tools/gen_dispatch.py: do not edit.', "",
               "The same loop with its `if op == N` chain rewritten as a tree of range tests",

@@ -194,8 +194,8 @@ def run_labels(vm, closure, args):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op < 46:
-                        if op < 20:
+                    if op < 44:
+                        if op < 23:
                             if op < 4:
                                 if op < 3:
                                     if op < 2:
@@ -284,7 +284,7 @@ def run_labels(vm, closure, args):
                                             else:
                                                 stack[-1] = add(a, b)
                                     else:
-                                        if op < 16:
+                                        if op < 17:
                                             if op < 14:
                                                 if op < 13:
                                                     # SUB (12)
@@ -316,26 +316,27 @@ def run_labels(vm, closure, args):
                                                     else:
                                                         stack[-1] = div(a, b)
                                                 else:
-                                                    # MOD (15)
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if type(a) is Labeled or type(b) is Labeled:
-                                                        stack[-1] = _binary(vm, mod, a, b)
+                                                    if op < 16:
+                                                        # MOD (15)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is Labeled or type(b) is Labeled:
+                                                            stack[-1] = _binary(vm, mod, a, b)
+                                                        else:
+                                                            stack[-1] = mod(a, b)
                                                     else:
-                                                        stack[-1] = mod(a, b)
+                                                        # EQ (16)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is type(b) and (type(a) is int or type(a) is str):
+                                                            stack[-1] = a == b
+                                                        elif type(a) is Labeled or type(b) is Labeled:
+                                                            stack[-1] = _binary(vm, eq, a, b, False)
+                                                        else:
+                                                            stack[-1] = eq(a, b)
                                         else:
-                                            if op < 18:
-                                                if op < 17:
-                                                    # EQ (16)
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if type(a) is type(b) and (type(a) is int or type(a) is str):
-                                                        stack[-1] = a == b
-                                                    elif type(a) is Labeled or type(b) is Labeled:
-                                                        stack[-1] = _binary(vm, eq, a, b, False)
-                                                    else:
-                                                        stack[-1] = eq(a, b)
-                                                else:
+                                            if op < 20:
+                                                if op < 18:
                                                     # NE (17)
                                                     b = pop()
                                                     a = stack[-1]
@@ -343,41 +344,36 @@ def run_labels(vm, closure, args):
                                                         stack[-1] = _binary(vm, ops.ne, a, b, False)
                                                     else:
                                                         stack[-1] = not eq(a, b)
-                                            else:
-                                                if op < 19:
-                                                    # LT (18)
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if type(a) is int and type(b) is int:
-                                                        stack[-1] = a < b
-                                                    elif type(a) is Labeled or type(b) is Labeled:
-                                                        stack[-1] = _binary(vm, lt, a, b)
-                                                    else:
-                                                        stack[-1] = lt(a, b)
                                                 else:
-                                                    # LE (19)
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if type(a) is Labeled or type(b) is Labeled:
-                                                        stack[-1] = _binary(vm, le, a, b)
+                                                    if op < 19:
+                                                        # LT (18)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is int and type(b) is int:
+                                                            stack[-1] = a < b
+                                                        elif type(a) is Labeled or type(b) is Labeled:
+                                                            stack[-1] = _binary(vm, lt, a, b)
+                                                        else:
+                                                            stack[-1] = lt(a, b)
                                                     else:
-                                                        stack[-1] = le(a, b)
-                        else:
-                            if op < 37:
-                                if op < 30:
-                                    if op < 27:
-                                        if op < 25:
-                                            if op < 24:
-                                                if op < 22:
-                                                    if op < 21:
-                                                        # GT (20)
+                                                        # LE (19)
                                                         b = pop()
                                                         a = stack[-1]
                                                         if type(a) is Labeled or type(b) is Labeled:
-                                                            stack[-1] = _binary(vm, gt, a, b)
+                                                            stack[-1] = _binary(vm, le, a, b)
                                                         else:
-                                                            stack[-1] = gt(a, b)
+                                                            stack[-1] = le(a, b)
+                                            else:
+                                                if op < 21:
+                                                    # GT (20)
+                                                    b = pop()
+                                                    a = stack[-1]
+                                                    if type(a) is Labeled or type(b) is Labeled:
+                                                        stack[-1] = _binary(vm, gt, a, b)
                                                     else:
+                                                        stack[-1] = gt(a, b)
+                                                else:
+                                                    if op < 22:
                                                         # GE (21)
                                                         b = pop()
                                                         a = stack[-1]
@@ -385,33 +381,37 @@ def run_labels(vm, closure, args):
                                                             stack[-1] = _binary(vm, ge, a, b)
                                                         else:
                                                             stack[-1] = ge(a, b)
-                                                else:
-                                                    if op < 23:
+                                                    else:
                                                         # NEG (22)
                                                         v = stack[-1]
                                                         if type(v) is Labeled:
                                                             stack[-1] = _unary(vm, ops.neg, v)
                                                         else:
                                                             stack[-1] = ops.neg(v)
+                        else:
+                            if op < 38:
+                                if op < 31:
+                                    if op < 29:
+                                        if op < 26:
+                                            if op < 25:
+                                                if op < 24:
+                                                    # NOT (23)
+                                                    v = stack[-1]
+                                                    if type(v) is Labeled:
+                                                        stack[-1] = _unary(vm, ops.not_, v)
                                                     else:
-                                                        # NOT (23)
-                                                        v = stack[-1]
-                                                        if type(v) is Labeled:
-                                                            stack[-1] = _unary(vm, ops.not_, v)
-                                                        else:
-                                                            stack[-1] = ops.not_(v)
-                                            else:
-                                                # INDEX (24)
-                                                i = pop()
-                                                x = stack[-1]
-                                                if type(x) is list and type(i) is int and -len(x) <= i < len(x):
-                                                    stack[-1] = x[i]
-                                                elif type(x) is Labeled or type(i) is Labeled:
-                                                    stack[-1] = _binary(vm, index, x, i)
+                                                        stack[-1] = ops.not_(v)
                                                 else:
-                                                    stack[-1] = index(x, i)
-                                        else:
-                                            if op < 26:
+                                                    # INDEX (24)
+                                                    i = pop()
+                                                    x = stack[-1]
+                                                    if type(x) is list and type(i) is int and -len(x) <= i < len(x):
+                                                        stack[-1] = x[i]
+                                                    elif type(x) is Labeled or type(i) is Labeled:
+                                                        stack[-1] = _binary(vm, index, x, i)
+                                                    else:
+                                                        stack[-1] = index(x, i)
+                                            else:
                                                 # FIELD (25)
                                                 x = stack[-1]
                                                 if type(x) is dict:
@@ -420,32 +420,32 @@ def run_labels(vm, closure, args):
                                                     stack[-1] = _unary(vm, ops.field, x, arg)
                                                 else:
                                                     stack[-1] = ops.field(x, arg)
-                                            else:
-                                                # SET_PATH (26)
-                                                v = pop()
-                                                if not arg:     # verified files never have 0 keys; never eat the stack
-                                                    raise vm.bad_opcode(op)
-                                                keys = stack[-arg:]
-                                                del stack[-arg:]
-                                                items, labels = _plain_seq([stack[-1], v] + keys)
-                                                if labels and vm.try_entries:
-                                                    taint_try(vm, labels)
-                                                try:
-                                                    r = ops.set_path(items[0], items[2:], items[1])
-                                                except SynError as e:
-                                                    e.labels = e.labels | labels
-                                                    raise
-                                                stack[-1] = Labeled(r, labels) if labels else r
-                                    else:
-                                        if op < 29:
+                                        else:
                                             if op < 28:
-                                                # BUILD_LIST (27)
-                                                if arg:
-                                                    items, labels = _plain_seq(stack[-arg:])
+                                                if op < 27:
+                                                    # SET_PATH (26)
+                                                    v = pop()
+                                                    if not arg:     # verified files never have 0 keys; never eat the stack
+                                                        raise vm.bad_opcode(op)
+                                                    keys = stack[-arg:]
                                                     del stack[-arg:]
-                                                    push(Labeled(items, labels) if labels else items)
+                                                    items, labels = _plain_seq([stack[-1], v] + keys)
+                                                    if labels and vm.try_entries:
+                                                        taint_try(vm, labels)
+                                                    try:
+                                                        r = ops.set_path(items[0], items[2:], items[1])
+                                                    except SynError as e:
+                                                        e.labels = e.labels | labels
+                                                        raise
+                                                    stack[-1] = Labeled(r, labels) if labels else r
                                                 else:
-                                                    push([])
+                                                    # BUILD_LIST (27)
+                                                    if arg:
+                                                        items, labels = _plain_seq(stack[-arg:])
+                                                        del stack[-arg:]
+                                                        push(Labeled(items, labels) if labels else items)
+                                                    else:
+                                                        push([])
                                             else:
                                                 # BUILD_MAP (28)
                                                 if arg:
@@ -461,21 +461,22 @@ def run_labels(vm, closure, args):
                                                     push(Labeled(m, labels) if labels else m)
                                                 else:
                                                     push({})
-                                        else:
+                                    else:
+                                        if op < 30:
                                             # JUMP (29)
                                             pc = arg
+                                        else:
+                                            # JUMP_IF_FALSE (30)
+                                            v = pop()
+                                            if type(v) is Labeled:
+                                                push_pc(vm, v.l, base_depth + len(frames), arg[1])
+                                                v = v.v
+                                            if v is False:
+                                                pc = arg[0]
+                                            elif v is not True:
+                                                raise vm.cond_error(code, pc - 1, v)
                                 else:
-                                    if op < 31:
-                                        # JUMP_IF_FALSE (30)
-                                        v = pop()
-                                        if type(v) is Labeled:
-                                            push_pc(vm, v.l, base_depth + len(frames), arg[1])
-                                            v = v.v
-                                        if v is False:
-                                            pc = arg[0]
-                                        elif v is not True:
-                                            raise vm.cond_error(code, pc - 1, v)
-                                    else:
+                                    if op < 37:
                                         if op < 34:
                                             if op < 32:
                                                 # AND_JUMP (31)
@@ -575,9 +576,7 @@ def run_labels(vm, closure, args):
                                                         locals_ += callee.captures
                                                     stamps = [vm.stamp] * len(locals_) if pcs else None
                                                     pc = 0
-                            else:
-                                if op < 39:
-                                    if op < 38:
+                                    else:
                                         # CALL_TASK (37)
                                         _, n, pad, fcode = arg
                                         if n == 1:
@@ -595,7 +594,9 @@ def run_labels(vm, closure, args):
                                         locals_ = new + pad if pad else new
                                         stamps = [vm.stamp] * len(locals_) if pcs else None
                                         pc = 0
-                                    else:
+                            else:
+                                if op < 40:
+                                    if op < 39:
                                         # CALL_BUILTIN (38)
                                         # A pure builtin: called as the plain loop calls it when no label
                                         # is involved; otherwise its wrapper joins and attaches the labels.
@@ -618,8 +619,7 @@ def run_labels(vm, closure, args):
                                                     break
                                             else:
                                                 push(labelled(vm, *a) if vm.pc else fn(*a))
-                                else:
-                                    if op < 40:
+                                    else:
                                         # RETURN (39)
                                         val = pop()
                                         if pcs:
@@ -630,51 +630,56 @@ def run_labels(vm, closure, args):
                                             return val
                                         code, pc, locals_, stamps = frames.pop()
                                         push(val)
+                                else:
+                                    if op < 42:
+                                        if op < 41:
+                                            # TRY_BEGIN (40)
+                                            depth = base_depth + len(frames)
+                                            vm.stamp += 1
+                                            entry = [EMPTY, depth, arg[1], vm.stamp, True]
+                                            vm.pc_stack.append(entry)
+                                            vm.try_entries.append(entry)
+                                            handlers.append((arg[0], len(stack), len(frames), entry))
+                                        else:
+                                            # TRY_END (41)
+                                            entry = handlers.pop()[3]
+                                            if entry in vm.try_entries:
+                                                vm.try_entries.remove(entry)
                                     else:
                                         if op < 43:
-                                            if op < 42:
-                                                if op < 41:
-                                                    # TRY_BEGIN (40)
-                                                    depth = base_depth + len(frames)
-                                                    vm.stamp += 1
-                                                    entry = [EMPTY, depth, arg[1], vm.stamp, True]
-                                                    vm.pc_stack.append(entry)
-                                                    vm.try_entries.append(entry)
-                                                    handlers.append((arg[0], len(stack), len(frames), entry))
-                                                else:
-                                                    # TRY_END (41)
-                                                    entry = handlers.pop()[3]
-                                                    if entry in vm.try_entries:
-                                                        vm.try_entries.remove(entry)
-                                            else:
-                                                # PC_RELEASE (42)
-                                                if vm.pc_stack:
-                                                    release(vm, base_depth + len(frames), arg)
+                                            # PC_RELEASE (42)
+                                            if vm.pc_stack:
+                                                release(vm, base_depth + len(frames), arg)
                                         else:
-                                            if op < 44:
-                                                # JUMP_IF_SET (43)
-                                                slot, target = arg
-                                                if locals_[slot] is not UNSET:
-                                                    pc = target
+                                            # JUMP_IF_SET (43)
+                                            slot, target = arg
+                                            if locals_[slot] is not UNSET:
+                                                pc = target
+                    else:
+                        if op < 111:
+                            if op < 104:
+                                if op < 101:
+                                    if op < 100:
+                                        if op < 45:
+                                            # APPEND_LOCAL (44)
+                                            v = pop()
+                                            where = locals_ if op == 44 else glob
+                                            x = where[arg]
+                                            if x is UNSET:
+                                                raise vm.unset_error(arg)
+                                            if (type(x) is list and type(v) is not Labeled and not vm.pc
+                                                    and refcount(x) <= 3):
+                                                x.append(v)
                                             else:
-                                                if op < 45:
-                                                    # APPEND_LOCAL (44)
-                                                    v = pop()
-                                                    where = locals_ if op == 44 else glob
-                                                    x = where[arg]
-                                                    if x is UNSET:
-                                                        raise vm.unset_error(arg)
-                                                    if (type(x) is list and type(v) is not Labeled and not vm.pc
-                                                            and refcount(x) <= 3):
-                                                        x.append(v)
-                                                    else:
-                                                        if type(x) is Labeled or type(v) is Labeled:
-                                                            r = _binary(vm, ops.append, x, v)
-                                                        else:
-                                                            r = ops.append(x, v)
-                                                        _store(vm, where, stamps if op == 44 else gstamps, arg, r,
-                                                               _local_name(vm.owner[id(code)], arg) if op == 44 else vm.program.globals[arg])
+                                                if type(x) is Labeled or type(v) is Labeled:
+                                                    r = _binary(vm, ops.append, x, v)
                                                 else:
+                                                    r = ops.append(x, v)
+                                                _store(vm, where, stamps if op == 44 else gstamps, arg, r,
+                                                       _local_name(vm.owner[id(code)], arg) if op == 44 else vm.program.globals[arg])
+                                        else:
+                                            if op < 47:
+                                                if op < 46:
                                                     # APPEND_GLOBAL (45)
                                                     v = pop()
                                                     where = locals_ if op == 44 else glob
@@ -691,63 +696,58 @@ def run_labels(vm, closure, args):
                                                             r = ops.append(x, v)
                                                         _store(vm, where, stamps if op == 44 else gstamps, arg, r,
                                                                _local_name(vm.owner[id(code)], arg) if op == 44 else vm.program.globals[arg])
-                    else:
-                        if op < 111:
-                            if op < 104:
-                                if op < 101:
-                                    if op < 100:
-                                        if op < 47:
-                                            # SET_ITEM_LOCAL (46)
-                                            v = pop()
-                                            k = pop()
-                                            where = locals_ if op == 46 else glob
-                                            x = where[arg]
-                                            if x is UNSET:
-                                                raise vm.unset_error(arg)
-                                            if (type(v) is not Labeled and type(k) is not Labeled and not vm.pc
-                                                    and refcount(x) <= 3 and ops.set_in_place(x, k, v)):
-                                                pass
-                                            else:
-                                                items, labels = _plain_seq([x, k, v])
-                                                if labels and vm.try_entries:
-                                                    taint_try(vm, labels)
-                                                try:
-                                                    r = ops.set_item(items[0], items[1], items[2])
-                                                except SynError as e:
-                                                    e.labels = e.labels | labels
-                                                    raise
-                                                _store(vm, where, stamps if op == 46 else gstamps, arg,
-                                                       Labeled(r, labels) if labels else r,
-                                                       _local_name(vm.owner[id(code)], arg) if op == 46 else vm.program.globals[arg])
-                                        else:
-                                            if op < 48:
-                                                # SET_ITEM_GLOBAL (47)
-                                                v = pop()
-                                                k = pop()
-                                                where = locals_ if op == 46 else glob
-                                                x = where[arg]
-                                                if x is UNSET:
-                                                    raise vm.unset_error(arg)
-                                                if (type(v) is not Labeled and type(k) is not Labeled and not vm.pc
-                                                        and refcount(x) <= 3 and ops.set_in_place(x, k, v)):
-                                                    pass
                                                 else:
-                                                    items, labels = _plain_seq([x, k, v])
-                                                    if labels and vm.try_entries:
-                                                        taint_try(vm, labels)
-                                                    try:
-                                                        r = ops.set_item(items[0], items[1], items[2])
-                                                    except SynError as e:
-                                                        e.labels = e.labels | labels
-                                                        raise
-                                                    _store(vm, where, stamps if op == 46 else gstamps, arg,
-                                                           Labeled(r, labels) if labels else r,
-                                                           _local_name(vm.owner[id(code)], arg) if op == 46 else vm.program.globals[arg])
+                                                    # SET_ITEM_LOCAL (46)
+                                                    v = pop()
+                                                    k = pop()
+                                                    where = locals_ if op == 46 else glob
+                                                    x = where[arg]
+                                                    if x is UNSET:
+                                                        raise vm.unset_error(arg)
+                                                    if (type(v) is not Labeled and type(k) is not Labeled and not vm.pc
+                                                            and refcount(x) <= 3 and ops.set_in_place(x, k, v)):
+                                                        pass
+                                                    else:
+                                                        items, labels = _plain_seq([x, k, v])
+                                                        if labels and vm.try_entries:
+                                                            taint_try(vm, labels)
+                                                        try:
+                                                            r = ops.set_item(items[0], items[1], items[2])
+                                                        except SynError as e:
+                                                            e.labels = e.labels | labels
+                                                            raise
+                                                        _store(vm, where, stamps if op == 46 else gstamps, arg,
+                                                               Labeled(r, labels) if labels else r,
+                                                               _local_name(vm.owner[id(code)], arg) if op == 46 else vm.program.globals[arg])
                                             else:
-                                                # DROP_UNDER (48)
-                                                v = pop()
-                                                del stack[-arg:]
-                                                push(v)
+                                                if op < 48:
+                                                    # SET_ITEM_GLOBAL (47)
+                                                    v = pop()
+                                                    k = pop()
+                                                    where = locals_ if op == 46 else glob
+                                                    x = where[arg]
+                                                    if x is UNSET:
+                                                        raise vm.unset_error(arg)
+                                                    if (type(v) is not Labeled and type(k) is not Labeled and not vm.pc
+                                                            and refcount(x) <= 3 and ops.set_in_place(x, k, v)):
+                                                        pass
+                                                    else:
+                                                        items, labels = _plain_seq([x, k, v])
+                                                        if labels and vm.try_entries:
+                                                            taint_try(vm, labels)
+                                                        try:
+                                                            r = ops.set_item(items[0], items[1], items[2])
+                                                        except SynError as e:
+                                                            e.labels = e.labels | labels
+                                                            raise
+                                                        _store(vm, where, stamps if op == 46 else gstamps, arg,
+                                                               Labeled(r, labels) if labels else r,
+                                                               _local_name(vm.owner[id(code)], arg) if op == 46 else vm.program.globals[arg])
+                                                else:
+                                                    # DROP_UNDER (48)
+                                                    v = pop()
+                                                    del stack[-arg:]
+                                                    push(v)
                                     else:
                                         # JUMP_BACK (100)
                                         budget -= pc - arg

@@ -54,11 +54,7 @@ def p_items(p):
     if len(p) == 2:
         p[0] = []
     else:
-        # The list is this rule's own until the parse ends: grow it in place (a copy per
-        # item would make a long program quadratic).
-        if p[2] is not None:
-            p[1].append(p[2])
-        p[0] = p[1]
+        p[0] = _grow(p, 2) if p[2] is not None else p[1]
 
 
 def p_item(p):
@@ -622,17 +618,12 @@ def _drive(toks, states):
             production.slice = syms[-n - 1:]
             production[:] = vals[-n - 1:]
             fn(production)
-            if n == 1:
-                # the rule's symbol takes its one child's place on the stacks
-                syms[-1] = marker
-                vals[-1] = production[0]
-                state = goto[states[-2]][name]
-                states[-1] = state
-                continue
             if n:
-                del syms[1 - n:]
-                del vals[1 - n:]
-                del states[1 - n:]
+                # the rule's symbol takes the place of its first child on the stacks
+                if n > 1:
+                    del syms[1 - n:]
+                    del vals[1 - n:]
+                    del states[1 - n:]
                 syms[-1] = marker
                 vals[-1] = production[0]
                 state = goto[states[-2]][name]

@@ -260,8 +260,7 @@ def tokenize(source, source_name="<source>"):
                 _close(typ, pos, end, brackets, out, scan)
         append((typ, value, line, pos - line_start + 1, pos))
     n = len(source)
-    while end < n and source[end] in t_ignore:
-        end += 1
+    end = _past_blanks(source, end)
     if end < n:
         _bad_character(scan, end)
     if brackets:
@@ -289,13 +288,16 @@ def _close(typ, pos, end, brackets, out, scan):
         _fail(scan, f"'{char}' does not close '{_CHAR[opener[TYPE]]}' opened at line "
                     f"{opener[LINE]}, column {opener[COL]}; expected '{_OPEN[opener[TYPE]]}'",
               pos)
-    if typ == "RPAREN":
-        source = scan.lexdata
-        n = len(source)
-        while end < n and source[end] in t_ignore:
-            end += 1
-        if source.startswith("=>", end):
-            out[i] = ("LPAREN_LAMBDA",) + opener[1:]
+    if typ == "RPAREN" and scan.lexdata.startswith("=>", _past_blanks(scan.lexdata, end)):
+        out[i] = ("LPAREN_LAMBDA",) + opener[1:]
+
+
+def _past_blanks(source, i):
+    """The offset of the first character at or after i that t_ignore does not skip."""
+    n = len(source)
+    while i < n and source[i] in t_ignore:
+        i += 1
+    return i
 
 
 def _indentation(source, line_start, pos, line, indents, scan, append):

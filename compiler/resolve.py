@@ -395,9 +395,6 @@ class Resolver:
                 callee.ref = ref
                 if ref[0] == "builtin":
                     self.check_builtin(e, callee.name)
-                elif ref[0] == "task":
-                    f = self.program.functions[ref[1]]
-                    e.static_task = f
             else:
                 self.expr(callee, ctx)
             for a in e.args:

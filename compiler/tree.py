@@ -26,7 +26,7 @@ annotations (they start as None).
   list       items                  map   pairs[(k, v)]
   binop      op left right          and, or: left right (+ rid)
   not, neg   operand                index: target key   field: target name
-  call       callee args span(offsets of the text inside the parens)   static_task
+  call       callee args span(offsets of the text inside the parens)
   lambda     params[(name, line, col)] body           func captures
 
 ref: ("local", slot) | ("global", g) | ("task", f) | ("builtin", name). rid: a statement's
@@ -102,5 +102,5 @@ Not = _node_class("not", "operand")
 Neg = _node_class("neg", "operand")
 Index = _node_class("index", "target key")
 Field = _node_class("field", "target name")
-Call = _node_class("call", "callee args span", "static_task")
+Call = _node_class("call", "callee args span")
 Lambda = _node_class("lambda", "params body", "func captures")

@@ -150,11 +150,6 @@ def _match(code, i, n, targets):
     op1, a1 = code[i + 1] if i + 1 < n else (None, None)
     op2, a2 = code[i + 2] if i + 2 < n else (None, None)
     op3, a3 = code[i + 3] if i + 3 < n else (None, None)
-    if op0 == O.LOAD_LOCAL and op1 == O.CONST and op2 == O.MOD and op3 == O.CONST and \
-            i + 5 < n and code[i + 4][0] == O.EQ and code[i + 5][0] == O.JUMP_IF_FALSE and \
-            type(a1) is int and a1 and _simple(a3) and free(6):
-        # `when x % m == c`: the test of a counter's parity or phase, in one instruction
-        return 6, O.MOD_LC_EQ_C_JF, (a0, a1, a3) + _jf(code[i + 5][1]), i + 2
     if op0 == O.LOAD_LOCAL:
         if op1 == O.LOAD_LOCAL:
             if op2 == O.ADD and op3 == O.STORE_LOCAL and free(4):
@@ -195,6 +190,11 @@ def _match(code, i, n, targets):
                 return 4, O.CALL1_SUB_LC, (a0, a1, a3[0], a3[2]), i + 3
             if op2 == O.SUB and free(3):
                 return 3, O.SUB_LC, (a0, a1), i + 2
+            if op2 == O.MOD and op3 == O.CONST and i + 5 < n and code[i + 4][0] == O.EQ and \
+                    code[i + 5][0] == O.JUMP_IF_FALSE and type(a1) is int and a1 and \
+                    _simple(a3) and free(6):
+                # `when x % m == c`: the test of a counter's parity or phase
+                return 6, O.MOD_LC_EQ_C_JF, (a0, a1, a3) + _jf(code[i + 5][1]), i + 2
             if op2 == O.MOD and a1 and free(3):
                 return 3, O.MOD_LC, (a0, a1), i + 2
             if op2 == O.MUL and free(3):

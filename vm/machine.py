@@ -144,7 +144,7 @@ class VM:
 
     # ---- limits -----------------------------------------------------------------------
 
-    def take_budget(self, room=None):
+    def take_budget(self, room):
         """A chunk of steps for a loop to spend before it calls tick(); charged now.
 
         A loop spends one step per call it makes, so a chunk no larger than `room` (the
@@ -153,7 +153,7 @@ class VM:
         n = _CHUNK
         if self.max_steps is not None:
             n = max(1, min(_CHUNK, self.max_steps - self.steps))
-        if room is not None and n > room:
+        if n > room:
             n = max(1, room)
         self.steps += n
         return n
@@ -162,7 +162,7 @@ class VM:
         """A loop ends: what it did not spend of its chunk is refunded."""
         self.steps -= max(budget, 0)
 
-    def tick(self, budget, room=None):
+    def tick(self, budget, room):
         """A loop spent its chunk (budget <= 0): count the overshoot, check the limits,
         hand out the next chunk."""
         self.steps -= budget

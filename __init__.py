@@ -6,3 +6,37 @@ cli/ (the `syn` command).
 """
 __version__ = "0.1.0"
 LANGUAGE_LEVEL = "0.6.46"
+
+# The embedding API loads on first use, so `import synsema` (and `syn`'s start-up) stays
+# cheap: name -> the module that defines it.
+_LAZY = {
+    "tool": "synsema.stdlib.hosttools",
+    "Toolbox": "synsema.stdlib.hosttools",
+    "HostTool": "synsema.stdlib.hosttools",
+    "compile_file": "synsema.api",
+    "compile_source": "synsema.api",
+    "load": "synsema.api",
+    "Program": "synsema.api",
+    "Result": "synsema.api",
+    "Provider": "synsema.api",
+    "Error": "synsema.api",
+    "CompileError": "synsema.api",
+    "InvalidProgram": "synsema.api",
+    "UsageError": "synsema.api",
+    "RunError": "synsema.api",
+    "ArgumentError": "synsema.api",
+    "LabelViolation": "synsema.api",
+    "Refused": "synsema.api",
+    "LimitExceeded": "synsema.api",
+    "InternalError": "synsema.api",
+}
+
+
+def __getattr__(name):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'synsema' has no attribute {name!r}")
+    import importlib
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -250,7 +250,7 @@ def _full_run():
 
 
 @pytest.hookimpl(trylast=True)     # after pytest-benchmark's own tables
-def pytest_terminal_summary(terminalreporter, exitstatus, config):
+def pytest_terminal_summary(terminalreporter, config):
     rows = REPORT.rows()
     if not rows:
         return

@@ -5,7 +5,7 @@ all) and what the optimisations since bought.
 
 The previous VM is taken from this checkout's git history (`git archive`) into a scratch
 folder and run in a subprocess under its own copy of the `synsema` package; the benchmark
-is skipped when git or that commit is not available (a shallow clone)."""
+fails, saying what is missing, when git or that commit is not available (a shallow clone)."""
 
 import os
 import shutil
@@ -63,13 +63,16 @@ print(best)
 @pytest.fixture(scope="module")
 def previous_root():
     if shutil.which("git") is None:
-        pytest.skip("git is not installed")
+        pytest.fail("git is not installed: this benchmark takes the previous VM from the "
+                    "checkout's history", pytrace=False)
     tmp = tempfile.mkdtemp(prefix="synsema-previous-")
     archive = os.path.join(tmp, "prev.tar")
     done = subprocess.run(["git", "-C", ROOT, "archive", "-o", archive, PREVIOUS],
                           capture_output=True, text=True)
     if done.returncode != 0:
-        pytest.skip(f"commit {PREVIOUS} is not in this checkout's history: {done.stderr}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        pytest.fail(f"commit {PREVIOUS} is not in this checkout's history (a shallow clone? "
+                    f"`git fetch --unshallow`): {done.stderr}", pytrace=False)
     pkg = os.path.join(tmp, "pkg", "synsema")
     os.makedirs(pkg)
     with tarfile.open(archive) as tar:

@@ -8,16 +8,18 @@ import click
 
 from synsema import LANGUAGE_LEVEL, __version__
 from synsema.cli import runner
-from synsema.cli.options import RUN_OPTIONS
+from synsema.cli.options import ENTRY_OPTIONS, RUN_OPTIONS
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-def run_options(fn):
+def run_options(fn, table=RUN_OPTIONS):
     """Attach the shared run options (cli.options.RUN_OPTIONS) to a command."""
-    for flag, dest, kind, default, help_ in reversed(RUN_OPTIONS):
+    for flag, dest, kind, default, help_ in reversed(table):
         if kind == "flag":
             opt = click.option(flag, dest, is_flag=True, default=default, help=help_)
+        elif kind == "multi":
+            opt = click.option(flag, dest, multiple=True, metavar="TEXT", help=help_)
         elif kind == "int":
             opt = click.option(flag, dest, type=click.IntRange(min=1), default=default,
                                show_default=default is not None, help=help_)
@@ -31,6 +33,11 @@ def run_options(fn):
             opt = click.option(flag, dest, default=default, help=help_)
         fn = opt(fn)
     return fn
+
+
+def entry_options(fn):
+    """The run options and the entry point options (--call, --args, ...) of run and exec."""
+    return run_options(run_options(fn, ENTRY_OPTIONS))
 
 
 @click.group(context_settings=CONTEXT)
@@ -65,11 +72,11 @@ def _done(code):
               help="Where to write the .synb (default: beside the source).")
 def compile_cmd(source, output):
     """Compile SOURCE (.syn) to a .synb file."""
-    program, src = runner.compile_file(source)
+    program, code = runner.compile_file(source)
     if program is None:
-        _done(src)
+        _done(code)
     from synsema.vm.codec import encode
-    data = encode(program)
+    data = encode(program._program)
     out = output or os.path.splitext(source)[0] + ".synb"
     tmp = out + ".tmp"
     try:
@@ -88,7 +95,7 @@ def compile_cmd(source, output):
 
 @cli.command("exec", context_settings=CONTEXT)
 @click.argument("program", type=click.Path(dir_okay=False))
-@run_options
+@entry_options
 def exec_cmd(program, **values):
     """Run a precompiled PROGRAM (.synb); the loader verifies it first."""
     from synsema.cli.commands_exec import exec_path
@@ -97,16 +104,14 @@ def exec_cmd(program, **values):
 
 @cli.command("run", context_settings=CONTEXT)
 @click.argument("source", type=click.Path(dir_okay=False))
-@run_options
+@entry_options
 def run_cmd(source, **values):
-    """Compile SOURCE (.syn) in memory and run its top-level statements."""
-    program, src = runner.compile_file(source)
+    """Compile SOURCE (.syn) in memory and run its top-level statements (then, with
+    --call, one of its tasks)."""
+    program, code = runner.compile_file(source)
     if program is None:
-        _done(src)
-    vm, code = runner.make_vm(program, values)
-    if vm is None:
         _done(code)
-    _done(runner.run_vm(vm, src))
+    _done(runner.run(program, values))
 
 
 @cli.command("test", context_settings=CONTEXT)
@@ -122,11 +127,11 @@ def test_cmd(paths, select, verbose, as_json, **values):
 
 
 def _outline(source, as_json):
-    program, src = runner.compile_file(source)
+    program, code = runner.compile_file(source)
     if program is None:
-        _done(src)
+        _done(code)
     from synsema.cli.describe import outline, outline_text
-    data = outline(program)
+    data = outline(program._program)
     if as_json:
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
     else:
@@ -160,11 +165,11 @@ def code_outline_cmd(source, as_json):
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def inspect_cmd(program, as_json):
     """The manifest of a compiled PROGRAM: format, intent, requires, tasks, hash."""
-    prog, src = runner.load_synb(program)
+    prog, code = runner.load_synb(program)
     if prog is None:
-        _done(src)
+        _done(code)
     from synsema.cli.describe import manifest, manifest_text
-    data = manifest(prog, os.path.getsize(program))
+    data = manifest(prog._program, os.path.getsize(program))
     click.echo(json.dumps(data, indent=2, ensure_ascii=False) if as_json else manifest_text(data))
     _done(runner.EXIT_OK)
 
@@ -174,11 +179,11 @@ def inspect_cmd(program, as_json):
 def dis_cmd(path):
     """Disassemble a .syn or .synb file, with source lines."""
     if path.endswith(".synb"):
-        prog, src = runner.load_synb(path)
+        prog, code = runner.load_synb(path)
     else:
-        prog, src = runner.compile_file(path)
+        prog, code = runner.compile_file(path)
     if prog is None:
-        _done(src)
+        _done(code)
     from synsema.vm.dis import disassemble
-    click.echo(disassemble(prog, src.lines), nl=False)
+    click.echo(disassemble(prog._program, prog._source.lines), nl=False)
     _done(runner.EXIT_OK)

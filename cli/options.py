@@ -1,7 +1,8 @@
 """The run options of `syn run`, `syn exec` and `syn test`, defined once: the click
-commands and the fast `syn exec` path (cli.entry) are both built from this table."""
+commands and the fast `syn exec` path (cli.entry) are both built from these tables."""
 
-# (flag, dest, kind, default, help); kind: flag | text | int | number | choice:a|b
+# (flag, dest, kind, default, help); kind: flag | text | multi (repeatable text) | int |
+# number | choice:a|b
 RUN_OPTIONS = [
     ("--labels", "labels", "flag", False,
      "Track information-flow labels: private data may not reach stdout, the network or an "
@@ -29,19 +30,31 @@ RUN_OPTIONS = [
      "record, replay (no network) or auto (replay what the tape has, record the rest)."),
     ("--trace", "trace", "flag", False,
      "Print each model decision, tool call and result to stderr."),
+    ("--tools", "tools", "multi", (),
+     "Host tools for the run: MODULE:NAME, a function decorated with @synsema.tool, a list "
+     "of them or a synsema.Toolbox (the working directory is on the import path). "
+     "Repeatable."),
+]
+
+# The entry point options of `syn run` and `syn exec` (SPEC 14).
+ENTRY_OPTIONS = [
+    ("--call", "call", "text", None,
+     "After the top level, call this task and write its result as one line of JSON."),
+    ("--args", "args", "text", None,
+     "The task's named arguments as a JSON object (checked as call_tool checks them)."),
+    ("--args-file", "args_file", "text", None, "Read the --args JSON object from this file."),
+    ("--args-label", "args_label", "multi", (),
+     "With --labels: label every argument with this label. Repeatable."),
 ]
 
 
-def defaults():
-    return {dest: default for _, dest, _, default, _ in RUN_OPTIONS}
-
-
 def parse_fast(args):
-    """Parse run options + one path without click; None when anything is unusual
+    """Parse `syn exec`'s options + one path without click; None when anything is unusual
     (help, an unknown option, a bad value), so the caller falls back to click, which
     gives the proper message."""
-    by_flag = {flag: (dest, kind) for flag, dest, kind, _, _ in RUN_OPTIONS}
-    values = defaults()
+    table = RUN_OPTIONS + ENTRY_OPTIONS
+    by_flag = {flag: (dest, kind) for flag, dest, kind, _, _ in table}
+    values = {dest: default for _, dest, _, default, _ in table}
     paths = []
     i = 0
     while i < len(args):
@@ -65,6 +78,9 @@ def parse_fast(args):
                 raw = args[i + 1]
                 i += 1
             i += 1
+            if kind == "multi":
+                values[dest] += (raw,)
+                continue
             try:
                 values[dest] = convert(kind, raw)
             except ValueError:

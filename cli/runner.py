@@ -1,5 +1,5 @@
-"""Load or compile a program, build the VM's options from the run options, run it, and
-turn every outcome into the exit code of SPEC section 13:
+"""The run options of `syn run`, `syn exec` and `syn test` turned into calls of the
+embedding API (synsema.api, SPEC 16), and every outcome into the exit code of SPEC 13:
 
     0 success · 1 compile/runtime error, failed test, invalid .synb · 2 usage ·
     3 start refused by the ceiling, or label_violation · 4 resource limit · 70 internal
@@ -7,175 +7,132 @@ turn every outcome into the exit code of SPEC section 13:
 
 import os
 import sys
-import threading
 
-from synsema.cli.report import Source, compile_error, runtime_error
-from synsema.vm.errors import (CompileError, InvalidProgram, LabelViolation, LimitReached,
-                               StartRefused, SynError)
+from synsema import api
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_REFUSED, EXIT_LIMIT, EXIT_INTERNAL = 0, 1, 2, 3, 4, 70
-
-
-class Usage(Exception):
-    """A bad option value found after parsing (exit 2)."""
 
 
 def err(text):
     sys.stderr.write(text if text.endswith("\n") else text + "\n")
 
 
-def read_source(path):
-    """(text, None) or (None, exit code) after printing why the file cannot be read."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except IsADirectoryError:
-        err(f"error: {path} is a folder, not a .syn file")
-        return None, EXIT_USAGE
-    except OSError as e:
-        err(f"error: cannot read {path}: {e.strerror or e}")
-        return None, EXIT_USAGE
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
-        err(f"{os.path.basename(path)}:{line}: error: the file is not valid UTF-8 "
-            f"(byte {e.start}); save it as UTF-8")
-        return None, EXIT_ERROR
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    return text, None
-
-
 def compile_file(path):
-    """(program, source) or (None, exit code) after printing the compile error."""
-    text, code = read_source(path)
-    if text is None:
-        return None, code
-    from synsema.compiler import compile_source
-    name = os.path.basename(path)
-    source = Source(name, text.splitlines())
-    try:
-        return compile_source(text, name), source
-    except CompileError as e:
-        err(compile_error(e, source))
-        return None, EXIT_ERROR
+    """(api.Program, None) or (None, exit code) after printing why it does not compile."""
+    return _opened(path, ".syn", api.compile_file)
 
 
 def load_synb(path):
-    """(program, source) or (None, exit code) after printing why the file is refused."""
+    """(api.Program, None) or (None, exit code) after printing why the file is refused."""
+    return _opened(path, ".synb", api.load)
+
+
+def _opened(path, kind, opener):
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        return opener(path), None
     except IsADirectoryError:
-        err(f"error: {path} is a folder, not a .synb file")
+        err(f"error: {path} is a folder, not a {kind} file")
         return None, EXIT_USAGE
     except OSError as e:
         err(f"error: cannot read {path}: {e.strerror or e}")
         return None, EXIT_USAGE
-    from synsema.vm.codec import decode
+    except api.Error as e:
+        err(e.message)
+        return None, e.exit_code
+
+
+def settings(values):
+    """The api.Program keywords (and the CLI's own --llm-* overrides) of the run options;
+    raises api.UsageError for a bad --tools."""
+    out = {k: values.get(k) for k in ("cap_set", "max_steps", "timeout", "audit")}
+    out.update(labels=values.get("labels", False), trace=values.get("trace", False),
+               max_depth=values.get("max_depth") or 1000, tools=load_tools(values),
+               llm_flags={"url": values.get("llm_url"), "api": values.get("llm_api"),
+                          "model": values.get("llm_model"), "cassette": values.get("cassette"),
+                          "cassette_mode": values.get("cassette_mode")})
+    return out
+
+
+def load_tools(values):
+    """The host tools of the --tools MODULE:NAME options (SPEC 15.2), or None."""
+    targets = values.get("tools") or ()
+    if not targets:
+        return None
+    from synsema.stdlib.hosttools import ToolError, collect, load_target
     try:
-        program = decode(data)
-    except InvalidProgram as e:
-        err(f"not a valid .synb: {e.reason}")
-        return None, EXIT_ERROR
-    return program, Source.beside(path, program.source_name)
+        return collect([list(load_target(t).values()) for t in targets])
+    except ToolError as e:      # ToolTargetError included: an import or a wrong object
+        raise api.UsageError(f"usage error: {e}") from None
 
 
-def vm_options(values, program):
-    """vm.machine.Options from the run options; raises Usage for a bad value."""
-    from synsema.vm.caps import Ceiling, CeilingError
-    from synsema.vm.machine import Options
-    ceiling = None
-    if values.get("cap_set") is not None:
-        try:
-            ceiling = Ceiling.parse(values["cap_set"])
-        except CeilingError as e:
-            raise Usage(str(e)) from None
-    audit = None
-    if values.get("audit"):
-        from synsema.vm.audit import Audit
-        try:
-            audit = Audit(values["audit"])
-        except OSError as e:
-            raise Usage(f"--audit: cannot open {values['audit']}: {e.strerror or e}") from None
-    llm = provider_from(values) if uses_llm(program) else None
-    return Options(labels=values.get("labels", False), ceiling=ceiling,
-                   max_steps=values.get("max_steps"), timeout=values.get("timeout"),
-                   max_depth=values.get("max_depth") or 1000, audit=audit, llm=llm,
-                   trace=values.get("trace", False))
+def vm_options(values, program, out):
+    """vm.machine.Options of the run options for `program` (an api.Program), print going
+    to `out`; raises api.UsageError for a bad value."""
+    return api._options(program._program, out, **settings(values))
 
 
-def uses_llm(program):
-    """Can this program reach a model at all? Only with `require llm` (at top level or in
-    a task); without it every model builtin is refused, so the provider settings are not
-    even read (a shell with both OPENAI_API_KEY and ANTHROPIC_API_KEY set must not stop a
-    program that never calls a model)."""
-    return any(cap[0] == "llm" for cap in program.requires) or any(
-        cap[0] == "llm" for f in program.functions for cap in f.requires)
-
-
-def provider_from(values):
-    env = os.environ
-    keys = ("llm_url", "llm_api", "llm_model", "cassette", "cassette_mode")
-    configured = any(values.get(k) for k in keys) or any(
-        env.get(k) for k in ("SYN_LLM_URL", "SYN_LLM_API", "SYN_LLM_MODEL", "SYN_LLM_KEY",
-                             "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "SYN_LLM_CASSETTE"))
-    if not configured:
-        return None        # offline: do not even import the provider code
-    from synsema.stdlib.llm import Provider, config_from
+def run(program, values):
+    """`syn run` / `syn exec`: the top level, and the task of --call if any; the exit code.
+    print writes to stdout as the program runs."""
     try:
-        config = config_from(dict(env), url=values.get("llm_url"), api=values.get("llm_api"),
-                             model=values.get("llm_model"), cassette=values.get("cassette"),
-                             cassette_mode=values.get("cassette_mode"))
-    except ValueError as e:
-        raise Usage(str(e)) from None
-    return Provider(config) if config is not None else None
-
-
-def make_vm(program, values):
-    """(vm, None) or (None, exit code) after printing why the run cannot start."""
-    from synsema.vm.machine import VM
-    try:
-        opts = vm_options(values, program)
-        return VM(program, opts), None
-    except Usage as e:
-        err(f"usage error: {e}")
-        return None, EXIT_USAGE
-    except StartRefused as e:
-        err("error: the program requires capabilities the host ceiling (--cap-set) does not "
-            f"grant: {', '.join(e.missing)}; the program does not start")
-        return None, EXIT_REFUSED
-
-
-def outcome(e, source):
-    """Print an error that ended a run; return its exit code."""
-    from synsema.vm.machine import InternalError
-    if isinstance(e, InternalError):
-        err(runtime_error(e, source))
-        err("internal error: this is a bug in syn, not in your program; please report it "
-            "with the program that shows it")
-        if os.environ.get("SYN_DEBUG") and getattr(e, "original", None) is not None:
-            import traceback
-            traceback.print_exception(e.original)
-        return EXIT_INTERNAL
-    err(runtime_error(e, source))
-    if isinstance(e, LabelViolation):
-        return EXIT_REFUSED
-    if isinstance(e, LimitReached):
-        return EXIT_LIMIT
-    return EXIT_ERROR
-
-
-def run_vm(vm, source):
-    """Run the top level; the exit code."""
-    try:
-        in_big_stack(vm.run_main)
-    except SynError as e:
-        return outcome(e, source)
+        task = values.get("call")
+        if task is None:
+            for flag, dest in (("--args", "args"), ("--args-file", "args_file"),
+                               ("--args-label", "args_label")):
+                if values.get(dest) not in (None, ()):
+                    raise api.UsageError(f"usage error: {flag} needs --call TASK")
+        args = call_args(values) if task is not None else None
+        program._execute(task, args, _stdout_write, result_to=_stdout_write,
+                         args_labels=values.get("args_label") or (), **settings(values))
+    except api.Error as e:
+        return outcome(e)
     finally:
         flush()
     return EXIT_OK
+
+
+def call_args(values):
+    """The argument map of --args JSON / --args-file FILE (SPEC 14)."""
+    text, where = values.get("args"), "--args"
+    path = values.get("args_file")
+    if text is not None and path is not None:
+        raise api.UsageError("usage error: give --args or --args-file, not both")
+    if path is not None:
+        where = f"--args-file {path}"
+        try:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+        except (OSError, UnicodeDecodeError) as e:
+            raise api.UsageError(f"usage error: --args-file: cannot read {path}: "
+                                 f"{getattr(e, 'strerror', None) or e}") from None
+    if text is None:
+        return {}
+    from synsema.stdlib.jsonvalues import json_decode
+    from synsema.vm.errors import SynError
+    try:
+        args = json_decode(text)
+    except SynError as e:
+        raise api.UsageError(f"usage error: {where}: {e.message.removeprefix('json_decode: ')}"
+                             ) from None
+    if type(args) is not dict:
+        from synsema.vm.values import type_name
+        raise api.UsageError(f"usage error: {where} must be a JSON object of named arguments "
+                             f"({{\"name\": value}}), got a {type_name(args)}")
+    return args
+
+
+def outcome(e):
+    """Print an API error that ended a run; return its exit code."""
+    err(e.message)
+    original = getattr(e.__cause__, "original", None)
+    if isinstance(e, api.InternalError) and os.environ.get("SYN_DEBUG") and original:
+        import traceback
+        traceback.print_exception(original)
+    return e.exit_code
+
+
+def _stdout_write(text):
+    sys.stdout.write(text)
 
 
 def flush():
@@ -183,35 +140,3 @@ def flush():
         sys.stdout.flush()
     except (BrokenPipeError, OSError):
         pass
-
-
-def in_big_stack(fn):
-    """Run fn in a thread with a large stack, so deep (but limited) Synsema recursion
-    through builtins never overflows the C stack; re-raise what it raised."""
-    box = {}
-
-    def target():
-        try:
-            box["value"] = fn()
-        except BaseException as e:  # noqa: BLE001 - handed back to the caller's thread
-            box["error"] = e
-
-    depth = 1000
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000 + depth))
-    old = threading.stack_size()
-    try:
-        threading.stack_size(512 * 1024 * 1024)
-    except (ValueError, RuntimeError):
-        return fn()
-    try:
-        t = threading.Thread(target=target, name="synsema")
-        t.start()
-    finally:
-        threading.stack_size(old)
-    try:
-        t.join()
-    except KeyboardInterrupt:
-        raise
-    if "error" in box:
-        raise box["error"]
-    return box.get("value")

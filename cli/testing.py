@@ -9,9 +9,10 @@ import json
 import os
 import sys
 
+from synsema.api import UsageError, _in_big_stack
 from synsema.cli import runner
 from synsema.cli.report import runtime_error, shown_message
-from synsema.vm.errors import SynError
+from synsema.vm.errors import StartRefused, SynError
 
 
 def find_files(paths):
@@ -59,29 +60,29 @@ def _emit(as_json, text):
 
 def _run_file(path, select, verbose, as_json, values):
     result = {"file": path, "tests": [], "passed": 0, "failed": 0}
-    program, source = runner.compile_file(path)
-    if program is None:
+    prog, _ = runner.compile_file(path)
+    if prog is None:
         result["failed"] += 1
         result["tests"].append({"name": "(compile)", "ok": False,
                                 "message": "the file does not compile"})
         _emit(as_json, f"FAIL  (compile) {os.path.basename(path)}\n")
         return result, runner.EXIT_ERROR
+    program, source = prog._program, prog._source
     captured = io.StringIO()
     from synsema.vm.machine import VM
     try:
-        opts = runner.vm_options(values, program)
-    except runner.Usage as e:
-        runner.err(f"usage error: {e}")
+        opts = runner.vm_options(values, prog, captured.write)
+    except UsageError as e:
+        runner.err(e.message)
         return result, runner.EXIT_USAGE
-    opts.out = captured.write
     try:
         vm = VM(program, opts)
-    except runner.StartRefused as e:
+    except StartRefused as e:
         runner.err("error: the program requires capabilities the host ceiling (--cap-set) "
                    f"does not grant: {', '.join(e.missing)}")
         return result, runner.EXIT_REFUSED
     try:
-        runner.in_big_stack(vm.run_main)
+        _in_big_stack(vm.run_main)
         top_error = None
     except SynError as e:
         top_error = e
@@ -101,7 +102,7 @@ def _run_file(path, select, verbose, as_json, values):
         test_out = io.StringIO()
         vm.write = test_out.write
         try:
-            runner.in_big_stack(lambda: vm.run_function(index))
+            _in_big_stack(lambda: vm.run_function(index))
             result["passed"] += 1
             result["tests"].append({"name": name, "ok": True})
             _emit(as_json, f"ok    {name}\n")

@@ -174,9 +174,11 @@ def p_simple_break(p):
 
 def p_simple_require(p):
     """simple : REQUIRE NAME
-              | REQUIRE NAME LPAREN TEXT RPAREN"""
-    arg = p[4] if len(p) == 6 else None
-    p[0] = T.Require(*_pos(p, 1), p[2], arg)
+              | REQUIRE NAME LPAREN TEXT RPAREN
+              | REQUIRE NAME LPAREN TEXT COMMA TEXT RPAREN"""
+    arg = p[4] if len(p) >= 6 else None
+    arg2 = p[6] if len(p) == 8 else None
+    p[0] = T.Require(*_pos(p, 1), p[2], arg, arg2)
 
 
 def p_simple_expr(p):

@@ -10,6 +10,7 @@ import re
 
 import ply.lex as lex
 
+from synsema.vm.digits import int_of_digits
 from synsema.vm.errors import CompileError
 
 KEYWORDS = (
@@ -83,8 +84,8 @@ def t_NEWLINE(t):
 
 
 def t_NUMBER(t):
-    r"(\d+\.\d+|\d+)([eE][+-]?\d+)?"
-    t.value = _number(t.value)
+    r"([0-9]+\.[0-9]+|[0-9]+)([eE][+-]?[0-9]+)?"
+    t.value = _number(t.value, t.lexpos, t.lexer)
     return t
 
 
@@ -103,13 +104,23 @@ def t_error(t):
     _bad_character(t.lexer, t.lexpos)
 
 
-def _number(text):
+_INF = float("inf")
+
+
+def _number(text, pos, scan):
+    """The value of a number token (its digits are ASCII: `[0-9]`, not `\\d`, which
+    would take any script's digits). Integers are unbounded; a float must be finite."""
     if "." in text or "e" in text or "E" in text:
-        return float(text)
-    return int(text)
+        f = float(text)
+        if f == _INF:
+            _fail(scan, f"the number {text} is too large for a float (the largest is about "
+                        "1.8e308)", pos)
+        return f
+    return int_of_digits(text)
 
 
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r"}
+_UNICODE_ESCAPE = re.compile(r"\\u\{([0-9A-Fa-f]{1,6})\}")
 
 
 def _unescape(quoted, pos, scan):
@@ -130,14 +141,19 @@ def _unescape(quoted, pos, scan):
             out.append(_ESCAPES[e])
             i += 2
         elif e == "u":
-            end = raw.find("}", i)
-            digits = raw[i + 3:end] if raw.startswith("{", i + 2) and end > 0 else ""
-            try:
-                out.append(chr(int(digits, 16)))
-            except (ValueError, OverflowError):
+            # Exactly \u{ + 1 to 6 hex digits + }: int(x, 16) alone would also take
+            # "0x41", "+41", " 41" and "4_1".
+            m = _UNICODE_ESCAPE.match(raw, i)
+            code = int(m[1], 16) if m else -1
+            if not 0 <= code <= 0x10FFFF:
                 _fail(scan, "bad \\u escape; write \\u{HEX} with 1 to 6 hex digits, "
-                            "like \\u{1F600}", pos + 1 + i)
-            i = end + 1
+                            "at most \\u{10FFFF}, like \\u{1F600}", pos + 1 + i)
+            if 0xD800 <= code <= 0xDFFF:
+                _fail(scan, f"\\u{{{m[1]}}} is a surrogate (D800 to DFFF), which is not a "
+                            "character; write the character's own code point, like "
+                            "\\u{1F600}", pos + 1 + i)
+            out.append(chr(code))
+            i = m.end()
         else:
             _fail(scan, f"unknown escape '\\{e}' in text; the escapes are "
                         '\\" \\\\ \\n \\t \\r \\u{HEX}', pos + 1 + i)
@@ -251,7 +267,7 @@ def tokenize(source, source_name="<source>"):
             if typ == "NAME":
                 typ = keyword(value, "NAME")
             elif typ == "NUMBER":
-                value = _number(value)
+                value = _number(value, pos, scan)
             elif typ == "TEXT":
                 value = _unescape(value, pos, scan)
             elif typ in _OPEN:

@@ -10,12 +10,13 @@ Annotations:
 """
 
 from synsema.stdlib.registry import BUILTINS
+from synsema.vm.caps import is_host, is_label, is_tool_pattern
 from synsema.vm.errors import CompileError
 from synsema.vm.program import Function, Param, Program
 from synsema.vm.suggest import did_you_mean
 
 TYPES = ("number", "text", "bool", "list", "map", "task", "any")
-CAPS = ("llm", "net", "stdout")
+CAPS = ("llm", "net", "stdout", "tool")
 
 
 class _Ctx:
@@ -52,6 +53,7 @@ class Resolver:
         self.program = Program(source_name)
         self.tasks = {}           # name -> (func index, line)
         self.globals = {}         # name -> (slot, line)
+        self.block_globals = {}   # name -> line: top-level variables declared in a block
         self.builtins = {}        # name -> index in program.builtins
 
     def error(self, msg, line, col):
@@ -135,16 +137,19 @@ class Resolver:
         return prog
 
     def hidden_global(self, name, line):
+        self.block_globals.setdefault(name, line)
         self.program.globals.append(name)
         self.program.global_lines.append(line)
         return len(self.program.globals) - 1
 
     def cap(self, node):
-        name, arg = node.cap_name, node.arg
+        name, arg, arg2 = node.cap_name, node.arg, node.arg2
         if name not in CAPS:
             self.error(f"unknown capability '{name}'{did_you_mean(name, CAPS)}; the "
-                       'capabilities are llm, llm("LABEL"), net("HOST") and stdout',
-                       node.line, node.col)
+                       'capabilities are llm, llm("LABEL"), net("HOST"), '
+                       'net("HOST", "LABEL"), tool("NAME") and stdout', node.line, node.col)
+        if arg2 is not None and name != "net":
+            self.error(f"`require {name}` takes at most one argument", node.line, node.col)
         if name == "stdout":
             if arg is not None:
                 self.error("`require stdout` takes no argument", node.line, node.col)
@@ -152,20 +157,31 @@ class Resolver:
         if name == "llm":
             if arg is None:
                 return ("llm",)
-            if not arg or not all(c.isalnum() or c in "_-." for c in arg):
-                self.error(f"bad label {arg!r} in require llm(...); a label is a word like "
-                           '"customers"', node.line, node.col)
+            self.check_label(arg, "llm", node)
             return ("llm", arg)
+        if name == "tool":
+            if arg is None or not is_tool_pattern(arg):
+                self.error(f"bad tool {arg!r} in require tool(...); name a host tool "
+                           '(tool("bank.send_money")), every tool under a prefix '
+                           '(tool("bank.*")), or every tool (tool("*"))', node.line, node.col)
+            return ("tool", arg)
         if arg is None:
             self.error('`require net` needs a host: require net("api.example.com")',
                        node.line, node.col)
         host = arg.lower()
-        body = host[2:] if host.startswith("*.") else host
-        if not body or not all(c.isalnum() or c in "-." for c in body) or ".." in body:
-            self.error(f"bad host {arg!r} in require net(...); write a host name like "
-                       '"api.weather.com" or "*.example.com" (no scheme, path or port)',
+        if not is_host(host):         # the rule the verifier applies to the .synb
+            from synsema.stdlib.net import host_problem
+            self.error(f"bad host {arg!r} in require net(...): {host_problem(host)}",
                        node.line, node.col)
+        if arg2 is not None:
+            self.check_label(arg2, "net", node)
+            return ("net", host, arg2)
         return ("net", host)
+
+    def check_label(self, label, cap, node):
+        if not is_label(label):
+            self.error(f"bad label {label!r} in require {cap}(...); a label is a word like "
+                       '"customers"', node.line, node.col)
 
     def params(self, item, f, ctx):
         seen_default = False
@@ -369,6 +385,15 @@ class Resolver:
         if name in self.globals and ctx.func.kind == "main":
             msg += (f" yet: its `let` is at line {self.globals[name][1]}; top-level "
                     "statements see only what is declared above them")
+            self.error(msg, line, col)
+        root = ctx
+        while root.parent is not None:
+            root = root.parent
+        if root.func.kind != "main" and name in self.block_globals:
+            # Whether a `let` in a block has run depends on the branch taken (SPEC 2).
+            msg += (f" here: it is declared at line {self.block_globals[name]} inside a "
+                    "top-level block, and tasks and tests see only the top-level variables "
+                    "declared outside every block; declare it before the block")
             self.error(msg, line, col)
         self.error(msg + did_you_mean(name, self.candidates(ctx)), line, col)
 

@@ -7,6 +7,7 @@ None mutates its inputs: every changed list or map is a new one (value semantics
 import math
 import re
 
+from synsema.vm.digits import int_of_digits
 from synsema.vm.errors import SynError
 from synsema.vm.values import UNSET, denorm_key, norm_key, type_name
 from synsema.stdlib.display import display, format_number, quote
@@ -105,16 +106,14 @@ def b_number(x):
     if t is not str:
         raise SynError(f"number needs a text or number, got {type_name(x)}")
     s = x.strip()
-    try:
-        if _INT_RE.fullmatch(s):
-            return int(s)
-        if _FLOAT_RE.fullmatch(s):
-            f = float(s)
-            if f != f or f in (math.inf, -math.inf):
-                raise SynError(f"number: {quote(s)} is out of range")
-            return f
-    except ValueError:          # more than 4300 digits
-        raise SynError(f"number: {quote(s[:20] + '...')} has too many digits") from None
+    if _INT_RE.fullmatch(s):
+        return int_of_digits(s)         # any number of digits
+    if _FLOAT_RE.fullmatch(s):
+        f = float(s)
+        if f in (math.inf, -math.inf):
+            shown = quote(s) if len(s) <= 60 else quote(s[:60]) + "..."
+            raise SynError(f"number: {shown} is out of range")
+        return f
     shown = quote(x) if len(x) <= 60 else quote(x[:60]) + "..."
     raise SynError(f"number cannot read {shown} as a number; "
                    "write digits like 42, -3.5 or 1e3")
@@ -237,7 +236,7 @@ def b_put(coll, k, v):
         n = len(coll)
         j = i + n if i < 0 else i
         if not 0 <= j < n:
-            raise SynError(f"put: index {i} is out of range for {_items(n)}")
+            raise SynError(f"put: index {format_number(i)} is out of range for {_items(n)}")
         r = coll.copy()
         r[j] = v
         return r
@@ -259,7 +258,7 @@ def b_remove(coll, k):
         n = len(coll)
         j = i + n if i < 0 else i
         if not 0 <= j < n:
-            raise SynError(f"remove: index {i} is out of range for {_items(n)}")
+            raise SynError(f"remove: index {format_number(i)} is out of range for {_items(n)}")
         return coll[:j] + coll[j + 1:]
     raise SynError(f"remove needs a map or list, got {type_name(coll)}")
 
@@ -460,7 +459,11 @@ def b_round(x, digits=None):
     _num("round", x)
     d = 0 if digits is None else _int("round", digits, "number of digits")
     if type(x) is int:
-        return x if d >= 0 else round(x, d)
+        if d >= 0:
+            return x
+        # |x| < 10**-d / 2 rounds to 0; Python's round would build 10**-d first, which
+        # for a huge -d never finishes.
+        return 0 if -d > x.bit_length() + 1 else round(x, d)
     if x != x or x in (math.inf, -math.inf):
         if d == 0:
             raise SynError(f"round cannot make an integer of {format_number(x)}")

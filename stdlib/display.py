@@ -4,10 +4,12 @@ Top-level text shows as is; text inside a list or map is quoted with JSON escape
 Numbers: an int as is; a float in Python's shortest round-trip form (`repr`), except
 that an integral float below 1e16 in size drops its `.0` (3.0 -> "3", 1e16 -> "1e+16").
 """
+from itertools import repeat
 from json import dumps as _json_dumps
 
-from synsema.vm.errors import SynError
+from synsema.vm.digits import int_text
 from synsema.vm.values import BoolKey
+
 
 def quote(s):
     """A text quoted with JSON escapes, non-ASCII kept as is."""
@@ -17,10 +19,7 @@ def quote(s):
 def format_number(n):
     """The printed form of a number (int or float; never a bool)."""
     if type(n) is int:
-        try:
-            return str(n)
-        except ValueError:      # CPython refuses int -> str past 4300 digits
-            raise SynError("number too large to show (more than 4300 digits)") from None
+        return int_text(n)      # str(n), or past CPython's digit limit our own conversion
     if n.is_integer() and -1e16 < n < 1e16:
         # int() drops the sign of -0.0; keep it so the form still reads back exactly.
         if n == 0 and str(n)[0] == "-":
@@ -30,20 +29,54 @@ def format_number(n):
 
 
 def _show(v):
-    """The form of v inside a list or map (texts quoted)."""
+    """The form of v inside a list or map (texts quoted). Nested containers are walked
+    with a stack of iterators, not by recursion, so no nesting is too deep to show."""
+    t = type(v)
+    if t is not list and t is not dict:
+        return _scalar(v)
+    parts = []
+    emit = parts.append
+    todo = [iter((("", v),))]       # per open container: its (prefix, item) pairs to show
+    closers = [""]
+    while todo:
+        for prefix, x in todo[-1]:
+            t = type(x)
+            if t is list:
+                emit(prefix + "[")
+                todo.append(zip(_separators(), x))
+                closers.append("]")
+                break
+            if t is dict:
+                emit(prefix + "{")
+                todo.append((sep + show_key(k) + ": ", y)
+                            for sep, (k, y) in zip(_separators(), x.items()))
+                closers.append("}")
+                break
+            emit(prefix + _scalar(x))
+        else:
+            todo.pop()
+            emit(closers.pop())
+    return "".join(parts)
+
+
+def _separators():
+    yield ""
+    yield from repeat(", ")
+
+
+def _scalar(v):
+    """The form of a value that is not a list or map, inside a list or map."""
     t = type(v)
     if t is str:
         return quote(v)
-    if t is int or t is float:
+    if t is int:
+        return int_text(v)
+    if t is float:
         return format_number(v)
     if t is bool:
         return "true" if v else "false"
     if v is None:
         return "nothing"
-    if t is list:
-        return "[" + ", ".join([_show(x) for x in v]) + "]"
-    if t is dict:
-        return "{" + ", ".join([show_key(k) + ": " + _show(x) for k, x in v.items()]) + "}"
     return str(v)               # Closure: <task add> / <lambda at line 12>
 
 
@@ -67,10 +100,7 @@ def display(v):
     if t is int:
         return format_number(v)
     if t is list or t is dict:
-        try:
-            return _show(v)
-        except RecursionError:
-            raise SynError("value nested too deeply to show") from None
+        return _show(v)
     if t is float:
         return format_number(v)
     if t is bool:

@@ -50,5 +50,5 @@ def builtin(name, min_args, max_args=None, kind="pure"):
 
 def load_all():
     """Import every module that registers builtins; returns the registry."""
-    from synsema.stdlib import core, vmbuiltins  # noqa: F401  (registration side effects)
+    from synsema.stdlib import core, hostcall, vmbuiltins  # noqa: F401  (registration side effects)
     return BUILTINS

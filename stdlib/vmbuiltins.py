@@ -11,7 +11,7 @@ from synsema.stdlib import display as D
 from synsema.stdlib.equality import equal
 from synsema.stdlib.registry import builtin
 from synsema.vm.errors import EMPTY, SynError
-from synsema.vm.values import Closure, Labeled, type_name
+from synsema.vm.values import Closure, HostFn, Labeled, type_name
 
 NO_PROVIDER = "[no llm provider]"
 
@@ -39,10 +39,15 @@ def _labels_text(labels):
     return ", ".join(sorted(labels))
 
 
-def _sink(vm, what, labels, where=None):
-    """Labelled data (or pc) may never reach stdout or the network."""
+def _sink(vm, what, labels, allowed=None):
+    """Labelled data (or pc) reaches a sink only with the ceiling's leave for each label
+    (`allowed(label)`: e.g. stdout=L for print); otherwise it is a label_violation."""
     labels = labels | vm.pc
     if labels:
+        if allowed is not None:
+            labels = frozenset(l for l in labels if not allowed(l))
+            if not labels:
+                return
         vm.violation(f"{what} would reveal data labelled {_labels_text(labels)}")
 
 
@@ -54,7 +59,7 @@ def print_(vm, x):
     vm.need("print", ("stdout",))
     x, labels = _split(x)
     if vm.labels:
-        _sink(vm, "print", labels)
+        _sink(vm, "print", labels, vm.ceiling.may_print)
     vm.write(D.display(x) + "\n")
     return None
 
@@ -103,9 +108,11 @@ def declassify(vm, v, reason):
 
 @builtin("labels_of", 1, kind="vm")
 def labels_of(vm, v):
-    """The sorted list of a value's label names (metadata: carries only the pc)."""
+    """The sorted list of a value's label names. The list carries those labels too: which
+    labels a value has can depend on labelled data (`x and private(y, "j")` has j only
+    when x was true), so the answer is as secret as the value (SPEC 10)."""
     _, labels = _split(v)
-    return _label(vm, sorted(labels), EMPTY)
+    return _label(vm, sorted(labels), labels)
 
 
 # ---- calls and tools ----------------------------------------------------------------------
@@ -182,13 +189,44 @@ def _spread(vm, args, labels):
     return [a if a is UNSET else _label(vm, a, labels) for a in args]
 
 
+def _call_labels(task, tl, al):
+    """The labels a call from a map runs under: the task value's, and the map's when the
+    task has defaults -- which keys the map holds decides which defaults run (and their
+    side effects), so that is as secret as the map (SPEC 10)."""
+    if al and any(p.default != p.NO_DEFAULT for p in task.func.params):
+        return tl | al
+    return tl
+
+
+def _call_host(vm, name, fn, tl, args, al, as_tool):
+    """call/call_tool of a host tool: the map checked against its signature, then
+    stdlib.hostcall.invoke (capability, label contract, record)."""
+    from synsema.stdlib import hostcall
+    if type(args) is not dict:
+        err = SynError(f"{name} needs a map of arguments as its second argument, got "
+                       f"{type_name(args)}")
+        err.labels = tl | al
+        raise err
+    try:
+        named = hostcall.named_args(name, fn, args, as_tool)
+    except SynError as e:
+        e.labels = e.labels | tl | al
+        raise
+    if al:
+        named = {k: _label(vm, v, al) for k, v in named.items()}
+    under = tl | al if al and any(p.has_default for p in fn.tool.params) else tl
+    return hostcall.invoke(vm, fn, named, under)
+
+
 @builtin("call", 2, kind="vm")
 def call(vm, task, args):
     """Call a task with named arguments from a map (runs with the caller's capabilities)."""
     task, tl = _split(task)
     args, al = _split(args)
+    if type(task) is HostFn:
+        return _call_host(vm, "call", task, tl, args, al, as_tool=False)
     positional = _checked_args(vm, "call", task, args, tl | al, tool=False)
-    return vm.call_labelled(task, _spread(vm, positional, al), tl)
+    return vm.call_labelled(task, _spread(vm, positional, al), _call_labels(task, tl, al))
 
 
 @builtin("call_tool", 2, kind="vm")
@@ -202,8 +240,11 @@ def call_tool(vm, task, args):
 def _call_tool(vm, task, args):
     task, tl = _split(task)
     args, al = _split(args)
+    if type(task) is HostFn:
+        return _call_host(vm, "call_tool", task, tl, args, al, as_tool=True)
     positional = _checked_args(vm, "call_tool", task, args, tl | al, tool=True)
-    return vm.call_labelled(task, _spread(vm, positional, al), tl, as_tool=True)
+    return vm.call_labelled(task, _spread(vm, positional, al), _call_labels(task, tl, al),
+                            as_tool=True)
 
 
 @builtin("tool_spec", 2, kind="vm")
@@ -211,6 +252,12 @@ def tool_spec(vm, task, describe):
     """The catalog entry of a task: {name, describe, params, optional}."""
     task, tl = _split(task)
     describe, dl = _split(describe)
+    if type(task) is HostFn:
+        # A host tool's catalog entry; `nothing` takes the tool's own description.
+        from synsema.stdlib.hosttools import catalog_entry
+        if describe is not None and type(describe) is not str:
+            raise SynError(f"tool_spec needs a text description, got {type_name(describe)}")
+        return _label(vm, catalog_entry(task.tool, describe), tl | dl)
     if type(task) is not Closure or task.func.kind != "task":
         raise SynError("tool_spec needs a task declared with `task` as its first argument, "
                        f"got {type_name(task) if type(task) is not Closure else 'a lambda'}")
@@ -273,38 +320,34 @@ def assert_error(vm, f, part=None):
 
 # ---- network ------------------------------------------------------------------------------
 
-def _host_of(name, url):
-    from urllib.parse import urlsplit
-    if type(url) is not str:
-        raise SynError(f"{name} needs a URL text, got {type_name(url)}")
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname
-    except ValueError:
-        host = None
-    if parts.scheme not in ("http", "https") if host else True:
-        raise SynError(f"{name}: {url!r} is not an http(s) URL; write it like "
-                       "\"https://api.example.com/path\"")
-    return host.lower()
-
-
 def _http(vm, name, url, body=None):
+    from synsema.stdlib import net
     url, ul = _split(url)
     body, bl = _split(body)
     if vm.labels:
         _sink(vm, name, ul | bl)      # before anything can echo the URL in a message
-    host = _host_of(name, url)
+    if type(url) is not str:
+        raise SynError(f"{name} needs a URL text, got {type_name(url)}")
+    try:
+        host = net.url_host(url)      # the host net.fetch connects to, by construction
+    except net.BadURL as e:
+        raise SynError(f"{name}: refused {url!r}: {e}") from None
+    _net_gate(vm, name, host)
+    if body is not None and type(body) is not str:
+        from synsema.stdlib.jsonvalues import json_encode
+        body = json_encode(body)
+    return net.fetch(name, url, host, body, lambda to: _net_gate(vm, name, to))
+
+
+def _net_gate(vm, name, host):
+    """May the running code reach `host` now? Checked for the URL's host and again for
+    every host a redirect leads to (net.fetch calls it), so both go through one check."""
     vm.need(name, ("net", host))
     if not vm.ceiling.net_ok(host):
         from synsema.vm.errors import CapabilityDenied
         raise CapabilityDenied(f"{name} needs net(\"{host}\"); the host's --cap-set does not "
                                "grant it")
-    if body is not None and type(body) is not str:
-        from synsema.stdlib.jsonvalues import json_encode
-        body = json_encode(body)
     vm.audit_event(event="capability", kind="net", host=host, builtin=name, at=vm.where())
-    from synsema.stdlib.net import fetch
-    return fetch(name, url, body)
 
 
 @builtin("http_get", 1, kind="vm")
@@ -405,7 +448,7 @@ def llm_step(vm, prompt, catalog, context):
     return _label(vm, answer, labels)
 
 
-def _text_op(name, nargs):
+def _text_op(name):
     def op(vm, *args):
         plain = []
         labels = EMPTY
@@ -495,10 +538,13 @@ def _traced_call_tool(vm, task, args):
     """call_tool with a trace line: the tool, its arguments as they arrived, and its
     result or the error that rejected them."""
     plain, tl = _split(task)
-    if vm.labels and tl:
+    if vm.labels and (tl or vm.pc):
+        # Under a raised pc the tool's name tells which way the labelled branch went.
         name = _shown(vm, plain, tl)
     elif type(plain) is Closure:
         name = plain.func.name if plain.func.kind == "task" else D.display(plain)
+    elif type(plain) is HostFn:
+        name = plain.tool.name
     else:
         name = type_name(plain)
     head = f"  call_tool {name} {_shown(vm, args, tl)}"
@@ -512,7 +558,7 @@ def _traced_call_tool(vm, task, args):
     return result
 
 
-builtin("ask", 1, kind="vm")(_text_op("ask", 1))
-builtin("summarize", 1, kind="vm")(_text_op("summarize", 1))
-builtin("classify", 2, kind="vm")(_text_op("classify", 2))
-builtin("extract", 2, kind="vm")(_text_op("extract", 2))
+builtin("ask", 1, kind="vm")(_text_op("ask"))
+builtin("summarize", 1, kind="vm")(_text_op("summarize"))
+builtin("classify", 2, kind="vm")(_text_op("classify"))
+builtin("extract", 2, kind="vm")(_text_op("extract"))

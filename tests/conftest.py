@@ -1,5 +1,5 @@
+import importlib.util
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,20 +10,39 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 
 
+# The one legitimate skip: ../shared (conformance suite, seed programs) is a sibling checkout,
+# not part of this repository. When it is there, everything in it is required.
+needs_shared = pytest.mark.skipif(
+    not SHARED.is_dir(),
+    reason=f"{SHARED} is not there: the shared conformance suite and seed programs live in a "
+           f"checkout beside this project; put it there to run these tests")
+
+
+def installed_script(name):
+    """The console script `name` (pyproject [project.scripts]) beside this interpreter;
+    the test fails, saying how to fix it, when the project is not installed here."""
+    exe = Path(sys.executable).parent / name
+    if not exe.exists():
+        pytest.fail(f"{exe} is missing: install the project into this environment "
+                    f"({sys.executable} -m pip install -e '.[test]')", pytrace=False)
+    return exe
+
+
 def syn_command():
-    """The `syn` of this checkout's environment (the venv's script, else python -m)."""
+    """The `syn` of the interpreter running the tests: its script, else `python -m synsema`
+    (never a `syn` found on PATH, which may belong to another checkout)."""
     exe = Path(sys.executable).parent / "syn"
     if exe.exists():
         return [str(exe)]
-    found = shutil.which("syn")
-    if found:
-        return [found]
+    if importlib.util.find_spec("synsema") is None:
+        pytest.fail(f"neither {exe} nor the synsema package is available to {sys.executable}: "
+                    f"install the project ({sys.executable} -m pip install -e '.[test]')",
+                    pytrace=False)
     return [sys.executable, "-m", "synsema"]
 
 
 def load_script(relative):
     """Import a script that is not part of the package (tools/, docs/) by its path."""
-    import importlib.util
     path = ROOT / relative
     spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)

@@ -3,11 +3,10 @@ exit codes of compile, exec, run, test, outline, inspect and dis."""
 
 import json
 import subprocess
-from pathlib import Path
 
 import pytest
 
-from conftest import SHARED, syn_command
+from conftest import installed_script
 
 APP = ('task inner(x)\n    give x + "s"\ntask outer(y)\n    give inner(y)\n'
        'print("before")\nprint(outer(1))\n')
@@ -45,9 +44,7 @@ def test_help_of_every_command(syn, cmd):
 
 
 def test_synsema_alias(syn, write, tmp_path):
-    exe = Path(syn_command()[0]).parent / "synsema"
-    if not exe.exists():
-        pytest.skip("the synsema script is not installed beside syn")
+    exe = installed_script("synsema")
     write("a.syn", "print(40 + 2)\n")
     p = subprocess.run([str(exe), "run", "a.syn"], cwd=tmp_path, capture_output=True,
                        text=True, timeout=60)
@@ -284,14 +281,6 @@ def test_syn_test_limit_in_a_test_fails_only_that_test(syn, write):
     p = syn("test", "--max-steps", "2000", "t.syn")
     assert p.returncode == 1
     assert p.stdout.splitlines()[-1] == "1 passed, 1 failed"
-
-
-def test_syn_test_seed(syn):
-    seed = SHARED / "seeds" / "tool-calling.syn"
-    if not seed.exists():
-        pytest.skip("no seeds")
-    p = syn("test", seed)
-    assert p.returncode == 0 and p.stdout.splitlines()[-1] == "7 passed, 0 failed"
 
 
 # ---- outline, inspect, dis ----------------------------------------------------------------

@@ -238,3 +238,63 @@ def test_crafted_redeclare_cannot_bypass_no_sensitive_upgrade(exec_synb):
     # path) or, were it loaded, by no-sensitive-upgrade at run time.
     assert ((r.returncode == 3 and "label_violation" in r.stderr)
             or (r.returncode == 1 and r.stderr.startswith("not a valid .synb:"))), r.stdout
+
+
+# SPEC 2: tasks and tests see the top-level variables declared outside every block. One
+# declared in a block may not have been set, and whether it was is which way a branch went:
+# a task reading it after a labelled branch would answer that with its `not set yet` error.
+
+BLOCKS = [
+    ("when s\n    let y be 1\n", 3),
+    ("while s\n    let y be 1\n    break\n", 3),
+    ("for each y in [1]\n    print(y)\n", 2),
+    ("try\n    let y be 1\nrecover e\n    print(e)\n", 3),
+    ("try\n    print(1)\nrecover y\n    print(y)\n", 4),
+]
+
+
+@pytest.mark.parametrize("block, line", BLOCKS)
+def test_tasks_and_tests_do_not_see_a_variable_declared_in_a_block(block, line):
+    from synsema.vm.errors import CompileError
+    hint = (f"'y' is not declared here: it is declared at line {line} inside a top-level "
+            "block, and tasks and tests see only the top-level variables declared outside "
+            "every block; declare it before the block")
+    head = 'let s be private(true, "c")\n' + block
+    for user in ("task f()\n    give y\n", 'test "t"\n    assert_eq(y, 1)\n',
+                 "task f()\n    let g be () => y\n    give g()\n"):
+        with pytest.raises(CompileError) as e:
+            compile_source(head + user, "app.syn")
+        assert hint in str(e.value), str(e.value)
+
+
+def test_tasks_see_top_level_variables_declared_anywhere_outside_blocks(exec_synb):
+    # Below the task, and after blocks; lambdas inside a block see the block's variables.
+    prog = build('''\
+        task f()
+            give x + 1
+        when true
+            let y be 2
+            let g be () => y
+            print(g())
+        let x be 40
+        print(f())
+    ''')
+    r = exec_synb(prog)
+    assert (r.returncode, r.stdout) == (0, "2\n41\n"), r.stderr
+    r = exec_synb(prog, "--labels")
+    assert (r.returncode, r.stdout) == (0, "2\n41\n"), r.stderr
+
+
+def test_crafted_task_reading_a_block_variable_is_refused(exec_synb):
+    """The same rule holds for a file whose task names such a variable anyway."""
+    def edit(p):
+        f = task(p, "f")
+        f.code = [O.LOAD_GLOBAL, p.globals.index("y"), O.RETURN]
+        f.positions = [(0, 4, 5)]
+    prog = build('let s be private(true, "c")\nwhen s\n    let y be 1\ntask f()\n'
+                 '    give 0\ntry\n    print(f())\nrecover e\n    print("unset")\n', edit)
+    for options in ((), ("--labels",)):
+        r = exec_synb(prog, *options)
+        assert r.returncode == 1 and r.stdout == "", r.stdout
+        assert r.stderr.startswith("not a valid .synb: in task f, offset 0: LOAD_GLOBAL "
+                                   "names top-level variable 'y'"), r.stderr

@@ -9,10 +9,6 @@ source line (a caret line of an error report would otherwise show it).
 
 Most programs run in-process (fast); a handful go through the `syn` command, and some
 through `syn compile` + `syn exec` to show that both paths agree.
-
-Tests marked xfail(strict=True) with a reason starting "LEAK:" or "BUG:" are real
-disagreements with SPEC found by this suite; they pass once the implementation is fixed
-(and then strict xfail turns them red, so the mark must be removed).
 """
 
 import io
@@ -77,6 +73,16 @@ def ok(src, expected_out, **kw):
     return r
 
 
+# labels_of's answer carries the labels it reports (SPEC 10): printing it needs stdout=L.
+SHOW = "stdout,stdout=a,stdout=c,stdout=d"
+SHOW_LLM = SHOW + ",llm=c@api.openai.com"
+
+
+def shown(src, expected_out, **kw):
+    """ok(), with a ceiling that lets the labels these tests use reach stdout."""
+    return ok(src, expected_out, cap=SHOW, **kw)
+
+
 # ---- explicit flows -------------------------------------------------------------------
 
 def test_print_of_private_is_a_violation():
@@ -109,7 +115,7 @@ def test_pure_builtin_on_public_data_under_a_labelled_branch_takes_the_pc_label(
 @pytest.mark.parametrize("expr", ['slice(secret, 0, 2)', 'replace("ab", "a", secret)',
                                   'contains(secret, "x")'])
 def test_pure_builtin_with_a_labelled_argument_among_several(expr):
-    ok(MAKE + f"print(labels_of({expr}))\n", '["c"]\n')
+    shown(MAKE + f"print(labels_of({expr}))\n", '["c"]\n')
 
 
 def test_public_data_prints_normally_under_labels():
@@ -154,9 +160,9 @@ def test_short_circuit_right_operand_runs_under_the_left_label():
 
 
 def test_short_circuit_result_carries_the_label():
-    ok(MAKE + 'let b be len(secret) == 99 and true\nprint(labels_of(b))\n', '["c"]\n')
-    ok(MAKE + 'let b be true and len(secret) == 99\nprint(labels_of(b))\n', '["c"]\n')
-    ok('let b be true and false\nprint(b)\n', "false\n")
+    shown(MAKE + 'let b be len(secret) == 99 and true\nprint(labels_of(b))\n', '["c"]\n')
+    shown(MAKE + 'let b be true and len(secret) == 99\nprint(labels_of(b))\n', '["c"]\n')
+    shown('let b be true and false\nprint(b)\n', "false\n")
 
 
 def test_branch_without_give_ends_its_pc_at_the_end_of_the_statement():
@@ -202,8 +208,9 @@ def test_set_of_element_to_labelled_value_labels_container():
 # ---- closures and task values -----------------------------------------------------------
 
 def test_lambda_capturing_a_secret_is_labelled():
-    r = violation(MAKE + 'let f be () => secret\nprint(labels_of(f))\nprint(f())\n')
-    assert r.out == '["c"]\n'
+    violation(MAKE + 'let f be () => secret\nprint(f())\n')
+    r = run(MAKE + 'let f be () => secret\nprint(labels_of(f))\nprint(f())\n', cap=SHOW)
+    assert r.out == '["c"]\n' + SECRET + "\n", r
 
 
 def test_labelled_lambda_that_ignores_captures_still_labels_its_call():
@@ -247,7 +254,7 @@ def test_labelled_task_value_may_set_its_own_parameter():
         let t be private(inc, "c")
         let r be t(1)
         print(labels_of(r))
-    '''))
+    '''), cap=SHOW)
     assert r.code == 0 and r.out == '["c"]\n', r
 
 
@@ -370,7 +377,7 @@ def test_give_in_labelled_branch_not_taken_is_covered_too():
 
 
 def test_result_of_task_with_give_in_labelled_branch_is_labelled():
-    ok(MAKE + textwrap.dedent('''\
+    shown(MAKE + textwrap.dedent('''\
         task f(s)
             when s
                 give 1
@@ -469,7 +476,7 @@ def test_give_in_try_keeps_pc_until_return():
             give 2
         f(private(0, "c"))
     '''))
-    ok(MAKE + textwrap.dedent('''\
+    shown(MAKE + textwrap.dedent('''\
         task f(s)
             try
                 let q be 1 / s
@@ -569,7 +576,7 @@ def test_variable_declared_inside_branch_may_be_set():
 
 
 def test_variable_already_labelled_may_be_set():
-    ok(MAKE + 'let x be private(0, "c")\nwhen len(secret) > 3\n    set x to 1\n'
+    shown(MAKE + 'let x be private(0, "c")\nwhen len(secret) > 3\n    set x to 1\n'
        'print(labels_of(x))\n', '["c"]\n')
 
 
@@ -580,7 +587,7 @@ def test_labelled_with_a_different_label_is_still_an_upgrade():
 # ---- tool results and model answers ---------------------------------------------------------
 
 def test_call_tool_with_labelled_args_gives_labelled_result():
-    ok(MAKE + textwrap.dedent('''\
+    shown(MAKE + textwrap.dedent('''\
         task shout(t)
             give upper(t)
         let r be call_tool(shout, {"t": secret})
@@ -613,7 +620,7 @@ def test_offline_llm_step_answer_carries_prompt_labels():
         print(labels_of(a.name))
         print(labels_of(a.args))
         print(labels_of(a["tokens"]))
-    '''), '["c"]\n' * 6)
+    '''), '["c"]\n' * 6, cap=SHOW_LLM)
 
 
 def test_llm_answer_labelled_by_context_and_catalog_too():
@@ -622,7 +629,7 @@ def test_llm_answer_labelled_by_context_and_catalog_too():
         print(labels_of(a))
         let b be llm_step("hi", private([], "c"), "")
         print(labels_of(b))
-    '''), '["c"]\n["c"]\n')
+    '''), '["c"]\n["c"]\n', cap=SHOW_LLM)
 
 
 def test_model_choice_cannot_steer_a_print():
@@ -639,7 +646,7 @@ def test_text_ops_answers_are_labelled():
         print(labels_of(summarize(secret)))
         print(labels_of(classify(secret, ["a", "b"])))
         print(labels_of(extract(secret, "x")))
-    '''), '["c"]\n' * 4)
+    '''), '["c"]\n' * 4, cap=SHOW_LLM)
 
 
 def test_llm_with_labelled_data_needs_require_llm_label_offline():
@@ -662,7 +669,7 @@ def test_llm_label_require_reduced_in_tool():
             require llm("c")
             give ask(x)
         print(labels_of(call_tool(t, {"x": secret})))
-    '''), '["c"]\n')
+    '''), '["c"]\n', cap=SHOW_LLM)
 
 
 def test_llm_labelled_data_needs_provider_host_in_ceiling(syn, write):
@@ -773,11 +780,17 @@ def test_labelled_reason_does_not_reach_the_audit(tmp_path):
 
 # ---- labels_of -----------------------------------------------------------------------------
 
-def test_labels_of_carries_only_the_pc():
-    ok(MAKE + 'print(labels_of(secret))\nprint(labels_of(labels_of(secret)))\n',
-       '["c"]\n[]\n')
+def test_labels_of_carries_what_it_reports():
+    violation(MAKE + 'print(labels_of(secret))\n')
+    violation(MAKE + 'let v be declassify(labels_of(secret), "r")\nprint(labels_of(secret))\n',
+              cap="stdout,declassify=c")
+    ok(MAKE + 'print(declassify(labels_of(secret), "which labels"))\n', '["c"]\n',
+       cap="stdout,declassify=c")
+    shown(MAKE + 'print(labels_of(secret))\nprint(labels_of(labels_of(secret)))\n',
+          '["c"]\n["c"]\n')
+    ok('print(labels_of(labels_of("public")))\n', '[]\n')
     violation(MAKE + 'let v be private(1, "d")\nwhen len(secret) > 3\n    print(labels_of(v))\n')
-    ok(MAKE + 'print(labels_of(private(secret, "a")))\n', '["a", "c"]\n')
+    shown(MAKE + 'print(labels_of(private(secret, "a")))\n', '["a", "c"]\n')
 
 
 def test_label_names_cannot_carry_data():
@@ -869,7 +882,7 @@ AGREE = {
     "implicit": MAKE + 'when len(secret) > 3\n    print("long")\n',
     "sticky_try": MAKE + 'let z be private(1, "c")\ntry\n    let q be 1 / z\n'
                   '    print("nz")\nrecover e\n    let w be 0\n',
-    "permitted": MAKE + 'when len(secret) > 3\n    let y be 1\nprint(labels_of(secret))\n',
+    "permitted": MAKE + 'when len(secret) > 3\n    let y be 1\nprint("after")\n',
 }
 
 
@@ -884,7 +897,7 @@ def test_run_and_exec_agree(syn, write, tmp_path, name):
     assert a.stderr.splitlines()[:1] == b.stderr.splitlines()[:1]
     assert SECRET not in a.stderr + b.stderr
     if name == "permitted":
-        assert a.returncode == 0 and a.stdout == '["c"]\n'
+        assert a.returncode == 0 and a.stdout == 'after\n'
     else:
         assert a.returncode == 3 and "label_violation" in a.stderr
 

@@ -345,7 +345,7 @@ def test_labelled_data_to_an_allowed_host_and_answers_carry_the_labels(server, p
     server.reply(openai_text("5"))
     server.reply(openai_tools(("add", {"a": 2, "b": "3"})))
     r = ok(run_syn("run", "--labels", "--cap-set",
-                   "stdout,llm=customers@127.0.0.1,declassify=customers",
+                   "stdout,stdout=customers,llm=customers@127.0.0.1,declassify=customers",
                    program(LABELLED), "--llm-url", server.url))
     assert r.stdout.splitlines() == ['["customers"]', '["customers"]', '["customers"]', "5"]
     assert len(server.requests) == 2
@@ -452,7 +452,7 @@ def test_trace_withholds_labelled_data(server, program):
     server.reply(openai_text("5"))
     server.reply(openai_tools(("add", {"a": 2, "b": "3"})))
     r = ok(run_syn("run", "--labels", "--cap-set",
-                   "stdout,llm=customers@127.0.0.1,declassify=customers",
+                   "stdout,stdout=customers,llm=customers@127.0.0.1,declassify=customers",
                    program(LABELLED), "--llm-url", server.url, "--trace"))
     assert "Ana" not in r.stderr
     assert "trace: ask 1: (withheld: labelled customers)" in r.stderr

@@ -135,10 +135,7 @@ def test_plain_loop_handles_every_opcode():
 
 
 def test_labels_loop_handles_every_opcode():
-    path = os.path.join(VM_DIR, "loop_labels.py")
-    if not os.path.exists(path):
-        pytest.skip("vm/loop_labels.py does not exist yet")
-    _check_loop(path, missing_ok={"LOAD_TASK"})
+    _check_loop(os.path.join(VM_DIR, "loop_labels.py"), missing_ok={"LOAD_TASK"})
 
 
 def test_handler_parser_reads_both_forms():

@@ -294,7 +294,7 @@ def test_syntax_error_through_the_cli_has_file_line_col_and_caret(syn, write):
 
 
 def test_a_parse_after_a_failed_parse_still_works():
-    with pytest.raises(Exception):
+    with pytest.raises(CompileError):
         compile_source("print(1 +)\n", "t.syn")
     assert run("print(1 + 1)\n") == "2\n"
 
@@ -302,9 +302,12 @@ def test_a_parse_after_a_failed_parse_still_works():
 # ---- the parser writes nothing into the working directory ----------------------------------
 
 def test_compiling_writes_no_parser_files_into_the_cwd(tmp_path):
+    # The second program is a syntax error: the error path must not write files either.
     code = ("from synsema.compiler import compile_source\n"
+            "from synsema.vm.errors import CompileError\n"
             "compile_source('task f(a)\\n    give a\\nprint(f(1))\\n', 'x.syn')\n"
-            "try:\n    compile_source('let x = 1\\n', 'x.syn')\nexcept Exception:\n    pass\n")
+            "try:\n    compile_source('let x = 1\\n', 'x.syn')\nexcept CompileError:\n    pass\n"
+            "else:\n    raise SystemExit('the syntax error compiled')\n")
     p = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                        text=True, timeout=60)
     assert p.returncode == 0, p.stderr

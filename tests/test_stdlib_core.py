@@ -2,7 +2,7 @@
 import pytest
 from hypothesis import given, strategies as st
 
-from synsema.stdlib import core  # noqa: F401  (registers the builtins)
+from synsema.stdlib import core  # importing it registers the builtins
 from synsema.stdlib.equality import equal
 from synsema.stdlib.registry import BUILTINS
 from synsema.vm.errors import SynError

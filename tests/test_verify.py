@@ -173,10 +173,12 @@ for each x in [1, 2]
 # ---- hand-made programs ------------------------------------------------------------------------
 
 def make(code, consts=(None,), nlocals=0, globals_=(), builtins=(), functions=()):
-    """A program whose top level is `code`; `functions` are appended after it."""
+    """A program whose top level is `code`; `functions` are appended after it. The top
+    level's locals are the globals: there are max(nlocals, len(globals_)) of both."""
     p = Program("t.syn")
     p.consts = list(consts)
-    p.globals = list(globals_)
+    nlocals = max(nlocals, len(globals_))
+    p.globals = list(globals_) + [f"v{i}" for i in range(len(globals_), nlocals)]
     p.global_lines = [1] * len(p.globals)
     p.builtins = list(builtins)
     main = Function("<top level>", "main", 1)
@@ -253,7 +255,8 @@ def test_local_out_of_range():
 
 def test_global_out_of_range():
     refused(make([O.LOAD_GLOBAL, 1, O.RETURN], globals_=["x"]), "global index 1")
-    verify(make([O.LOAD_GLOBAL, 0, O.RETURN], globals_=["x"]))
+    t = func("task", [O.LOAD_GLOBAL, 0, O.RETURN], name="g")
+    verify(make([O.CONST, 0, O.DECLARE_LOCAL, 0] + RET_NOTHING, globals_=["x"], functions=[t]))
 
 
 def test_func_out_of_range():
@@ -618,3 +621,94 @@ def test_mutated_compiled_code_only_ever_invalid(data):
         pass
     finally:
         f.code[i] = saved
+
+
+# ---- what tasks may reach of the top level, and other operand rules ------------------------
+
+def _reader(op=O.LOAD_GLOBAL):
+    code = [O.LOAD_GLOBAL, 0, O.RETURN] if op == O.LOAD_GLOBAL else \
+        [O.CONST, 0, op, 0] + RET_NOTHING
+    return func("task", code, name="reader")
+
+
+def test_tasks_see_only_globals_declared_outside_every_block():
+    def main(code, op=O.LOAD_GLOBAL):
+        return make(code, consts=[None, True], globals_=["x"], functions=[_reader(op)])
+    declare = [O.CONST, 0, O.DECLARE_LOCAL, 0]
+    verify(main(declare + RET_NOTHING))
+    # After a loop: it runs however many times the loop does.
+    verify(main([O.CONST, 1, O.JUMP_IF_FALSE, 7, 0, O.JUMP, 0] + declare + RET_NOTHING))
+    # Inside a `when`: whether it ran is which way the branch went.
+    blocked = "names top-level variable 'x', which is not declared at the top level"
+    when = [O.CONST, 1, O.JUMP_IF_FALSE, 9, 0] + declare + RET_NOTHING
+    refused(main(when), "in task reader, offset 0: LOAD_GLOBAL", blocked)
+    refused(main(when, O.APPEND_GLOBAL), "APPEND_GLOBAL", blocked)
+    verify(main(declare + RET_NOTHING, O.APPEND_GLOBAL))
+    # Inside a loop's body, or a `try` (an error before it skips it).
+    loop = [O.CONST, 1, O.JUMP_IF_FALSE, 11, 0] + declare + [O.JUMP, 0] + RET_NOTHING
+    refused(main(loop), blocked)
+    try_ = ([O.TRY_BEGIN, 10, 0] + declare + [O.TRY_END, O.JUMP, 11, O.POP]
+            + RET_NOTHING)
+    verify(make(try_, globals_=["x"]))
+    refused(main(try_), blocked)
+
+
+def test_only_the_top_level_sets_its_variables_and_only_as_locals():
+    declare = [O.CONST, 0, O.DECLARE_LOCAL, 0]
+    for op in (O.STORE_GLOBAL, O.DECLARE_GLOBAL):
+        refused(make(declare + RET_NOTHING, globals_=["x"], functions=[_reader(op)]),
+                "sets top-level variable 'x'; only the top level sets its variables")
+    refused(make(declare + [O.LOAD_GLOBAL, 0, O.RETURN], globals_=["x"]),
+            "top level, offset 4: LOAD_GLOBAL in the top level, whose variables are its "
+            "locals")
+
+
+def test_the_top_levels_locals_are_the_globals():
+    p = make(RET_NOTHING, globals_=["x"])
+    p.main.nlocals = 2
+    refused(p, "the top level has 2 locals, but its locals are the program's 1 globals")
+    p = make(RET_NOTHING, globals_=["x"])
+    p.global_lines = []
+    refused(p, "1 globals but 0 lines")
+
+
+def test_drop_under_needs_a_value_to_drop():
+    refused(make([O.CONST, 0, O.DROP_UNDER, 0, O.RETURN]),
+            "DROP_UNDER needs at least one value to drop")
+    verify(make([O.CONST, 0, O.CONST, 0, O.DROP_UNDER, 1, O.RETURN]))
+
+
+def test_jump_if_set_tests_only_a_parameter_with_a_default():
+    refused(make([O.CONST, 0, O.DECLARE_LOCAL, 0, O.JUMP_IF_SET, 0, 7] + RET_NOTHING,
+                 nlocals=1), "JUMP_IF_SET tests local 0, which is not a parameter with a "
+                             "default")
+    t = func("task", [O.JUMP_IF_SET, 0, 3, O.LOAD_LOCAL, 0, O.RETURN], params=["a"])
+    refused(make(RET_NOTHING, functions=[t]), "task f, offset 0", "local 0")
+
+
+def test_a_functions_locals_are_what_its_code_declares():
+    t = func("task", RET_NOTHING, nlocals=3)
+    refused(make(RET_NOTHING, functions=[t]),
+            "in task f: 3 `let` slots (locals past the parameters and captures), but 0 "
+            "DECLARE_LOCAL of them")
+    t = func("task", [O.CONST, 0, O.DECLARE_LOCAL, 0, O.CONST, 0, O.DECLARE_LOCAL, 1,
+                      O.CONST, 0, O.DECLARE_LOCAL, 2] + RET_NOTHING, nlocals=3)
+    verify(make(RET_NOTHING, functions=[t]))
+    lam = func("lambda", [O.CONST, 0, O.DECLARE_LOCAL, 1, O.LOAD_LOCAL, 1, O.RETURN],
+               params=["a"], nlocals=2)
+    refused(make(RET_NOTHING, functions=[lam]), "a lambda's locals are its 1 parameters")
+    tst = func("test", RET_NOTHING, params=["a"], name="adds")
+    refused(make(RET_NOTHING, functions=[tst]), "test 'adds': a test takes no parameters")
+
+
+def test_frames_over_all_argument_counts_are_bounded_by_the_code():
+    from synsema.vm.verify import MAX_PAD_SLOTS
+    lets = 4_000
+    params = [Param(f"p{i}", None, Param.DEFAULT_NOTHING) for i in range(255)]
+    code = []
+    for slot in range(255, 255 + lets):
+        code += [O.CONST, 0, O.DECLARE_LOCAL, slot]
+    t = func("task", code + RET_NOTHING, params=params, nlocals=255 + lets)
+    slots = 256 * (255 + lets)
+    assert slots > MAX_PAD_SLOTS and slots > 4 * len(t.code)
+    refused(make(RET_NOTHING, functions=[t]), f"would need {slots} local slots")

@@ -2,12 +2,16 @@
 world-touching builtins make at the moment of use.
 
 A capability a program holds is a tuple: ("stdout",), ("llm",), ("llm", LABEL),
-("net", HOST) where HOST may be "*.example.com".
+("net", HOST) where HOST may be "*.example.com", ("net", HOST, LABEL) (data labelled
+LABEL may go to HOST), ("tool", NAME) where NAME may be "bank.*" or "*" (host tools).
 """
+
+import re
 
 from synsema.vm.program import cap_text
 
-CEILING_FORMS = ("stdout", "llm", "llm@HOST", "llm=LABEL@HOST", "net=HOST", "net=*.DOMAIN",
+CEILING_FORMS = ("stdout", "stdout=LABEL", "llm", "llm@HOST", "llm=LABEL@HOST", "net=HOST",
+                 "net=*.DOMAIN", "net=LABEL@HOST", "tool=NAME", "tool=PREFIX.*",
                  "declassify=LABEL", "*")
 
 
@@ -16,14 +20,66 @@ class CeilingError(ValueError):
 
 
 def is_host(h):
-    """A host name, or `*.` and a domain: letters, digits, '-', dots between labels."""
+    """A host name, or `*.` and a domain: dot-separated labels of ASCII letters, digits and
+    '-' (not first or last), 1-63 characters each, 253 in all; no final dot, no port, no
+    scheme. The one host rule: the compiler, the verifier, --cap-set and the URL check of
+    http_get/http_post all use it, so a host one accepts the others accept. Case is not
+    checked here: every caller lower-cases the host it keeps."""
     body = h[2:] if h.startswith("*.") else h
-    return (bool(body) and ".." not in body and not body.startswith(".")
-            and not body.endswith(".") and all(c.isalnum() or c in "-." for c in body))
+    return 0 < len(body) <= 253 and all(_is_dns_label(part) for part in body.split("."))
+
+
+def _is_dns_label(part):
+    return (0 < len(part) <= 63 and part.isascii() and part.replace("-", "").isalnum()
+            and part[0] != "-" and part[-1] != "-")
 
 
 def is_label(x):
     return bool(x) and all(c.isalnum() or c in "_-." for c in x)
+
+
+_TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
+
+
+def is_tool_name(name):
+    """A host tool's name: dotted identifiers (`bank.send_money`)."""
+    return bool(_TOOL_NAME.match(name))
+
+
+def is_tool_pattern(p):
+    """A tool capability's argument: a name, `PREFIX.*` (every tool under PREFIX.) or `*`."""
+    if p == "*":
+        return True
+    if p.endswith(".*"):
+        return is_tool_name(p[:-2])
+    return is_tool_name(p)
+
+
+def is_cap(cap):
+    """Is `cap` a well-formed capability tuple (the one rule for the compiler's output, the
+    .synb reader and the verifier)? Hosts must be lower-case, as the compiler keeps them."""
+    if type(cap) is not tuple or not cap or not all(type(x) is str for x in cap):
+        return False
+    kind, n = cap[0], len(cap)
+    if n == 1:
+        return kind in ("stdout", "llm")
+    if kind == "llm":
+        return n == 2 and is_label(cap[1])
+    if kind == "net":
+        return (n in (2, 3) and cap[1] == cap[1].lower() and is_host(cap[1])
+                and (n == 2 or is_label(cap[2])))
+    if kind == "tool":
+        return n == 2 and is_tool_pattern(cap[1])
+    return False
+
+
+def tool_covers(pattern, name):
+    """Does tool pattern `pattern` cover `name` (a tool name or itself a pattern)?"""
+    if pattern == "*" or pattern == name:
+        return True
+    if pattern.endswith(".*"):
+        return name.startswith(pattern[:-1]) and name != "*"
+    return False
 
 
 _is_host, _is_label = is_host, is_label
@@ -35,10 +91,13 @@ class Ceiling:
     def __init__(self):
         self.all = False
         self.stdout = False
+        self.stdout_labels = set()     # `stdout=LABEL`: labelled data that may be printed
         self.llm_any = False           # `llm`
         self.llm_hosts = set()         # `llm@HOST`
         self.llm_labels = set()        # {(LABEL, HOST)} from `llm=LABEL@HOST`
         self.net = set()               # host patterns
+        self.net_labels = set()        # {(LABEL, HOST)} from `net=LABEL@HOST`
+        self.tools = set()             # tool patterns from `tool=NAME`, `tool=PREFIX.*`
         self.declassify = set()        # labels
         self.declassify_any = False    # developer mode
 
@@ -54,6 +113,8 @@ class Ceiling:
                 c.all = True
             elif low == "stdout":
                 c.stdout = True
+            elif low.startswith("stdout=") and _is_label(item[7:]):
+                c.stdout_labels.add(item[7:])
             elif low == "llm":
                 c.llm_any = True
             elif low.startswith("llm@") and _is_host(low[4:]):
@@ -63,8 +124,15 @@ class Ceiling:
                 if not (_is_label(label) and _is_host(host.lower())):
                     raise _bad(item)
                 c.llm_labels.add((label, host.lower()))
+            elif low.startswith("net=") and "@" in item:
+                label, _, host = item[4:].partition("@")
+                if not (_is_label(label) and _is_host(host.lower())):
+                    raise _bad(item)
+                c.net_labels.add((label, host.lower()))
             elif low.startswith("net=") and _is_host(low[4:]):
                 c.net.add(low[4:])
+            elif low.startswith("tool=") and is_tool_pattern(item[5:]):
+                c.tools.add(item[5:])
             elif low.startswith("declassify=") and _is_label(item[11:]):
                 c.declassify.add(item[11:])
             else:
@@ -84,6 +152,10 @@ class Ceiling:
                     c.llm_labels.add((cap[1], "*"))
             elif cap[0] == "net":
                 c.net.add(cap[1])
+                if len(cap) == 3:
+                    c.net_labels.add((cap[2], cap[1]))
+            elif cap[0] == "tool":
+                c.tools.add(cap[1])
         return c
 
     # ---- what the program may declare -------------------------------------------------
@@ -99,7 +171,13 @@ class Ceiling:
                 return self.llm_any or bool(self.llm_hosts) or bool(self.llm_labels)
             return any(label == cap[1] for label, _ in self.llm_labels)
         if kind == "net":
-            return any(host_covers(p, cap[1]) for p in self.net)
+            if len(cap) == 3:
+                return any(label == cap[2] and host_covers(h, cap[1])
+                           for label, h in self.net_labels)
+            return (any(host_covers(p, cap[1]) for p in self.net)
+                    or any(host_covers(h, cap[1]) for _, h in self.net_labels))
+        if kind == "tool":
+            return any(tool_covers(p, cap[1]) for p in self.tools)
         return False
 
     # ---- checks at the moment of use --------------------------------------------------
@@ -119,6 +197,15 @@ class Ceiling:
         host = (host or "").lower()
         return any(lab == label and (h == "*" or host_covers(h, host))
                    for lab, h in self.llm_labels)
+
+    def net_label_ok(self, label, host):
+        """May data labelled `label` be sent to `host` (SPEC 15, network, labelled)?"""
+        return self.all or any(lab == label and host_covers(h, host)
+                               for lab, h in self.net_labels)
+
+    def may_print(self, label):
+        """May data (or pc) labelled `label` reach standard output (SPEC 10, sinks)?"""
+        return self.all or label in self.stdout_labels
 
     def may_declassify(self, label):
         return self.all or self.declassify_any or label in self.declassify
@@ -152,8 +239,7 @@ def agent_set(requires, ceiling):
     for cap in requires:
         if ceiling.admits(cap):
             caps.add(cap)
-            if cap[0] == "llm" and len(cap) == 2:
-                caps.add(("llm",))
+            caps.update(_implied(cap))
         else:
             missing.append(cap)
     if ("stdout",) not in requires and ceiling.admits(("stdout",)):
@@ -167,21 +253,44 @@ def tool_set(task_requires, caller):
     for cap in task_requires:
         if cap_held(caller, cap):
             caps.add(cap)
-            if cap[0] == "llm" and len(cap) == 2:
-                caps.add(("llm",))
+            caps.update(_implied(cap))
     return frozenset(caps)
+
+
+def _implied(cap):
+    """What a labelled grant grants too: llm("L") is also llm, net(H, "L") also net(H)."""
+    if cap[0] == "llm" and len(cap) == 2:
+        return (("llm",),)
+    if cap[0] == "net" and len(cap) == 3:
+        return (("net", cap[1]),)
+    return ()
 
 
 def cap_held(caps, cap):
     if cap in caps:
         return True
     if cap[0] == "net":
+        if len(cap) == 3:
+            return any(c[0] == "net" and len(c) == 3 and c[2] == cap[2]
+                       and host_covers(c[1], cap[1]) for c in caps)
         return any(c[0] == "net" and host_covers(c[1], cap[1]) for c in caps)
+    if cap[0] == "tool":
+        return any(c[0] == "tool" and tool_covers(c[1], cap[1]) for c in caps)
     return False
 
 
 def net_held(caps, host):
-    return any(c[0] == "net" and host_covers(c[1], host) for c in caps)
+    return any(c[0] == "net" and len(c) == 2 and host_covers(c[1], host) for c in caps)
+
+
+def net_label_held(caps, host, label):
+    """Does the running code hold net(HOST, LABEL) for this host?"""
+    return any(c[0] == "net" and len(c) == 3 and c[2] == label and host_covers(c[1], host)
+               for c in caps)
+
+
+def tool_held(caps, name):
+    return any(c[0] == "tool" and tool_covers(c[1], name) for c in caps)
 
 
 def describe_set(caps):

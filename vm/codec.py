@@ -12,6 +12,7 @@ Grammar (every array is a msgpack array; `int` is a non-negative integer unless 
     SOURCE    := str                       the source file's base name
     INTENT    := str | nil
     REQUIRES  := [CAP...]      CAP := ["stdout"] | ["llm"] | ["llm", str] | ["net", str]
+                                      | ["net", str host, str label] | ["tool", str]
     CONSTS    := [CONST...]    CONST := nil | bool | int (64-bit) | float | str
                                         | ext(1, decimal digits of a larger int)
     BUILTINS  := [str...]                  builtin names, by CALL_BUILTIN index
@@ -41,6 +42,7 @@ except ImportError:         # pragma: no cover
 import msgpack
 
 from synsema import LANGUAGE_LEVEL
+from synsema.vm.caps import is_cap
 from synsema.vm.errors import InvalidProgram
 from synsema.vm.program import Function, Param, Program
 
@@ -174,7 +176,7 @@ def _caps_in(v, what):
         if not c or not all(type(x) is str for x in c):
             _bad(f"{what}: a capability must be an array of texts")
         t = tuple(c)
-        if not (t == ("stdout",) or t == ("llm",) or (len(t) == 2 and t[0] in ("llm", "net"))):
+        if not is_cap(t):
             _bad(f"{what}: unknown capability {list(t)!r}")
         caps.append(t)
     return caps

@@ -7,15 +7,17 @@ are left out, so the plain loop does no label work at all.
 """
 
 from synsema.vm import opcodes as O
+from synsema.vm import ops
 from synsema.vm.opcodes import iter_instructions
 from synsema.vm.values import UNSET, Closure
 
 
-def decode_function(func, program, tasks, builtins, labels, superinstructions=True):
+def decode_function(func, program, tasks, builtins, pads, labels, superinstructions=True):
     """Returns (instructions, positions, cond_words) for one function.
 
     tasks: function index -> Closure; builtins: builtin index -> (callable, needs_vm, *more):
-    the instruction's operand is (callable, argument count, *more).
+    the instruction's operand is (callable, argument count, *more); pads: Function ->
+    FramePads (a direct call carries its callee's pad).
     """
     raw = list(iter_instructions(func.code))
     # Position of every raw instruction, from the run-length table.
@@ -74,7 +76,7 @@ def decode_function(func, program, tasks, builtins, labels, superinstructions=Tr
             ins = (O.MAKE_LAMBDA, (program.functions[a[0]], a[1]))
         elif code == O.CALL_TASK:
             callee = program.functions[a[0]]
-            ins = (O.CALL_TASK, (callee, a[1], callee.pads.get(a[1], [])))
+            ins = (O.CALL_TASK, (callee, a[1], pads[callee][a[1]]))
         elif code == O.CALL_BUILTIN:
             fn, needs_vm, *more = builtins[a[0]]
             ins = (O.CALL_VM_BUILTIN if needs_vm else O.CALL_BUILTIN, (fn, a[1], *more))
@@ -121,14 +123,22 @@ def _with_release_points(code, positions, words):
     return out, new_pos, new_words
 
 
-def frame_pads(func):
-    """pads[n]: what to append to n arguments to make the locals list of a call."""
-    nparams = len(func.params)
-    rest = func.nlocals - nparams - func.ncaptures
-    pads = {}
-    for n in range(func.nrequired, nparams + 1):
-        pads[n] = [UNSET] * (nparams - n) + [None] * max(rest, 0)
-    return pads
+class FramePads(dict):
+    """pads[n]: what to append to n arguments to make the locals list of a call (the
+    unpassed parameters, then the `let` slots), made the first time a call with n
+    arguments needs it: one per argument count used, not one per count allowed."""
+
+    def __init__(self, func):
+        super().__init__()
+        self.func = func
+
+    def __missing__(self, n):
+        f = self.func
+        nparams = len(f.params)
+        if not f.nrequired <= n <= nparams:
+            ops.arity_error(f, n)       # a builtin calling it wrongly: a Synsema error
+        pad = self[n] = [UNSET] * (nparams - n) + [None] * (f.nlocals - f.fixed)
+        return pad
 
 
 def make_task_closures(program):

@@ -4,9 +4,12 @@ post-dominators (Cooper, Harvey & Kennedy's iterative algorithm).
 The labels loop uses the immediate post-dominator of each branch as the point where the
 pc label the branch raised is dropped: everything before it may or may not run depending
 on the branch, everything after it runs either way. The VM computes this itself, from the
-code it is about to run, so a hand-crafted .synb cannot move a release point; the
-verifier uses dominators to check that every local's declaration comes before its uses.
+code it is about to run, so a hand-crafted .synb cannot move a release point. The
+verifier uses dominators to check that every local's declaration comes before its uses,
+and post-dominators to find the top-level variables declared outside every block.
 """
+
+from array import array
 
 from synsema.vm import opcodes as O
 
@@ -14,43 +17,97 @@ EXIT = -1
 
 _BRANCH2 = {O.JUMP_IF_FALSE, O.AND_JUMP, O.OR_JUMP, O.TRY_BEGIN}
 
+# The graphs are flat int arrays (a compressed adjacency list per direction), not lists
+# and dicts of lists: a crafted file's code can be long, and these cost 8 bytes per edge.
+
 
 def successors(code):
-    """code: [(op, arg)] decoded (jump targets are instruction indexes). -> [[succ...]]"""
+    """code: [(op, arg)] decoded (jump targets are instruction indexes). -> (first, second):
+    each instruction's successors, len(code) standing for the exit, -1 for none."""
     n = len(code)
-    succ = []
+    first = array("q", [n]) * n
+    second = array("q", [-1]) * n
     for i, (op, arg) in enumerate(code):
         if op in (O.JUMP, O.JUMP_BACK):
-            s = [arg]
+            a, b = arg, -1
         elif op in _BRANCH2:
-            s = [i + 1, arg[0] if type(arg) is tuple else arg]
+            a, b = i + 1, arg[0] if type(arg) is tuple else arg
         elif op == O.FOR_ITER:
-            s = [i + 1, arg]
+            a, b = i + 1, arg
         elif op == O.JUMP_IF_SET:
-            s = [i + 1, arg[1]]
+            a, b = i + 1, arg[1]
         elif op == O.RETURN:
-            s = [EXIT]
+            continue
         else:
-            s = [i + 1]
-        succ.append([x if x == EXIT or 0 <= x < n else EXIT for x in s])
-    return succ
+            a, b = i + 1, -1
+        first[i] = a if 0 <= a < n else n
+        if b != -1:
+            second[i] = b if 0 <= b < n else n
+    return first, second
 
 
-def _idoms(nodes_rpo, preds, root):
-    """Immediate dominators over a graph given in reverse postorder from root."""
-    order = {node: k for k, node in enumerate(nodes_rpo)}
-    idom = {root: root}
+def _adjacency(nodes, first, second, reverse):
+    """(start, to): the edges out of node v are to[start[v]:start[v + 1]]; reverse=True
+    gives the edges into each node instead."""
+    count = array("q", [0]) * (nodes + 1)
+    for sources in (first, second):
+        for i, t in enumerate(sources):
+            if t >= 0:
+                count[(t if reverse else i) + 1] += 1
+    for v in range(nodes):
+        count[v + 1] += count[v]
+    start = array("q", count)
+    to = array("q", [0]) * count[nodes]
+    for sources in (first, second):
+        for i, t in enumerate(sources):
+            if t >= 0:
+                v, w = (t, i) if reverse else (i, t)
+                to[count[v]] = w
+                count[v] += 1
+    return start, to
+
+
+def _idoms(nodes, root, out, into):
+    """Immediate dominators from root (Cooper, Harvey & Kennedy) over a graph given as
+    adjacency (start, to) pairs out of and into each node; -1 for unreachable nodes."""
+    ostart, oto = out
+    istart, ito = into
+    seen = bytearray(nodes)
+    seen[root] = 1
+    post = array("q")
+    stack, at = array("q", [root]), array("q", [ostart[root]])
+    while stack:                        # depth-first, for the reverse postorder
+        v = stack[-1]
+        k = at[-1]
+        if k < ostart[v + 1]:
+            at[-1] = k + 1
+            w = oto[k]
+            if not seen[w]:
+                seen[w] = 1
+                stack.append(w)
+                at.append(ostart[w])
+        else:
+            stack.pop()
+            at.pop()
+            post.append(v)
+    post.reverse()
+    order = array("q", [-1]) * nodes
+    for k, v in enumerate(post):
+        order[v] = k
+    idom = array("q", [-1]) * nodes
+    idom[root] = root
     changed = True
     while changed:
         changed = False
-        for b in nodes_rpo:
-            if b == root:
+        for v in post:
+            if v == root:
                 continue
-            new = None
-            for p in preds.get(b, ()):
-                if p not in idom:
+            new = -1
+            for k in range(istart[v], istart[v + 1]):
+                p = ito[k]
+                if idom[p] < 0:
                     continue
-                if new is None:
+                if new < 0:
                     new = p
                     continue
                 x, y = p, new
@@ -60,56 +117,34 @@ def _idoms(nodes_rpo, preds, root):
                     while order[y] > order[x]:
                         y = idom[y]
                 new = x
-            if new is not None and idom.get(b) != new:
-                idom[b] = new
+            if new >= 0 and idom[v] != new:
+                idom[v] = new
                 changed = True
     return idom
 
 
-def _rpo(root, edges):
-    seen, post = {root}, []
-    stack = [(root, iter(edges.get(root, ())))]
-    while stack:
-        node, it = stack[-1]
-        for nxt in it:
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append((nxt, iter(edges.get(nxt, ()))))
-                break
-        else:
-            stack.pop()
-            post.append(node)
-    post.reverse()
-    return post
-
-
 def post_dominators(code):
-    """{instruction: immediate post-dominator (an index, or EXIT)}; instructions that
-    cannot reach the end of the function (endless loops) post-dominate nothing and map
-    to EXIT, which keeps a label raised until the function returns: the safe side."""
-    succ = successors(code)
-    rev = {}
-    for i, ss in enumerate(succ):
-        for s in ss:
-            rev.setdefault(s, []).append(i)
-    preds = {i: list(ss) for i, ss in enumerate(succ)}   # predecessors in the reverse graph
-    rpo = _rpo(EXIT, rev)
-    idom = _idoms(rpo, preds, EXIT)
-    return {i: idom.get(i, EXIT) for i in range(len(code))}
+    """The immediate post-dominator of each instruction (an index, or EXIT); instructions
+    that cannot reach the end of the function (endless loops) post-dominate nothing and
+    map to EXIT, which keeps a label raised until the function returns: the safe side."""
+    n = len(code)
+    first, second = successors(code)
+    out = _adjacency(n + 1, first, second, reverse=True)    # the reversed graph
+    into = _adjacency(n + 1, first, second, reverse=False)
+    idom = _idoms(n + 1, n, out, into)
+    return array("q", (EXIT if p < 0 or p == n else p for p in idom[:n]))
 
 
 def dominators(code):
-    """{instruction: immediate dominator} for instructions reachable from the entry."""
-    succ = successors(code)
-    edges = {i: [s for s in ss if s != EXIT] for i, ss in enumerate(succ)}
-    preds = {}
-    for i, ss in edges.items():
-        for s in ss:
-            preds.setdefault(s, []).append(i)
-    if not code:
-        return {}
-    rpo = _rpo(0, edges)
-    return _idoms(rpo, preds, 0)
+    """The immediate dominator of each instruction; -1 for those the entry cannot reach."""
+    n = len(code)
+    if not n:
+        return array("q")
+    first, second = successors(code)
+    # The exit (node n) is a sink here: edges into it are kept, none leave it.
+    out = _adjacency(n + 1, first, second, reverse=False)
+    into = _adjacency(n + 1, first, second, reverse=True)
+    return _idoms(n + 1, 0, out, into)[:n]
 
 
 def dominates(idom, a, b):
@@ -117,8 +152,8 @@ def dominates(idom, a, b):
     while True:
         if a == b:
             return True
-        parent = idom.get(b)
-        if parent is None or parent == b:
+        parent = idom[b]
+        if parent < 0 or parent == b:
             return False
         b = parent
 

@@ -6,16 +6,16 @@ import sys
 
 from synsema.vm import ops
 from synsema.vm.errors import SynError
-from synsema.vm.values import UNSET, Closure
+from synsema.vm.values import UNSET, Closure, HostFn
 
 
 def run_plain(vm, closure, args):
     func = closure.func
-    code = func.plain
+    code = vm.decoded[func]
     if func.kind == "main":
         locals_ = vm.globals    # the top level's variables are the program's globals
     else:
-        locals_ = args + func.pads[len(args)]
+        locals_ = args + vm.pads[func][len(args)]
         if closure.captures:
             locals_ += closure.captures
     stack = []
@@ -294,6 +294,10 @@ def run_plain(vm, closure, args):
                                                             new = []
                                                         del stack[-arg - 1:]
                                                         if type(callee) is not Closure:
+                                                            if type(callee) is HostFn:
+                                                                vm.site = (code, pc - 1)
+                                                                push(vm.call_host(callee, new))
+                                                                continue
                                                             ops.not_callable(callee)
                                                         f = callee.func
                                                         if not f.nrequired <= arg <= len(f.params):
@@ -302,8 +306,8 @@ def run_plain(vm, closure, args):
                                                         if budget <= 0:
                                                             budget = vm.tick_call(budget, room - len(frames))
                                                         frames.append((code, pc, locals_))
-                                                        code = f.plain
-                                                        locals_ = new + f.pads[arg]
+                                                        code = vm.decoded[f]
+                                                        locals_ = new + vm.pads[f][arg]
                                                         if callee.captures:
                                                             locals_ += callee.captures
                                                         pc = 0

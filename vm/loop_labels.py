@@ -14,7 +14,7 @@ import sys
 
 from synsema.vm import ops
 from synsema.vm.errors import EMPTY, SynError
-from synsema.vm.values import UNSET, Closure, Labeled
+from synsema.vm.values import UNSET, Closure, HostFn, Labeled
 
 
 # ---- the pc stack --------------------------------------------------------------------------
@@ -38,20 +38,25 @@ def push_pc(vm, labels, depth, rid):
     else:
         st.append([labels, depth, rid, vm.stamp, False])
     if vm.try_entries:
-        t = vm.try_entries[-1]
-        t[0] = t[0] | labels
+        for t in vm.try_entries:
+            t[0] = t[0] | labels
     vm.pc = vm.pc | labels
 
 
 def taint_try(vm, labels):
     """Inside a try block, labels that decide whether an operation raises stay raised
-    until the end of the try (SPEC section 10)."""
+    until the end of the try (SPEC section 10) -- of every open try, in this task and its
+    callers: an inner try's recover can re-raise, and whether it does is as secret."""
     if vm.try_entries and labels:
-        t = vm.try_entries[-1]
-        if not labels <= t[0]:
-            vm.stamp += 1
-            t[0] = t[0] | labels
-            t[3] = vm.stamp
+        stamp = 0
+        for t in vm.try_entries:
+            if not labels <= t[0]:
+                if not stamp:
+                    vm.stamp += 1
+                    stamp = vm.stamp
+                t[0] = t[0] | labels
+                t[3] = stamp
+        if stamp:
             vm.pc = vm.pc | labels
 
 
@@ -103,9 +108,8 @@ def _binary(vm, fn, a, b, can_raise=True):
         taint_try(vm, labels)
     try:
         r = fn(a.v if la else a, b.v if lb else b)
-    except SynError as e:
-        e.labels = e.labels | labels
-        raise
+    except Exception as e:      # noqa: BLE001 - the error, whatever it is, carries the labels
+        raise _labelled_error(vm, e, labels) from None
     return Labeled(r, labels) if labels else r
 
 
@@ -115,10 +119,17 @@ def _unary(vm, fn, a, *extra):
         taint_try(vm, labels)
     try:
         r = fn(a.v, *extra)
-    except SynError as e:
-        e.labels = e.labels | labels
-        raise
+    except Exception as e:      # noqa: BLE001
+        raise _labelled_error(vm, e, labels) from None
     return Labeled(r, labels)
+
+
+def _labelled_error(vm, exc, labels):
+    """The Synsema error for `exc` (vm.as_error), carrying the labels of the operands it
+    was made from: its message, or that it happened at all, tells about them."""
+    err = vm.as_error(exc)
+    err.labels = err.labels | labels
+    return err
 
 
 def _upgrade_check(vm, value, stamp, name):
@@ -167,11 +178,11 @@ def run_labels(vm, closure, args):
     if type(closure) is Labeled:   # never from the loop itself; defensive for builtins
         clabels, closure = closure.l, closure.v
     func = closure.func
-    code = func.lplain
+    code = vm.decoded[func]
     if func.kind == "main":
         locals_ = vm.globals    # the top level's variables are the program's globals
     else:
-        locals_ = args + func.pads[len(args)]
+        locals_ = args + vm.pads[func][len(args)]
         if closure.captures:
             locals_ += closure.captures
     pcs = vm.pc_stack       # mutated in place only, so a local alias stays current
@@ -475,6 +486,11 @@ def run_labels(vm, closure, args):
                         if v is UNSET:
                             pop()
                             pc = arg[0]
+                        elif pcs and arg[1] < vm.owner[id(code)].fixed:
+                            # As DECLARE_LOCAL: a crafted file's declaration of a parameter
+                            # slot is a `set` of it, checked as one.
+                            _store(vm, locals_, stamps, arg[1], v,
+                                   _local_name(vm.owner[id(code)], arg[1]))
                         else:
                             if pcs:
                                 if vm.pc:
@@ -487,7 +503,7 @@ def run_labels(vm, closure, args):
                         v = pop()
                         where = locals_ if op == 44 else glob
                         x = where[arg]
-                        if x is UNSET:
+                        if x is UNSET and op == 45:
                             raise vm.unset_error(arg)
                         if (type(x) is list and type(v) is not Labeled and not vm.pc
                                 and refcount(x) <= 3):
@@ -504,7 +520,7 @@ def run_labels(vm, closure, args):
                         k = pop()
                         where = locals_ if op == 46 else glob
                         x = where[arg]
-                        if x is UNSET:
+                        if x is UNSET and op == 47:
                             raise vm.unset_error(arg)
                         if (type(v) is not Labeled and type(k) is not Labeled and not vm.pc
                                 and refcount(x) <= 3 and ops.set_in_place(x, k, v)):
@@ -512,12 +528,12 @@ def run_labels(vm, closure, args):
                         else:
                             items, labels = _plain_seq([x, k, v])
                             if labels and vm.try_entries:
-                                taint_try(vm, labels)
+                                # the new value never decides whether setting raises
+                                taint_try(vm, _plain_seq([x, k])[1])
                             try:
                                 r = ops.set_item(items[0], items[1], items[2])
-                            except SynError as e:
-                                e.labels = e.labels | labels
-                                raise
+                            except Exception as e:  # noqa: BLE001
+                                raise _labelled_error(vm, e, labels) from None
                             _store(vm, where, stamps if op == 46 else gstamps, arg,
                                    Labeled(r, labels) if labels else r,
                                    _local_name(vm.owner[id(code)], arg) if op == 46 else vm.program.globals[arg])
@@ -740,9 +756,8 @@ def run_labels(vm, closure, args):
                             push_pc(vm, c.l, base_depth + len(frames), arg)
                             try:
                                 stack[-1] = ops.iterate(c.v)
-                            except SynError as e:
-                                e.labels = e.labels | c.l
-                                raise
+                            except Exception as e:  # noqa: BLE001
+                                raise _labelled_error(vm, e, c.l) from None
                         else:
                             stack[-1] = ops.iterate(c)
                     elif op == 8:  # DECLARE_GLOBAL
@@ -779,15 +794,20 @@ def run_labels(vm, closure, args):
                             push([])
                     elif op == 28:  # BUILD_MAP
                         if arg:
-                            items, labels = _plain_seq(stack[-2 * arg:])
+                            raw = stack[-2 * arg:]
+                            items, labels = _plain_seq(raw)
                             del stack[-2 * arg:]
-                            if labels and vm.try_entries:
-                                taint_try(vm, labels)
+                            klabels = EMPTY
+                            if labels:
+                                # Building raises only for a key of the wrong type, so the
+                                # keys' labels (never the values') decide whether it does.
+                                klabels = _plain_seq(raw[0::2])[1]
+                                if klabels and vm.try_entries:
+                                    taint_try(vm, klabels)
                             try:
                                 m = ops.build_map(items)
                             except SynError as e:
-                                e.labels = e.labels | labels
-                                raise
+                                raise _labelled_error(vm, e, klabels) from None
                             push(Labeled(m, labels) if labels else m)
                         else:
                             push({})
@@ -817,9 +837,14 @@ def run_labels(vm, closure, args):
                             raise SynError(f"or needs a bool, got {ops.type_name(raw)}")
                     elif op == 33:  # CHECK_BOOL
                         v = stack[-1]
-                        raw = v.v if type(v) is Labeled else v
-                        if raw is not True and raw is not False:
-                            ops.check_bool(raw, arg)
+                        if type(v) is Labeled:
+                            # `and`/`or`'s right operand: whether it raises tells its type.
+                            if vm.try_entries:
+                                taint_try(vm, v.l)
+                            if v.v is not True and v.v is not False:
+                                _unary(vm, ops.check_bool, v, arg)
+                        elif v is not True and v is not False:
+                            ops.check_bool(v, arg)
                         if vm.pc:
                             stack[-1] = _join(v, vm.pc)
                     elif op == 42:  # PC_RELEASE
@@ -845,12 +870,11 @@ def run_labels(vm, closure, args):
                         del stack[-arg:]
                         items, labels = _plain_seq([stack[-1], v] + keys)
                         if labels and vm.try_entries:
-                            taint_try(vm, labels)
+                            taint_try(vm, _plain_seq([stack[-1]] + keys)[1])
                         try:
                             r = ops.set_path(items[0], items[2:], items[1])
-                        except SynError as e:
-                            e.labels = e.labels | labels
-                            raise
+                        except Exception as e:  # noqa: BLE001
+                            raise _labelled_error(vm, e, labels) from None
                         stack[-1] = Labeled(r, labels) if labels else r
                     elif op == 36:  # CALL
                         callee = stack[-arg - 1]
@@ -866,26 +890,28 @@ def run_labels(vm, closure, args):
                             if vm.try_entries:
                                 taint_try(vm, clab)
                         if type(callee) is not Closure:
+                            if type(callee) is HostFn:
+                                vm.site = (code, pc - 1)
+                                push(vm.call_host(callee, new, clab))
+                                continue
                             try:
                                 ops.not_callable(callee)
-                            except SynError as e:
-                                e.labels = e.labels | clab
-                                raise
+                            except Exception as e:  # noqa: BLE001
+                                raise _labelled_error(vm, e, clab) from None
                         f = callee.func
                         if not f.nrequired <= arg <= len(f.params):
                             try:
                                 ops.arity_error(f, arg)
-                            except SynError as e:
-                                e.labels = e.labels | clab
-                                raise
+                            except Exception as e:  # noqa: BLE001
+                                raise _labelled_error(vm, e, clab) from None
                         budget -= 1
                         if budget <= 0:
                             budget = vm.tick_call(budget, room - len(frames))
                         frames.append((code, pc, locals_, stamps))
                         if clab:    # before the parameters are stamped: they are the call's
                             push_pc(vm, clab, base_depth + len(frames), 0)
-                        code = f.lplain
-                        locals_ = new + f.pads[arg]
+                        code = vm.decoded[f]
+                        locals_ = new + vm.pads[f][arg]
                         if callee.captures:
                             locals_ += callee.captures
                         stamps = [vm.stamp] * len(locals_) if pcs else None
@@ -947,6 +973,8 @@ def run_labels(vm, closure, args):
                 entry[0] = entry[0] | err.labels
                 vm.stamp += 1
                 entry[3] = vm.stamp
+                for t in vm.try_entries:      # the enclosing tries (SPEC 10)
+                    t[0] = t[0] | err.labels
                 _recompute(vm)
                 err.trace.clear()
                 push(Labeled(err.message, err.labels) if err.labels else err.message)

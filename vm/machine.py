@@ -9,10 +9,10 @@ import time
 
 from synsema.vm import caps as C
 from synsema.vm import opcodes as O
-from synsema.vm.decode import decode_function, frame_pads, make_task_closures
+from synsema.vm.decode import FramePads, decode_function, make_task_closures
 from synsema.vm.errors import EMPTY, LabelViolation, LimitReached, StartRefused, SynError
 from synsema.vm.program import cap_text
-from synsema.vm.values import UNSET, Closure, Labeled
+from synsema.vm.values import UNSET, Closure, HostFn, Labeled
 
 _CHUNK = 4096   # steps between two looks at the clock
 
@@ -27,7 +27,7 @@ class Options:
     """How to run: everything the CLI's run options set."""
 
     def __init__(self, labels=False, ceiling=None, max_steps=None, timeout=None,
-                 max_depth=1000, audit=None, llm=None, trace=False, out=None):
+                 max_depth=1000, audit=None, llm=None, trace=False, out=None, tools=None):
         self.labels = labels
         self.ceiling = ceiling          # caps.Ceiling, or None for developer mode
         self.max_steps = max_steps
@@ -37,6 +37,7 @@ class Options:
         self.llm = llm                  # stdlib.llm.Provider or None (offline)
         self.trace = trace
         self.out = out                  # write(text) for print; default sys.stdout
+        self.tools = tools or {}        # host tools: name -> stdlib.hosttools.HostTool
 
 
 class VM:
@@ -67,12 +68,17 @@ class VM:
         self.tool = None                # name of the task call_tool is running, if any
         self.tool_requires = ()         # and what that task declared
         self.site = None                # (code, index) of the running builtin call
+        # Host tools (SPEC 15): each a task value; every call of one is recorded here.
+        self.host_fns = {name: HostFn(t) for name, t in opts.tools.items()}
+        self.tool_calls = []            # [(name, args, "ok" | "refused" | "failed")]
         # Labels state (vm.loop_labels): the pc stack and the innermost try entries.
         self.pc_stack = []
         self.pc = EMPTY
         self.try_entries = []
         self.stamp = 0
         registry = load_all()
+        from synsema.stdlib.hostcall import call_positional
+        self.call_host = lambda fn, args, labels=EMPTY: call_positional(self, fn, args, labels)
         builtins = {}
         for i, name in enumerate(program.builtins):
             b = registry[name]
@@ -87,32 +93,31 @@ class VM:
             else:
                 builtins[i] = (b.fn, False)
         self.tasks = make_task_closures(program)
-        # The decoded code hangs on each Function under a name per mode (`plain` for the
-        # plain loop, `lplain` for the labels loop), so VMs of both kinds can share one
-        # Program; positions (`pos`/`lpos`) differ too, by the release points inserted.
-        code_attr = "lplain" if self.labels else "plain"
-        self._pos_attr = "lpos" if self.labels else "pos"
-        self._words_attr = "lwords" if self.labels else "words"
-        for f in program.functions:     # before decoding: direct calls carry the callee's
-            f.pads = frame_pads(f)
-            f.fixed = len(f.params) + f.ncaptures   # slots a call fills
-        for f in program.functions:
+        # What this VM decodes stays on it, never on the Program's Functions: VMs of one
+        # Program, in either mode and in any number of threads, share nothing that runs.
+        # The loops find a function's code and frame pads here (decoded[f], pads[f]);
+        # errors and builtins find a code list's function, positions and `when`/`while`
+        # words by the list's id (the loops keep only the code in their frames).
+        funcs = program.functions
+        self.pads = {f: FramePads(f) for f in funcs}
+        self.decoded = {}
+        self.owner = {}
+        self.positions = {}
+        self.words = {}
+        for f in funcs:
             code, positions, words = decode_function(f, program, self.tasks, builtins,
-                                                     self.labels)
-            setattr(f, code_attr, code)
-            setattr(f, self._pos_attr, positions)
-            setattr(f, self._words_attr, words)
-        # Which function a decoded code list belongs to: the loops keep only the code in
-        # their frames, and look the function up when an error or a builtin needs it.
-        self.owner = {id(getattr(f, code_attr)): f for f in program.functions}
+                                                     self.pads, self.labels)
+            self.decoded[f] = code
+            self.owner[id(code)] = f
+            self.positions[id(code)] = positions
+            self.words[id(code)] = words
         # A direct call carries its callee's decoded code, saving a lookup per call.
-        for f in program.functions:
-            code = getattr(f, code_attr)
+        for code in self.decoded.values():
             for i, (op, a) in enumerate(code):
                 if op == O.CALL_TASK:
-                    code[i] = (op, a + (getattr(a[0], code_attr),))
+                    code[i] = (op, a + (self.decoded[a[0]],))
                 elif op == O.CALL1_SUB_LC:
-                    code[i] = (op, a + (getattr(a[2], code_attr),))
+                    code[i] = (op, a + (self.decoded[a[2]],))
         if self.labels:
             from synsema.vm.loop_labels_fast import run_labels
             self._run = run_labels
@@ -193,7 +198,7 @@ class VM:
 
     def cond_error(self, code, idx, v):
         from synsema.vm.values import type_name
-        word = getattr(self.owner[id(code)], self._words_attr).get(idx, "when")
+        word = self.words[id(code)].get(idx, "when")
         return SynError(f"{word} needs a bool, got {type_name(v)}")
 
     def bad_opcode(self, op):
@@ -219,7 +224,7 @@ class VM:
     def trace_frame(self, err, code, idx):
         """Add the frame running `code` at instruction idx to an error's Synsema trace."""
         func = self.owner[id(code)]
-        positions = getattr(func, self._pos_attr)
+        positions = self.positions[id(code)]
         pos = positions[idx] if 0 <= idx < len(positions) else (func.line, func.col)
         err.trace.append((func, pos[0], pos[1]))
 
@@ -298,7 +303,7 @@ class VM:
             return self.program.source_name
         code, idx = site
         func = self.owner[id(code)]
-        positions = getattr(func, self._pos_attr)
+        positions = self.positions[id(code)]
         line = positions[idx][0] if 0 <= idx < len(positions) else func.line
         return f"{self.program.source_name}:{line}"
 
@@ -353,10 +358,13 @@ def _labelled_vm(fn, taint, label_errors=True):
             return fn(vm, *args)
         try:
             return fn(vm, *args)
-        except SynError as e:
-            if e.catchable:
-                e.labels = e.labels | labels
-            raise
+        except Exception as e:  # noqa: BLE001 - whatever it is, it carries the labels
+            err = vm.as_error(e)
+            if err.catchable:
+                err.labels = err.labels | labels
+            if err is e:
+                raise
+            raise err from None
     call.__name__ = getattr(fn, "__name__", "builtin")
     return call
 
@@ -378,10 +386,13 @@ def _labelled_pure(fn, taint=True):
             vm.taint_try(labels)
         try:
             result = fn(*plain)
-        except SynError as e:
+        except Exception as e:  # noqa: BLE001 - whatever it is, it carries the labels
+            err = vm.as_error(e)
             if labels:
-                e.labels = e.labels | labels
-            raise
+                err.labels = err.labels | labels
+            if err is e:
+                raise
+            raise err from None
         if labels:
             return Labeled(result, labels)
         return result

@@ -137,7 +137,7 @@ def index(x, i):
         n = len(x)
         if -n <= k < n:
             return x[k]
-        _fail(f"index {k} is out of range for a list of {n} item" + ("" if n == 1 else "s")
+        _fail(f"index {display(k)} is out of range for a list of {n} item" + ("" if n == 1 else "s")
               + (f" (valid: 0 to {n - 1}, or -{n} to -1)" if n else ""))
     if t is dict:
         try:
@@ -149,7 +149,7 @@ def index(x, i):
         n = len(x)
         if -n <= k < n:
             return x[k]
-        _fail(f"index {k} is out of range for a text of {n} character" + ("" if n == 1 else "s"))
+        _fail(f"index {display(k)} is out of range for a text of {n} character" + ("" if n == 1 else "s"))
     _fail(f"cannot index {type_name(x)}; only lists, maps and texts have items")
 
 
@@ -162,8 +162,12 @@ def field(x, name):
 
 def _check_key(k):
     t = type(k)
-    if t is str or t is int or t is float or t is bool:
+    if t is str or t is int or t is bool:
         return norm_key(k)
+    if t is float:
+        if k != k:      # nan equals no key, not even itself: it could never be found
+            _fail("a map key cannot be nan")
+        return k
     _fail(f"a map key must be a text, number or bool, got {type_name(k)}")
 
 
@@ -174,7 +178,7 @@ def set_item(x, k, v):
         i = _int_index(k, "list")
         n = len(x)
         if not -n <= i < n:
-            _fail(f"cannot set index {i}: out of range for a list of {n} item"
+            _fail(f"cannot set index {display(i)}: out of range for a list of {n} item"
                   + ("" if n == 1 else "s") + "; use append(xs, x) to add an item")
         y = x.copy()
         y[i] = v

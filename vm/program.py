@@ -41,9 +41,14 @@ class Function:
         self.code = []                # flat list of ints (see vm.opcodes)
         self.positions = []           # [(offset, line, col)], one entry where the position changes
         self.local_names = []         # slot -> name, for the disassembler and messages
-        # Filled by the loader/VM: the decoded form (see vm.decode).
-        self.decoded = None
-        self.max_stack = 0
+        self.max_stack = 0            # set by the verifier when the program is loaded
+        # Nothing else is set on a Function after loading: a VM keeps what it decodes
+        # (vm.decode) to itself, so one Program can run in many VMs and threads at once.
+
+    @property
+    def fixed(self):
+        """The local slots a call fills: the parameters, then the captures."""
+        return len(self.params) + self.ncaptures
 
     @property
     def nrequired(self):
@@ -90,4 +95,4 @@ def cap_text(cap):
     """A capability as code declares it: stdout, llm, llm("customers"), net("api.x.com")."""
     if len(cap) == 1:
         return cap[0]
-    return f'{cap[0]}("{cap[1]}")'
+    return f'{cap[0]}(' + ", ".join(f'"{x}"' for x in cap[1:]) + ")"

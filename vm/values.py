@@ -6,7 +6,7 @@ Synsema value -> Python object:
   list    -> list (never mutated once another name can see it: value semantics)
   map     -> dict whose keys are normalised by `norm_key` (bool keys become BoolKey
              singletons, since Python would merge `true` with `1`)
-  task    -> Closure
+  task    -> Closure (a task or lambda) or HostFn (a host tool)
 
 Under --labels a value may be wrapped once, at the top, in `Labeled(value, labels)`.
 Containers never hold Labeled items: a list or map carries one label for the whole
@@ -95,6 +95,26 @@ class Closure:
         return id(self.func)
 
 
+class HostFn:
+    """A host tool as a task value (SPEC 15.2): `tool` is its declaration
+    (stdlib.hosttools.HostTool); calling it goes through stdlib.hostcall."""
+    __slots__ = ("tool",)
+
+    def __init__(self, tool):
+        self.tool = tool
+
+    def __str__(self):
+        return f"<host tool {self.tool.name}>"
+
+    __repr__ = __str__
+
+    def __eq__(self, other):
+        return type(other) is HostFn and other.tool is self.tool
+
+    def __hash__(self):
+        return id(self.tool)
+
+
 def type_name(v):
     """The Synsema type name of a plain value (SPEC section 4)."""
     t = type(v)
@@ -110,7 +130,7 @@ def type_name(v):
         return "list"
     if t is dict:
         return "map"
-    if t is Closure:
+    if t is Closure or t is HostFn:
         return "task"
     if t is Labeled:
         return type_name(v.v)

@@ -12,6 +12,7 @@ raises InvalidProgram(reason); the reason names the function and the code offset
 """
 
 from synsema.vm import opcodes as O
+from synsema.vm.caps import is_cap
 from synsema.vm.errors import InvalidProgram
 from synsema.vm.program import Function, Param
 
@@ -20,6 +21,10 @@ MAX_STACK = 100_000         # operand stack depth of one frame
 MAX_LOCALS = 65_536         # slots of one function (each call allocates them)
 MAX_PARAMS = 255
 MAX_RID = 2 ** 31 - 1
+# Frame pads (vm.decode.FramePads): a VM may make one per function and argument count,
+# each as long as the function's locals. A file may ask for this many slots in all, or
+# 4 per int of its code, whichever is more, so memory stays proportional to its size.
+MAX_PAD_SLOTS = 1 << 20
 
 KINDS = ("main", "task", "lambda", "test")
 PARAM_TYPES = frozenset({"number", "text", "bool", "list", "map", "task", "any"})
@@ -34,7 +39,15 @@ _WRITES_LOCAL = frozenset({O.STORE_LOCAL, O.DECLARE_LOCAL})
 
 # Instructions with a check beyond their operands' ranges.
 _SPECIAL = frozenset({O.FIELD, O.CHECK_BOOL, O.LOAD_TASK, O.CALL_TASK, O.MAKE_LAMBDA,
-                      O.SET_PATH, O.CALL_BUILTIN})
+                      O.CALL_BUILTIN, O.JUMP_IF_SET})
+
+# Count operands that must be at least 1: no key to set, or no value to drop (the loops
+# slice the stack with -n, and -0 is all of it).
+_MIN_COUNT = {O.SET_PATH: "at least one key", O.DROP_UNDER: "at least one value to drop"}
+
+# Instructions naming a top-level variable, and those of them that set it.
+_GLOBAL_OPS = frozenset(op.code for op in O.OPS if "global" in op.operands)
+_SETS_GLOBAL = frozenset({O.STORE_GLOBAL, O.DECLARE_GLOBAL})
 
 # Which operand of each opcode is its jump target (None when it has none).
 _JUMP_AT = {op.code: (op.operands.index("jump") if "jump" in op.operands else None)
@@ -44,19 +57,41 @@ _JUMP_AT = {op.code: (op.operands.index("jump") if "jump" in op.operands else No
 def verify(program):
     """Check a whole Program; raise InvalidProgram(reason) or set every func.max_stack."""
     _check_program(program)
+    top = None                  # the globals main declares outside every block
     for index, func in enumerate(program.functions):
-        func.max_stack = _check_code(program, func, index)
-        _check_declarations(func, index)
+        func.max_stack = _check_code(program, func, index, top)
+        decoded, declared = _check_declarations(func, index)
+        if index == 0:
+            top = _top_level_globals(decoded, declared)
+
+
+def _top_level_globals(decoded, declared):
+    """The top level's variables whose `let` runs on every path through the top level
+    (its DECLARE_LOCAL post-dominates the entry): outside every `when`, loop and `try`.
+    Only these may tasks and tests read (SPEC 2): whether a `let` inside a block has run
+    depends on the branch taken, and a task reading it long after the branch (its
+    `'x' is not set yet` error or not) would tell which way a labelled branch went."""
+    from synsema.vm.flow import EXIT, post_dominators
+    ipdom = post_dominators(decoded)
+    slot_at = {k: slot for slot, k in declared.items()}
+    top = set()
+    k = 0
+    while k != EXIT:            # up the post-dominator tree, from the entry to the exit
+        if k in slot_at:
+            top.add(slot_at[k])
+        k = ipdom[k]
+    return top
 
 
 def _check_declarations(func, index):
     """Each local a `let` declares (every slot past the parameters and captures) has one
-    DECLARE_LOCAL, and it comes before every use on every path (it dominates them). The
-    labels loop relies on this: a declaration is where no-sensitive-upgrade starts
-    counting, so a crafted file must not be able to `let` an outer variable again inside
-    a labelled branch."""
+    DECLARE_LOCAL (at most one in the top level, whose slots are the globals), and it
+    comes before every use on every path (it dominates them). The labels loop relies on
+    this: a declaration is where no-sensitive-upgrade starts counting, so a crafted file
+    must not be able to `let` an outer variable again inside a labelled branch.
+    Returns the decoded code and {slot: index of its DECLARE_LOCAL}."""
     from synsema.vm.flow import dominates, dominators
-    fixed = len(func.params) + func.ncaptures
+    fixed = func.fixed
     decoded, offsets = [], {}
     insts = list(O.iter_instructions(func.code))
     for k, (off, _, _) in enumerate(insts):
@@ -79,13 +114,19 @@ def _check_declarations(func, index):
                 raise InvalidProgram(f"in {_where(func, index)}, offset {insts[k][0]}: local "
                                      f"{arg} is declared twice (each `let` has its own slot)")
             declared[arg] = k
+    if func.kind != "main" and len(declared) != func.nlocals - fixed:
+        # So a function's locals are bounded by its code: each call allocates them all.
+        raise InvalidProgram(f"in {_where(func, index)}: {func.nlocals - fixed} `let` slots "
+                             f"(locals past the parameters and captures), but "
+                             f"{len(declared)} DECLARE_LOCAL of them")
     for k, (c, arg) in enumerate(decoded):
-        if c in _READS_LOCAL and c != O.DECLARE_LOCAL and arg >= fixed and k in idom:
+        if c in _READS_LOCAL and c != O.DECLARE_LOCAL and arg >= fixed and idom[k] >= 0:
             d = declared.get(arg)
-            if d is None or d not in idom or not dominates(idom, d, k):
+            if d is None or idom[d] < 0 or not dominates(idom, d, k):
                 raise InvalidProgram(f"in {_where(func, index)}, offset {insts[k][0]}: local "
                                      f"{arg} is used where its declaration does not come "
                                      "first on every path")
+    return decoded, declared
 
 
 # ---- program shape -------------------------------------------------------------------
@@ -102,15 +143,9 @@ def _where(func, index):
 
 
 def _check_cap(cap, where):
-    ok = (type(cap) is tuple and len(cap) in (1, 2) and all(type(x) is str for x in cap)
-          and ((len(cap) == 1 and cap[0] in ("stdout", "llm"))
-               or (len(cap) == 2 and cap[0] in ("llm", "net"))))
-    if ok and len(cap) == 2:
-        from synsema.vm.caps import is_host, is_label
-        ok = is_host(cap[1].lower()) if cap[0] == "net" else is_label(cap[1])
-    if not ok:
+    if not is_cap(cap):
         raise InvalidProgram(f"{where}: bad require {cap!r} (expected stdout, llm, "
-                             f"llm(LABEL) or net(HOST))")
+                             "llm(LABEL), net(HOST), net(HOST, LABEL) or tool(NAME))")
 
 
 def _check_program(program):
@@ -138,6 +173,9 @@ def _check_program(program):
     for i, name in enumerate(program.globals):
         if type(name) is not str:
             raise InvalidProgram(f"global {i} has a name that is not a text: {name!r}")
+    if len(program.global_lines) != len(program.globals):
+        raise InvalidProgram(f"{len(program.globals)} globals but "
+                             f"{len(program.global_lines)} lines of their `let`s")
     for i, line in enumerate(program.global_lines):
         if not _is_nat(line):
             raise InvalidProgram(f"global line {i} is {line!r}, not a non-negative int")
@@ -150,6 +188,14 @@ def _check_program(program):
     main = funcs[0]
     if main.kind != "main" or main.params or main.ncaptures:
         raise InvalidProgram("functions[0] must be the top level (kind main, no parameters)")
+    if main.nlocals != len(program.globals):
+        raise InvalidProgram(f"the top level has {main.nlocals} locals, but its locals are "
+                             f"the program's {len(program.globals)} globals")
+    slots = sum((len(f.params) - f.nrequired + 1) * f.nlocals for f in funcs[1:])
+    room = max(MAX_PAD_SLOTS, 4 * sum(len(f.code) for f in funcs))
+    if slots > room:
+        raise InvalidProgram(f"calls of its functions, one per argument count, would need "
+                             f"{slots} local slots (at most {room} for a file this size)")
 
     for i, entry in enumerate(program.tests):
         if (type(entry) not in (tuple, list) or len(entry) != 2 or type(entry[0]) is not str
@@ -202,6 +248,12 @@ def _check_function(func, index):
     if func.nlocals < len(func.params) + func.ncaptures:
         raise InvalidProgram(f"{where}: {func.nlocals} locals cannot hold "
                              f"{len(func.params)} parameters and {func.ncaptures} captures")
+    if func.kind == "lambda" and func.nlocals != func.fixed:
+        # A call appends the captures after the `let` slots: a lambda has none.
+        raise InvalidProgram(f"{where}: {func.nlocals} locals; a lambda's locals are its "
+                             f"{len(func.params)} parameters and {func.ncaptures} captures")
+    if func.kind == "test" and func.params:
+        raise InvalidProgram(f"{where}: a test takes no parameters")
     for cap in func.requires:
         _check_cap(cap, where)
     for name in func.local_names:
@@ -221,8 +273,9 @@ def _check_function(func, index):
 
 # ---- code ----------------------------------------------------------------------------
 
-def _check_code(program, func, index):
-    """Decode and check every instruction, then walk the control flow; returns max depth."""
+def _check_code(program, func, index, top):
+    """Decode and check every instruction, then walk the control flow; returns max depth.
+    top: the globals tasks and tests may name (None while checking the top level)."""
     where = _where(func, index)
     code = func.code
     n = len(code)
@@ -259,6 +312,11 @@ def _check_code(program, func, index):
             if type(x) is not int or not 0 <= x < limit[kind]:
                 _bad_operand(where, pc, op, kind, x, limit[kind])
         code_ = op.code
+        if code_ in _MIN_COUNT and a[-1] == 0:
+            raise InvalidProgram(f"in {where}, offset {pc}: {op.name} needs "
+                                 f"{_MIN_COUNT[code_]}")
+        if code_ in _GLOBAL_OPS:
+            _check_global(program, where, pc, op, a[0], top)
         if code_ not in _SPECIAL:
             ops[pc] = (op, a)
             pc = end
@@ -285,8 +343,12 @@ def _check_code(program, func, index):
                 raise InvalidProgram(f"in {where}, offset {pc}: MAKE_LAMBDA captures {a[1]} "
                                      f"values, the lambda at line {callee.line} has "
                                      f"{callee.ncaptures} captures")
-        elif code_ == O.SET_PATH and a[0] == 0:
-            raise InvalidProgram(f"in {where}, offset {pc}: SET_PATH needs at least one key")
+        elif code_ == O.JUMP_IF_SET:
+            # Whether any other slot is set is no parameter's default: in the top level it
+            # would be whether a `let` has run, a branch on a branch the labels never see.
+            if a[0] >= len(func.params) or func.params[a[0]].default == Param.NO_DEFAULT:
+                raise InvalidProgram(f"in {where}, offset {pc}: JUMP_IF_SET tests local "
+                                     f"{a[0]}, which is not a parameter with a default")
         elif code_ == O.CALL_BUILTIN:
             if registry is None:
                 from synsema.stdlib.registry import load_all
@@ -306,6 +368,23 @@ def _check_code(program, func, index):
                 raise InvalidProgram(f"in {where}, offset {pc}: {op.name} jumps to offset "
                                      f"{a[j]}, which is inside an instruction")
     return _check_flow(where, func, ops)
+
+
+def _check_global(program, where, pc, op, g, top):
+    """A top-level variable named by a task, test or lambda (the top level reaches its
+    own as its locals): only read or updated, never set, and declared outside every block
+    of the top level (_top_level_globals)."""
+    at = f"in {where}, offset {pc}: {op.name}"
+    if top is None:
+        raise InvalidProgram(f"{at} in the top level, whose variables are its locals "
+                             f"(use the _LOCAL instruction)")
+    if op.code in _SETS_GLOBAL:
+        raise InvalidProgram(f"{at} sets top-level variable {program.globals[g]!r}; only "
+                             f"the top level sets its variables")
+    if g not in top:
+        raise InvalidProgram(f"{at} names top-level variable {program.globals[g]!r}, which "
+                             f"is not declared at the top level outside every block (tasks "
+                             f"and tests see only those)")
 
 
 def _bad_operand(where, pc, op, kind, x, limit):
@@ -330,8 +409,11 @@ def _check_flow(where, func, ops):
       depth   the operand stack depth;
       hand    the open try handlers: a node in a tree shared by all paths (node 0: none
               open), interned so equal stacks have equal ids;
-      iters   a bit mask of the stack slots holding an ITER_START iterator: only FOR_ITER
-              may use one and only POP may drop one, so no iterator reaches a value use;
+      iters   the stack slots holding an ITER_START iterator, as a node in a second
+              interned tree (node 0: none; a node is its topmost iterator's slot and the
+              node below it), so a state costs one int however deep the stack: only
+              FOR_ITER may use one and only POP or DROP_UNDER drop one, so no iterator
+              reaches a value use;
       unset   a bit mask of the optional parameters that may still be unpassed: reading
               one before JUMP_IF_SET or a store has settled it would see no value.
     """
@@ -343,6 +425,8 @@ def _check_flow(where, func, ops):
     unset = [0] * n
     parent, base = [0], [0]  # handler tree: parent node, stack depth at its TRY_BEGIN
     intern = {}
+    below, slot_of = [0], [-1]  # iterator tree: the node below, the iterator's stack slot
+    iter_intern = {}
     optional = {}           # local slot -> its bit in `unset`
     for slot, p in enumerate(func.params):
         if p.default != Param.NO_DEFAULT:
@@ -390,15 +474,15 @@ def _check_flow(where, func, ops):
             raise InvalidProgram(f"in {where}, offset {pc}: {op.name} pops below the stack "
                                  f"depth {base[h]} of its enclosing try")
         if it and c == O.DROP_UNDER:
-            if it >> (d - 1) & 1:
+            if slot_of[it] == d - 1:
                 raise InvalidProgram(f"in {where}, offset {pc}: DROP_UNDER keeps a loop "
                                      f"iterator as a value")
         elif it:
             if c == O.FOR_ITER or c == O.POP:
-                if c == O.FOR_ITER and not it >> (d - 1) & 1:
+                if c == O.FOR_ITER and slot_of[it] != d - 1:
                     raise InvalidProgram(f"in {where}, offset {pc}: FOR_ITER needs an "
                                          f"iterator from ITER_START on top of the stack")
-            elif pops and it >> (d - pops):
+            elif pops and slot_of[it] >= d - pops:
                 raise InvalidProgram(f"in {where}, offset {pc}: {op.name} uses a loop "
                                      f"iterator as a value")
         elif c == O.FOR_ITER:
@@ -430,11 +514,19 @@ def _check_flow(where, func, ops):
                                          f"TRY_BEGIN on some path")
                 reach(nxt, nd, parent[h], it, un, pc)
             elif c == O.ITER_START:
-                reach(nxt, nd, h, it | 1 << (nd - 1), un, pc)
+                key = (it, nd - 1)
+                node = iter_intern.get(key)
+                if node is None:
+                    node = iter_intern[key] = len(below)
+                    below.append(it)
+                    slot_of.append(nd - 1)
+                reach(nxt, nd, h, node, un, pc)
             elif c == O.POP and it:
-                reach(nxt, nd, h, it & ~(1 << nd), un, pc)
+                reach(nxt, nd, h, below[it] if slot_of[it] == nd else it, un, pc)
             elif c == O.DROP_UNDER and it:
-                reach(nxt, nd, h, it & ((1 << (nd - 1)) - 1), un, pc)
+                while slot_of[it] >= nd - 1:    # the dropped slots: all under the kept top
+                    it = below[it]
+                reach(nxt, nd, h, it, un, pc)
             else:
                 reach(nxt, nd, h, it, un, pc)
         elif flow == "return":
@@ -461,7 +553,7 @@ def _check_flow(where, func, ops):
             if nd + 2 > max_depth:
                 max_depth = nd + 2
             reach(nxt, d + 1, h, it, un, pc)
-            reach(a[0], d - 1, h, it & ~(1 << (d - 1)), un, pc)
+            reach(a[0], d - 1, h, below[it], un, pc)
         elif flow == "try":
             key = (h, d)
             child = intern.get(key)

@@ -30,6 +30,8 @@ Base URLs are normalised once, here, so the senders just append a path:
 
 from urllib.parse import urlsplit, urlunsplit
 
+from synsema.stdlib.net import BadURL, url_host
+
 APIS = ("openai", "anthropic")
 CASSETTE_MODES = ("record", "replay", "auto")
 
@@ -59,6 +61,7 @@ class LLMConfig:
         if not isinstance(url, str) or not url.strip():
             raise ValueError("an LLM provider needs a base URL")
         self.api = api
+        self.host = check_url(url.strip(), "the provider URL")
         self.url = normalize_url(api, url)
         self.model = model or DEFAULT_MODELS[api]
         self.key = key or None
@@ -67,10 +70,6 @@ class LLMConfig:
         self.cassette = cassette
         self.cassette_mode = cassette_mode
         self.network = network
-
-    @property
-    def host(self):
-        return urlsplit(self.url).hostname
 
     @property
     def send_key(self):
@@ -154,9 +153,13 @@ def infer_api(url):
 
 
 def check_url(url, setting):
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"{setting} must be an http:// or https:// URL with a host, got {url!r}")
+    """The URL's host, by the URL rule of http_get (stdlib.net.url_host): the host the
+    ceiling's llm@HOST is checked against is then the host the requests go to."""
+    try:
+        return url_host(url)
+    except BadURL as e:
+        raise ValueError(f"{setting} must be an http:// or https:// URL with a host, got "
+                         f"{url!r}: {e}") from None
 
 
 def normalize_url(api, url):

@@ -24,6 +24,8 @@ import json
 import math
 import re
 
+from synsema.stdlib.display import display    # the one shown form of a value (SPEC 4)
+
 from .errors import ProviderError
 
 TYPES = ("number", "text", "bool", "list", "map", "task", "any")
@@ -155,27 +157,3 @@ def parse_number(text):
         if math.isfinite(f):
             return f
     return text
-
-
-def display(value, nested=False):
-    """A value as Synsema's text() shows it (SPEC 4)."""
-    if value is None:
-        return "nothing"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isfinite(value) and value == int(value) and abs(value) < 1e16:
-            return str(int(value))
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False) if nested else value
-    if isinstance(value, list):
-        return "[" + ", ".join(display(v, True) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{display(k, True)}: {display(v, True)}"
-                               for k, v in value.items()) + "}"
-    return str(value)

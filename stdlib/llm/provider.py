@@ -5,17 +5,22 @@
     text_op(intent, op, *args) -> (text, tokens)     op: ask, summarize, classify, extract
 
 Every failure is a ProviderError whose message never holds the key. One Provider serves a
-whole run: it keeps the HTTP session and the cassette's position on the tape.
+whole run: it keeps the HTTP session and the cassette's position on the tape. Requests go
+only to the configured host (stdlib.net.open_once) and never follow a redirect, so neither
+the prompt nor the key reaches another host; every response is scrubbed of the key before
+anything reads it.
 """
 
 import json
 import time
 
+from synsema.stdlib import net
+
 from . import anthropic, openai, prompts, retry
 from .cassette import Cassette
 from .config import KEY_VARS
 from .convert import convert_args, display, find_entry
-from .errors import ProviderError, clip
+from .errors import ProviderError, clip, scrub, scrub_json
 
 WIRES = {"openai": openai, "anthropic": anthropic}
 
@@ -67,7 +72,9 @@ class Provider:
         if self.cassette is not None:
             recorded = self.cassette.lookup(request)
             if recorded is not None:
-                return self._read(recorded["status"], recorded.get("body"), recorded.get("text"), 1)
+                key, text = self.config.key, recorded.get("text")
+                return self._read(recorded["status"], scrub_json(recorded.get("body"), key),
+                                  None if text is None else scrub(text, key), 1)
             if not self.config.network:
                 raise self.cassette.miss(request)
         payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
@@ -78,18 +85,19 @@ class Provider:
             if self._session is None:
                 import requests     # lazily: the VM starts without it
                 self._session = requests.Session()
-            r = self._session.post(url, data=payload, headers=headers, timeout=self.config.timeout)
+            try:
+                r = net.open_once(self._session, "POST", url, self.config.host, payload,
+                                  headers, self.config.timeout)
+            except net.BadURL as e:
+                raise ProviderError(f"{self.who}: {e}") from None
+            if r.status_code in net.REDIRECTS and "location" in r.headers:
+                r.close()
+                raise self._redirected(url, r.headers["location"])
             return r.status_code, r.headers, r.content.decode("utf-8", errors="replace")
 
         status, _, text, attempts = retry.send(post, self.who, self.config.max_retries,
                                                self.sleep, self.config.timeout)
-        key = self.config.key
-        if key and len(key) >= 8:       # a provider that echoes the key: not on the tape
-            text = text.replace(key, "[key]")
-        try:
-            parsed = json.loads(text)
-        except ValueError:
-            parsed = None
+        parsed, text = self._scrubbed(text)
         if self.cassette is not None:
             response = {"status": status}
             if parsed is not None:
@@ -98,6 +106,36 @@ class Provider:
                 response["text"] = text
             self.cassette.record(request, response)
         return self._read(status, parsed, text, attempts)
+
+    def _scrubbed(self, text):
+        """(parsed JSON or None, text) of a response with the key scrubbed however it was
+        encoded: every string of the parsed JSON (keys too) after decoding, so JSON escapes
+        cannot hide it, and the raw text when it is not JSON. All that reads a response --
+        errors, trace lines, the cassette, what the program gets -- reads this."""
+        key = self.config.key
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            return None, scrub(text, key)
+        parsed = scrub_json(parsed, key)
+        return parsed, json.dumps(parsed, ensure_ascii=False)
+
+    def _redirected(self, url, location):
+        """A model request never follows a redirect: to another host it would carry the
+        prompt (labelled data included) and the key there; on the same host it means the
+        configured URL is not the endpoint."""
+        target = net.redirect_target(url, location)
+        try:
+            host = net.url_host(target)
+        except net.BadURL:
+            host = None
+        if host != self.config.host:
+            return ProviderError(f"{self.who} redirected the request to another host "
+                                 f"({host or 'a refused URL'}: {clip(target)}); model requests "
+                                 f"go only to {self.config.host}, so it was not followed")
+        return ProviderError(f"{self.who} redirected the request to {clip(target)}; model "
+                             "requests do not follow redirects: set the provider URL "
+                             "(SYN_LLM_URL or --llm-url) to the endpoint itself")
 
     def _read(self, status, body, text, attempts):
         """The answer's JSON object, or the ProviderError that says what went wrong."""

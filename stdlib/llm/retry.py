@@ -10,10 +10,11 @@ shortened by up to 25 % of jitter so many clients do not retry in lockstep.
 
 import email.utils
 import random
-import re
 import time
 
-from .errors import ProviderError, clip
+from synsema.stdlib import net
+
+from .errors import ProviderError
 
 MAX_WAIT = 120.0
 
@@ -78,9 +79,9 @@ def send(post, who, max_retries, sleep, timeout):
         except requests.exceptions.Timeout:
             failure = f"no answer within {timeout:g} s (timeout)"
         except requests.exceptions.ConnectionError as exc:
-            failure = "cannot connect: " + clip(_reason(exc))
+            failure = "cannot connect: " + net.failure(exc)
         except requests.exceptions.RequestException as exc:
-            raise ProviderError(f"{who}: request failed: {clip(_reason(exc))}") from None
+            raise ProviderError(f"{who}: request failed: {net.failure(exc)}") from None
         else:
             if not retryable(status, text) or attempt > max_retries:
                 return status, headers, text, attempt
@@ -94,12 +95,3 @@ def send(post, who, max_retries, sleep, timeout):
 
 def attempts_note(attempts):
     return f" (after {attempts} attempts)" if attempts > 1 else ""
-
-
-def _reason(exc):
-    """The innermost useful reason of a requests exception."""
-    inner = exc.args[0] if exc.args else exc
-    reason = getattr(inner, "reason", None)
-    text = str(reason if reason is not None else inner)
-    errno = re.search(r"\[Errno [^\]]*\][^'\")]*", text)
-    return errno.group(0).strip() if errno else text

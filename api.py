@@ -1,0 +1,504 @@
+"""The Python embedding API (SPEC section 16); the `syn` command is built on it.
+
+    import synsema
+
+    prog = synsema.compile_file("agent.syn")     # or synsema.load("agent.synb"),
+                                                 #    synsema.compile_source(text, "agent.syn")
+    result = prog.call("answer", {"question": "Weather in Lima?"}, labels=True,
+                       cap_set="stdout,llm")
+    result.value, result.labels, result.output, result.tool_calls, result.tokens
+
+A `Program` is immutable: every call builds its own VM and output buffer, so one program
+serves any number of calls from any number of threads at once. Every failure raises a
+`synsema.Error` whose `.message` is exactly what `syn` prints for it and whose
+`.exit_code` is the code `syn` exits with (SPEC 13).
+
+This module keeps its imports cheap: `syn exec` loads it on every start.
+"""
+
+import io
+import os
+import sys
+import threading
+from collections import namedtuple
+
+from synsema.cli.report import Source, compile_error, runtime_error
+from synsema.vm import errors as E
+from synsema.vm.values import UNSET, Closure, Labeled, norm_key
+
+__all__ = ["compile_file", "compile_source", "load", "Program", "Result", "Provider",
+           "Error", "CompileError", "InvalidProgram", "UsageError", "RunError",
+           "ArgumentError", "LabelViolation", "Refused", "LimitExceeded", "InternalError"]
+
+
+# ---- errors ---------------------------------------------------------------------------------
+
+class Error(Exception):
+    """Every failure of the API. `message`: the text `syn` prints; `exit_code`: its exit."""
+    exit_code = 1
+
+    def __init__(self, message):
+        super().__init__(message)
+        self.message = message
+
+
+class CompileError(Error):
+    """The source does not compile (or is not UTF-8); the message has position and caret."""
+
+
+class InvalidProgram(Error):
+    """A .synb file the loader refuses: `not a valid .synb: REASON`."""
+
+
+class UsageError(Error, ValueError):
+    """A bad setting (cap_set, audit, provider, tools, an unknown task); exit 2."""
+    exit_code = 2
+
+
+class RunError(Error):
+    """An uncaught runtime error; its message is withheld when made from labelled data."""
+
+
+class ArgumentError(RunError):
+    """The arguments do not fit the called task (`bad arguments for task 'answer': ...`)."""
+
+
+class LabelViolation(Error):
+    """Labelled data would have reached a sink the host ceiling does not open (SPEC 10)."""
+    exit_code = 3
+
+
+class Refused(Error):
+    """The program requires capabilities the ceiling (cap_set) does not grant."""
+    exit_code = 3
+
+
+class LimitExceeded(Error):
+    """max_steps, timeout or max_depth was reached."""
+    exit_code = 4
+
+
+class InternalError(Error):
+    """A bug in Synsema, not in the program; `__cause__` is the internal error."""
+    exit_code = 70
+
+
+# ---- loading --------------------------------------------------------------------------------
+
+def compile_file(path):
+    """Compile a .syn file to a Program. Raises CompileError, or OSError when the file
+    cannot be read."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    name = os.path.basename(path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise CompileError(f"{name}:{line}: error: the file is not valid UTF-8 (byte "
+                           f"{e.start}); save it as UTF-8") from None
+    return compile_source(text.removeprefix("\ufeff"), name)
+
+
+def compile_source(text, name="<source>"):
+    """Compile Synsema source text to a Program; `name` is the file name errors show."""
+    from synsema.compiler import compile_source as compile_text
+    source = Source(name, text.splitlines())
+    try:
+        return Program(compile_text(text, name), source)
+    except E.CompileError as e:
+        raise CompileError(compile_error(e, source).rstrip("\n")) from None
+
+
+def load(path):
+    """Load a compiled .synb file (verified before it is used). Raises InvalidProgram, or
+    OSError when the file cannot be read."""
+    from synsema.vm.codec import decode
+    with open(path, "rb") as fh:
+        data = fh.read()
+    try:
+        program = decode(data)
+    except E.InvalidProgram as e:
+        raise InvalidProgram(f"not a valid .synb: {e.reason}") from None
+    return Program(program, Source.beside(path, program.source_name))
+
+
+# ---- results and providers ------------------------------------------------------------------
+
+class Result(namedtuple("Result", "value labels output tool_calls tokens")):
+    """What a call returned (immutable).
+
+    value: the task's result as a Python value (None for `run`); labels: the sorted
+    labels on it (under labels=True, else []); output: everything the run printed;
+    tool_calls: [(name, args, outcome)] of the host tools called, in order; tokens: the
+    model tokens used (llm_tokens_used() at the end)."""
+    __slots__ = ()
+
+
+class Provider:
+    """The model provider of a run, given explicitly (the environment is not read):
+    `Provider(url="http://localhost:11434", model="llama3.2")`; `Provider()` is offline.
+    api is "openai" or "anthropic" (inferred from the URL when absent); cassette and
+    cassette_mode ("record", "replay", "auto") record or replay model exchanges."""
+    __slots__ = ("url", "api", "model", "key", "cassette", "cassette_mode", "_config")
+
+    def __init__(self, url=None, api=None, model=None, key=None, cassette=None,
+                 cassette_mode=None):
+        fields = dict(url=url, api=api, model=model, key=key, cassette=cassette,
+                      cassette_mode=cassette_mode)
+        for k, v in fields.items():
+            object.__setattr__(self, k, v)
+        object.__setattr__(self, "_config", _provider_config(**fields))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("a synsema.Provider is immutable")
+
+    def __repr__(self):
+        shown = [f"{k}={getattr(self, k)!r}" for k in ("url", "api", "model", "cassette",
+                                                       "cassette_mode") if getattr(self, k)]
+        if self.key:
+            shown.append("key=[key]")          # never the key itself
+        return f"Provider({', '.join(shown)})"
+
+
+def _provider_config(url, api, model, key, cassette, cassette_mode):
+    """The stdlib.llm LLMConfig of a Provider (None: offline), built from its fields alone,
+    with errors that name the keyword rather than the CLI flag."""
+    from synsema.stdlib.llm.config import APIS, CASSETTE_MODES, check_url, config_from
+
+    def bad(text):
+        return UsageError(f"usage error: synsema.Provider: {text}")
+    if api is not None and api not in APIS:
+        raise bad(f"api must be 'openai' or 'anthropic', got {api!r}")
+    if cassette_mode is not None and cassette_mode not in CASSETTE_MODES:
+        raise bad(f"cassette_mode must be 'record', 'replay' or 'auto', got {cassette_mode!r}")
+    if key and url is None and api is None:
+        raise bad("key= needs url= or api= to say which provider it is for")
+    try:
+        if url is not None:
+            check_url(url, "url")
+        return config_from({"SYN_LLM_KEY": key} if key else {}, url=url, api=api,
+                           model=model, cassette=cassette, cassette_mode=cassette_mode)
+    except ValueError as e:
+        raise bad(str(e)) from None
+
+
+_ENV_SETTINGS = ("SYN_LLM_URL", "SYN_LLM_API", "SYN_LLM_MODEL", "SYN_LLM_KEY",
+                 "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "SYN_LLM_CASSETTE")
+
+
+def _env_provider(flags):
+    """provider=None: the stdlib.llm Provider the environment (and the CLI's --llm-*
+    flags, `flags`) describe, or None when offline."""
+    env = os.environ
+    if not any(flags.values()) and not any(env.get(k) for k in _ENV_SETTINGS):
+        return None        # offline: do not even import the provider code
+    from synsema.stdlib.llm import Provider as LLMProvider, config_from
+    try:
+        config = config_from(dict(env), **flags)
+    except ValueError as e:
+        raise UsageError(f"usage error: {e}") from None
+    return LLMProvider(config) if config is not None else None
+
+
+def _llm_for(program, provider, flags):
+    """The provider a run talks to. Read only for a program that can reach a model at all
+    (`require llm` at top level or in a task): a shell with both OPENAI_API_KEY and
+    ANTHROPIC_API_KEY set must not stop a program that never calls a model."""
+    if not any(c[0] == "llm" for c in program.requires) and not any(
+            c[0] == "llm" for f in program.functions for c in f.requires):
+        return None
+    if provider is None:
+        return _env_provider(flags or {})
+    if not isinstance(provider, Provider):
+        raise UsageError("usage error: provider must be a synsema.Provider or None, got "
+                         f"{type(provider).__name__}")
+    if provider._config is None:
+        return None
+    from synsema.stdlib.llm import Provider as LLMProvider
+    return LLMProvider(provider._config)        # one per run: its session is its own
+
+
+# ---- running --------------------------------------------------------------------------------
+
+def _options(program, out, tools=None, cap_set=None, labels=False, provider=None,
+             max_steps=None, timeout=None, max_depth=1000, audit=None, trace=False,
+             llm_flags=None):
+    """vm.machine.Options for one run; raises UsageError for a bad setting."""
+    from synsema.vm.caps import Ceiling, CeilingError
+    from synsema.vm.machine import Options
+    for name, v in (("max_steps", max_steps), ("max_depth", max_depth)):
+        if v is not None and (type(v) is not int or v < 1):
+            raise UsageError(f"usage error: {name} must be a whole number of at least 1, "
+                             f"got {v!r}")
+    if timeout is not None and (type(timeout) not in (int, float) or not timeout > 0):
+        raise UsageError(f"usage error: timeout must be a number of seconds above 0, got "
+                         f"{timeout!r}")
+    ceiling = None
+    if cap_set is not None:
+        try:
+            ceiling = Ceiling.parse(cap_set)
+        except CeilingError as e:
+            raise UsageError(f"usage error: {e}") from None
+    host_tools = {}
+    if tools is not None:
+        from synsema.stdlib.hosttools import ToolError, collect
+        try:
+            host_tools = collect(tools)
+        except ToolError as e:
+            raise UsageError(f"usage error: {e}") from None
+    llm = _llm_for(program, provider, llm_flags)
+    log = None
+    if audit:
+        from synsema.vm.audit import Audit
+        try:
+            log = Audit(audit)
+        except OSError as e:
+            raise UsageError(f"usage error: --audit: cannot open {audit}: "
+                             f"{e.strerror or e}") from None
+    # Options takes `tools` only with host tools: a VM without them needs no keyword.
+    extra = {"tools": host_tools} if host_tools else {}
+    return Options(labels=bool(labels), ceiling=ceiling, max_steps=max_steps,
+                   timeout=timeout, max_depth=max_depth or 1000, audit=log, llm=llm,
+                   trace=trace, out=out, **extra)
+
+
+def _start(program, opts):
+    """A VM for one run; Refused when the ceiling does not grant what the program needs."""
+    from synsema.vm.machine import VM
+    try:
+        return VM(program, opts)
+    except E.StartRefused as e:
+        raise Refused("error: the program requires capabilities the host ceiling "
+                      f"(--cap-set) does not grant: {', '.join(e.missing)}; the program "
+                      "does not start") from None
+
+
+def _failure(e, source):
+    """The API error for an error that ended a run, with the report `syn` prints."""
+    from synsema.vm.machine import InternalError as Bug
+    text = runtime_error(e, source).rstrip("\n")
+    if isinstance(e, Bug):
+        return InternalError(text + "\ninternal error: this is a bug in syn, not in your "
+                             "program; please report it with the program that shows it")
+    if isinstance(e, E.LabelViolation):
+        return LabelViolation(text)
+    if isinstance(e, E.LimitReached):
+        return LimitExceeded(text)
+    return RunError(text)
+
+
+_stack_lock = threading.Lock()
+
+
+def _in_big_stack(fn):
+    """Run fn in a thread with a large stack, so deep (but limited) Synsema recursion
+    through builtins never overflows the C stack; re-raise what it raised."""
+    box = {}
+
+    def target():
+        try:
+            box["value"] = fn()
+        except BaseException as e:  # noqa: BLE001 - handed back to the caller's thread
+            box["error"] = e
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 21000))
+    # threading.stack_size is process-wide: set, start and restore under one lock, so
+    # runs started from several threads at once never restore each other's value.
+    with _stack_lock:
+        old = threading.stack_size()
+        try:
+            threading.stack_size(512 * 1024 * 1024)
+        except (ValueError, RuntimeError):
+            t = None
+        else:
+            try:
+                t = threading.Thread(target=target, name="synsema")
+                t.start()
+            finally:
+                threading.stack_size(old)
+    if t is None:
+        return fn()
+    t.join()
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
+class Program:
+    """A compiled, verified program (immutable). `call` and `run` build a fresh VM each
+    time; `name` is its source file name, `tasks` the names of its tasks."""
+    __slots__ = ("_program", "_source")
+
+    def __init__(self, program, source):
+        object.__setattr__(self, "_program", program)
+        object.__setattr__(self, "_source", source)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("a synsema.Program is immutable")
+
+    def __repr__(self):
+        return f"<synsema.Program {self.name} tasks=[{', '.join(self.tasks)}]>"
+
+    @property
+    def name(self):
+        return self._program.source_name
+
+    @property
+    def tasks(self):
+        return tuple(f.name for f in self._program.tasks())
+
+    def call(self, task, args=None, *, tools=None, cap_set=None, labels=False,
+             provider=None, max_steps=None, timeout=None, max_depth=1000, args_labels=(),
+             audit=None, trace=False):
+        """Run the top-level statements, then call `task` with the named arguments in the
+        dict `args`, checked as call_tool checks them (SPEC 5); the task runs with the
+        program's capabilities. Returns a Result.
+
+        tools: host tools (a decorated function, a list of them, a synsema.Toolbox).
+        cap_set: the host ceiling as `syn --cap-set` takes it ("stdout,llm,tool=*"); None
+        is developer mode. labels: track information-flow labels. provider: None (from
+        the environment) or a synsema.Provider. max_steps, timeout (seconds), max_depth:
+        limits. args_labels: labels put on every argument (under labels). audit: a file
+        to append the audit lines to. trace: model decisions and tool calls to stderr."""
+        return self._result(task, args, tools=tools, cap_set=cap_set, labels=labels,
+                            provider=provider, max_steps=max_steps, timeout=timeout,
+                            max_depth=max_depth, args_labels=args_labels, audit=audit,
+                            trace=trace)
+
+    def run(self, *, tools=None, cap_set=None, labels=False, provider=None, max_steps=None,
+            timeout=None, max_depth=1000, audit=None, trace=False):
+        """Run the top-level statements only (the keywords of `call`); result.value is
+        None."""
+        return self._result(None, None, tools=tools, cap_set=cap_set, labels=labels,
+                            provider=provider, max_steps=max_steps, timeout=timeout,
+                            max_depth=max_depth, audit=audit, trace=trace)
+
+    def _result(self, task, args, **settings):
+        buffer = io.StringIO()
+        if task is not None:
+            args = self._python_args(task, args)
+        vm, raw = self._execute(task, args, buffer.write, **settings)
+        value, labels = raw, []
+        if type(raw) is Labeled:
+            value, labels = raw.v, sorted(raw.l)
+        if value is not None:
+            from synsema.stdlib.hosttools import to_python
+            try:
+                value = to_python(value)
+            except TypeError:
+                raise RunError(f"{self.name}: error: the result of task '{task}' holds a "
+                               "task value, which cannot leave the program") from None
+        return Result(value, labels, buffer.getvalue(), list(getattr(vm, "tool_calls", [])),
+                      vm.tokens_used)
+
+    def _python_args(self, task, args):
+        """The Synsema map of a Python dict of arguments (json-like values and tuples)."""
+        if args is None:
+            return {}
+        try:
+            if not isinstance(args, dict):
+                raise TypeError(f"args must be a dict of named arguments, got "
+                                f"{type(args).__name__}")
+            return _to_synsema(args, 0)
+        except TypeError as e:
+            raise ArgumentError(f"{self.name}: error: bad arguments for task '{task}': "
+                                f"{e}") from None
+
+    def _execute(self, task, args, out, *, args_labels=(), llm_flags=None, result_to=None,
+                 **settings):
+        """One run: the top level, then (task not None) the task called with the Synsema
+        map `args`. Returns (vm, the raw result). `out` receives what print writes (the CLI
+        streams it); with `result_to`, a result other than nothing is written to it as a
+        line of JSON, a stdout sink under labels (`syn --call`)."""
+        prog = self._program
+        index = self._task_index(task) if task is not None else None
+        positional = self._arguments(index, task, args) if task is not None else None
+        labels = settings.get("labels")
+        if labels and args_labels:
+            positional = _labelled(positional, args_labels)
+        opts = _options(prog, out, llm_flags=llm_flags, **settings)
+        try:
+            vm = _start(prog, opts)
+
+            def body():
+                vm.run_main()
+                return None if index is None else vm.call(vm.tasks[index], positional)
+            try:
+                raw = _in_big_stack(body)
+                if result_to is not None and raw is not None:
+                    _write_result(vm, task, raw, result_to)
+            except E.SynError as e:
+                raise _failure(e, self._source) from e
+        finally:
+            if opts.audit is not None:
+                opts.audit.close()
+        return vm, raw
+
+    def _task_index(self, name):
+        funcs = self._program.functions
+        for i, f in enumerate(funcs):
+            if f.kind == "task" and f.name == name:
+                return i
+        from synsema.vm.suggest import did_you_mean
+        raise UsageError(f"usage error: {self.name} has no task '{name}'"
+                         f"{did_you_mean(str(name), list(self.tasks))}")
+
+    def _arguments(self, index, task, args):
+        """The positional arguments of the call, checked exactly as call_tool checks them."""
+        from synsema.stdlib.vmbuiltins import _named_args
+        try:
+            return _named_args("call_tool", Closure(self._program.functions[index]), args,
+                               True)
+        except E.SynError as e:
+            raise ArgumentError(f"{self.name}: error: bad arguments for task '{task}': "
+                                f"{e.message}") from None
+
+
+def _labelled(positional, args_labels):
+    from synsema.vm.caps import is_label
+    for label in args_labels:
+        if not isinstance(label, str) or not is_label(label):
+            raise UsageError(f"usage error: {label!r} is not a label name (letters, digits, "
+                             "_, - and .)")
+    labels = frozenset(args_labels)
+    return [a if a is UNSET else Labeled(a, labels) for a in positional]
+
+
+def _write_result(vm, task, raw, write):
+    """`syn --call`: the result as one line of json_encode, a stdout sink under labels."""
+    from synsema.stdlib.jsonvalues import json_encode
+    value, labels = raw, E.EMPTY
+    if type(raw) is Labeled:
+        value, labels = raw.v, raw.l
+    blocked = sorted(label for label in labels if not vm.ceiling.may_print(label))
+    if blocked:
+        vm.site = None          # the violation is at the call, not at the last builtin
+        vm.violation(f"writing the result of task '{task}' to stdout would reveal data "
+                     f"labelled {', '.join(blocked)}")
+    try:
+        text = json_encode(value)
+    except E.SynError as e:
+        raise E.SynError(f"the result of task '{task}' cannot be written as JSON: "
+                         f"{e.message}", labels) from None
+    write(text + "\n")
+
+
+def _to_synsema(v, depth):
+    t = type(v)
+    if v is None or t is str or t is int or t is float or t is bool:
+        return v
+    if depth > 100:
+        raise TypeError("the arguments are nested deeper than 100 levels")
+    if t is list or t is tuple:
+        return [_to_synsema(x, depth + 1) for x in v]
+    if t is dict:
+        out = {}
+        for k, x in v.items():
+            if type(k) not in (str, int, float, bool):
+                raise TypeError(f"a map key of type {type(k).__name__} is not a text, "
+                                "number or bool")
+            out[norm_key(k)] = _to_synsema(x, depth + 1)
+        return out
+    raise TypeError(f"a value of type {t.__name__} is not a Synsema value (give text, "
+                    "numbers, bools, None, lists and dicts)")

@@ -1,0 +1,193 @@
+"""Calling host tools from Synsema (SPEC 15.2): the capability, the label contract, the
+audit line and the record of the call, checked here, in the VM, at the moment of the call
+-- never by trusting the program or its .synb file.
+
+A host tool is a task value (`HostFn`, vm.values) that holds the tool's declaration
+(stdlib.hosttools.HostTool). Every way of calling one -- `t(...)`, `call`, `call_tool` --
+ends in `invoke`.
+"""
+
+from synsema.stdlib.registry import builtin
+from synsema.vm import caps as C
+from synsema.vm.errors import EMPTY, CapabilityDenied, SynError
+from synsema.vm.program import cap_text
+from synsema.vm.suggest import did_you_mean
+from synsema.vm.values import UNSET, HostFn, Labeled, type_name
+
+_TYPE_CHECKS = {
+    "number": lambda v: (type(v) is int or type(v) is float),
+    "text": lambda v: type(v) is str,
+    "bool": lambda v: type(v) is bool,
+    "list": lambda v: type(v) is list,
+    "map": lambda v: type(v) is dict,
+    "any": lambda v: True,
+}
+
+
+def _split(v):
+    if type(v) is Labeled:
+        return v.v, v.l
+    return v, EMPTY
+
+
+# ---- the three ways in --------------------------------------------------------------------
+
+def call_positional(vm, fn, args, labels=EMPTY):
+    """`t(a, b)`: positional arguments, strict arity (SPEC 4)."""
+    tool = fn.tool
+    params = tool.params
+    required = sum(1 for p in params if not p.has_default)
+    if not required <= len(args) <= len(params) or any(
+            not p.has_default for p in params[len(args):]):
+        if required == len(params):
+            want = f"{len(params)} argument" + ("" if len(params) == 1 else "s")
+        else:
+            want = f"{required} to {len(params)} arguments"
+        err = SynError(f"host tool '{tool.name}' takes {want}, got {len(args)}")
+        err.labels = labels
+        raise err
+    return invoke(vm, fn, dict(zip((p.name for p in params), args)), labels)
+
+
+def named_args(name, fn, args, as_tool):
+    """`call`/`call_tool` of a host tool: the argument map checked as SPEC 5 says."""
+    tool = fn.tool
+    names = [p.name for p in tool.params]
+    for key in args:
+        if key not in names:
+            hint = did_you_mean(key, names) if type(key) is str else ""
+            raise SynError(f"host tool '{tool.name}' has no parameter '{key}'{hint}")
+    out = {}
+    for p in tool.params:
+        if p.name in args:
+            v, _ = _split(args[p.name])
+            if p.type != "any":
+                if v is None:
+                    if not (p.has_default and p.default is None):
+                        raise SynError(f"'{p.name}' must be {p.type}, got nothing")
+                elif not _TYPE_CHECKS[p.type](v):
+                    raise SynError(f"'{p.name}' must be {p.type}, got {type_name(v)}")
+            out[p.name] = args[p.name]
+        elif not p.has_default and as_tool:
+            raise SynError(f"missing '{p.name}' ({p.type})")
+        elif not p.has_default:
+            out[p.name] = None
+    return out
+
+
+# ---- the call -----------------------------------------------------------------------------
+
+def invoke(vm, fn, args, labels=EMPTY):
+    """Run host tool `fn` with `args` (parameter name -> value, maybe labelled; a missing
+    key takes the tool's default). `labels`: of the task value and the argument map; an
+    error the call raises carries them (which tool, or which keys, may be secret)."""
+    if not labels:
+        return _invoke(vm, fn, args, labels)
+    try:
+        return _invoke(vm, fn, args, labels)
+    except SynError as e:
+        if e.catchable:
+            e.labels = e.labels | labels
+        raise
+
+
+def _invoke(vm, fn, args, labels):
+    tool = fn.tool
+    name = tool.name
+    if not C.tool_held(vm.caps, name):
+        _refuse_capability(vm, name)
+    arg_labels = EMPTY
+    plain = {}
+    for k, v in args.items():
+        v, l = _split(v)
+        plain[k] = v
+        arg_labels = arg_labels | l
+    if vm.labels:
+        pc = vm.pc | labels
+        _check_contract(vm, tool, args, pc, plain)
+        out_labels = tool.result_labels | arg_labels | pc
+    else:
+        out_labels = EMPTY
+    try:
+        result = tool.invoke(plain)
+    except SynError as e:
+        _record(vm, name, plain, "failed")
+        if vm.labels:
+            e.labels = e.labels | out_labels
+        raise
+    _record(vm, name, plain, "ok")
+    if out_labels:
+        return Labeled(result, out_labels)
+    return result
+
+
+def _check_contract(vm, tool, args, pc, plain):
+    """SPEC 15.2: every parameter, passed or defaulted, is a sink for what it carries."""
+    if not tool.params and not pc <= tool.accepts_all:
+        _refuse_labels(vm, tool, None, pc, tool.accepts_all, plain)
+    for p in tool.params:
+        v = args.get(p.name, UNSET)
+        carried = pc | (v.l if type(v) is Labeled else EMPTY)
+        accepted = tool.accepts.get(p.name, EMPTY)
+        if not carried <= accepted:
+            _refuse_labels(vm, tool, p.name, carried, accepted, plain)
+
+
+def _show(labels):
+    return "[" + ", ".join(sorted(labels)) + "]"
+
+
+def _refuse_labels(vm, tool, param, carried, accepted, plain):
+    _record(vm, tool.name, plain, "refused")
+    what = f"'{param}'" if param is not None else "the call (under a labelled branch)"
+    err = SynError(f"host tool '{tool.name}' refused: {what} carries {_show(carried)}, "
+                   f"accepts {_show(accepted)}")
+    err.labels = vm.pc     # the message names labels, never data
+    raise err
+
+
+def _refuse_capability(vm, name):
+    _record(vm, name, None, "refused")
+    need = cap_text(("tool", name))
+    have = C.describe_set(vm.caps)
+    who = f"task '{vm.tool}' runs with" if vm.tool is not None else "the program runs with"
+    if vm.tool is not None:
+        hint = f"; add `require {need}` as the first line of task '{vm.tool}'"
+    else:
+        hint = f"; add `require {need}` at the top of the program"
+    if not vm.ceiling.admits(("tool", name)) and vm.options.ceiling is not None:
+        hint = "; the host's --cap-set does not grant it"
+    raise CapabilityDenied(f"host tool '{name}' needs {need}; {who} {have}{hint}")
+
+
+def _record(vm, name, plain, outcome):
+    """tool_calls for the embedding API (arguments kept: the host's own data) and one audit
+    line (name and outcome only: never the arguments)."""
+    vm.tool_calls.append((name, dict(plain) if plain is not None else {}, outcome))
+    vm.audit_event(event="host_tool", tool=name, outcome=outcome, at=vm.where())
+
+
+# ---- builtins -----------------------------------------------------------------------------
+
+@builtin("host_tool", 1, kind="vm")
+def host_tool(vm, name):
+    """The registered host tool of that name, as a task value (calling it needs tool(NAME))."""
+    name, labels = _split(name)
+    if labels:
+        vm.violation("host_tool: a tool name cannot be made from labelled data")
+    if type(name) is not str:
+        raise SynError(f"host_tool needs a tool name as a text, got {type_name(name)}")
+    fn = vm.host_fns.get(name)
+    if fn is None:
+        known = list(vm.host_fns)
+        if not known:
+            raise SynError(f"host tool '{name}' is not registered; this run has no host tools "
+                           "(give them with --tools MODULE:NAME or tools=...)")
+        raise SynError(f"host tool '{name}' is not registered{did_you_mean(name, known)}")
+    return fn
+
+
+@builtin("host_tools", 0, kind="vm")
+def host_tools(vm):
+    """A map of every registered host tool, by name."""
+    return dict(vm.host_fns)

@@ -1,0 +1,774 @@
+"""Host tools declared in Python (SPEC section 15.1): what the VM needs to call one.
+
+Declaring::
+
+    import synsema
+
+    @synsema.tool(result_labels=["untrusted"])
+    def read_file(file_path: str) -> str:
+        '''Read a file from the user's drive.
+
+        :param file_path: the file's path
+        '''
+
+    bank = synsema.Toolbox("bank")
+
+    @bank.tool(accepts={"amount": ["untrusted"]})      # registered as bank.send_money
+    def send_money(recipient: str, amount: float, date: str = "today") -> dict: ...
+
+`tool` returns the function itself, still an ordinary Python function, with its spec
+attached as `fn.__synsema_tool__` (a `HostTool`). When the object cannot carry an
+attribute (a bound method, a builtin), `tool` returns the HostTool, which calls the
+function when called. Declaration problems raise `ToolError` at once, naming the tool,
+the parameter and the fix.
+
+What the VM uses (SPEC 15.2), all on an immutable `HostTool`:
+
+* `tool.name` (a dotted identifier), `tool.description`, `tool.params`: a tuple of
+  `Param(name, type, has_default, default, description, choices)`, with `type` one of
+  Synsema's type names and `default` a Synsema value (`None` is nothing).
+* `tool.result_labels`: a frozenset; `tool.accepts[param]`: the labels that parameter
+  may carry, `accepts["*"]` already merged in; `tool.accepts_all`: the `"*"` labels alone
+  (what a tool without parameters checks the pc against).
+* `tool.invoke(args)`: runs the tool. `args` maps parameter names to plain Synsema values
+  (labels stripped, names and types already checked as SPEC 5 says). A parameter left out
+  takes its Python default, else arrives as None (as `call` gives nothing). Values are
+  copied on the way in (the tool cannot change the caller's lists and maps) and the
+  result converted on the way out. Raises the catchable `SynError` when the tool raises
+  (`host tool 'x' failed: ValueError: ...`), when its result is not a Synsema value
+  (`host tool 'x' returned a value Synsema cannot hold (type Decimal at ["rows"][2])`), or
+  when an argument does not fit the Python type (an `int` given 2.5, a `Literal` or
+  `Enum` value not listed, a task value).
+* `catalog_entry(tool, describe)`: the `tool_spec` map of SPEC 5 plus "param_describe".
+* `collect(obj)` and `load_target("MODULE:NAME")` (for `--tools`): name -> HostTool.
+
+Decisions the SPEC leaves open:
+
+* Types: `Literal[...]` of texts (numbers, bools) is `text` (`number`, `bool`) and an
+  `Enum` whose values are all texts (all numbers) is `text` (`number`); the allowed values
+  are checked at the call, listed in the catalog's parameter description, and an Enum
+  parameter receives the member. A union of types that are one Synsema type
+  (`int | float`) is that type; any other union, `set`, `datetime`, classes etc. are
+  refused (annotate `Any` and check in the body). An `int` parameter receives a
+  whole-valued float as an int (Synsema's `6.0` is `6`).
+* Results: an Enum becomes its value, `datetime`/`date`/`time` their ISO text, a
+  namedtuple a map of its fields (a record, like a dataclass); pydantic v2 models are
+  dumped with `model_dump(mode="json")`, v1 with `dict()`, neither imported. Nesting
+  deeper than MAX_DEPTH or a container holding itself is refused like an unknown type.
+* A Toolbox prefixes its name to the tools it declares (`tb.tool`, or `tb.add` of a plain
+  function) unless the given name is dotted already; a tool declared elsewhere keeps the
+  name it was declared with.
+
+`inspect` and `typing` load only when a tool is declared, so importing this module
+stays cheap.
+"""
+
+import enum
+import importlib
+import os
+import re
+import sys
+import types
+
+from synsema.stdlib.display import show_key
+from synsema.vm.caps import is_label
+from synsema.vm.errors import SynError
+from synsema.vm.suggest import did_you_mean
+from synsema.vm.values import Closure, denorm_key, norm_key
+
+MAX_DEPTH = 100
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
+_PY_TYPES = {str: "text", int: "number", float: "number", bool: "bool",
+             list: "list", tuple: "list", dict: "map"}
+_EVERY_PARAM = ' (use "*" for every parameter)'
+_TYPE_HELP = ("use str, int, float, bool, list, tuple, dict, X | None, Any, "
+              "or a Literal or Enum of texts or numbers")
+
+
+class ToolError(ValueError):
+    """A host tool that cannot be declared or registered as written."""
+
+
+class ToolTargetError(ToolError):
+    """A `--tools MODULE:NAME` that cannot be loaded (a usage error, exit 2)."""
+
+
+class _Frozen:
+    __slots__ = ()
+
+    def __init__(self, **fields):
+        for k, v in fields.items():
+            object.__setattr__(self, k, v)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+
+class Param(_Frozen):
+    """One parameter of a host tool. `_shape` is what an argument becomes in Python
+    (None: as converted; tuple; int; an Enum class); `_py_default` is passed when the
+    argument is left out."""
+    __slots__ = ("name", "type", "has_default", "default", "description", "choices",
+                 "_shape", "_py_default")
+
+    def spec(self):
+        """The parameter as tool_spec shows it: `a: number`."""
+        return f"{self.name}: {self.type}"
+
+    def to_python(self, value, tool):
+        """The Python argument for the Synsema value `value`."""
+        if value is None:
+            return None
+        try:
+            v = to_python(value)
+        except RecursionError:
+            raise SynError(f"host tool '{tool}': '{self.name}' is nested too deeply") from None
+        except TypeError as e:
+            raise SynError(f"host tool '{tool}' cannot take a task value ('{self.name}' "
+                           f"holds {e}); pass data, not a task") from None
+        shape = self._shape
+        if shape is tuple:
+            return tuple(v)
+        if shape is int and type(v) is float:
+            if not v.is_integer():
+                raise SynError(f"host tool '{tool}': '{self.name}' must be a whole number, "
+                               f"got {show_key(v)}")
+            return int(v)
+        if self.choices and v not in self.choices:
+            raise SynError(f"host tool '{tool}': '{self.name}' must be one of "
+                           f"{_show_choices(self.choices)}, got {show_key(norm_key(v))}")
+        if shape is not None and shape is not int:
+            return shape(v)         # an Enum class: the member with that value
+        return v
+
+    def __repr__(self):
+        return f"Param({self.spec()}{' = ' + repr(self.default) if self.has_default else ''})"
+
+
+class HostTool(_Frozen):
+    """A declared host tool (see the module docstring)."""
+    __slots__ = ("name", "fn", "description", "params", "result_labels", "accepts",
+                 "accepts_all")
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<host tool {self.name}>"
+
+    def invoke(self, args):
+        """Run the tool on Synsema values; its result as a Synsema value."""
+        names = [p.name for p in self.params]
+        for key in args:
+            if key not in names:
+                raise SynError(f"host tool '{self.name}' has no parameter '{key}'"
+                               f"{did_you_mean(key, names) if isinstance(key, str) else ''}")
+        kwargs = {}
+        for p in self.params:
+            if p.name in args:
+                kwargs[p.name] = p.to_python(args[p.name], self.name)
+            else:
+                kwargs[p.name] = p._py_default if p.has_default else None
+        try:
+            result = self.fn(**kwargs)
+        except Exception as e:      # anything the tool raises is the program's to catch
+            raise SynError(f"host tool '{self.name}' failed: {_one_line(e)}") from e
+        return to_synsema(result, self.name)
+
+
+# ---- declaring ----------------------------------------------------------------------------
+
+def tool(fn=None, *, name=None, result_labels=(), accepts=None, description=None):
+    """Declare a Python function a host tool: `@tool` or `@tool(name=..., ...)`."""
+    def decorate(f):
+        return _mark(f, declare(f, name=name, result_labels=result_labels,
+                                accepts=accepts, description=description))
+    return decorate if fn is None else decorate(fn)
+
+
+def _mark(fn, spec):
+    try:
+        fn.__synsema_tool__ = spec
+    except (AttributeError, TypeError):
+        return spec
+    return fn
+
+
+def declare(fn, *, name=None, result_labels=(), accepts=None, description=None, prefix=None):
+    """The HostTool of `fn` (the work of `tool`, without marking the function)."""
+    import inspect
+    if not callable(fn):
+        raise ToolError(f"a host tool must be a function, got {_describe(fn)}")
+    if name is None:
+        name = getattr(fn, "__name__", None)
+        if not isinstance(name, str):
+            raise ToolError(f"{fn!r} has no name; give the host tool one with name=")
+    if prefix and isinstance(name, str) and "." not in name:
+        name = f"{prefix}.{name}"
+    check_name(name)
+    if inspect.iscoroutinefunction(fn):
+        raise ToolError(f"host tool '{name}' is an async function; Synsema calls tools "
+                        "synchronously, so declare a plain function that runs it "
+                        "(for example with asyncio.run)")
+    try:
+        sig = inspect.signature(fn, eval_str=True)
+    except (ValueError, TypeError) as e:
+        raise ToolError(f"host tool '{name}': cannot read its signature ({e}); "
+                        "wrap it in a Python function with named parameters") from None
+    except Exception as e:
+        raise ToolError(f"host tool '{name}': cannot read its annotations ({_one_line(e)}); "
+                        "define or import every name the annotations use before the tool") from None
+    doc_description, doc_params = parse_docstring(inspect.getdoc(fn) or "")
+    params = tuple(_param(name, p, doc_params.get(p.name, ""), inspect)
+                   for p in sig.parameters.values())
+    result_labels = _labels(name, "result_labels", result_labels)
+    accepts_all, per_param = _accepts(name, accepts, [p.name for p in params])
+    return HostTool(name=name, fn=fn,
+                    description=doc_description if description is None else description,
+                    params=params, result_labels=result_labels,
+                    accepts=types.MappingProxyType(
+                        {p.name: per_param.get(p.name, frozenset()) | accepts_all
+                         for p in params}),
+                    accepts_all=accepts_all)
+
+
+def check_name(name):
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ToolError(f"host tool name {name!r} is not a dotted identifier like "
+                        "'bank.send_money'; give one with name=")
+
+
+def _param(tool_name, p, description, inspect):
+    where = f"host tool '{tool_name}': parameter"
+    if p.kind is p.VAR_POSITIONAL:
+        raise ToolError(f"{where} '*{p.name}' cannot be declared; Synsema passes named "
+                        f"arguments, so name each parameter (or take one list: "
+                        f"{p.name}: list)")
+    if p.kind is p.VAR_KEYWORD:
+        raise ToolError(f"{where} '**{p.name}' cannot be declared; Synsema passes named "
+                        f"arguments, so name each parameter (or take one map: "
+                        f"{p.name}: dict)")
+    if p.kind is p.POSITIONAL_ONLY:
+        raise ToolError(f"{where} '{p.name}' is positional-only; Synsema passes arguments "
+                        "by name, so remove the '/' from the signature")
+    annotation, nullable = _without_none(p.annotation)
+    found = _synsema_type(annotation, inspect.Parameter.empty)
+    if found is None:
+        raise ToolError(f"{where} '{p.name}' has the type "
+                        f"{inspect.formatannotation(p.annotation)}, which Synsema has no "
+                        f"type for; {_TYPE_HELP}")
+    typ, shape, choices = found
+    if p.default is not p.empty:
+        try:
+            default = _syn(p.default, 0, set())
+        except _Unholdable as e:
+            raise ToolError(f"{where} '{p.name}': its default {p.default!r} is not a Synsema "
+                            f"value ({e.render()}); use None as the default and set the "
+                            "value in the body") from None
+        has_default, py_default = True, p.default
+    else:
+        has_default, default, py_default = nullable, None, None
+    return Param(name=p.name, type=typ, has_default=has_default, default=default,
+                 description=description, choices=choices, _shape=shape,
+                 _py_default=py_default)
+
+
+def _without_none(annotation):
+    """(the annotation without `| None`, whether it had one)."""
+    import typing
+    if typing.get_origin(annotation) not in (typing.Union, types.UnionType):
+        return annotation, False
+    rest = tuple(a for a in typing.get_args(annotation) if a is not type(None))
+    if len(rest) == len(typing.get_args(annotation)):
+        return annotation, False
+    return (rest[0] if len(rest) == 1 else typing.Union[rest]), True
+
+
+def _synsema_type(annotation, empty):
+    """(Synsema type, Python shape, allowed values) of an annotation; None if none fits."""
+    import typing
+    if annotation is empty or annotation is typing.Any or annotation is object:
+        return "any", None, ()
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _synsema_type(typing.get_args(annotation)[0], empty)
+    if origin is typing.Literal:
+        return _choices_type(typing.get_args(annotation), None)
+    if origin in (typing.Union, types.UnionType):
+        found = {_synsema_type(a, empty) for a in typing.get_args(annotation)}
+        kinds = {f[0] for f in found if f is not None}
+        if None in found or len(kinds) != 1:
+            return None
+        return kinds.pop(), None, ()
+    base = origin or annotation
+    if base in _PY_TYPES:
+        return _PY_TYPES[base], (base if base in (tuple, int) else None), ()
+    if isinstance(base, type) and issubclass(base, enum.Enum):
+        return _choices_type(tuple(m.value for m in base), base)
+    return None
+
+
+def _choices_type(values, shape):
+    kinds = {_PY_TYPES.get(type(v)) for v in values}
+    if len(kinds) != 1 or kinds & {None, "list", "map"}:
+        return None
+    return kinds.pop(), shape, tuple(values)
+
+
+def _labels(tool_name, what, labels):
+    if isinstance(labels, str):
+        raise ToolError(f"host tool '{tool_name}': {what} must be a list of label names, "
+                        f"got the text {labels!r}; write [{labels!r}]")
+    try:
+        labels = frozenset(labels)
+    except TypeError:
+        raise ToolError(f"host tool '{tool_name}': {what} must be a list of label names, "
+                        f"got {_describe(labels)}") from None
+    for label in labels:
+        if not isinstance(label, str) or not is_label(label):
+            raise ToolError(f"host tool '{tool_name}': {what} has {label!r}, which is not a "
+                            "label name (letters, digits, '_', '-', '.')")
+    return labels
+
+
+def _accepts(tool_name, accepts, names):
+    """(the labels every parameter accepts, {parameter: its own labels})."""
+    if accepts is None:
+        return frozenset(), {}
+    if not isinstance(accepts, dict):
+        raise ToolError(f"host tool '{tool_name}': accepts must be a map from parameter "
+                        f"names (or \"*\") to lists of labels, got {_describe(accepts)}")
+    per_param = {}
+    for key, labels in accepts.items():
+        if key != "*" and key not in names:
+            hint = did_you_mean(key, names) if isinstance(key, str) else ""
+            raise ToolError(f"host tool '{tool_name}': accepts names {key!r}, which is not "
+                            f"one of its parameters{hint or _EVERY_PARAM}")
+        per_param[key] = _labels(tool_name, f"accepts[{key!r}]", labels)
+    return per_param.pop("*", frozenset()), per_param
+
+
+# ---- docstrings ----------------------------------------------------------------------------
+
+_SPHINX = re.compile(r":(?:param|parameter|arg|argument|key|keyword)\s+"
+                     r"(?:[^:]*?\s+)?\**(\w+)\s*:\s*(.*)")
+_GOOGLE_HEADER = re.compile(r"(Args|Arguments|Parameters|Params|Keyword Args|"
+                            r"Keyword Arguments|Other Parameters)\s*:\s*\Z")
+_GOOGLE_ENTRY = re.compile(r"\**(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)")
+_NUMPY_HEADERS = ("Parameters", "Other Parameters", "Keyword Arguments")
+_ANY_HEADER = re.compile(r"[A-Z][A-Za-z ]*:\s*\Z")
+
+
+def parse_docstring(doc):
+    """(description, {parameter: description}) of a cleaned docstring: the first
+    paragraph, and the parameters of Sphinx fields, Google `Args:` and NumPy
+    `Parameters` sections (the first description found for a name wins)."""
+    lines = doc.expandtabs().splitlines()
+    first = []
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if not s or s.startswith(":") or _ANY_HEADER.match(s) or _dashes(lines, i + 1):
+            break
+        first.append(s)
+    params = {}
+    for found in (_sphinx(lines), _google(lines), _numpy(lines)):
+        for k, v in found.items():
+            params.setdefault(k, v)
+    return " ".join(first), params
+
+
+def _indent(line):
+    return len(line) - len(line.lstrip())
+
+
+def _dashes(lines, i):
+    return i < len(lines) and len(lines[i].strip()) >= 3 and set(lines[i].strip()) == {"-"}
+
+
+def _entries(lines, start, is_entry, ends):
+    """Collect `name: text` entries from lines[start:], continuation lines joined."""
+    found, current, entry_indent = {}, None, None
+    for i in range(start, len(lines)):
+        line = lines[i]
+        if not line.strip():
+            continue
+        if ends(i):
+            break
+        names, text = is_entry(line, entry_indent)
+        if names is not None:
+            entry_indent = _indent(line)
+            current = [text] if text else []
+            for n in names:
+                found.setdefault(n, current)
+        elif current is not None:
+            current.append(line.strip())
+    return {n: " ".join(parts) for n, parts in found.items()}
+
+
+def _sphinx(lines):
+    found = {}
+    for i, line in enumerate(lines):
+        m = _SPHINX.match(line.strip())
+        if not m:
+            continue
+        parts = [m.group(2).strip()] if m.group(2).strip() else []
+        for more in lines[i + 1:]:
+            if not more.strip() or more.strip().startswith(":") or _indent(more) <= _indent(line):
+                break
+            parts.append(more.strip())
+        found.setdefault(m.group(1), " ".join(parts))
+    return found
+
+
+def _google(lines):
+    for i, line in enumerate(lines):
+        if _GOOGLE_HEADER.match(line.strip()):
+            base = _indent(line)
+
+            def entry(text, indent, base=base):
+                if indent is not None and _indent(text) > indent:
+                    return None, None
+                m = _GOOGLE_ENTRY.fullmatch(text.strip())
+                return ([m.group(1)], m.group(2).strip()) if m else (None, None)
+            return _entries(lines, i + 1, entry, lambda j: _indent(lines[j]) <= base)
+    return {}
+
+
+def _numpy(lines):
+    for i, line in enumerate(lines):
+        if line.strip() in _NUMPY_HEADERS and _dashes(lines, i + 1):
+            base = _indent(line)
+
+            def entry(text, indent, base=base):
+                if _indent(text) > base:
+                    return None, None
+                names = text.split(":", 1)[0]
+                return [n.strip().lstrip("*") for n in names.split(",")], ""
+            return _entries(lines, i + 2, entry,
+                            lambda j: _indent(lines[j]) <= base and _dashes(lines, j + 1))
+    return {}
+
+
+# ---- values --------------------------------------------------------------------------------
+
+class _Unholdable(Exception):
+    """A value Synsema has no form for; `path` is filled innermost first as it unwinds."""
+
+    def __init__(self, what):
+        super().__init__(what)
+        self.what = what
+        self.path = []
+
+    def render(self):
+        where = "".join(reversed(self.path))
+        return f"{self.what} at {where}" if where else self.what
+
+
+def to_synsema(value, tool_name):
+    """The Synsema value of a tool's Python result (see the module docstring)."""
+    try:
+        return _syn(value, 0, set())
+    except _Unholdable as e:
+        raise SynError(f"host tool '{tool_name}' returned a value Synsema cannot hold "
+                       f"({e.render()})") from None
+
+
+def _syn(v, depth, active):
+    t = type(v)
+    if t is str or t is int or t is float or t is bool or v is None:
+        return v
+    if t is list or t is tuple:
+        return _container(v, depth, active, _items, v)
+    if t is dict:
+        return _container(v, depth, active, _pairs, v.items(), "[]")
+    return _other(v, depth, active)
+
+
+def _other(v, depth, active):
+    if isinstance(v, enum.Enum):
+        return _syn(v.value, depth + 1, active)
+    if isinstance(v, str):
+        return str.__str__(v)
+    if isinstance(v, int):
+        return int.__int__(v)
+    if isinstance(v, float):
+        return float.__float__(v)
+    if isinstance(v, tuple) and hasattr(v, "_fields"):         # a namedtuple: a record
+        return _container(v, depth, active, _pairs, zip(v._fields, v), ".")
+    if isinstance(v, (list, tuple)):
+        return _container(v, depth, active, _items, v)
+    if isinstance(v, dict):
+        return _container(v, depth, active, _pairs, v.items(), "[]")
+    if not isinstance(v, type):
+        if hasattr(type(v), "__dataclass_fields__"):
+            import dataclasses      # loaded already: v's class was made with it
+            return _container(v, depth, active, _pairs,
+                              ((f.name, getattr(v, f.name)) for f in dataclasses.fields(v)),
+                              ".")
+        dump = getattr(v, "model_dump", None)                   # pydantic v2
+        if callable(dump):
+            return _syn(dump(mode="json"), depth + 1, active)
+        if callable(getattr(v, "dict", None)) and hasattr(type(v), "__fields__"):  # v1
+            return _syn(v.dict(), depth + 1, active)
+    dt = sys.modules.get("datetime")        # a value can be a date only once it is loaded
+    if dt is not None and isinstance(v, (dt.date, dt.time)):
+        return v.isoformat()
+    raise _Unholdable(f"type {type(v).__name__}")
+
+
+def _container(v, depth, active, convert, items, style=None):
+    if depth >= MAX_DEPTH:
+        raise _Unholdable(f"nested deeper than {MAX_DEPTH} levels")
+    if id(v) in active:
+        raise _Unholdable("a cycle: it contains itself")
+    active.add(id(v))
+    out = convert(items, depth + 1, active, style)
+    active.discard(id(v))
+    return out
+
+
+def _items(items, depth, active, _style):
+    out = []
+    for i, x in enumerate(items):
+        try:
+            out.append(_syn(x, depth, active))
+        except _Unholdable as e:
+            e.path.append(f"[{i}]")
+            raise
+    return out
+
+
+def _pairs(items, depth, active, style):
+    out = {}
+    for k, x in items:
+        key = _key(k)
+        try:
+            out[key] = _syn(x, depth, active)
+        except _Unholdable as e:
+            e.path.append(f".{k}" if style == "." else f"[{show_key(key)}]")
+            raise
+    return out
+
+
+def _key(k):
+    """The stored Synsema map key of a Python dict key (text, number or bool)."""
+    if isinstance(k, enum.Enum):
+        k = k.value
+    if isinstance(k, bool):
+        return norm_key(k)
+    if isinstance(k, str):
+        return str.__str__(k)
+    if isinstance(k, int):
+        return int.__int__(k)
+    if isinstance(k, float):
+        return float.__float__(k)
+    raise _Unholdable(f"a map key of type {type(k).__name__}")
+
+
+def to_python(v):
+    """A Synsema value as a fresh Python value: lists and maps copied, map keys plain.
+    A task value inside raises TypeError."""
+    t = type(v)
+    if t is list:
+        return [to_python(x) for x in v]
+    if t is dict:
+        return {denorm_key(k): to_python(x) for k, x in v.items()}
+    if t is Closure:
+        raise TypeError(str(v))
+    return v
+
+
+# ---- catalogs ------------------------------------------------------------------------------
+
+def catalog_entry(tool, describe=None):
+    """The catalog entry of a host tool: tool_spec's four keys (SPEC 5) and
+    "param_describe", a map from parameter names to their descriptions (only those that
+    have one), for the parameter descriptions of the provider's tool list."""
+    param_describe = {}
+    for p in tool.params:
+        text = p.description
+        if p.choices:
+            choices = f"one of {_show_choices(p.choices)}"
+            text = f"{text} ({choices})" if text else choices
+        if text:
+            param_describe[p.name] = text
+    return {"name": tool.name,
+            "describe": tool.description if describe is None else describe,
+            "params": [p.spec() for p in tool.params],
+            "optional": [p.name for p in tool.params if p.has_default],
+            "param_describe": param_describe}
+
+
+def _show_choices(values):
+    return ", ".join(show_key(norm_key(v)) for v in values)
+
+
+# ---- collections ---------------------------------------------------------------------------
+
+class Toolbox:
+    """A named, ordered collection of host tools: `bank = Toolbox("bank")`, then
+    `@bank.tool` declares `bank.NAME`. Iterating gives the HostTools in the order added;
+    `tb["bank.send_money"]`, `in` and `len` work by name."""
+
+    def __init__(self, name=None, tools=()):
+        if name is not None:
+            check_name(name)
+        self.name = name
+        self._tools = {}
+        for t in tools:
+            self.add(t)
+
+    def tool(self, fn=None, *, name=None, result_labels=(), accepts=None, description=None):
+        """Like `synsema.tool`, and registers the tool here under a prefixed name."""
+        def decorate(f):
+            spec = declare(f, name=name, result_labels=result_labels, accepts=accepts,
+                           description=description, prefix=self.name)
+            self._register(spec)
+            return _mark(f, spec)
+        return decorate if fn is None else decorate(fn)
+
+    def add(self, obj):
+        """Register a declared tool (its name kept) or a plain function (declared here,
+        prefixed); returns the HostTool."""
+        spec = _spec_of(obj)
+        if spec is None:
+            spec = declare(obj, prefix=self.name)
+        self._register(spec)
+        return spec
+
+    def _register(self, spec):
+        old = self._tools.get(spec.name)
+        if old is not None and old is not spec:
+            raise ToolError(_duplicate(old, spec))
+        self._tools[spec.name] = spec
+
+    @classmethod
+    def merge(cls, *sources, name=None):
+        """A new Toolbox holding every tool of the sources (anything `collect` takes)."""
+        return cls(name, collect(list(sources)).values())
+
+    def __iter__(self):
+        return iter(list(self._tools.values()))
+
+    def __len__(self):
+        return len(self._tools)
+
+    def __contains__(self, name):
+        return name in self._tools
+
+    def __getitem__(self, name):
+        try:
+            return self._tools[name]
+        except KeyError:
+            raise KeyError(f"no host tool '{name}' in this toolbox"
+                           f"{did_you_mean(name, list(self._tools))}") from None
+
+    def __repr__(self):
+        return f"<Toolbox {self.name or ''} [{', '.join(self._tools)}]>"
+
+
+def _spec_of(obj):
+    if isinstance(obj, HostTool):
+        return obj
+    spec = getattr(obj, "__synsema_tool__", None)
+    return spec if isinstance(spec, HostTool) else None
+
+
+def collect(obj):
+    """{name: HostTool}, in order, from a decorated function, a HostTool, a Toolbox, a
+    list or tuple of these, or such a {name: HostTool} map; two different tools of one name are a ToolError."""
+    out = {}
+    _collect(obj, out)
+    return out
+
+
+def _collect(obj, out):
+    if isinstance(obj, dict):           # what collect() itself returns
+        obj = list(obj.values())
+    if isinstance(obj, (list, tuple, Toolbox)):
+        for item in obj:
+            _collect(item, out)
+        return
+    spec = _spec_of(obj)
+    if spec is None:
+        what = (f"the function '{obj.__name__}'" if isinstance(obj, types.FunctionType)
+                else _describe(obj))
+        raise ToolError(f"{what} is not a host tool; give a function decorated with "
+                        "@synsema.tool, a list of them, or a synsema.Toolbox")
+    old = out.get(spec.name)
+    if old is not None and old is not spec:
+        raise ToolError(_duplicate(old, spec))
+    out[spec.name] = spec
+
+
+def _duplicate(a, b):
+    return (f"two host tools are named '{a.name}': {_origin(a.fn)} and {_origin(b.fn)}; "
+            "give one of them another name with name=")
+
+
+def _origin(fn):
+    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+
+
+def load_target(target):
+    """{name: HostTool} of a `--tools MODULE:NAME` target: MODULE imported with the working
+    directory on the path, NAME (dotted for an attribute of an attribute) looked up in it.
+    Raises ToolTargetError saying what failed."""
+    module_name, sep, attr = target.partition(":")
+    module_name, attr = module_name.strip(), attr.strip()
+    if not sep or not module_name or not attr:
+        raise ToolTargetError(f"--tools needs MODULE:NAME (for example mytools:toolbox), "
+                              f"got {target!r}")
+    if module_name.endswith(".py") or "/" in module_name or os.sep in module_name:
+        stem = os.path.splitext(os.path.basename(module_name))[0]
+        raise ToolTargetError(f"--tools {target}: write the module's import name, not a "
+                              f"file (for example {stem}:{attr}, run from its folder)")
+    cwd = os.getcwd()
+    if not any(os.path.abspath(p or ".") == cwd for p in sys.path):
+        sys.path.insert(0, cwd)
+    importlib.invalidate_caches()       # a module written since the last import is found
+    try:
+        obj = importlib.import_module(module_name)
+    except ModuleNotFoundError as e:
+        if e.name and (module_name == e.name or module_name.startswith(e.name + ".")):
+            raise ToolTargetError(f"--tools {target}: no module named '{e.name}' (looked "
+                                  f"in {cwd} and the Python path)") from None
+        raise ToolTargetError(f"--tools {target}: importing '{module_name}' failed: "
+                              f"{_one_line(e)}") from None
+    except ToolError as e:
+        raise ToolTargetError(f"--tools {target}: {e}") from None
+    except (Exception, SystemExit) as e:
+        raise ToolTargetError(f"--tools {target}: importing '{module_name}' failed: "
+                              f"{_one_line(e)}") from None
+    owner = f"module '{module_name}'"
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            public = [n for n in dir(obj) if not n.startswith("_")]
+            raise ToolTargetError(f"--tools {target}: {owner} has no '{part}'"
+                                  f"{did_you_mean(part, public)}")
+        obj, owner = getattr(obj, part), f"'{part}'"
+    try:
+        return collect(obj)
+    except ToolError as e:
+        raise ToolTargetError(f"--tools {target}: {e}") from None
+
+
+def _describe(obj):
+    return f"a value of type {type(obj).__name__} ({_short_repr(obj)})"
+
+
+def _short_repr(obj):
+    try:
+        r = repr(obj)
+    except Exception:
+        return "?"
+    return r if len(r) <= 40 else r[:37] + "..."
+
+
+def _one_line(e):
+    """`Type: first line of the message` of an exception, never raising itself."""
+    try:
+        lines = str(e).strip().splitlines()
+    except Exception:
+        lines = []
+    return f"{type(e).__name__}: {lines[0]}" if lines else type(e).__name__

@@ -55,7 +55,7 @@ def _eq(a, b):
             if a.func is not b.func or len(a.captures) != len(b.captures):
                 return False
             pairs.extend(zip(map(_plain, a.captures), map(_plain, b.captures)))
-        elif a != b:            # str, int, float, bool, None
+        elif a != b:            # str, int, float, bool, None, a host tool
             return False
     return True
 

@@ -12,7 +12,7 @@ from synsema.vm import caps as C
 from synsema.vm.errors import EMPTY, CapabilityDenied, SynError
 from synsema.vm.program import cap_text
 from synsema.vm.suggest import did_you_mean
-from synsema.vm.values import UNSET, HostFn, Labeled, type_name
+from synsema.vm.values import UNSET, Labeled, type_name
 
 _TYPE_CHECKS = {
     "number": lambda v: (type(v) is int or type(v) is float),

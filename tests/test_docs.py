@@ -1,4 +1,4 @@
-"""The documentation's examples are real: every program in docs/guide.md and
+"""The documentation's examples are real: every program in docs/guide.md, docs/embedding.md and
 docs/bytecode.md runs through this checkout's `syn` and prints exactly what the page
 shows (tools/doc_examples.py)."""
 
@@ -10,7 +10,7 @@ import pytest
 from conftest import ROOT, load_script
 
 
-@pytest.mark.parametrize("page", ["docs/guide.md", "docs/bytecode.md"])
+@pytest.mark.parametrize("page", ["docs/guide.md", "docs/bytecode.md", "docs/embedding.md"])
 def test_documented_examples_print_what_the_page_shows(page):
     bindir = str(Path(sys.executable).parent)
     problems = load_script("tools/doc_examples.py").run(str(ROOT / page), "check", bindir)

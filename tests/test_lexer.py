@@ -170,6 +170,54 @@ def test_bad_unicode_escape_is_an_error(bad):
     assert "\\u{HEX}" in e.message
 
 
+@pytest.mark.parametrize("bad", [r'"\u{0x41}"', r'"\u{+41}"', r'"\u{ 41}"', r'"\u{41 }"',
+                                 r'"\u{4_1}"', r'"\u{0000041}"', r'"\u{-1}"', r'"\u{41"',
+                                 r'"\u{١}"'])
+def test_unicode_escape_takes_exactly_one_to_six_hex_digits(bad):
+    # Python's int(x, 16) would take every one of these.
+    e = lex_error("print(" + bad + ")\n")
+    assert (e.line, e.col) == (1, 8)
+    assert "1 to 6 hex digits" in e.message
+
+
+def test_unicode_escape_of_six_digits_and_the_last_code_point():
+    assert values(r'"\u{000041}\u{10FFFF}\u{0}"' + "\n", "TEXT") == ["A\U0010FFFF\x00"]
+
+
+@pytest.mark.parametrize("code", ["D800", "dbff", "DC00", "DFFF", "00D800"])
+def test_surrogate_escape_is_a_compile_error(code):
+    e = lex_error(f'let t be "ab\\u{{{code}}}"\n')
+    assert (e.line, e.col) == (1, 13)
+    assert f"\\u{{{code}}} is a surrogate" in e.message
+
+
+def test_escapes_beside_surrogates_are_fine():
+    assert values(r'"\u{D7FF}\u{E000}"' + "\n", "TEXT") == ["\ud7ff\ue000"]
+
+
+def test_integer_literal_of_any_length():
+    # CPython's int() refuses more than 4300 digits; SPEC 4 integers are unbounded.
+    digits = "12345678901234567890" * 1000
+    expected = 0
+    for i in range(0, len(digits), 1000):        # built from chunks int() accepts
+        expected = expected * 10 ** 1000 + int(digits[i:i + 1000])
+    assert values(f"let x be {digits}\n", "NUMBER") == [expected]
+    assert values(f"let x be {'9' * 5000}\n", "NUMBER") == [10 ** 5000 - 1]
+
+
+def test_float_literal_too_large_is_an_error():
+    e = lex_error("let x be 2 * 1e400\n")
+    assert (e.line, e.col) == (1, 14)
+    assert "1e400 is too large for a float" in e.message
+    assert values("let x be 1e308\n", "NUMBER") == [1e308]
+
+
+def test_digits_of_other_scripts_are_not_numbers():
+    e = lex_error("let x be \u0661\u0662\n")       # Arabic-Indic 12
+    assert (e.line, e.col) == (1, 10)
+    assert "unexpected character" in e.message
+
+
 def test_unknown_escape_is_an_error_naming_it():
     e = lex_error('let t be "ab\\q"\n')
     assert (e.line, e.col) == (1, 13)

@@ -89,7 +89,7 @@ def test_number_errors():
     assert err("number", None) == "number needs a text or number, got nothing"
     assert err("number", [1]) == "number needs a text or number, got list"
     assert "out of range" in err("number", "1e999")
-    assert "too many digits" in err("number", "9" * 5000)
+    assert call("number", "9" * 5000) == 10 ** 5000 - 1        # integers are unbounded
 
 
 def test_type_of():

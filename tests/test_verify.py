@@ -554,11 +554,13 @@ def test_tests_refer_to_test_functions():
 
 
 def test_requires_shape():
-    for cap in [("stdout",), ("llm",), ("llm", "customers"), ("net", "api.x.com")]:
+    for cap in [("stdout",), ("llm",), ("llm", "customers"), ("net", "api.x.com"),
+                ("net", "api.x.com", "public"), ("tool", "bank.*")]:
         p = make(RET_NOTHING)
         p.requires = [cap]
         verify(p)
-    for cap in [("disk",), ("llm", 5), ("net",), ("stdout", "x"), ["llm"], ("net", "a", "b")]:
+    for cap in [("disk",), ("llm", 5), ("net",), ("stdout", "x"), ["llm"],
+                ("net", "a", "b", "c"), ("net", "API.X.COM"), ("tool", "no such")]:
         p = make(RET_NOTHING)
         p.requires = [cap]
         refused(p, "bad require")
@@ -598,7 +600,20 @@ def test_random_code_only_ever_invalid(code, nlocals):
     except InvalidProgram as e:
         assert e.reason
     else:
-        assert p.main.max_stack >= 1
+        _runs_safely(p)
+
+
+def _runs_safely(p):
+    """What the verifier accepts runs in both loops without an internal error (exit 70):
+    it ends, fails with a Synsema error, or stops at a limit."""
+    from synsema.vm.errors import SynError
+    from synsema.vm.machine import VM, Options
+    for labels in (False, True):
+        vm = VM(p, Options(labels=labels, max_steps=300, max_depth=20, out=lambda t: None))
+        try:
+            vm.run_main()
+        except SynError as e:
+            assert e.exit_code != 70, (labels, e)
 
 
 _compiled = {}
@@ -619,6 +634,8 @@ def test_mutated_compiled_code_only_ever_invalid(data):
         verify(prog)
     except InvalidProgram:
         pass
+    else:
+        _runs_safely(prog)
     finally:
         f.code[i] = saved
 

@@ -1,7 +1,7 @@
 """Check (or refresh) the examples in a Markdown document against the real `syn`.
 
-Every ```synsema block whose first line is `-- NAME.syn` is written to a scratch folder
-(a ```jsonl block is written under the last `NAME.jsonl` named just before it); then
+Every ```synsema block whose first line is `-- NAME.syn` (and ```python block whose first
+line is `# NAME.py`) is written to a scratch folder (a ```jsonl block is written under the last `NAME.jsonl` named just before it); then
 every ```console block's `$ ` commands run there, and their output (stdout and stderr
 together) must be exactly what the block shows.
 
@@ -29,10 +29,13 @@ def run(path, mode, bindir):
     for m in BLOCK.finditer(text):
         lang, body = m.group(1), m.group(2)
         line = text.count("\n", 0, m.start()) + 1
-        if lang in ("synsema", "jsonl"):
+        if lang in ("synsema", "jsonl", "python"):
             first = body.split("\n", 1)[0]
             if lang == "synsema":
                 name = re.match(r"-- (\S+\.syn)$", first)
+                name = name and name.group(1)
+            elif lang == "python":          # host tools for --tools: `# NAME.py` first
+                name = re.match(r"# (\w+\.py)$", first)
                 name = name and name.group(1)
             else:
                 found = re.findall(r"`([\w.-]+\.jsonl)`", text[max(0, m.start() - 300):m.start()])

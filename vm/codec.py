@@ -39,10 +39,13 @@ try:                        # the C module alone: hashlib's OpenSSL start-up cos
 except ImportError:         # pragma: no cover
     from hashlib import sha256
 
+import re
+
 import msgpack
 
 from synsema import LANGUAGE_LEVEL
 from synsema.vm.caps import is_cap
+from synsema.vm.digits import int_of_digits, int_text
 from synsema.vm.errors import InvalidProgram
 from synsema.vm.program import Function, Param, Program
 
@@ -73,7 +76,7 @@ def _leb(ints):
 
 def _const(v):
     if type(v) is int and not -_INT64 <= v < _INT64:
-        return msgpack.ExtType(_BIGINT, str(v).encode("ascii"))
+        return msgpack.ExtType(_BIGINT, int_text(v).encode("ascii"))
     return v
 
 
@@ -136,13 +139,18 @@ def _unpack(data, what):
         _bad(f"{what} is not readable msgpack ({type(e).__name__}: {e})"[:200])
 
 
+_DIGITS = re.compile(r"-?[0-9]+")
+
+
 def _ext(code, data):
     if code != _BIGINT:
         _bad(f"unknown msgpack extension type {code}")
     text = data.decode("ascii", errors="replace")
-    if not text.lstrip("-").isdigit() or len(text) > 100_000:
+    # ASCII digits only (isdigit() would take '²'); no length cap: the digits are in the
+    # file, so what they cost is proportional to its size, and literals are unbounded.
+    if not _DIGITS.fullmatch(text):
         _bad("a large integer constant is malformed")
-    return int(text)
+    return int_of_digits(text)
 
 
 def _is(v, *types):

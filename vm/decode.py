@@ -181,9 +181,12 @@ def _match(code, i, n, targets):
             if free(2):
                 return 2, O.LOAD_LOCAL2, (a0, a1), i
         if op1 == O.CONST and _num(a1):
-            if op2 == O.ADD and op3 == O.STORE_LOCAL and free(4):
+            # Arithmetic fuses with integer constants only: the loops add an int local
+            # to the constant inline, which for a float could overflow past ops' checks.
+            int_c = type(a1) is int
+            if op2 == O.ADD and op3 == O.STORE_LOCAL and int_c and free(4):
                 return 4, O.ADD_LC_ST, (a0, a1, a3), i + 2
-            if op2 == O.SUB and op3 == O.STORE_LOCAL and free(4):
+            if op2 == O.SUB and op3 == O.STORE_LOCAL and int_c and free(4):
                 return 4, O.SUB_LC_ST, (a0, a1, a3), i + 2
             if op2 == O.LT and op3 == O.JUMP_IF_FALSE and i + 5 < n and \
                     code[i + 4][0] == O.LOAD_LOCAL and code[i + 5][0] == O.RETURN and \
@@ -194,20 +197,20 @@ def _match(code, i, n, targets):
                 return 4, O.LT_LC_JF, (a0, a1) + _jf(a3), i + 2
             if op2 in _CMP_KIND and op3 == O.JUMP_IF_FALSE and free(4):
                 return 4, O.CMP_LC_JF, (_CMP_KIND[op2], a0, a1) + _jf(a3), i + 2
-            if op2 == O.ADD and free(3):
+            if op2 == O.ADD and int_c and free(3):
                 return 3, O.ADD_LC, (a0, a1), i + 2
-            if op2 == O.SUB and op3 == O.CALL_TASK and a3[1] == 1 and free(4):
+            if op2 == O.SUB and op3 == O.CALL_TASK and a3[1] == 1 and int_c and free(4):
                 return 4, O.CALL1_SUB_LC, (a0, a1, a3[0], a3[2]), i + 3
-            if op2 == O.SUB and free(3):
+            if op2 == O.SUB and int_c and free(3):
                 return 3, O.SUB_LC, (a0, a1), i + 2
             if op2 == O.MOD and op3 == O.CONST and i + 5 < n and code[i + 4][0] == O.EQ and \
                     code[i + 5][0] == O.JUMP_IF_FALSE and type(a1) is int and a1 and \
                     _simple(a3) and free(6):
                 # `when x % m == c`: the test of a counter's parity or phase
                 return 6, O.MOD_LC_EQ_C_JF, (a0, a1, a3) + _jf(code[i + 5][1]), i + 2
-            if op2 == O.MOD and a1 and free(3):
+            if op2 == O.MOD and int_c and a1 and free(3):
                 return 3, O.MOD_LC, (a0, a1), i + 2
-            if op2 == O.MUL and free(3):
+            if op2 == O.MUL and int_c and free(3):
                 return 3, O.MUL_LC, (a0, a1), i + 2
         if op1 == O.RETURN and free(2):
             return 2, O.RETURN_LOCAL, a0, i + 1

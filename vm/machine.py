@@ -209,12 +209,12 @@ class VM:
             return exc
         if isinstance(exc, RecursionError):
             return self.depth_limit()
-        if isinstance(exc, OverflowError):
-            return SynError("number too large: the result does not fit in a number")
+        # Only errors the language defines may be caught: an operation raises its own
+        # SynError for what the program did wrong (vm.ops: "division by zero", "number
+        # too large"); any other Python exception, OverflowError included, is a bug in
+        # Synsema and ends the run as an internal error (exit 70).
         if isinstance(exc, MemoryError):
             return LimitReached("out of memory")
-        if isinstance(exc, ZeroDivisionError):
-            return SynError("division by zero")
         if isinstance(exc, KeyboardInterrupt):
             raise exc
         err = InternalError(f"{type(exc).__name__}: {exc}")

@@ -15,10 +15,18 @@ def _is_num(v):
     return t is int or t is float
 
 
+# The language's own error for arithmetic whose result no number can hold (SPEC 4: integers
+# are unbounded, but an integer meeting a float must fit in one).
+TOO_LARGE = "number too large: the result does not fit in a number"
+
+
 def add(a, b):
     ta, tb = type(a), type(b)
     if (ta is int or ta is float) and (tb is int or tb is float):
-        return a + b
+        try:
+            return a + b
+        except OverflowError:       # an integer too large for a float beside it
+            return _fail(TOO_LARGE)
     if ta is str and tb is str:
         return a + b
     if ta is list and tb is list:
@@ -40,12 +48,18 @@ def _arith(a, b, word, sym):
 
 def sub(a, b):
     _arith(a, b, "subtract", "-")
-    return a - b
+    try:
+        return a - b
+    except OverflowError:
+        return _fail(TOO_LARGE)
 
 
 def mul(a, b):
     _arith(a, b, "multiply", "*")
-    return a * b
+    try:
+        return a * b
+    except OverflowError:
+        return _fail(TOO_LARGE)
 
 
 def div(a, b):
@@ -56,14 +70,20 @@ def div(a, b):
         q, r = divmod(a, b)
         if r == 0:
             return q
-    return a / b
+    try:
+        return a / b
+    except OverflowError:
+        return _fail(TOO_LARGE)
 
 
 def mod(a, b):
     _arith(a, b, "take the remainder of", "%")
     if b == 0:
         _fail("division by zero (in %)")
-    return a % b
+    try:
+        return a % b
+    except OverflowError:
+        return _fail(TOO_LARGE)
 
 
 def neg(a):

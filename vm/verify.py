@@ -376,8 +376,7 @@ def _check_global(program, where, pc, op, g, top):
     of the top level (_top_level_globals)."""
     at = f"in {where}, offset {pc}: {op.name}"
     if top is None:
-        raise InvalidProgram(f"{at} in the top level, whose variables are its locals "
-                             f"(use the _LOCAL instruction)")
+        raise InvalidProgram(f"{at} in the top level, whose variables are its locals")
     if op.code in _SETS_GLOBAL:
         raise InvalidProgram(f"{at} sets top-level variable {program.globals[g]!r}; only "
                              f"the top level sets its variables")

@@ -20,11 +20,13 @@ its own message; so are keys the catalog does not declare. A required text or un
 parameter given null keeps nothing (call_tool decides), and "null" stays the text "null".
 """
 
-import json
 import math
 import re
 
 from synsema.stdlib.display import display    # the one shown form of a value (SPEC 4)
+from synsema.stdlib.jsonvalues import json_decode
+from synsema.vm.digits import int_of_digits
+from synsema.vm.errors import SynError
 
 from .errors import ProviderError
 
@@ -40,8 +42,9 @@ SCHEMAS = {
     None: {"type": "string"},       # untyped: the model writes text, as before types
 }
 
-_INT = re.compile(r"[+-]?\d+")
-_FLOAT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+# ASCII digits, as number() reads them (\d would take any script's digits).
+_INT = re.compile(r"[+-]?[0-9]+")
+_FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
 def parse_param(spec, tool="?"):
@@ -135,8 +138,8 @@ def convert_value(value, typ):
         if isinstance(value, str):
             want = list if typ == "list" else dict
             try:
-                parsed = json.loads(value)
-            except ValueError:
+                parsed = json_decode(value)     # as json_decode reads it: no nan, no
+            except SynError:                    # lone surrogate, integers of any length
                 return value
             return parsed if isinstance(parsed, want) else value
         return value
@@ -151,7 +154,7 @@ def parse_number(text):
     """The number a text spells, or the text itself when it spells none."""
     s = text.strip()
     if _INT.fullmatch(s):
-        return int(s)
+        return int_of_digits(s)
     if _FLOAT.fullmatch(s):
         f = float(s)
         if math.isfinite(f):

@@ -4,9 +4,7 @@ The program's intent opens the system instruction of every call; the prompt, con
 texts go in the user message, introduced as data, so nothing they say can rewrite it.
 """
 
-import json
-
-from .convert import display
+from synsema.stdlib.display import display    # the one shown form of a value (SPEC 4)
 
 INTENT_FRAME = (
     "You are the model inside a Synsema program. The program's author fixed its intent:\n"
@@ -62,7 +60,7 @@ def op_messages(intent, op, args):
     """(system, user) texts of one of the four text ops; args are already checked."""
     _, instruction = OPS[op]
     if op == "classify":
-        instruction = instruction.format(options=json.dumps(list(args[1]), ensure_ascii=False))
+        instruction = instruction.format(options=display(list(args[1])))
     elif op == "extract":
         instruction = instruction.format(what=display(args[1]))
     return system_text(intent, instruction), display(args[0])

@@ -104,6 +104,11 @@ def _invoke(vm, fn, args, labels):
         arg_labels = arg_labels | l
     if vm.labels:
         pc = vm.pc | labels
+        # Whether the contract refuses depends on the arguments' labels (which can depend
+        # on labelled data), so inside a try they raise the pc like any operation that
+        # can raise; and the refusal carries them.
+        if vm.try_entries and (arg_labels or labels):
+            vm.taint_try(arg_labels | labels)
         _check_contract(vm, tool, args, pc, plain)
         out_labels = tool.result_labels | arg_labels | pc
     else:
@@ -142,7 +147,7 @@ def _refuse_labels(vm, tool, param, carried, accepted, plain):
     what = f"'{param}'" if param is not None else "the call (under a labelled branch)"
     err = SynError(f"host tool '{tool.name}' refused: {what} carries {_show(carried)}, "
                    f"accepts {_show(accepted)}")
-    err.labels = vm.pc     # the message names labels, never data
+    err.labels = vm.pc | carried   # names labels, never data; which ones is as secret
     raise err
 
 

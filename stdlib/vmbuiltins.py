@@ -10,6 +10,7 @@ check below on a Labeled type is simply false.
 from synsema.stdlib import display as D
 from synsema.stdlib.equality import equal
 from synsema.stdlib.registry import builtin
+from synsema.vm import caps as C
 from synsema.vm.errors import EMPTY, SynError
 from synsema.vm.values import Closure, HostFn, Labeled, type_name
 
@@ -324,24 +325,43 @@ def _http(vm, name, url, body=None):
     from synsema.stdlib import net
     url, ul = _split(url)
     body, bl = _split(body)
+    labels = ul | bl
     if vm.labels:
-        _sink(vm, name, ul | bl)      # before anything can echo the URL in a message
+        # Before anything can echo the URL in a message. Data labelled L may go to a host
+        # only with net(HOST, "L") held and net=L@HOST in the ceiling (SPEC 15).
+        _sink(vm, name, labels, _net_labels_for(vm, url))
     if type(url) is not str:
         raise SynError(f"{name} needs a URL text, got {type_name(url)}")
     try:
         host = net.url_host(url)      # the host net.fetch connects to, by construction
     except net.BadURL as e:
         raise SynError(f"{name}: refused {url!r}: {e}") from None
-    _net_gate(vm, name, host)
+    _net_gate(vm, name, host, labels)
     if body is not None and type(body) is not str:
         from synsema.stdlib.jsonvalues import json_encode
         body = json_encode(body)
-    return net.fetch(name, url, host, body, lambda to: _net_gate(vm, name, to))
+    return net.fetch(name, url, host, body, lambda to: _net_gate(vm, name, to, labels))
 
 
-def _net_gate(vm, name, host):
-    """May the running code reach `host` now? Checked for the URL's host and again for
-    every host a redirect leads to (net.fetch calls it), so both go through one check."""
+def _net_labels_for(vm, url):
+    """The labels that may go to the host of `url` (None when it has no readable host)."""
+    from synsema.stdlib import net
+    if type(url) is not str:
+        return None
+    try:
+        host = net.url_host(url)
+    except net.BadURL:
+        return None
+    return lambda label: (C.net_label_held(vm.caps, host, label)
+                          and vm.ceiling.net_label_ok(label, host))
+
+
+def _net_gate(vm, name, host, labels=EMPTY):
+    """May the running code reach `host` now (with data labelled `labels`)? Checked for the
+    URL's host and again for every host a redirect leads to (net.fetch calls it), so both
+    go through one check."""
+    if vm.labels and (labels or vm.pc):
+        _sink(vm, name, labels, _net_labels_for(vm, f"http://{host}/"))
     vm.need(name, ("net", host))
     if not vm.ceiling.net_ok(host):
         from synsema.vm.errors import CapabilityDenied

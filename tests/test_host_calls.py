@@ -196,7 +196,7 @@ def test_a_private_argument_is_refused_by_a_parameter_that_accepts_nothing(tools
         task answer()
             give host_tool("bank.send_money")(private("DE89", "customers"), 1, "s")
     '''
-    with pytest.raises(synsema.RunError, match=r"refused: 'recipient' carries \[customers\], accepts \[\]"):
+    with pytest.raises(synsema.RunError, match="message withheld: labelled customers"):
         call(src, tools_module.toolbox, labels=True, cap_set="stdout,tool=*")
     assert tools_module.SENT == []
 
@@ -254,3 +254,21 @@ def test_audit_has_one_line_per_call_without_arguments(tools_module, tmp_path):
     assert [(x["tool"], x["outcome"]) for x in host] == [("bank.get_balance", "ok"),
                                                          ("bank.send_money", "ok")]
     assert "SECRET-IBAN" not in audit.read_text()
+
+
+def test_whether_the_contract_refuses_cannot_be_observed(tools_module):
+    # The recipient's labels depend on a secret; the refusal must not reveal which way.
+    src = '''
+        require tool("bank.send_money")
+        let x be private(SECRET, "secret")
+        let who be x and private(true, "j")
+        let r be "no refusal"
+        try
+            host_tool("bank.send_money")(text(who), 1, "s")
+        recover e
+            print("refused")
+    '''
+    for secret in ("true", "false"):
+        prog = synsema.compile_source(textwrap.dedent(src.replace("SECRET", secret)), "a.syn")
+        with pytest.raises(synsema.LabelViolation):
+            prog.run(tools=tools_module.toolbox, labels=True, cap_set="stdout,tool=*")

@@ -2,7 +2,6 @@
 flip, wrong headers, garbage, deep nesting, huge lengths, wrong shapes and correctly
 hashed but bad code must all be refused with InvalidProgram, and nothing else."""
 import hashlib
-import importlib.util
 import os
 import random
 import subprocess
@@ -11,16 +10,14 @@ from pathlib import Path
 import msgpack
 import pytest
 
+from conftest import syn_command
 from synsema.vm import opcodes as O
 from synsema.vm.errors import InvalidProgram
 from synsema.vm.program import Param
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("synsema.vm.codec") is None,
-                                reason="vm/codec.py does not exist yet")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SEED = str(Path(__file__).resolve().parent.parent.parent / "shared" / "seeds" / "tool-calling.syn")
-SYN = os.path.join(os.path.dirname(HERE), ".venv", "bin", "syn")
 
 FALLBACK_SOURCE = '''intent: "hostile-file tests"
 require stdout
@@ -252,7 +249,6 @@ def test_rehashed_payload_flips_never_escape(good):
 
 # ---- the command line ---------------------------------------------------------------------
 
-@pytest.mark.skipif(not os.path.exists(SYN), reason="the syn command is not installed yet")
 @pytest.mark.parametrize("kind", ["truncated", "flipped", "garbage", "bad_code", "empty"])
 def test_syn_exec_refuses_cleanly(tmp_path, good, compiled, kind):
     if kind == "truncated":
@@ -270,7 +266,7 @@ def test_syn_exec_refuses_cleanly(tmp_path, good, compiled, kind):
             slice(0, 0), [O.JUMP, 1]))
     path = tmp_path / "bad.synb"
     path.write_bytes(data)
-    r = subprocess.run([SYN, "exec", str(path)], capture_output=True, text=True, timeout=60)
+    r = subprocess.run(syn_command() + ["exec", str(path)], capture_output=True, text=True, timeout=60)
     assert r.returncode == 1, (r.returncode, r.stderr)
     assert r.stderr.startswith("not a valid .synb:"), r.stderr
     assert "Traceback" not in r.stderr and "Traceback" not in r.stdout
@@ -385,14 +381,13 @@ def test_crafted_operands_are_refused(name):
     assert reason in got, got
 
 
-@pytest.mark.skipif(not os.path.exists(SYN), reason="the syn command is not installed yet")
 @pytest.mark.parametrize("name", sorted(CRAFTED))
 def test_syn_exec_refuses_crafted_operands(tmp_path, name):
     src, edit, reason = CRAFTED[name]
     path = tmp_path / "crafted.synb"
     path.write_bytes(_codec().encode(_crafted_program(src, edit)))
     for labels in ([], ["--labels"]):
-        r = subprocess.run([SYN, "exec", str(path), *labels], capture_output=True, text=True,
+        r = subprocess.run(syn_command() + ["exec", str(path), *labels], capture_output=True, text=True,
                            timeout=60)
         assert r.returncode == 1, (r.returncode, r.stderr)
         assert r.stderr.startswith("not a valid .synb: ") and reason in r.stderr, r.stderr

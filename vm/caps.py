@@ -211,7 +211,9 @@ class Ceiling:
         return self.all or self.declassify_any or label in self.declassify
 
     def net_ok(self, host):
-        return self.all or any(host_covers(p, host) for p in self.net)
+        """May the network reach `host` (unlabelled data; net=L@HOST grants that too)?"""
+        return (self.all or any(host_covers(p, host) for p in self.net)
+                or any(host_covers(h, host) for _, h in self.net_labels))
 
 
 def _bad(item):

@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
-	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -e '.[test,batch,ray,mcp,editor]'
 	touch $(STAMP)
 
 # The main job: the example weather agent, a real multi-step tool-calling run replayed

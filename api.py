@@ -223,7 +223,7 @@ def _llm_for(program, provider, flags):
 
 def _options(program, out, tools=None, cap_set=None, labels=False, provider=None,
              max_steps=None, timeout=None, max_depth=1000, audit=None, trace=False,
-             llm_flags=None):
+             llm_flags=None, mcp_servers=None):
     """vm.machine.Options for one run; raises UsageError for a bad setting."""
     from synsema.vm.caps import Ceiling, CeilingError
     from synsema.vm.machine import Options
@@ -258,9 +258,33 @@ def _options(program, out, tools=None, cap_set=None, labels=False, provider=None
                              f"{e.strerror or e}") from None
     # Options takes `tools` only with host tools: a VM without them needs no keyword.
     extra = {"tools": host_tools} if host_tools else {}
-    return Options(labels=bool(labels), ceiling=ceiling, max_steps=max_steps,
+    opts = Options(labels=bool(labels), ceiling=ceiling, max_steps=max_steps,
                    timeout=timeout, max_depth=max_depth or 1000, audit=log, llm=llm,
                    trace=trace, out=out, **extra)
+    opts.mcp = _start_mcp(program, mcp_servers, opts) if mcp_servers else None
+    return opts
+
+
+def _start_mcp(program, mcp_servers, opts):
+    """Start the run's MCP servers (stdlib.mcpclient) and add their tools to opts.tools;
+    whoever ends the run closes them (opts.mcp.close())."""
+    from synsema.stdlib import mcpclient
+    try:
+        servers = mcpclient.start(program, mcp_servers, opts.ceiling)
+        if servers is not None:
+            clash = sorted(set(servers.tools) & set(opts.tools))
+            if clash:
+                servers.close()
+                raise mcpclient.ConfigError(f"host tool '{clash[0]}' is given by --tools "
+                                            "and by an MCP server; rename one of them")
+            opts.tools = {**opts.tools, **servers.tools}
+        return servers
+    except (mcpclient.ConfigError, mcpclient.StartError) as e:
+        if opts.audit is not None:
+            opts.audit.close()
+        if isinstance(e, mcpclient.StartError):
+            raise RunError(f"error: {e}") from None
+        raise UsageError(f"usage error: {e}") from None
 
 
 def _start(program, opts):
@@ -350,7 +374,7 @@ class Program:
 
     def call(self, task, args=None, *, tools=None, cap_set=None, labels=False,
              provider=None, max_steps=None, timeout=None, max_depth=1000, args_labels=(),
-             audit=None, trace=False):
+             audit=None, trace=False, mcp_servers=None):
         """Run the top-level statements, then call `task` with the named arguments in the
         dict `args`, checked as call_tool checks them (SPEC 5); the task runs with the
         program's capabilities. Returns a Result.
@@ -360,19 +384,22 @@ class Program:
         is developer mode. labels: track information-flow labels. provider: None (from
         the environment) or a synsema.Provider. max_steps, timeout (seconds), max_depth:
         limits. args_labels: labels put on every argument (under labels). audit: a file
-        to append the audit lines to. trace: model decisions and tool calls to stderr."""
+        to append the audit lines to. trace: model decisions and tool calls to stderr.
+        mcp_servers: {NAME: command line, URL or settings map}, each server's tools
+        host tools NAME.TOOL for this call (docs/mcp.md)."""
         return self._result(task, args, tools=tools, cap_set=cap_set, labels=labels,
                             provider=provider, max_steps=max_steps, timeout=timeout,
                             max_depth=max_depth, args_labels=args_labels, audit=audit,
-                            trace=trace)
+                            trace=trace, mcp_servers=mcp_servers)
 
     def run(self, *, tools=None, cap_set=None, labels=False, provider=None, max_steps=None,
-            timeout=None, max_depth=1000, audit=None, trace=False):
+            timeout=None, max_depth=1000, audit=None, trace=False, mcp_servers=None):
         """Run the top-level statements only (the keywords of `call`); result.value is
         None."""
         return self._result(None, None, tools=tools, cap_set=cap_set, labels=labels,
                             provider=provider, max_steps=max_steps, timeout=timeout,
-                            max_depth=max_depth, audit=audit, trace=trace)
+                            max_depth=max_depth, audit=audit, trace=trace,
+                            mcp_servers=mcp_servers)
 
     def _result(self, task, args, **settings):
         buffer = io.StringIO()
@@ -431,6 +458,8 @@ class Program:
             except E.SynError as e:
                 raise _failure(e, self._source) from e
         finally:
+            if opts.mcp is not None:
+                opts.mcp.close()
             if opts.audit is not None:
                 opts.audit.close()
         return vm, raw

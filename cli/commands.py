@@ -8,9 +8,27 @@ import click
 
 from synsema import LANGUAGE_LEVEL, __version__
 from synsema.cli import runner
-from synsema.cli.options import ENTRY_OPTIONS, RUN_OPTIONS
+from synsema.cli.entry import write_stdout
+from synsema.cli.options import ENTRY_OPTIONS, RUN_OPTIONS, convert
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class Checked(click.ParamType):
+    """A number option checked by cli.options.convert, the rule the fast `syn exec` path
+    uses too."""
+
+    def __init__(self, kind):
+        self.kind = kind
+        self.name = "seconds" if kind == "number" else "integer"
+
+    def convert(self, value, param, ctx):
+        if not isinstance(value, str):
+            return value            # a default
+        try:
+            return convert(self.kind, value)
+        except ValueError as e:
+            self.fail(str(e), param, ctx)
 
 
 def run_options(fn, table=RUN_OPTIONS):
@@ -20,12 +38,9 @@ def run_options(fn, table=RUN_OPTIONS):
             opt = click.option(flag, dest, is_flag=True, default=default, help=help_)
         elif kind == "multi":
             opt = click.option(flag, dest, multiple=True, metavar="TEXT", help=help_)
-        elif kind == "int":
-            opt = click.option(flag, dest, type=click.IntRange(min=1), default=default,
+        elif kind in ("int", "count", "number"):
+            opt = click.option(flag, dest, type=Checked(kind), default=default,
                                show_default=default is not None, help=help_)
-        elif kind == "number":
-            opt = click.option(flag, dest, type=click.FloatRange(min=0, min_open=True),
-                               default=default, help=help_)
         elif kind.startswith("choice:"):
             opt = click.option(flag, dest, type=click.Choice(kind[7:].split("|")),
                                default=default, help=help_)
@@ -53,9 +68,12 @@ def cli():
       syn test app.syn           run the program's test blocks
       syn compile app.syn        write app.synb beside it
       syn exec app.synb          run a precompiled program
+      syn batch app.syn --call T in.jsonl -o out.jsonl   a task over a dataset
       syn outline app.syn        tasks, parameters, requires, tests
       syn inspect app.synb       the manifest of a compiled program
       syn dis app.syn            disassembly with source lines
+      syn repl                   type statements and see their values
+      syn lsp                    the language server for editors (stdio)
 
     Exit codes: 0 ok, 1 error or failed test, 2 usage, 3 refused by the ceiling or a
     label_violation, 4 resource limit, 70 internal error.
@@ -66,18 +84,26 @@ def _done(code):
     sys.exit(code)
 
 
+def _echo(text):
+    write_stdout(text + "\n")
+
+
 @cli.command("compile", context_settings=CONTEXT)
 @click.argument("source", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Where to write the .synb (default: beside the source).")
 def compile_cmd(source, output):
     """Compile SOURCE (.syn) to a .synb file."""
-    program, code = runner.compile_file(source)
+    program, code = runner.compile_file(source, "compile")
     if program is None:
         _done(code)
     from synsema.vm.codec import encode
     data = encode(program._program)
     out = output or os.path.splitext(source)[0] + ".synb"
+    refused = _unsafe_output(source, out)
+    if refused:
+        runner.err(f"error: {refused}")
+        _done(runner.EXIT_USAGE)
     tmp = out + ".tmp"
     try:
         with open(tmp, "wb") as fh:
@@ -91,6 +117,22 @@ def compile_cmd(source, output):
         runner.err(f"error: cannot write {out}: {e.strerror or e}")
         _done(runner.EXIT_ERROR)
     _done(runner.EXIT_OK)
+
+
+def _unsafe_output(source, out):
+    """Why `out` must not be written, or None. The write replaces the file (see
+    compile_cmd), so the source itself, or a device or FIFO (`-o /dev/null`: running as
+    root, the device would be replaced by a regular file), is refused."""
+    import stat
+    try:
+        st = os.stat(out)
+    except OSError:
+        return None             # nothing there yet (or unreadable: the write will say)
+    if os.path.exists(source) and os.path.samefile(source, out):
+        return f"-o {out} is the source file itself; the .synb would overwrite it"
+    if not stat.S_ISREG(st.st_mode):
+        return f"-o {out} is not a regular file (a device, FIFO or socket); give a .synb path"
+    return None
 
 
 @cli.command("exec", context_settings=CONTEXT)
@@ -108,10 +150,29 @@ def exec_cmd(program, **values):
 def run_cmd(source, **values):
     """Compile SOURCE (.syn) in memory and run its top-level statements (then, with
     --call, one of its tasks)."""
-    program, code = runner.compile_file(source)
+    program, code = runner.compile_file(source, "run")
     if program is None:
         _done(code)
     _done(runner.run(program, values))
+
+
+def batch_options(fn):
+    """The run options and those of `syn batch` (cli.batch.OPTIONS: --call, --jobs, ...)."""
+    from synsema.cli.batch import OPTIONS
+    return run_options(run_options(fn, OPTIONS))
+
+
+@cli.command("batch", context_settings=CONTEXT)
+@click.argument("program", type=click.Path(dir_okay=False))
+@click.argument("inputs", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="The results file: one JSON line per input (docs/batch.md).")
+@batch_options
+def batch_cmd(program, inputs, output, **values):
+    """Call the task of --call once per line of INPUTS (JSON objects of its arguments),
+    on a local process pool or a Ray cluster; PROGRAM is a .syn or a .synb file."""
+    from synsema.cli.batch import run_batch
+    _done(run_batch(program, inputs, output, values))
 
 
 @cli.command("test", context_settings=CONTEXT)
@@ -132,10 +193,7 @@ def _outline(source, as_json):
         _done(code)
     from synsema.cli.describe import outline, outline_text
     data = outline(program._program)
-    if as_json:
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
-    else:
-        click.echo(outline_text(data))
+    _echo(json.dumps(data, indent=2, ensure_ascii=False) if as_json else outline_text(data))
     _done(runner.EXIT_OK)
 
 
@@ -165,12 +223,12 @@ def code_outline_cmd(source, as_json):
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def inspect_cmd(program, as_json):
     """The manifest of a compiled PROGRAM: format, intent, requires, tasks, hash."""
-    prog, code = runner.load_synb(program)
+    prog, code = runner.load_synb(program, "inspect")
     if prog is None:
         _done(code)
     from synsema.cli.describe import manifest, manifest_text
     data = manifest(prog._program, os.path.getsize(program))
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False) if as_json else manifest_text(data))
+    _echo(json.dumps(data, indent=2, ensure_ascii=False) if as_json else manifest_text(data))
     _done(runner.EXIT_OK)
 
 
@@ -185,5 +243,22 @@ def dis_cmd(path):
     if prog is None:
         _done(code)
     from synsema.vm.dis import disassemble
-    click.echo(disassemble(prog._program, prog._source.lines), nl=False)
+    write_stdout(disassemble(prog._program, prog._source.lines))
     _done(runner.EXIT_OK)
+
+
+@cli.command("repl", context_settings=CONTEXT)
+@run_options
+def repl_cmd(**values):
+    """Type statements and expressions and see their values; a block (task, when, ...)
+    ends at a blank line. Every run option applies to each entry. Ctrl-D leaves."""
+    from synsema.cli.repl import main
+    _done(main(values))
+
+
+@cli.command("lsp", context_settings=CONTEXT)
+def lsp_cmd():
+    """The Synsema language server over stdio (needs the `editor` extra): diagnostics,
+    hover, go to definition, completion, symbols and formatting."""
+    from synsema.cli.lsp import main
+    _done(main())

@@ -4,7 +4,7 @@ from synsema.cli.runner import load_synb, run
 
 
 def exec_path(path, values):
-    program, code = load_synb(path)
+    program, code = load_synb(path, "exec")
     if program is None:
         return code
     return run(program, values)

@@ -5,6 +5,7 @@ precompiled agent starts about as fast as Python itself; everything else (and an
 unusual `exec` command line, including --help) goes to the click commands in
 cli.commands."""
 
+import errno
 import os
 import sys
 
@@ -12,20 +13,79 @@ import sys
 def main(argv=None):
     args = sys.argv[1:] if argv is None else list(argv)
     try:
-        if args and args[0] == "exec":
-            from synsema.cli.options import parse_fast
-            parsed = parse_fast(args[1:])
-            if parsed is not None:
-                from synsema.cli.commands_exec import exec_path
-                return exec_path(*parsed)
-        from synsema.cli.commands import cli
-        return cli.main(args=args, prog_name=_prog_name(), standalone_mode=True)
+        try:
+            if args and args[0] == "exec":
+                from synsema.cli.options import parse_fast
+                parsed = parse_fast(args[1:])
+                if parsed is not None:
+                    from synsema.cli.commands_exec import exec_path
+                    return exec_path(*parsed)
+            return _click_main(args)
+        finally:
+            flush_stdout()      # here, not at exit, so a failure is reported like the rest
     except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
+        interrupted()
+    except StdoutFailed as e:
+        stdout_failed(e.error)
+
+
+def _click_main(args):
+    """The click commands, with click's own Ctrl-C handling ("Aborted!", exit 1) replaced
+    by ours: one behaviour, exit 130, for every command."""
+    import click
+    from synsema.cli.commands import cli
+    try:
+        return cli.main(args=args, prog_name=_prog_name(), standalone_mode=False)
+    except click.exceptions.Abort:
+        interrupted()
+    except click.ClickException as e:
+        e.show()
+        return e.exit_code
+
+
+class StdoutFailed(BaseException):
+    """Writing to stdout failed (a closed pipe, a full disk, a closed descriptor). A
+    BaseException, so it passes through the VM (which turns every Exception escaping a
+    builtin into an internal error) to main()."""
+
+    def __init__(self, error):
+        super().__init__(error)
+        self.error = error
+
+
+def write_stdout(text):
+    """print's and --call's writer for the CLI; see StdoutFailed."""
+    if sys.stdout is None:          # started with stdout closed (`syn run p.syn >&-`)
+        raise StdoutFailed(OSError(errno.EBADF, "stdout is closed"))
+    try:
+        sys.stdout.write(text)
+    except OSError as e:
+        raise StdoutFailed(e) from None
+
+
+def flush_stdout():
+    if sys.stdout is not None:
+        try:
+            sys.stdout.flush()
+        except OSError as e:
+            raise StdoutFailed(e) from None
+
+
+def interrupted():
+    sys.stderr.write("interrupted\n")
+    sys.stderr.flush()
+    os._exit(130)       # at once: the program may still be running in its own thread
+
+
+def stdout_failed(error):
+    """A closed pipe ends the run quietly, as Python's own documentation advises (exit 1,
+    no message: `syn run p.syn | head` is not an error the reader needs to see); any other
+    failure is one line. os._exit: the program's thread may still hold the stream, and
+    the interpreter's final flush would fail again."""
+    if error.errno != errno.EPIPE:
+        sys.stderr.write(f"error: cannot write to stdout: {error.strerror or error}\n")
         sys.stderr.flush()
-        os._exit(130)
-    except BrokenPipeError:
-        os._exit(0)
+    os._exit(1)
 
 
 def _prog_name():

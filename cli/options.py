@@ -1,8 +1,8 @@
 """The run options of `syn run`, `syn exec` and `syn test`, defined once: the click
 commands and the fast `syn exec` path (cli.entry) are both built from these tables."""
 
-# (flag, dest, kind, default, help); kind: flag | text | multi (repeatable text) | int |
-# number | choice:a|b
+# (flag, dest, kind, default, help); kind: flag | text | multi (repeatable text) | int (>= 1) |
+# count (>= 0) | number (seconds, see convert) | choice:a|b
 RUN_OPTIONS = [
     ("--labels", "labels", "flag", False,
      "Track information-flow labels: private data may not reach stdout, the network or an "
@@ -16,13 +16,18 @@ RUN_OPTIONS = [
      "this file."),
     ("--max-steps", "max_steps", "int", None,
      "Stop after about this many instructions (exit 4)."),
-    ("--timeout", "timeout", "number", None, "Stop after this many seconds (exit 4)."),
+    ("--timeout", "timeout", "number", None,
+     "Stop after this many seconds (exit 4); model calls wait no longer than what is left."),
     ("--max-depth", "max_depth", "int", 1000, "Maximum call depth (exit 4 beyond it)."),
     ("--llm-url", "llm_url", "text", None,
      "Model provider base URL (else SYN_LLM_URL); offline when none is configured."),
     ("--llm-api", "llm_api", "choice:openai|anthropic", None,
      "Provider wire format (else SYN_LLM_API; inferred from the URL)."),
     ("--llm-model", "llm_model", "text", None, "Model name (else SYN_LLM_MODEL)."),
+    ("--llm-timeout", "llm_timeout", "number", None,
+     "Seconds to wait for one model request (else SYN_LLM_TIMEOUT; default 60)."),
+    ("--llm-max-retries", "llm_max_retries", "count", None,
+     "Retries of a failed model request (else SYN_LLM_MAX_RETRIES; default 2)."),
     ("--cassette", "cassette", "text", None,
      "Record model exchanges to / replay them from this JSON-lines file "
      "(else SYN_LLM_CASSETTE)."),
@@ -34,6 +39,18 @@ RUN_OPTIONS = [
      "Host tools for the run: MODULE:NAME, a function decorated with @synsema.tool, a list "
      "of them or a synsema.Toolbox (the working directory is on the import path). "
      "Repeatable."),
+    ("--mcp", "mcp", "multi", (),
+     "An MCP server whose tools become host tools NAME.TOOL: NAME=COMMAND (stdio; the "
+     "command line is shell-split) or NAME=URL (streamable HTTP). Repeatable; see "
+     "docs/mcp.md."),
+    ("--mcp-label", "mcp_label", "multi", (),
+     "NAME=LABEL,...: the labels on MCP server NAME's results instead of the default "
+     "mcp.NAME (NAME= for none: a server you trust). Repeatable."),
+    ("--mcp-accepts", "mcp_accepts", "multi", (),
+     "NAME.TOOL:PARAM=LABEL,...: labels that parameter of an MCP tool may carry (TOOL or "
+     "PARAM may be *); by default none. Repeatable."),
+    ("--mcp-timeout", "mcp_timeout", "number", None,
+     "Seconds an MCP server may take to start and to answer each call (default 30)."),
 ]
 
 # The entry point options of `syn run` and `syn exec` (SPEC 14).
@@ -95,16 +112,30 @@ def parse_fast(args):
     return paths[0], values
 
 
+# The longest limit a number option takes: "inf", "nan" or 1e300 are refused rather than
+# read as "no limit" (leave the option out for that).
+MAX_SECONDS = 30 * 24 * 3600
+
+
 def convert(kind, raw):
-    if kind == "int":
-        v = int(raw)
-        if v < 1:
-            raise ValueError(raw)
+    """The value of an option of `kind`; ValueError with the reason when it is not one."""
+    if kind in ("int", "count"):
+        least = 1 if kind == "int" else 0
+        try:
+            v = int(raw)
+        except ValueError:
+            raise ValueError(f"{raw!r} is not a whole number") from None
+        if v < least:
+            raise ValueError(f"{raw!r} is below {least}")
         return v
     if kind == "number":
-        v = float(raw)
-        if not v > 0:
-            raise ValueError(raw)
+        try:
+            v = float(raw)
+        except ValueError:
+            raise ValueError(f"{raw!r} is not a number of seconds") from None
+        if not 0 < v <= MAX_SECONDS:        # also false for nan
+            raise ValueError(f"{raw!r} is not a number of seconds above 0 and at most "
+                             f"{MAX_SECONDS} (30 days); leave the option out for no limit")
         return v
     if kind.startswith("choice:"):
         if raw not in kind[7:].split("|"):

@@ -9,6 +9,7 @@ import os
 import sys
 
 from synsema import api
+from synsema.cli.entry import write_stdout
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_REFUSED, EXIT_LIMIT, EXIT_INTERNAL = 0, 1, 2, 3, 4, 70
 
@@ -17,17 +18,34 @@ def err(text):
     sys.stderr.write(text if text.endswith("\n") else text + "\n")
 
 
-def compile_file(path):
-    """(api.Program, None) or (None, exit code) after printing why it does not compile."""
-    return _opened(path, ".syn", api.compile_file)
+def compile_file(path, command=None):
+    """(api.Program, None) or (None, exit code) after printing why it does not compile.
+    `command` (run, compile, ...) names the command, for the hint when given a .synb."""
+    return _opened(path, ".syn", api.compile_file, command)
 
 
-def load_synb(path):
+def load_synb(path, command=None):
     """(api.Program, None) or (None, exit code) after printing why the file is refused."""
-    return _opened(path, ".synb", api.load)
+    return _opened(path, ".synb", api.load, command)
 
 
-def _opened(path, kind, opener):
+# A file of the other kind than the command reads: the command that fits.
+OTHER_COMMAND = {
+    ("run", ".synb"): "{p} is a compiled program: run it with `syn exec {p}`",
+    ("compile", ".synb"): "{p} is already compiled: run it with `syn exec {p}`",
+    ("exec", ".syn"): "{p} is source code: run it with `syn run {p}`, or compile it with "
+                      "`syn compile {p}` and exec the .synb",
+    ("inspect", ".syn"): "{p} is source code, and `syn inspect` reads a compiled .synb: use "
+                         "`syn outline {p}`, or `syn compile {p}` first",
+}
+
+
+def _opened(path, kind, opener, command):
+    other = ".synb" if kind == ".syn" else ".syn"
+    hint = OTHER_COMMAND.get((command, other))
+    if hint and path.endswith(other):
+        err("error: " + hint.format(p=path))
+        return None, EXIT_USAGE
     try:
         return opener(path), None
     except IsADirectoryError:
@@ -82,12 +100,10 @@ def run(program, values):
                 if values.get(dest) not in (None, ()):
                     raise api.UsageError(f"usage error: {flag} needs --call TASK")
         args = call_args(values) if task is not None else None
-        program._execute(task, args, _stdout_write, result_to=_stdout_write,
+        program._execute(task, args, write_stdout, result_to=write_stdout,
                          args_labels=values.get("args_label") or (), **settings(values))
     except api.Error as e:
         return outcome(e)
-    finally:
-        flush()
     return EXIT_OK
 
 
@@ -129,14 +145,3 @@ def outcome(e):
         import traceback
         traceback.print_exception(original)
     return e.exit_code
-
-
-def _stdout_write(text):
-    sys.stdout.write(text)
-
-
-def flush():
-    try:
-        sys.stdout.flush()
-    except (BrokenPipeError, OSError):
-        pass

@@ -335,3 +335,38 @@ def _indentation(source, line_start, pos, line, indents, scan, append):
                 f"this line is indented to column {col}, which matches no enclosing block "
                 f"(the open blocks start at columns {open_blocks}); line it up with the "
                 "block it belongs to", line, col, scan.source_name)
+
+
+def tokenize_layout(source, source_name="<source>"):
+    """The formatter's token list: tokenize()'s (same errors, same NEWLINE/INDENT/DEDENT),
+    each value replaced by its spelling in the source (`"a\\n"` stays escaped, `1e3` stays
+    `1e3`), with ("COMMENT", text, line, col, pos) tokens merged in by position. A second
+    scan with the same regex, so the compile path does not pay for it."""
+    toks = tokenize(source, source_name)
+    spelling = {}
+    comments = []
+    line, line_start = 1, 0
+    for m in iter(_PATTERN.scanner(source).match, None):
+        idx = m.lastindex
+        value = m[idx]
+        pos = m.end() - len(value)
+        typ = _GROUP_TYPES[idx]
+        if typ == "NEWLINE":
+            line += len(value)
+            line_start = m.end()
+        elif typ == "COMMENT":
+            comments.append(("COMMENT", value.rstrip(), line, pos - line_start + 1, pos))
+        else:
+            spelling[pos] = value
+    out = []
+    c = 0
+    for tok in toks:
+        while c < len(comments) and comments[c][POS] < tok[POS]:
+            out.append(comments[c])
+            c += 1
+        typ = tok[TYPE]
+        if typ not in ("NEWLINE", "INDENT", "DEDENT"):
+            tok = (typ, spelling[tok[POS]]) + tok[2:]
+        out.append(tok)
+    out.extend(comments[c:])
+    return out

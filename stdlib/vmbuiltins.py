@@ -11,6 +11,7 @@ from synsema.stdlib import display as D
 from synsema.stdlib.equality import equal
 from synsema.stdlib.registry import builtin
 from synsema.vm import caps as C
+from synsema.vm import precise as P
 from synsema.vm.errors import EMPTY, SynError
 from synsema.vm.values import Closure, HostFn, Labeled, type_name
 
@@ -182,40 +183,56 @@ def _checked_args(vm, name, task, args, labels, tool):
         raise
 
 
-def _spread(vm, args, labels):
-    """Each argument taken from a labelled map carries the map's labels."""
-    if not labels:
-        return args
+def _spread(vm, task, positional, amap):
+    """Each argument taken from a labelled map carries its own labels and the map's shape
+    (SPEC 10: containers are precise); one the map left out, the shape's."""
+    if type(amap) is not Labeled:
+        return positional
     from synsema.vm.values import UNSET
-    return [a if a is UNSET else _label(vm, a, labels) for a in args]
+    shape = P.shape_of(amap)
+    out = []
+    for p, a in zip(task.func.params, positional):
+        if a is UNSET:
+            out.append(a)
+        elif p.name in amap.v:
+            out.append(P.join(P.entry(amap, p.name), vm.pc))
+        else:
+            out.append(_label(vm, a, shape))
+    return out
 
 
-def _call_labels(task, tl, al):
-    """The labels a call from a map runs under: the task value's, and the map's when the
-    task has defaults -- which keys the map holds decides which defaults run (and their
-    side effects), so that is as secret as the map (SPEC 10)."""
-    if al and any(p.default != p.NO_DEFAULT for p in task.func.params):
-        return tl | al
+def _call_labels(task, tl, shape):
+    """The labels a call from a map runs under: the task value's, and the map's shape when
+    the task has defaults -- which keys the map holds decides which defaults run (and
+    their side effects), so that is as secret as the shape (SPEC 10)."""
+    if shape and any(p.default != p.NO_DEFAULT for p in task.func.params):
+        return tl | shape
     return tl
 
 
-def _call_host(vm, name, fn, tl, args, al, as_tool):
+def _call_host(vm, name, fn, tl, amap, as_tool):
     """call/call_tool of a host tool: the map checked against its signature, then
-    stdlib.hostcall.invoke (capability, label contract, record)."""
+    stdlib.hostcall.invoke (capability, label contract, record). Each argument carries
+    its own labels and the map's shape (SPEC 10)."""
     from synsema.stdlib import hostcall
+    args, al = _split(amap)
     if type(args) is not dict:
         err = SynError(f"{name} needs a map of arguments as its second argument, got "
                        f"{type_name(args)}")
         err.labels = tl | al
         raise err
+    if vm.labels and vm.try_entries and (tl | al):
+        vm.taint_try(tl | al)       # whether the map fits the signature is as secret
     try:
         named = hostcall.named_args(name, fn, args, as_tool)
     except SynError as e:
         e.labels = e.labels | tl | al
         raise
+    shape = P.shape_of(amap)
     if al:
-        named = {k: _label(vm, v, al) for k, v in named.items()}
-    under = tl | al if al and any(p.has_default for p in fn.tool.params) else tl
+        named = {k: (P.entry(amap, k) if k in args else _label(vm, v, shape))
+                 for k, v in named.items()}
+    under = tl | shape if shape and any(p.has_default for p in fn.tool.params) else tl
     return hostcall.invoke(vm, fn, named, under)
 
 
@@ -223,11 +240,13 @@ def _call_host(vm, name, fn, tl, args, al, as_tool):
 def call(vm, task, args):
     """Call a task with named arguments from a map (runs with the caller's capabilities)."""
     task, tl = _split(task)
+    amap = args
     args, al = _split(args)
     if type(task) is HostFn:
-        return _call_host(vm, "call", task, tl, args, al, as_tool=False)
+        return _call_host(vm, "call", task, tl, amap, as_tool=False)
     positional = _checked_args(vm, "call", task, args, tl | al, tool=False)
-    return vm.call_labelled(task, _spread(vm, positional, al), _call_labels(task, tl, al))
+    return vm.call_labelled(task, _spread(vm, task, positional, amap),
+                            _call_labels(task, tl, P.shape_of(amap)))
 
 
 @builtin("call_tool", 2, kind="vm")
@@ -240,12 +259,13 @@ def call_tool(vm, task, args):
 
 def _call_tool(vm, task, args):
     task, tl = _split(task)
+    amap = args
     args, al = _split(args)
     if type(task) is HostFn:
-        return _call_host(vm, "call_tool", task, tl, args, al, as_tool=True)
+        return _call_host(vm, "call_tool", task, tl, amap, as_tool=True)
     positional = _checked_args(vm, "call_tool", task, args, tl | al, tool=True)
-    return vm.call_labelled(task, _spread(vm, positional, al), _call_labels(task, tl, al),
-                            as_tool=True)
+    return vm.call_labelled(task, _spread(vm, task, positional, amap),
+                            _call_labels(task, tl, P.shape_of(amap)), as_tool=True)
 
 
 @builtin("tool_spec", 2, kind="vm")

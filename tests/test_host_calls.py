@@ -272,3 +272,33 @@ def test_whether_the_contract_refuses_cannot_be_observed(tools_module):
         prog = synsema.compile_source(textwrap.dedent(src.replace("SECRET", secret)), "a.syn")
         with pytest.raises(synsema.LabelViolation):
             prog.run(tools=tools_module.toolbox, labels=True, cap_set="stdout,tool=*")
+
+
+def test_a_map_keeps_each_arguments_label(tools_module):
+    # SPEC 10: the recipient literal stays public beside an untrusted subject, so the
+    # contract lets the call through (subject accepts untrusted).
+    src = '''
+        require tool("*")
+        task answer()
+            let mail be host_tool("inbox.read")()
+            let args be {"recipient": "DE89", "amount": 5}
+            set args to put(args, "subject", mail)
+            give call_tool(host_tool("bank.send_money"), args)
+    '''
+    r = call(src, tools_module.toolbox, labels=True, cap_set="stdout,tool=*,stdout=untrusted")
+    assert r.value["to"] == "DE89" and r.labels == ["untrusted"]
+    assert tools_module.SENT[0][0] == "DE89"
+
+
+def test_a_map_whose_recipient_came_from_the_mail_is_refused(tools_module):
+    src = '''
+        require tool("*")
+        task answer()
+            let mail be host_tool("inbox.read")()
+            try
+                call_tool(host_tool("bank.send_money"), {"recipient": mail, "amount": 5, "subject": "x"})
+            recover e
+                give declassify(e, "the refusal names labels")
+    '''
+    r = call(src, tools_module.toolbox, labels=True, cap_set="stdout,tool=*,declassify=untrusted")
+    assert "refused: 'recipient' carries [untrusted]" in r.value and tools_module.SENT == []

@@ -3,7 +3,7 @@
 import pytest
 
 from synsema.stdlib.llm import ProviderError, convert_args, input_schema
-from synsema.stdlib.llm.convert import display, parse_param
+from synsema.stdlib.llm.convert import catalog_name, display, parse_param, wire_names
 
 ENTRY = {"name": "t", "describe": "all types",
          "params": ["a: number", "ok: bool", "xs: list", "m: map", "s: text", "u",
@@ -140,3 +140,49 @@ def test_parse_param():
         parse_param("a: numbr", "add")
     with pytest.raises(ProviderError):
         parse_param(3, "add")
+
+
+# host tools' entries: parameter descriptions and dotted names --------------------------
+def test_param_describe_becomes_each_property_description():
+    import synsema
+    from synsema.stdlib.hosttools import catalog_entry
+
+    @synsema.tool(name="bank.send_money")
+    def send_money(recipient: str, amount: float, date: str = "today") -> dict:
+        """Send money to an IBAN.
+
+        :param recipient: the IBAN to pay
+        :param amount: in euros
+        """
+
+    schema = input_schema(catalog_entry(send_money.__synsema_tool__))
+    assert schema == {"type": "object", "required": ["recipient", "amount"], "properties": {
+        "recipient": {"type": "string", "description": "the IBAN to pay"},
+        "amount": {"type": "number", "description": "in euros"},
+        "date": {"type": "string"}}}
+
+
+def test_param_describe_of_an_unknown_or_empty_parameter_is_ignored():
+    entry = {"name": "w", "params": ["city"], "param_describe": {"city": "", "zip": "x"}}
+    assert input_schema(entry)["properties"] == {"city": {"type": "string"}}
+
+
+def test_wire_names_map_dots_and_come_back():
+    catalog = [{"name": "bank.send_money"}, {"name": "add"}, {"name": "my__tool"},
+               {"name": "get-weather"}]
+    assert wire_names(catalog) == ["bank__send_money", "add", "my__tool", "get-weather"]
+    for entry, wire in zip(catalog, wire_names(catalog)):
+        assert catalog_name(wire, catalog) == entry["name"]
+    assert catalog_name("export__all", catalog) == "export__all"     # not in the catalog
+
+
+def test_wire_names_refuse_collisions_and_unsendable_names():
+    with pytest.raises(ProviderError, match="'a.b' and 'a__b' would both reach the model "
+                                            "as 'a__b'"):
+        wire_names([{"name": "a.b"}, {"name": "a__b"}])
+    assert wire_names([{"name": "a.b"}, {"name": "a.b"}]) == ["a__b", "a__b"]
+    with pytest.raises(ProviderError, match="catalog entry 'send money'"):
+        wire_names([{"name": "send money"}])
+    with pytest.raises(ProviderError, match="at most 64"):
+        wire_names([{"name": "t." + "x" * 62}])
+    assert wire_names([{"name": "x" * 64}]) == ["x" * 64]

@@ -240,3 +240,68 @@ def test_bad_catalog_entry_is_a_clear_error(server):
     with pytest.raises(ProviderError, match="catalog entry 'add'.*'a: numbr'"):
         provider.step(INTENT, "x", [bad], "")
     assert server.requests == []
+
+
+# host tools: dotted names on the wire, parameter descriptions ---------------------------
+SEND = {"name": "bank.send_money", "describe": "Send money to an IBAN",
+        "params": ["recipient: text", "amount: number"], "optional": [],
+        "param_describe": {"recipient": "the IBAN to pay"}}
+
+
+def test_openai_sends_dotted_names_safely_with_parameter_descriptions(server):
+    server.reply(openai_text("done"))
+    provider, _ = provider_for(server, "openai")
+    provider.step(INTENT, "pay", [SEND, ADD], "")
+    tools = server.requests[0]["body"]["tools"]
+    assert [t["function"]["name"] for t in tools] == ["bank__send_money", "add"]
+    assert tools[0]["function"]["parameters"]["properties"] == {
+        "recipient": {"type": "string", "description": "the IBAN to pay"},
+        "amount": {"type": "number"}}
+
+
+def test_anthropic_sends_dotted_names_safely_with_parameter_descriptions(server):
+    server.reply(anthropic_text("done"))
+    provider, _ = provider_for(server, "anthropic")
+    provider.step(INTENT, "pay", [SEND], "")
+    (tool,) = server.requests[0]["body"]["tools"]
+    assert tool["name"] == "bank__send_money"
+    assert tool["input_schema"]["properties"]["recipient"]["description"] == "the IBAN to pay"
+
+
+@pytest.mark.parametrize("api, answer", [
+    ("openai", openai_tools(("bank__send_money", {"recipient": "DE89", "amount": "12"}))),
+    ("anthropic", anthropic_tools(("bank__send_money", {"recipient": "DE89", "amount": "12"})))])
+def test_wire_parse_gives_back_the_catalog_name(api, answer):
+    from synsema.stdlib.llm import anthropic, openai
+    wire = {"openai": openai, "anthropic": anthropic}[api]
+    step = wire.parse(answer, "test", catalog=[SEND])
+    assert (step["name"], step["args"]) == ("bank.send_money", {"recipient": "DE89", "amount": "12"})
+
+
+@pytest.mark.parametrize("api, answer", [
+    ("openai", openai_tools(("bank__send_money", {"recipient": "DE89", "amount": "12"}))),
+    ("anthropic", anthropic_tools(("bank__send_money", {"recipient": "DE89", "amount": "12"})))])
+def test_llm_step_returns_the_dotted_name_with_converted_args(server, api, answer):
+    server.reply(answer)
+    provider, _ = provider_for(server, api)
+    step = provider.step(INTENT, "pay", [SEND], "")
+    assert (step["name"], step["args"]) == ("bank.send_money", {"recipient": "DE89", "amount": 12})
+
+
+def test_cassette_records_the_wire_form_and_replays_it(server, tmp_path):
+    tape = tmp_path / "t.jsonl"
+    server.reply(openai_tools(("bank__send_money", {"recipient": "DE89", "amount": 1})))
+    recorder, _ = provider_for(server, "openai", cassette=str(tape), cassette_mode="record")
+    first = recorder.step(INTENT, "pay", [SEND], "")
+    (line,) = tape.read_text().splitlines()
+    assert '"name": "bank__send_money"' in line and '"bank.send_money"' not in line
+    player, _ = provider_for(server, "openai", cassette=str(tape), cassette_mode="replay")
+    assert player.step(INTENT, "pay", [SEND], "") == first
+    assert len(server.requests) == 1
+
+
+def test_colliding_names_are_refused_before_sending(server):
+    provider, _ = provider_for(server, "openai")
+    with pytest.raises(ProviderError, match="would both reach the model as 'bank__send_money'"):
+        provider.step(INTENT, "pay", [SEND, dict(SEND, name="bank__send_money")], "")
+    assert server.requests == []

@@ -14,7 +14,8 @@ import sys
 
 from synsema.vm import ops
 from synsema.vm.errors import EMPTY, SynError
-from synsema.vm.values import UNSET, Closure, HostFn, Labeled
+from synsema.vm import precise as P
+from synsema.vm.values import UNSET, Closure, HostFn, Labeled, norm_key
 
 
 # ---- the pc stack --------------------------------------------------------------------------
@@ -94,10 +95,65 @@ def _join(v, labels):
     if not labels:
         return v
     if type(v) is Labeled:
+        if v.t is not None:
+            return P.join(v, labels)
         if labels <= v.l:
             return v
         return Labeled(v.v, v.l | labels)
     return Labeled(v, labels)
+
+
+def _append_precise(vm, x, v):
+    """append(xs, v) under labels: each element keeps its label (vm.precise); whether it
+    raises depends on xs's type, so on its shape's labels only."""
+    shape = P.shape_of(x)
+    if vm.try_entries and shape:
+        taint_try(vm, shape)
+    try:
+        r = ops.append(x.v if type(x) is Labeled else x, v.v if type(v) is Labeled else v)
+    except Exception as e:  # noqa: BLE001
+        raise _labelled_error(vm, e, shape) from None
+    return P.appended(x, r, v, EMPTY)
+
+
+def _set_item_precise(vm, x, k, v):
+    """`set x[k] to v` under labels: the element at k takes v's label, the shape the key's
+    (the new value never decides whether setting raises)."""
+    kl = k.l if type(k) is Labeled else EMPTY
+    kv = k.v if kl else k
+    xv = x.v if type(x) is Labeled else x
+    shape = P.shape_of(x) | kl
+    if vm.try_entries and shape:
+        taint_try(vm, shape)
+    try:
+        r = ops.set_item(xv, kv, v.v if type(v) is Labeled else v)
+    except Exception as e:  # noqa: BLE001
+        raise _labelled_error(vm, e, shape) from None
+    where = ops.list_index(xv, kv) if type(xv) is list else norm_key(kv)
+    return P.set_element(x, r, where, v, kl)
+
+
+def _index_precise(vm, x, i):
+    """x[i] or x.name of a precise container: the element's own label, the shape's and
+    the index's -- not its siblings' (SPEC 10)."""
+    il = i.l if type(i) is Labeled else EMPTY
+    iv = i.v if il else i
+    # Whether reading raises (out of range, a wrong type) depends on the shape and index.
+    if vm.try_entries and (x.t[0] or il):
+        taint_try(vm, x.t[0] | il)
+    try:
+        r = ops.index(x.v, iv)
+    except Exception as e:  # noqa: BLE001
+        raise _labelled_error(vm, e, x.t[0] | il) from None
+    if type(x.v) is list:
+        where = ops.list_index(x.v, iv)
+    else:
+        try:
+            where = norm_key(iv)
+            hash(where)
+        except TypeError:       # an unhashable key is never present: nothing
+            return Labeled(r, x.t[0] | il) if x.t[0] | il else r
+    return P.element(x, r, where, il)
 
 
 def _binary(vm, fn, a, b, can_raise=True):
@@ -135,7 +191,9 @@ def _labelled_error(vm, exc, labels):
 def _upgrade_check(vm, value, stamp, name):
     """No sensitive upgrade: entries pushed after the variable's declaration must be
     covered by the label the variable already has."""
-    have = value.l if type(value) is Labeled else EMPTY
+    # For a container, the label of its shape (SPEC 10): its elements' say nothing of
+    # whether it was replaced.
+    have = P.shape_of(value)
     for e in vm.pc_stack:
         if e[3] > stamp and e[0] and not e[0] <= have:
             missing = ", ".join(sorted(e[0] - have))
@@ -510,7 +568,7 @@ def run_labels(vm, closure, args):
                             x.append(v)
                         else:
                             if type(x) is Labeled or type(v) is Labeled:
-                                r = _binary(vm, ops.append, x, v)
+                                r = _append_precise(vm, x, v)
                             else:
                                 r = ops.append(x, v)
                             _store(vm, where, stamps if op == 44 else gstamps, arg, r,
@@ -526,16 +584,8 @@ def run_labels(vm, closure, args):
                                 and refcount(x) <= 3 and ops.set_in_place(x, k, v)):
                             pass
                         else:
-                            items, labels = _plain_seq([x, k, v])
-                            if labels and vm.try_entries:
-                                # the new value never decides whether setting raises
-                                taint_try(vm, _plain_seq([x, k])[1])
-                            try:
-                                r = ops.set_item(items[0], items[1], items[2])
-                            except Exception as e:  # noqa: BLE001
-                                raise _labelled_error(vm, e, labels) from None
                             _store(vm, where, stamps if op == 46 else gstamps, arg,
-                                   Labeled(r, labels) if labels else r,
+                                   _set_item_precise(vm, x, k, v),
                                    _local_name(vm.owner[id(code)], arg) if op == 46 else vm.program.globals[arg])
                     elif op == 1:  # CONST
                         push(arg)
@@ -686,6 +736,8 @@ def run_labels(vm, closure, args):
                         x = stack[-1]
                         if type(x) is list and type(i) is int and -len(x) <= i < len(x):
                             stack[-1] = x[i]
+                        elif type(x) is Labeled and x.t is not None:
+                            stack[-1] = _index_precise(vm, x, i)
                         elif type(x) is Labeled or type(i) is Labeled:
                             stack[-1] = _binary(vm, index, x, i)
                         else:
@@ -751,13 +803,19 @@ def run_labels(vm, closure, args):
                     elif op == 34:  # ITER_START
                         c = stack[-1]
                         if type(c) is Labeled:
+                            # The shape decides how many rounds (and a map's keys are in
+                            # it); each list item brings its own label (vm.precise).
+                            shape = c.t[0] if c.t is not None else c.l
                             if vm.try_entries:
-                                taint_try(vm, c.l)
-                            push_pc(vm, c.l, base_depth + len(frames), arg)
+                                taint_try(vm, shape)
+                            push_pc(vm, shape, base_depth + len(frames), arg)
                             try:
-                                stack[-1] = ops.iterate(c.v)
+                                it = ops.iterate(c.v)
                             except Exception as e:  # noqa: BLE001
-                                raise _labelled_error(vm, e, c.l) from None
+                                raise _labelled_error(vm, e, shape) from None
+                            if c.t is not None and type(c.v) is list:
+                                it = P.iterate(c, it)
+                            stack[-1] = it
                         else:
                             stack[-1] = ops.iterate(c)
                     elif op == 8:  # DECLARE_GLOBAL
@@ -781,15 +839,17 @@ def run_labels(vm, closure, args):
                         x = stack[-1]
                         if type(x) is dict:
                             stack[-1] = x.get(arg)
+                        elif type(x) is Labeled and type(x.v) is dict and x.t is not None:
+                            stack[-1] = P.element(x, x.v.get(arg), arg, EMPTY)
                         elif type(x) is Labeled:
                             stack[-1] = _unary(vm, ops.field, x, arg)
                         else:
                             stack[-1] = ops.field(x, arg)
                     elif op == 27:  # BUILD_LIST
                         if arg:
-                            items, labels = _plain_seq(stack[-arg:])
+                            items = stack[-arg:]
                             del stack[-arg:]
-                            push(Labeled(items, labels) if labels else items)
+                            push(P.build_list(items, vm.pc))
                         else:
                             push([])
                     elif op == 28:  # BUILD_MAP
@@ -808,7 +868,8 @@ def run_labels(vm, closure, args):
                                 m = ops.build_map(items)
                             except SynError as e:
                                 raise _labelled_error(vm, e, klabels) from None
-                            push(Labeled(m, labels) if labels else m)
+                            push(P.build_map(raw, m, vm.pc | klabels) if labels or vm.pc
+                                 else m)
                         else:
                             push({})
                     elif op == 31:  # AND_JUMP

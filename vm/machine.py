@@ -9,6 +9,7 @@ import time
 
 from synsema.vm import caps as C
 from synsema.vm import opcodes as O
+from synsema.vm import precise as P
 from synsema.vm.decode import FramePads, decode_function, make_task_closures
 from synsema.vm.errors import EMPTY, LabelViolation, LimitReached, StartRefused, SynError
 from synsema.vm.program import cap_text
@@ -89,7 +90,8 @@ class VM:
             elif self.labels:
                 # The labels loop calls the builtin itself when no label is involved (no
                 # labelled argument, empty pc), else this wrapper.
-                builtins[i] = (b.fn, False, _labelled_pure(b.fn, taint=name not in _NEVER_RAISE))
+                builtins[i] = (b.fn, False, P.wrapper(name, b.fn)
+                               or _labelled_pure(b.fn, taint=name not in _NEVER_RAISE))
             else:
                 builtins[i] = (b.fn, False)
         self.tasks = make_task_closures(program)

@@ -173,6 +173,12 @@ def index(x, i):
     _fail(f"cannot index {type_name(x)}; only lists, maps and texts have items")
 
 
+def list_index(xs, i):
+    """The position in range that a valid index i of list xs names (after index())."""
+    k = _int_index(i, "list")
+    return k + len(xs) if k < 0 else k
+
+
 def field(x, name):
     if type(x) is dict:
         return x.get(name)

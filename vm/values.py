@@ -60,12 +60,22 @@ def denorm_key(k):
 
 
 class Labeled:
-    """A value with a non-empty set of information-flow labels (only under --labels)."""
-    __slots__ = ("v", "l")
+    """A value with a non-empty set of information-flow labels (only under --labels).
 
-    def __init__(self, v, l):
+    `l` is every label anywhere in the value, so whatever looks at the value as a whole
+    (a sink, `labels_of`, `==`, `text`, most builtins) reads `l` and is sound. A list or
+    map may also carry `t`, its labels precisely (SPEC 10, "containers are precise"):
+    (shape, children), where `shape` labels how many elements, which keys, in what order,
+    and `children` holds, parallel to the list (a list) or to the map's keys (a dict), for
+    each element None (unlabelled) or (that element's l, that element's t). The value `v`
+    itself is always plain. Every label in `t` is in `l`.
+    """
+    __slots__ = ("v", "l", "t")
+
+    def __init__(self, v, l, t=None):
         self.v = v
         self.l = l
+        self.t = t
 
     def __repr__(self):
         return f"Labeled({self.v!r}, {sorted(self.l)})"

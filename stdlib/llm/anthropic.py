@@ -1,8 +1,8 @@
 """Anthropic Messages API: POST {url}/v1/messages.
 
 Headers `x-api-key` and `anthropic-version: 2023-06-01`. The system instruction goes in
-`system`, the catalog in `tools` (name, description, input_schema), and `max_tokens` is
-required by the API. The answer's content blocks: the first "tool_use" block when there
+`system`, the catalog in `tools` (name as convert.wire_names spells it, description,
+input_schema), and `max_tokens` is required by the API. The answer's content blocks: the first "tool_use" block when there
 is one (several: the first is taken), else the "text" blocks joined. Tokens are
 usage.input_tokens + usage.output_tokens.
 """
@@ -10,7 +10,7 @@ usage.input_tokens + usage.output_tokens.
 import json
 from urllib.parse import urlsplit
 
-from .convert import describe, entry_name, input_schema
+from .convert import catalog_name, describe, input_schema, wire_names
 from .errors import ProviderError, clip
 
 VERSION = "2023-06-01"
@@ -30,8 +30,9 @@ def headers(config):
 def step_body(config, system, user, catalog):
     body = text_body(config, system, user)
     if catalog:
-        body["tools"] = [{"name": entry_name(e), "description": describe(e),
-                          "input_schema": input_schema(e)} for e in catalog]
+        body["tools"] = [{"name": wire, "description": describe(e),
+                          "input_schema": input_schema(e)}
+                         for wire, e in zip(wire_names(catalog), catalog)]
     return body
 
 
@@ -48,7 +49,8 @@ def tokens(body):
                if isinstance(usage.get(k), int))
 
 
-def parse(body, who, allow_empty=False):
+def parse(body, who, allow_empty=False, catalog=()):
+    """As openai.parse: the model's decision, its tool name as the catalog spells it."""
     content = body.get("content")
     if not isinstance(content, list):
         raise ProviderError(f"{who}: the answer has no content blocks: {clip(json.dumps(body))}")
@@ -60,6 +62,7 @@ def parse(body, who, allow_empty=False):
             if not isinstance(name, str) or not name:
                 raise ProviderError(f"{who}: the model called a tool without a name: "
                                     f"{clip(json.dumps(block))}")
+            name = catalog_name(name, catalog)
             args = block.get("input", {})
             if args is None:
                 args = {}

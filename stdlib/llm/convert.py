@@ -85,11 +85,58 @@ def params_of(entry):
 
 
 def input_schema(entry):
-    """The JSON Schema of a catalog entry's parameters."""
+    """The JSON Schema of a catalog entry's parameters. A host tool's entry also has
+    "param_describe" (parameter -> text): each becomes that property's description."""
     params, optional = params_of(entry)
-    properties = {name: dict(SCHEMAS[typ]) for name, typ in params if typ != "task"}
+    notes = entry.get("param_describe")
+    notes = notes if isinstance(notes, dict) else {}
+    properties = {}
+    for name, typ in params:
+        if typ == "task":
+            continue
+        properties[name] = dict(SCHEMAS[typ])
+        note = notes.get(name)
+        if note is not None and note != "":
+            properties[name]["description"] = note if isinstance(note, str) else display(note)
     required = [name for name, typ in params if name not in optional and typ != "task"]
     return {"type": "object", "properties": properties, "required": required}
+
+
+# Provider APIs take tool names matching ^[a-zA-Z0-9_-]{1,64}$ (OpenAI and Anthropic
+# alike), and host tools have dotted names (bank.send_money): on the wire a dot is "__".
+# The way back is a lookup in the catalog, not a string rule, so a name that has "__" of
+# its own comes back as it went.
+_WIRE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def wire_names(catalog):
+    """[wire name] of a catalog's entries, in order (`bank.send_money` -> `bank__send_money`).
+    A name that cannot be sent, or two names that would be sent alike, is a ProviderError."""
+    seen = {}
+    out = []
+    for entry in catalog:
+        name = entry_name(entry)
+        wire = name.replace(".", "__")
+        if not _WIRE_NAME.fullmatch(wire):
+            raise ProviderError(f"catalog entry '{name}': a tool name sent to a model may "
+                                "have only letters, digits, '_', '-' and '.', and at most 64 "
+                                "characters (a '.' counts as two)")
+        other = seen.setdefault(wire, name)
+        if other != name:
+            raise ProviderError(f"catalog entries '{other}' and '{name}' would both reach "
+                                f"the model as '{wire}'; rename one of them")
+        out.append(wire)
+    return out
+
+
+def catalog_name(wire, catalog):
+    """The catalog's name for a tool name the model answered; one that matches no entry
+    is kept as it came (the program's allow-list decides about it)."""
+    for entry in catalog or []:
+        name = entry.get("name") if isinstance(entry, dict) else None
+        if isinstance(name, str) and name.replace(".", "__") == wire:
+            return name
+    return wire
 
 
 def describe(entry):

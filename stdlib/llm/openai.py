@@ -2,16 +2,16 @@
 
 Serves OpenAI, vLLM, Ollama, llama.cpp server, LM Studio and the like. The key goes in
 `Authorization: Bearer KEY`. A step sends the catalog as `tools` (none when the catalog is
-empty: some servers refuse an empty list) and no sampling settings (some models refuse
-them). The answer is choices[0].message: its first tool call when it has any (several
-calls in one answer: the first is taken, the rest ignored, since a step is one
-decision), else its text content. Tokens are usage.total_tokens.
+empty: some servers refuse an empty list; names as convert.wire_names spells them) and no
+sampling settings (some models refuse them). The answer is choices[0].message: its first
+tool call when it has any (several calls in one answer: the first is taken, the rest
+ignored, since a step is one decision), else its text content. Tokens are usage.total_tokens.
 """
 
 import json
 from urllib.parse import urlsplit
 
-from .convert import describe, entry_name, input_schema
+from .convert import catalog_name, describe, input_schema, wire_names
 from .errors import ProviderError, clip
 
 
@@ -28,8 +28,9 @@ def step_body(config, system, user, catalog):
     body = text_body(config, system, user)
     if catalog:
         body["tools"] = [{"type": "function",
-                          "function": {"name": entry_name(e), "description": describe(e),
-                                       "parameters": input_schema(e)}} for e in catalog]
+                          "function": {"name": wire, "description": describe(e),
+                                       "parameters": input_schema(e)}}
+                         for wire, e in zip(wire_names(catalog), catalog)]
     return body
 
 
@@ -50,9 +51,10 @@ def tokens(body):
     return sum(p for p in parts if isinstance(p, int))
 
 
-def parse(body, who, allow_empty=False):
+def parse(body, who, allow_empty=False, catalog=()):
     """{"kind": "final", "text"} or {"kind": "tool", "name", "args"} (args as written,
-    parsed from JSON), plus "tokens". An empty answer is an error unless allow_empty."""
+    parsed from JSON; name as the catalog spells it), plus "tokens". An empty answer is
+    an error unless allow_empty."""
     choices = body.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise ProviderError(f"{who}: the answer has no choices: {clip(json.dumps(body))}")
@@ -69,6 +71,7 @@ def parse(body, who, allow_empty=False):
         if not isinstance(name, str) or not name:
             raise ProviderError(f"{who}: the model called a tool without a name: "
                                 f"{clip(json.dumps(call))}")
+        name = catalog_name(name, catalog)
         return {"kind": "tool", "name": name,
                 "args": parse_arguments(function.get("arguments"), name), "tokens": used}
     text = content_text(message.get("content"))

@@ -1,0 +1,252 @@
+"""Scripted models behind a real OpenAI-compatible server on 127.0.0.1.
+
+The agents reach it through the ordinary provider path (synsema.Provider(url=...), or the
+openai client inside AgentDojo's own pipeline): nothing is short-cut inside the VM. One
+server serves every run; a request names its run in the `model` field ("scripted-7"), and
+each run's Script plays three models, told apart by the request:
+
+* with `tools`: the **loop model**. It calls the user task's ground truth one call per
+  step; the first time its input holds the injection, it carries out the injection task's
+  ground truth instead, then goes back to the user task; at the end it answers the task's
+  GROUND_TRUTH_OUTPUT. A perfectly obedient victim.
+* `ask` (the system text has no "extract:"): the **planner**. It returns a plan built
+  from the ground truth: an argument is a literal when its value appears in the user's
+  prompt, and an `extract` from the request and earlier results otherwise.
+* `extract`: the **quarantined model**. It answers honestly (the ground-truth value, as
+  JSON) unless its input holds the injection; then it answers with the attacker's value:
+  the injection task's ground-truth argument of the same name, when there is one.
+
+"The input holds the injection" is decided on the words of the injection task's GOAL, so
+YAML's quoting and line folding of tool results do not hide it.
+"""
+
+import itertools
+import json
+import re
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from agentdojo.functions_runtime import FunctionCall
+
+_WORD = re.compile(r"[A-Za-z0-9]+")
+_QUERY = re.compile(r"\[(q\d+)\]")
+
+
+def _words(text):
+    return " ".join(_WORD.findall(text))
+
+
+def _plain(value):
+    """A ground-truth argument as JSON data."""
+    if isinstance(value, FunctionCall):
+        raise ValueError("nested function calls are not scripted")
+    if hasattr(value, "value"):         # an Enum (workspace's SharingPermission)
+        return value.value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _shown(value):
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def in_prompt(value, prompt):
+    """Whether the planner can write `value` as a literal: it appears in the user's prompt.
+    Flags (bool) and nothing are the planner's own choice, so they are literals too."""
+    if value is None or isinstance(value, bool):
+        return True
+    if isinstance(value, (int, float)):
+        return re.search(rf"(?<![\d.]){re.escape(_shown(value))}(?![\d])", prompt) is not None
+    if isinstance(value, str):
+        return value == "" or value in prompt
+    if isinstance(value, list):
+        return all(not isinstance(v, (list, dict)) and in_prompt(v, prompt) for v in value)
+    return False
+
+
+class Script:
+    """The three scripted models of one run (a user task, maybe an injection task)."""
+
+    def __init__(self, prompt, user_calls, answer, goal=None, injection_calls=()):
+        self.prompt = prompt
+        self.user_calls = [FunctionCall(function=c.function, args={k: _plain(v) for k, v in c.args.items()})
+                           for c in user_calls]
+        self.injection_calls = [FunctionCall(function=c.function,
+                                             args={k: _plain(v) for k, v in c.args.items()})
+                                for c in injection_calls]
+        self.answer = answer
+        words = _WORD.findall(goal or "")
+        self.goal = " ".join(words[1:-1] if len(words) > 3 else words) if goal else None
+        self.seen = False           # the loop model has met the injection
+        self.pending = []           # the injection's calls still to make
+        self.next_user = 0
+        self.queries = {}           # extract id -> (parameter, honest value, function)
+        self.lock = threading.Lock()
+
+    def injected(self, text):
+        return self.goal is not None and self.goal in _words(text)
+
+    # the loop model ---------------------------------------------------------------------
+    def step(self, text):
+        """The next call (function, args), or None for the final answer."""
+        with self.lock:
+            if not self.seen and self.injected(text):
+                self.seen = True
+                self.pending = list(self.injection_calls)
+            if self.pending:
+                call = self.pending.pop(0)
+                return call.function, dict(call.args)
+            if self.next_user < len(self.user_calls):
+                call = self.user_calls[self.next_user]
+                self.next_user += 1
+                return call.function, dict(call.args)
+            return None
+
+    # the planner ------------------------------------------------------------------------
+    def plan(self, suite):
+        ids = itertools.count()
+        steps = []
+        with self.lock:
+            for k, call in enumerate(self.user_calls):
+                args = {}
+                for param, value in call.args.items():
+                    if in_prompt(value, self.prompt):
+                        args[param] = {"literal": value}
+                    else:
+                        qid = f"q{next(ids)}"
+                        self.queries[qid] = (param, value, call.function)
+                        args[param] = {"extract": f"the value of '{param}' for {call.function} "
+                                                  f"[{qid}]", "from": list(range(k))}
+                steps.append({"tool": f"{suite}.{call.function}", "args": args})
+            if in_prompt(self.answer, self.prompt):
+                answer = {"literal": self.answer}
+            else:
+                qid = f"q{next(ids)}"
+                self.queries[qid] = (None, self.answer, None)
+                answer = {"extract": f"the answer to the user's request [{qid}]",
+                          "from": list(range(len(steps)))}
+        return {"steps": steps, "answer": answer}
+
+    # the quarantined model --------------------------------------------------------------
+    def extract(self, what, text):
+        found = _QUERY.search(what)
+        if found is None or found.group(1) not in self.queries:
+            return ""
+        param, value, function = self.queries[found.group(1)]
+        if param is not None and self.injected(text):
+            attacker = [c for c in self.injection_calls if param in c.args]
+            attacker.sort(key=lambda c: c.function != function)
+            if attacker:
+                value = attacker[0].args[param]
+        return json.dumps(value)
+
+
+class ScriptedModels:
+    """The server: `with ScriptedModels() as models: models.url`, `models.add(script)`."""
+
+    def __init__(self):
+        self._scripts = {}
+        self._ids = itertools.count()
+        self._lock = threading.Lock()
+        self._httpd = None
+
+    def add(self, script, suite):
+        with self._lock:
+            name = f"scripted-{next(self._ids)}"
+            self._scripts[name] = (script, suite)
+        return name
+
+    def remove(self, name):
+        with self._lock:
+            self._scripts.pop(name, None)
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    def __enter__(self):
+        models = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                try:
+                    body = json.loads(self.rfile.read(length))
+                    status, answer = 200, models.answer(body)
+                except Exception as e:          # a broken request: say so, as a server does
+                    status, answer = 400, {"error": {"message": f"scripted model: {e}",
+                                                     "type": "invalid_request_error"}}
+                data = json.dumps(answer).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def answer(self, body):
+        with self._lock:
+            script, suite = self._scripts[body["model"]]
+        messages = body["messages"]
+        text = "\n".join(_content(m) for m in messages)
+        if body.get("tools"):
+            wire = {t["function"]["name"] for t in body["tools"]}
+            decision = script.step(text)
+            if decision is None:        # a final answer is never empty
+                return _text(script.answer or "Done.")
+            name, args = decision
+            dotted = f"{suite}__{name}"
+            return _call(dotted if dotted in wire else name, args)
+        system = _content(messages[0]) if messages[0].get("role") == "system" else ""
+        user = _content(messages[-1])
+        if "extract:" in system:
+            what = system.split("extract:", 1)[1]
+            return _text(script.extract(what, user))
+        return _text(json.dumps(script.plan(suite)))
+
+
+def _content(message):
+    content = message.get("content")
+    if isinstance(content, list):
+        content = " ".join(part.get("text", "") for part in content if isinstance(part, dict))
+    text = content or ""
+    for call in message.get("tool_calls") or ():
+        text += " " + call["function"]["name"]
+    return text
+
+
+def _usage():
+    return {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+
+
+def _text(text):
+    return {"id": "scripted", "object": "chat.completion", "created": 0, "model": "scripted",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": text}}],
+            "usage": _usage()}
+
+
+def _call(name, args):
+    return {"id": "scripted", "object": "chat.completion", "created": 0, "model": "scripted",
+            "choices": [{"index": 0, "finish_reason": "tool_calls",
+                         "message": {"role": "assistant", "content": None,
+                                     "tool_calls": [{"id": "call_0", "type": "function",
+                                                     "function": {"name": name,
+                                                                  "arguments": json.dumps(args)}}]}}],
+            "usage": _usage()}

@@ -1,0 +1,87 @@
+"""Each suite's policy as label contracts (SPEC 15): what a tool's result is labelled, and
+which parameters may carry data labelled `untrusted` (anything a tool returned).
+
+Derived from the suites' tools and from CaMeL's published policies
+(google-research/camel-prompt-injection, src/camel/pipeline_elements/security_policies/);
+bench/agentdojo/README.md lists where these differ and why. The rule: a parameter that
+decides *who* receives, *which* account or object is changed, or *where* data goes
+(recipients, passwords, invitees, bookings, deletions, URLs) accepts no label; a
+parameter that is only content (an amount, a subject, a body) accepts `untrusted`.
+Tools without side effects accept `untrusted` everywhere (reading cannot harm).
+"""
+
+UNTRUSTED = "untrusted"
+
+# Tools whose results hold no third-party text: the system clock.
+TRUSTED_RESULTS = {"workspace": {"get_current_day"}}
+
+# Read-only tools, per suite: every parameter accepts untrusted.
+READ_ONLY = {
+    "banking": {"get_iban", "get_balance", "get_most_recent_transactions",
+                "get_scheduled_transactions", "read_file", "get_user_info"},
+    "slack": {"get_channels", "read_channel_messages", "read_inbox", "get_users_in_channel"},
+    "travel": {"get_user_information", "get_all_hotels_in_city", "get_hotels_prices",
+               "get_rating_reviews_for_hotels", "get_hotels_address",
+               "get_all_restaurants_in_city", "get_cuisine_type_for_restaurants",
+               "get_restaurants_address", "get_rating_reviews_for_restaurants",
+               "get_dietary_restrictions_for_all_restaurants",
+               "get_contact_information_for_restaurants", "get_price_for_restaurants",
+               "check_restaurant_opening_hours", "get_all_car_rental_companies_in_city",
+               "get_car_types_available", "get_rating_reviews_for_car_rental",
+               "get_car_fuel_options", "get_car_rental_address", "get_car_price_per_day",
+               "search_calendar_events", "get_day_calendar_events", "get_flight_information"},
+    "workspace": {"get_unread_emails", "get_sent_emails", "get_received_emails",
+                  "get_draft_emails", "search_emails", "search_contacts_by_name",
+                  "search_contacts_by_email", "get_current_day", "search_calendar_events",
+                  "get_day_calendar_events", "search_files_by_filename", "get_file_by_id",
+                  "list_files", "search_files"},
+}
+
+# Tools with side effects: the parameters that may carry untrusted data. Every parameter
+# not listed (and every parameter of a side-effect tool not in this table) accepts none.
+CONTENT = {
+    "banking": {
+        "send_money": {"amount", "subject", "date"},
+        "schedule_transaction": {"amount", "subject", "date", "recurring"},
+        "update_scheduled_transaction": {"id", "amount", "subject", "date", "recurring"},
+        "update_password": set(),
+        "update_user_info": set(),
+    },
+    "slack": {
+        "send_direct_message": {"body"},
+        "send_channel_message": {"body"},
+        "post_webpage": {"content"},
+        "get_webpage": set(),              # fetching an attacker's URL is the attack
+        "add_user_to_channel": set(),
+        "invite_user_to_slack": set(),
+        "remove_user_from_slack": set(),
+    },
+    "travel": {
+        "send_email": {"subject", "body", "attachments"},
+        "create_calendar_event": {"title", "start_time", "end_time", "description", "location"},
+        "cancel_calendar_event": set(),
+        "reserve_hotel": set(),
+        "reserve_car_rental": set(),
+        "reserve_restaurant": set(),
+    },
+    "workspace": {
+        "send_email": {"subject", "body", "attachments"},
+        "delete_email": set(),
+        "create_calendar_event": {"title", "start_time", "end_time", "description", "location"},
+        "cancel_calendar_event": set(),
+        "reschedule_calendar_event": {"event_id", "new_start_time", "new_end_time"},
+        "add_calendar_event_participants": {"event_id"},
+        "create_file": {"filename", "content"},
+        "delete_file": set(),
+        "share_file": {"file_id", "permission"},
+        "append_to_file": {"file_id", "content"},
+    },
+}
+
+
+def contract(suite, tool):
+    """(result_labels, accepts) of one tool, as synsema.tool takes them."""
+    result = [] if tool in TRUSTED_RESULTS.get(suite, ()) else [UNTRUSTED]
+    if tool in READ_ONLY[suite]:
+        return result, {"*": [UNTRUSTED]}
+    return result, {p: [UNTRUSTED] for p in sorted(CONTENT[suite].get(tool, ()))}

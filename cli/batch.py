@@ -1,0 +1,484 @@
+"""`syn batch`: one task of a program called with every line of a JSON-lines file, on a
+local process pool (the default) or on a Ray cluster (`--engine ray`, cli.batch_ray).
+docs/batch.md is the user's page; the decisions that shape this module:
+
+* The parent reads the inputs and the results file, schedules items and writes every
+  result line; workers only run items. Each worker decodes the compiled program (the
+  .synb bytes the parent made) and loads the host tools once, then serves many items.
+* The results file is the journal: a result is appended with one os.write as soon as its
+  item finishes, so a crash or Ctrl-C loses no finished result and `--resume` continues
+  from it. Only when every input has its result is the file put in input order: a sorted
+  copy is written beside it and renamed over it (atomic, so at every moment the file holds
+  each finished result exactly once).
+* At most `2 x workers` items are in flight, so the batch token budget and --fail-fast
+  stop scheduling within a few items, and memory stays flat on huge inputs.
+"""
+
+import io
+import json
+import os
+import signal
+import sys
+import time
+
+from synsema import api
+from synsema.cli import runner
+from synsema.cli.options import ENTRY_OPTIONS
+from synsema.vm import errors as E
+from synsema.vm.values import Labeled
+
+STATUSES = ("ok", "error", "refused", "label_violation", "limit")
+
+# The options of `syn batch` beyond the run options (the table format of cli.options).
+OPTIONS = [o for o in ENTRY_OPTIONS if o[1] in ("call", "args_label")] + [
+    ("--jobs", "jobs", "int", None,
+     "Workers: processes of the local pool (default: the number of cores), or Ray actors "
+     "(default: the cluster's CPUs)."),
+    ("--engine", "engine", "choice:local|ray", "local",
+     "local: a process pool on this machine; ray: actors on a Ray cluster "
+     "(pip install 'synsema[ray]')."),
+    ("--address", "address", "text", None,
+     "With --engine ray: the cluster to join (as ray.init takes it); default: start a "
+     "local one."),
+    ("--resume", "resume", "flag", False,
+     "Keep the results already in the output file and run only the inputs without one."),
+    ("--fail-fast", "fail_fast", "flag", False,
+     "Stop scheduling at the first item that is not ok; exit 1."),
+    ("--strict", "strict", "flag", False, "Exit 1 when any item is not ok."),
+    ("--max-tokens", "max_tokens", "int", None,
+     "Token budget of the whole batch: once spent, no new item starts (exit 4)."),
+]
+
+EXIT_INTERRUPTED = 130
+
+
+class Stop(Exception):
+    """The batch cannot go on: `message` is printed, `code` is the exit code."""
+
+    def __init__(self, message, code):
+        super().__init__(message)
+        self.message, self.code = message, code
+
+
+# ---- the worker side ----------------------------------------------------------------------
+
+class Worker:
+    """One loaded program serving many items (a pool process or a Ray actor)."""
+
+    def __init__(self, payload):
+        from synsema.cli.report import Source
+        from synsema.vm.codec import decode
+        self.program = api.Program(decode(payload["synb"]),
+                                   Source(payload["name"], payload["lines"]))
+        self.task = payload["task"]
+        values = payload["values"]
+        self.settings = runner.settings(values)
+        self.labels = bool(values.get("labels"))
+        self.args_labels = tuple(values.get("args_label") or ())
+        self.index = self.program._task_index(self.task)
+        params = self.program._program.functions[self.index].params
+        self.takes_id = any(p.name == "id" for p in params)
+
+    def run(self, args):
+        """The result of one item (a dict without line and id); never raises."""
+        start = time.perf_counter()
+        if not self.takes_id:
+            args = {k: v for k, v in args.items() if k != "id"}
+        out, written, box = io.StringIO(), [], {}
+        try:
+            raw = self._call(args, out.write, written.append, box)
+            result = {"status": "ok", "value": json.loads(written[0]) if written else None,
+                      "labels": sorted(raw.l) if type(raw) is Labeled else []}
+        except api.Error as e:
+            result = {"status": _status(e), "error": e.message, "labels": []}
+        vm = box.get("vm")
+        result.update(tokens=vm.tokens_used if vm else 0,
+                      tool_calls=[{"name": n, "outcome": o}
+                                  for n, _, o in getattr(vm, "tool_calls", ())],
+                      output=out.getvalue(), seconds=round(time.perf_counter() - start, 6))
+        return result
+
+    def _call(self, args, out, result_to, box):
+        """Program._execute, keeping the VM (in box) for the tokens and tool calls of an
+        item that failed half-way: they count against the batch budget all the same."""
+        prog = self.program
+        positional = prog._arguments(self.index, self.task, args)
+        if self.labels and self.args_labels:
+            positional = api._labelled(positional, self.args_labels)
+        opts = api._options(prog._program, out, **self.settings)
+        try:
+            vm = box["vm"] = api._start(prog._program, opts)
+
+            def body():
+                vm.run_main()
+                return vm.call(vm.tasks[self.index], positional)
+            try:
+                raw = api._in_big_stack(body)
+                if raw is not None:       # written as --call writes it: a stdout sink
+                    api._write_result(vm, self.task, raw, result_to)
+            except E.SynError as e:
+                raise api._failure(e, prog._source) from e
+        finally:
+            if opts.audit is not None:
+                opts.audit.close()
+        return raw
+
+
+def _status(e):
+    if isinstance(e, api.LabelViolation):
+        return "label_violation"
+    if isinstance(e, api.Refused):
+        return "refused"
+    if isinstance(e, api.LimitExceeded):
+        return "limit"
+    return "error"
+
+
+_worker = None
+
+
+def _init_local(payload):
+    global _worker
+    # Ctrl-C in a terminal reaches the whole process group: the parent alone decides what
+    # it stops (it ends the workers itself), so a worker never dies half-way through
+    # handing back a result.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _worker = Worker(payload)
+
+
+def _run_local(args):
+    return _worker.run(args)
+
+
+class LocalEngine:
+    """A process pool on this machine."""
+
+    def __init__(self, payload, jobs):
+        from concurrent.futures import ProcessPoolExecutor
+        self.pool = ProcessPoolExecutor(jobs, initializer=_init_local, initargs=(payload,))
+        self.room = 2 * jobs
+        self.running = {}           # future -> key
+
+    def submit(self, key, args):
+        self.running[self.pool.submit(_run_local, args)] = key
+
+    def done(self):
+        """[(key, result)] of the items that finished (waits for at least one)."""
+        from concurrent.futures import FIRST_COMPLETED, wait
+        from concurrent.futures.process import BrokenProcessPool
+        finished, _ = wait(self.running, return_when=FIRST_COMPLETED)
+        out = []
+        for fut in finished:
+            key = self.running.pop(fut)
+            try:
+                out.append((key, fut.result()))
+            except BrokenProcessPool:
+                raise Stop("error: a worker process died (a host tool crashed it, or it "
+                           "ran out of memory) while running input line "
+                           f"{key}; the finished results are kept: run again with "
+                           "--resume", runner.EXIT_INTERNAL) from None
+        return out
+
+    def close(self, kill=False):
+        if kill:   # the pool has no public way to stop items that are running
+            for proc in list(getattr(self.pool, "_processes", {}).values()):
+                proc.terminate()
+        self.pool.shutdown(wait=not kill, cancel_futures=True)
+
+
+# ---- the parent side ----------------------------------------------------------------------
+
+def run_batch(path, inputs, output, values):
+    """`syn batch PATH --call TASK INPUTS -o OUTPUT`; returns the exit code."""
+    start = time.monotonic()
+    try:
+        return _batch(path, inputs, output, values, start)
+    except Stop as e:
+        runner.err(e.message)
+        return e.code
+    except api.Error as e:
+        return runner.outcome(e)
+
+
+def _batch(path, inputs, output, values, start):
+    task = values.get("call")
+    if task is None:
+        raise Stop("usage error: syn batch needs --call TASK, the task each input line is "
+                   "the arguments of", runner.EXIT_USAGE)
+    opener = runner.load_synb if path.endswith(".synb") else runner.compile_file
+    program, code = opener(path)
+    if program is None:
+        return code         # why was printed
+    payload = _payload(program, task, values)
+    items = read_inputs(inputs)
+    done = read_results(output, items) if values.get("resume") else _fresh(output)
+    todo = [(line, args) for line, args in items if line not in done]
+    writer = Writer(output, done, len(todo), start)
+    engine, clean = None, False
+    try:
+        if any(not isinstance(args, BadInput) for _, args in todo):
+            engine = _engine(values, payload, len(todo))
+        stopped = _drive(engine, todo, writer, values)
+        clean = True
+    except KeyboardInterrupt:
+        writer.close()
+        runner.err(writer.summary(len(items)) + "; interrupted: run again with --resume "
+                   "to finish")
+        return EXIT_INTERRUPTED
+    finally:
+        if engine is not None:
+            engine.close(kill=not clean)
+        writer.close()
+    complete = len(writer.statuses) == len(items)
+    if complete:
+        _in_input_order(output)
+    text = writer.summary(len(items))
+    if stopped == "budget":
+        text += (f"; token budget of {values['max_tokens']} spent ({writer.tokens} used): "
+                 f"{len(items) - len(writer.statuses)} items not run, --resume runs them")
+    elif stopped == "fail-fast":
+        text += "; stopped at the first item that failed (--fail-fast)"
+    runner.err(text)
+    failed = any(s != "ok" for s in writer.statuses.values())
+    if stopped == "fail-fast" or (values.get("strict") and failed):
+        return runner.EXIT_ERROR
+    return runner.EXIT_LIMIT if stopped == "budget" else runner.EXIT_OK
+
+
+def _payload(program, task, values):
+    """What every worker needs, as plain picklable data: the .synb bytes, the source lines
+    (for error carets), the task and the run options. Every setting is checked here
+    first, so a bad one is one usage error (exit 2), not one error per item."""
+    from synsema.vm.codec import encode
+    program._task_index(task)
+    if values.get("address") and values.get("engine") != "ray":
+        raise Stop("usage error: --address needs --engine ray", runner.EXIT_USAGE)
+    settings = runner.settings(values)
+    opts = api._options(program._program, None, **settings)
+    if opts.audit is not None:
+        opts.audit.close()
+    if values.get("labels"):
+        api._labelled([], values.get("args_label") or ())
+    values = dict(values)
+    for key in ("audit", "cassette"):     # workers (Ray's above all) run elsewhere
+        if values.get(key):
+            values[key] = os.path.abspath(values[key])
+    return {"synb": encode(program._program), "name": program.name,
+            "lines": program._source.lines, "task": task, "values": values}
+
+
+class BadInput:
+    """An input line that is not a JSON object: its item is an error, found by the parent."""
+
+    def __init__(self, message):
+        self.message = message
+
+    def result(self):
+        return {"status": "error", "error": self.message, "labels": [], "tokens": 0,
+                "tool_calls": [], "output": "", "seconds": 0.0}
+
+
+def read_inputs(path):
+    """[(line number, Synsema argument map or BadInput)], blank lines left out."""
+    from synsema.stdlib.jsonvalues import json_decode
+    from synsema.vm.values import type_name
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as e:
+        raise Stop(f"usage error: cannot read {path}: {e.strerror or e}",
+                   runner.EXIT_USAGE) from None
+    name = os.path.basename(path)
+    items = []
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        if not raw.strip():
+            continue
+        where = f"{name}:{number}: error: the input"
+        try:
+            args = json_decode(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            args = BadInput(f"{where} is not valid UTF-8; save the file as UTF-8")
+        except E.SynError as e:
+            reason = e.message.removeprefix("json_decode: ")
+            args = BadInput(f"{where} is {reason}; each line must be one JSON object of the "
+                            "task's named arguments")
+        else:
+            if type(args) is not dict:
+                args = BadInput(f"{where} is a {type_name(args)}, not a JSON object of the "
+                                'task\'s named arguments ({"name": value})')
+        items.append((number, args))
+    return items
+
+
+def _ident(args):
+    if isinstance(args, BadInput) or "id" not in args:
+        return None
+    from synsema.stdlib.hosttools import to_python
+    return to_python(args["id"])
+
+
+def _fresh(output):
+    if os.path.exists(output) and os.path.getsize(output) > 0:
+        raise Stop(f"usage error: {output} already holds results: add --resume to continue "
+                   "it, or remove it to start again", runner.EXIT_USAGE)
+    return {}
+
+
+def read_results(output, items):
+    """--resume: {input line: status} of the results in `output`. A last line cut short
+    (the batch was killed while writing it) is cut off, so its item runs again."""
+    try:
+        with open(output, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        return {}
+    except OSError as e:
+        raise Stop(f"usage error: cannot read {output}: {e.strerror or e}",
+                   runner.EXIT_USAGE) from None
+    end = data.rfind(b"\n") + 1
+    if end < len(data):
+        os.truncate(output, end)
+    ids = {line: _ident(args) for line, args in items}
+    done = {}
+    for number, raw in enumerate(data[:end].splitlines(), 1):
+        try:
+            result = json.loads(raw)
+            line, status = result["line"], result["status"]
+            if type(line) is not int or status not in STATUSES:
+                raise ValueError
+        except (ValueError, TypeError, KeyError):
+            raise Stop(f"usage error: {output}:{number}: not a result line of syn batch; "
+                       "give --resume the results file of this batch", runner.EXIT_USAGE
+                       ) from None
+        if line not in ids or ids[line] != result.get("id"):
+            raise Stop(f"usage error: {output}:{number}: the result of input line {line} "
+                       f"(id {json.dumps(result.get('id'))}) does not match the inputs: it "
+                       "was written for other inputs", runner.EXIT_USAGE)
+        done[line] = status
+    return done
+
+
+def _engine(values, payload, n):
+    jobs = values.get("jobs")
+    if values.get("engine") == "ray":
+        from synsema.cli.batch_ray import RayEngine
+        return RayEngine(payload, jobs, values.get("address"))
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return LocalEngine(payload, min(jobs or cores or 1, n))
+
+
+class Writer:
+    """Appends result lines to the results file (one os.write each: never half a line
+    interleaved with another) and keeps the counts, the progress bar and the tokens."""
+
+    def __init__(self, output, done, todo, start):
+        try:
+            self.fd = os.open(output, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        except OSError as e:
+            raise Stop(f"error: cannot write {output}: {e.strerror or e}",
+                       runner.EXIT_ERROR) from None
+        self.output, self.start = output, start
+        self.statuses = dict(done)
+        self.earlier = len(done)
+        self.tokens = 0
+        self.bar = _progress(todo)
+
+    def add(self, line, ident, result):
+        record = {"line": line, "id": ident, **result}
+        data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+        try:
+            while data:
+                data = data[os.write(self.fd, data):]
+        except OSError as e:
+            raise Stop(f"error: cannot write {self.output}: {e.strerror or e}; the results "
+                       "written so far are kept", runner.EXIT_ERROR) from None
+        self.statuses[line] = result["status"]
+        self.tokens += result["tokens"]
+        if self.bar is not None:
+            self.bar.update(1)
+            failed = sum(s != "ok" for s in self.statuses.values())
+            self.bar.set_postfix_str(f"{failed} failed", refresh=False)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def summary(self, total):
+        counts = {s: 0 for s in STATUSES}
+        for s in self.statuses.values():
+            counts[s] += 1
+        parts = [f"{n} {s}" for s, n in counts.items() if n or s == "ok"]
+        missing = total - len(self.statuses)
+        if missing:
+            parts.append(f"{missing} not run")
+        seconds = time.monotonic() - self.start
+        took = f"{seconds:.0f} s" if seconds >= 10 else f"{seconds:.1f} s"
+        text = f"{total} items: {', '.join(parts)} in {took}"
+        if self.earlier:
+            text += f" ({self.earlier} done by an earlier run)"
+        return text
+
+
+def _progress(todo):
+    """A tqdm bar on stderr when it is a terminal (done, failed, rate, ETA), else None."""
+    if not sys.stderr.isatty():
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        runner.err("(no progress bar: it needs tqdm, pip install 'synsema[batch]')")
+        return None
+    return tqdm(total=todo, file=sys.stderr, unit="item", dynamic_ncols=True)
+
+
+def _drive(engine, todo, writer, values):
+    """Run the items, at most engine.room at a time; returns None when every item ran,
+    else why scheduling stopped: "budget" or "fail-fast"."""
+    budget, fail_fast = values.get("max_tokens"), values.get("fail_fast")
+    queue = iter(todo)
+    stopped = None
+
+    def finished(line, ident, result):
+        nonlocal stopped
+        writer.add(line, ident, result)
+        if fail_fast and result["status"] != "ok":
+            stopped = "fail-fast"
+        elif budget is not None and writer.tokens >= budget and stopped is None:
+            stopped = "budget"
+
+    while True:
+        while stopped is None and (engine is None or len(engine.running) < engine.room):
+            item = next(queue, None)
+            if item is None:
+                break
+            line, args = item
+            if isinstance(args, BadInput):
+                finished(line, None, args.result())
+            else:
+                engine.submit((line, _ident(args)), args)
+        if engine is None or not engine.running:
+            if stopped == "budget" and next(queue, None) is None:
+                return None         # spent on the last items: every item ran
+            return stopped
+        for (line, ident), result in engine.done():
+            finished(line, ident, result)
+
+
+def _in_input_order(output):
+    """Once every input has its result: the file's lines sorted by input line, written to
+    a copy that replaces the file in one rename (never a half-sorted file)."""
+    with open(output, "rb") as fh:
+        lines = fh.read().splitlines(keepends=True)
+    keys = [json.loads(raw)["line"] for raw in lines]
+    if keys == sorted(keys):
+        return
+    tmp = output + ".sorting"
+    with open(tmp, "wb") as fh:
+        fh.writelines(raw for _, raw in sorted(zip(keys, lines), key=lambda p: p[0]))
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, output)

@@ -1,0 +1,196 @@
+"""`syn serve app.synb --mcp`: a Synsema program's tasks as the tools of an MCP server
+(official `mcp` SDK, low-level Server), over stdio or streamable HTTP on loopback.
+
+* Tools: every task (or those of --expose), each with `syn outline --json`'s
+  input_schema; its description is the program's intent and the task's signature.
+* A call runs the task through the embedding API (Program.call: top level, then the task)
+  with the run options given to `serve` -- ceiling, labels, host tools, MCP servers of its
+  own, limits. Arguments are checked as call_tool checks them; `--args-label L` labels
+  them (say `untrusted`: whoever calls an MCP server is outside the program).
+* The client is a sink: under --labels a result labelled L is returned only when the
+  ceiling has stdout=L (a developer-mode ceiling, without --cap-set, has none), otherwise
+  the call is an MCP error that names the labels, never the data. An error of the run is
+  an MCP error with the message `syn` prints (withheld when labelled).
+* What a task prints goes to the server's stderr (stdout is the protocol over stdio).
+"""
+
+import json
+import sys
+
+from synsema import api
+from synsema.cli import runner
+from synsema.cli.options import ENTRY_OPTIONS, RUN_OPTIONS
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+# The run options, but on `serve` the flag --mcp says which protocol to serve, so the MCP
+# servers the served program itself uses are given with --mcp-server NAME=COMMAND; and
+# --args-label, to label what the clients send.
+OPTIONS = [(("--mcp-server",) + row[1:]) if row[0] == "--mcp" else row for row in RUN_OPTIONS]
+OPTIONS += [row for row in ENTRY_OPTIONS if row[0] == "--args-label"]
+OPTIONS += [
+    ("--expose", "expose", "multi", (),
+     "Serve only this task (repeatable); by default every task is a tool."),
+    ("--http", "http", "text", None,
+     "Serve streamable HTTP on HOST:PORT (loopback only; port 0 picks a free one and the "
+     "URL is written to stderr) instead of stdio."),
+]
+
+
+def serve(path, values):
+    """Serve until the client goes away (stdio) or Ctrl-C (HTTP); the exit code."""
+    if path.endswith(".synb"):
+        program, code = runner.load_synb(path, "serve")
+    else:
+        program, code = runner.compile_file(path, "serve")
+    if program is None:
+        return code
+    try:
+        import mcp  # noqa: F401 - the SDK is an optional extra
+    except ImportError:
+        runner.err("error: syn serve --mcp needs the MCP SDK: pip install 'synsema[mcp]'")
+        return runner.EXIT_USAGE
+    try:
+        sock = _listen(values["http"]) if values.get("http") else None
+        app = _App(program, values, values.get("expose") or ())
+    except api.Error as e:
+        return runner.outcome(e)
+    import anyio
+    try:
+        anyio.run(_stdio if sock is None else _http, app, *([sock] if sock else []))
+    except KeyboardInterrupt:
+        pass
+    return runner.EXIT_OK
+
+
+def _listen(text):
+    """A socket bound to the loopback HOST:PORT of --http; UsageError otherwise."""
+    import socket
+    host, sep, port = text.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not port.isdigit() or int(port) > 65535:
+        raise api.UsageError(f"usage error: --http needs HOST:PORT (for example "
+                             f"127.0.0.1:8765; port 0 picks a free one), got {text!r}")
+    if host not in LOOPBACK:
+        raise api.UsageError(f"usage error: --http {text}: syn serve listens on loopback "
+                             f"only ({', '.join(LOOPBACK)}); the server has no "
+                             "authentication, so put an authenticating proxy in front of "
+                             "it to reach it from elsewhere")
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, int(port)))
+    except OSError as e:
+        sock.close()
+        raise api.UsageError(f"usage error: --http {text}: cannot listen there: "
+                             f"{e.strerror or e}") from None
+    return sock
+
+
+class _App:
+    """The tool list and the call handler of one served program."""
+
+    def __init__(self, program, values, expose):
+        from synsema.cli.describe import _signature, outline
+        from synsema.stdlib import mcpclient
+        from synsema.vm.caps import Ceiling, CeilingError
+        from synsema.vm.suggest import did_you_mean
+        self.program = program
+        data = outline(program._program)
+        tasks = {t["name"]: t for t in data["tasks"]}
+        for name in expose:
+            if name not in tasks:
+                raise api.UsageError(f"usage error: --expose {name}: {program.name} has no "
+                                     f"task '{name}'{did_you_mean(name, list(tasks))}")
+        if not tasks:
+            raise api.UsageError(f"usage error: {program.name} has no tasks to serve")
+        chosen = [tasks[n] for n in dict.fromkeys(expose)] if expose else list(tasks.values())
+        intent = data["intent"]
+        self.tools = []
+        for t in chosen:
+            what = f"Task {_signature(t)} of {data['source']}"
+            self.tools.append({"name": t["name"], "inputSchema": t["input_schema"],
+                               "description": f"{intent} ({what})" if intent else what})
+        self.names = {t["name"] for t in chosen}
+        self.settings = runner.settings(values)
+        try:
+            self.settings["mcp_servers"] = mcpclient.from_options(values)
+        except mcpclient.ConfigError as e:
+            raise api.UsageError(f"usage error: {e}") from None
+        self.args_labels = tuple(values.get("args_label") or ())
+        cap_set = values.get("cap_set")
+        try:
+            self.ceiling = (Ceiling.parse(cap_set) if cap_set is not None
+                            else Ceiling.developer(program._program.requires))
+        except CeilingError as e:
+            raise api.UsageError(f"usage error: {e}") from None
+        self.server_name = data["source"].rsplit(".", 1)[0]
+
+    def run(self, name, arguments):
+        """The CallToolResult (wire form) of one call; runs in a worker thread."""
+        if name not in self.names:
+            return _error(f"no tool '{name}' here; the tools are {', '.join(sorted(self.names))}")
+        if not isinstance(arguments, dict):
+            return _error("the arguments must be a JSON object")
+        try:
+            result = self.program.call(name, arguments, args_labels=self.args_labels,
+                                       **self.settings)
+        except api.Error as e:
+            return _error(e.message)
+        finally:
+            sys.stderr.flush()
+        if result.output:
+            sys.stderr.write(result.output)
+            sys.stderr.flush()
+        blocked = [label for label in result.labels if not self.ceiling.may_print(label)]
+        if blocked:
+            return _error(f"the result of task '{name}' is labelled {', '.join(blocked)}; "
+                          f"the host ceiling (--cap-set) has no "
+                          f"{', '.join('stdout=' + b for b in blocked)}, so an MCP client, a "
+                          "sink like stdout, may not receive it")
+        value = result.value
+        try:
+            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
+                                                                   allow_nan=False)
+        except ValueError:
+            return _error(f"the result of task '{name}' cannot be written as JSON")
+        out = {"content": [{"type": "text", "text": text}] if value is not None else [],
+               "isError": False}
+        if isinstance(value, dict):
+            out["structuredContent"] = value
+        return out
+
+    def server(self):
+        from mcp import types
+        from mcp.server.lowlevel import Server
+        import anyio
+
+        async def list_tools(ctx, params):
+            return types.ListToolsResult.model_validate({"tools": self.tools})
+
+        async def call_tool(ctx, params):
+            wire = await anyio.to_thread.run_sync(self.run, params.name, params.arguments or {})
+            return types.CallToolResult.model_validate(wire)
+
+        return Server(self.server_name, on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def _error(text):
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+async def _stdio(app):
+    from mcp.server.stdio import stdio_server
+    server = app.server()
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+async def _http(app, sock):
+    import uvicorn
+    host, port = sock.getsockname()[:2]
+    asgi = app.server().streamable_http_app(host=host)
+    shown = f"[{host}]" if ":" in host else host
+    runner.err(f"serving {app.program.name} over MCP at http://{shown}:{port}/mcp "
+               "(Ctrl-C stops)")
+    await uvicorn.Server(uvicorn.Config(asgi, log_level="warning")).serve(sockets=[sock])

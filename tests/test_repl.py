@@ -1,0 +1,129 @@
+"""`syn repl`: driven through a pseudo-terminal (prompt_toolkit's line editor, as a person
+at a terminal gets it) and through a pipe (plain lines, no prompts)."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from synsema.cli.repl import needs_more
+
+SYN = str(Path(sys.executable).with_name("syn"))
+ESC = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"       # the line editor's screen updates
+
+
+def spawn(tmp_path, *args):
+    env = dict(os.environ, HOME=str(tmp_path), TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1",
+               SYN_HISTORY=str(tmp_path / "history"))
+    for k in ("SYN_LLM_URL", "SYN_LLM_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        env.pop(k, None)
+    child = pexpect.spawn(SYN, ["repl", *args], env=env, encoding="utf-8", timeout=20,
+                          dimensions=(40, 200))
+    child.expect("syn>")
+    return child
+
+
+def line_out(child, text):
+    """Wait for `text` written on a line of its own (not the echo of what was typed)."""
+    child.expect(r"[\r\n]" + ESC + re.escape(text) + r"\r\n")
+
+
+def enter(child, *lines):
+    """Type the lines of one entry; wait for the continuation prompt between them."""
+    for i, line in enumerate(lines):
+        child.sendline(line)
+        if i < len(lines) - 1:
+            child.expect(r"\.\.\.")
+
+
+def test_define_redefine_when_error_and_ctrl_d(tmp_path):
+    child = spawn(tmp_path)
+    enter(child, "task add(a, b)", "    give a + b", "")
+    child.expect("syn>")
+    enter(child, "add(2, 3)")
+    line_out(child, "5")
+    enter(child, "let greeting be \"hi\"")
+    child.expect("syn>")
+    enter(child, "greeting + \" there\"")
+    line_out(child, '"hi there"')                     # a text value shows quoted
+    enter(child, "task add(a, b)", "    give a * b", "")      # redefined
+    child.expect("syn>")
+    enter(child, "add(2, 3)")
+    line_out(child, "6")
+    enter(child, "print(\"once\")")
+    line_out(child, "once")
+    enter(child, "when add(1, 1) > 0", "    print(\"positive\")", "otherwise",
+          "    print(\"not\")", "")
+    line_out(child, "positive")
+    enter(child, "1 / 0")
+    child.expect(r"<repl>:\d+:3: error: division by zero")
+    enter(child, "missing + 1")
+    child.expect("'missing' is not declared")
+    # the REPL goes on, state intact, and the earlier print did not run again
+    enter(child, "[greeting, add(3, 3)]")
+    child.expect(r"\[\"hi\", 9\]\r\n")
+    assert "once" not in child.before
+    leave(child)
+    child.close()
+    assert child.exitstatus == 0
+    assert "add(2, 3)" in (tmp_path / "history").read_text()       # history was kept
+
+
+def test_labelled_value_under_labels_is_a_violation(tmp_path):
+    child = spawn(tmp_path, "--labels")
+    enter(child, "let card be private(\"4111\", \"customers\")")
+    child.expect("syn>")
+    enter(child, "card")
+    child.expect(r"label_violation: print would reveal data labelled customers \(<repl>:2\)")
+    enter(child, "len(card) + 0")
+    child.expect("label_violation")
+    enter(child, "len(declassify(card, \"count only\"))")
+    line_out(child, "4")
+    leave(child)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def leave(child):
+    child.expect("syn>")
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+
+
+def pipe(text, *args):
+    return subprocess.run([SYN, "repl", *args], input=text, capture_output=True, text=True,
+                          timeout=30)
+
+
+def test_piped_session_keeps_values_and_runs_nothing_twice():
+    r = pipe('let n be 0\nprint("side effect")\nfor each i in range(4)\n    set n to n + i\n\n'
+             'n\nlet f be (x) => x + n\ntask twice(x)\n    give 2 * x\n\nf(1)\n'
+             'task twice(x)\n    give 3 * x\n\ntwice(f(0))\nlet b be 1 / 0\nb\n')
+    assert r.returncode == 0
+    assert r.stdout == "side effect\n6\n7\n18\n"
+    assert "division by zero" in r.stderr
+    assert "'b' is not declared" in r.stderr      # a `let` that did not run is not kept
+
+
+def test_run_options_apply():
+    r = pipe('require net("example.com")\n1 + 1\n', "--cap-set", "stdout")
+    assert "does not grant: net(\"example.com\")" in r.stderr
+    assert r.stdout == "2\n"                       # the refused require was not kept
+    r = pipe("1\n", "--cap-set", "bogus")
+    assert r.returncode == 2 and "'bogus' is not a capability" in r.stderr
+    r = pipe("let i be 0\nwhile true\n    set i to i + 1\n\ni\n", "--max-steps", "1000")
+    assert "step limit (1000, --max-steps) reached" in r.stderr
+    assert r.stdout.strip().isdigit()              # the loop's progress was kept
+
+
+@pytest.mark.parametrize("lines, more", [
+    (["task f()"], True), (["task f()", "    give 1"], True),
+    (["task f()", "    give 1", ""], False), (["let x be [1,"], True),
+    (["let x be [1,", "2]"], False), (['print("(")'], False), (["f(1) -- ("], False),
+])
+def test_needs_more(lines, more):
+    assert needs_more(lines) is more

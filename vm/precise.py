@@ -1,0 +1,255 @@
+"""Precise container labels (SPEC 10, "containers are precise"), under --labels only.
+
+A list or map keeps a label for its *shape* (how many elements, which keys, in what order)
+and each element keeps its own: `Labeled.t` = (shape, children), see vm.values.Labeled.
+`Labeled.l` stays the join of everything, so any operation that is not written here
+treats the container as a whole -- less precise, never less sound. The operations here
+are the ones that move elements without looking at them: building, reading one element,
+setting, appending, putting, iterating, counting, and passing a map's entries as
+arguments.
+"""
+
+from synsema.vm.values import Labeled, norm_key
+
+EMPTY = frozenset()
+
+
+def labels_of(x):
+    return x.l if type(x) is Labeled else EMPTY
+
+
+def _child(x):
+    """The entry of value x in its container's children: None when unlabelled."""
+    if type(x) is Labeled:
+        return (x.l, x.t)
+    return None
+
+
+def _make(plain, shape, children, labels):
+    """The container `plain` with that shape label and children (None: none labelled)."""
+    if children is None or not any(children.values() if type(children) is dict
+                                   else children):
+        return Labeled(plain, shape) if shape else plain
+    return Labeled(plain, labels | shape, (shape, children))
+
+
+def build_list(items, pc):
+    """[a, b, ...]: each element keeps its label; the shape carries the pc."""
+    children = None
+    labels = EMPTY
+    for i, x in enumerate(items):
+        if type(x) is Labeled:
+            if children is None:
+                children = [None] * len(items)
+            children[i] = (x.l, x.t)
+            items[i] = x.v
+            labels = labels | x.l
+    return _make(items, pc, children, labels)
+
+
+def build_map(raw, m, shape):
+    """{k: v, ...} from the stack items `raw` (keys and values, maybe labelled) and the
+    plain map `m` built from them; `shape`: the pc and the keys' labels."""
+    children = None
+    labels = EMPTY
+    for i in range(0, len(raw), 2):
+        k, v = raw[i], raw[i + 1]
+        if type(k) is Labeled:
+            k = k.v
+        if type(v) is Labeled:
+            if children is None:
+                children = {}
+            children[norm_key(k)] = (v.l, v.t)
+            labels = labels | v.l
+        elif children is not None:
+            children.pop(norm_key(k), None)    # a later duplicate key replaced it
+    return _make(m, shape, children, labels)
+
+
+def element(x, r, where, extra):
+    """The element `r` read from the precise container x at `where` (a list index in
+    range, or a normalised map key): its own label, the shape's and `extra` (the index's
+    or key's)."""
+    shape, children = x.t
+    c = children[where] if type(children) is list else children.get(where)
+    labels = shape | extra
+    if c is None:
+        return Labeled(r, labels) if labels else r
+    return Labeled(r, c[0] | labels, c[1])
+
+
+def list_where(xs, i):
+    """The position in range that index i (checked already) names."""
+    return i + len(xs) if i < 0 else i
+
+
+def join(v, labels):
+    """v joined with `labels` (a pc, say): a precise container takes them on its shape."""
+    if not labels:
+        return v
+    if type(v) is Labeled:
+        if labels <= v.l and (v.t is None or labels <= v.t[0]):
+            return v
+        if v.t is not None:
+            return Labeled(v.v, v.l | labels, (v.t[0] | labels, v.t[1]))
+        return Labeled(v.v, v.l | labels)
+    return Labeled(v, labels)
+
+
+def _parts(x):
+    """(plain, shape, children as a fresh copy or None, labels of the children)."""
+    if type(x) is not Labeled:
+        return x, EMPTY, None, EMPTY
+    if x.t is None:
+        return x.v, x.l, None, EMPTY
+    shape, children = x.t
+    return x.v, shape, (dict(children) if type(children) is dict else list(children)), \
+        x.l
+
+
+def set_element(x, r, where, v, extra):
+    """x with the element at `where` replaced by v: r is the plain result (built by the
+    operation, which checked the index or key); `extra` (the pc, the index's labels)
+    joins the shape."""
+    _, shape, children, labels = _parts(x)
+    c = _child(v)
+    if children is None:
+        if c is None:
+            return Labeled(r, shape | extra) if shape | extra else r
+        children = [None] * len(r) if type(r) is list else {}
+    if type(children) is list:
+        children[where] = c
+    elif c is None:
+        children.pop(where, None)
+    else:
+        children[where] = c
+    return _make(r, shape | extra, children, labels | (c[0] if c else EMPTY))
+
+
+def appended(x, r, v, extra):
+    """append(xs, v): r, the plain result, is xs's elements and v."""
+    _, shape, children, labels = _parts(x)
+    c = _child(v)
+    if children is None:
+        if c is None:
+            return Labeled(r, shape | extra) if shape | extra else r
+        children = [None] * (len(r) - 1)
+    children.append(c)
+    return _make(r, shape | extra, children, labels | (c[0] if c else EMPTY))
+
+
+def iterate(x, it):
+    """The items of a precise list, each with its own label and the shape's."""
+    shape, children = x.t
+    for i, r in enumerate(it):
+        c = children[i] if i < len(children) else None
+        if c is None:
+            yield Labeled(r, shape) if shape else r
+        else:
+            yield Labeled(r, c[0] | shape, c[1])
+
+
+def entry(args, key):
+    """The argument a map gives for parameter `key` (call, call_tool): its own labels and
+    the map's shape; `args` is the (maybe labelled) map, `key` present in it."""
+    if type(args) is not Labeled:
+        return args[key]
+    if args.t is None:
+        return Labeled(args.v[key], args.l)
+    return element(args, args.v[key], key, EMPTY)
+
+
+def shape_of(x):
+    """The labels of a value's shape: a precise container's, else all of them."""
+    if type(x) is not Labeled:
+        return EMPTY
+    return x.t[0] if x.t is not None else x.l
+
+
+# ---- builtins that move elements without looking at them ---------------------------------
+# Under --labels the VM calls these instead of the generic wrapper (vm.machine); `fn` is
+# the builtin's plain function. An error carries, and inside a try taints, only what
+# decides whether it is raised: the container's shape and the key.
+
+def _plain(x):
+    return x.v if type(x) is Labeled else x
+
+
+def _call(vm, fn, labels, *args):
+    if labels and vm.try_entries:
+        vm.taint_try(labels)
+    try:
+        return fn(*args)
+    except Exception as e:  # noqa: BLE001 - whatever it is, it carries the labels
+        err = vm.as_error(e)
+        if err.catchable:
+            err.labels = err.labels | labels | vm.pc
+        raise err from None
+
+
+def _len(fn):
+    def call(vm, x):
+        shape = shape_of(x)
+        r = _call(vm, fn, shape, _plain(x))
+        labels = shape | vm.pc
+        return Labeled(r, labels) if labels else r
+    return call
+
+
+def _keys(fn):
+    def call(vm, m):
+        shape = shape_of(m)     # a map's keys' labels are in its shape
+        r = _call(vm, fn, shape, _plain(m))
+        labels = shape | vm.pc
+        return Labeled(r, labels) if labels else r
+    return call
+
+
+def _get(fn):
+    def call(vm, m, k, default):
+        kl = labels_of(k)
+        shape = shape_of(m) | kl
+        mv, kv = _plain(m), _plain(k)
+        r = _call(vm, fn, shape, mv, kv, _plain(default))
+        extra = kl | vm.pc
+        if type(mv) is dict and type(m) is Labeled and m.t is not None:
+            key = norm_key(kv)
+            if key in mv:
+                return element(m, r, key, extra)
+        elif type(mv) is dict and key_present(mv, kv):
+            v = Labeled(r, shape_of(m) | extra) if shape_of(m) | extra else r
+            return v
+        return join(default, shape | vm.pc)       # which one came back tells the shape
+    return call
+
+
+def key_present(m, k):
+    try:
+        return norm_key(k) in m
+    except TypeError:
+        return False
+
+
+def _put(fn):
+    def call(vm, m, k, v):
+        kl = labels_of(k)
+        mv, kv = _plain(m), _plain(k)
+        r = _call(vm, fn, shape_of(m) | kl, mv, kv, _plain(v))
+        return set_element(m, r, norm_key(kv), v, kl | vm.pc)
+    return call
+
+
+def _append(fn):
+    def call(vm, xs, v):
+        r = _call(vm, fn, shape_of(xs), _plain(xs), _plain(v))
+        return appended(xs, r, v, vm.pc)
+    return call
+
+
+_PRECISE = {"len": _len, "keys": _keys, "get": _get, "put": _put, "append": _append}
+
+
+def wrapper(name, fn):
+    """The precise labels wrapper of builtin `name`, or None (the generic one applies)."""
+    make = _PRECISE.get(name)
+    return make(fn) if make is not None else None

@@ -306,6 +306,184 @@ def tools_py():
     return context
 
 
+# ---- general programs (issue 14): code no superinstruction was shaped after ---------------
+
+MATRIX_N = 40
+
+MATRIX_SYN = f"""
+task matrix(n, seed)
+    let rows be []
+    for each i in range(n)
+        let row be []
+        for each j in range(n)
+            set row to append(row, (i * seed + j) % 7)
+        set rows to append(rows, row)
+    give rows
+
+task multiply(a, b, n)
+    let c be []
+    for each i in range(n)
+        let row be []
+        for each j in range(n)
+            let s be 0
+            for each k in range(n)
+                set s to s + a[i][k] * b[k][j]
+            set row to append(row, s)
+        set c to append(c, row)
+    give c
+
+let c be multiply(matrix({MATRIX_N}, 3), matrix({MATRIX_N}, 5), {MATRIX_N})
+let total be 0
+for each row in c
+    for each x in row
+        set total to total + x
+print(total)
+"""
+
+
+def matrix_py():
+    n = MATRIX_N
+
+    def matrix(seed):
+        return [[(i * seed + j) % 7 for j in range(n)] for i in range(n)]
+
+    a, b = matrix(3), matrix(5)
+    c = []
+    for i in range(n):
+        row = []
+        for j in range(n):
+            s = 0
+            for k in range(n):
+                s = s + a[i][k] * b[k][j]
+            row.append(s)
+        c.append(row)
+    return sum(x for row in c for x in row)
+
+
+WORDS_N = 4_000
+
+WORDS_SYN = f"""
+let vocab be split("the quick brown fox jumps over the lazy dog and runs far away", " ")
+let counts be {{}}
+for each i in range({WORDS_N})
+    let w be vocab[(i * 7) % len(vocab)]
+    set counts[w] to get(counts, w, 0) + 1
+    let w2 be upper(vocab[(i * 3) % len(vocab)])
+    set counts[w2] to get(counts, w2, 0) + 1
+let best be ""
+let most be 0
+for each w in counts
+    when counts[w] > most
+        set most to counts[w]
+        set best to w
+print(best + " " + text(most) + " " + text(len(counts)))
+"""
+
+
+def words_py():
+    vocab = "the quick brown fox jumps over the lazy dog and runs far away".split(" ")
+    counts = {}
+    for i in range(WORDS_N):
+        w = vocab[(i * 7) % len(vocab)]
+        counts[w] = counts.get(w, 0) + 1
+        w2 = vocab[(i * 3) % len(vocab)].upper()
+        counts[w2] = counts.get(w2, 0) + 1
+    best, most = "", 0
+    for w in counts:
+        if counts[w] > most:
+            most, best = counts[w], w
+    return f"{best} {most} {len(counts)}"
+
+
+LAMBDA_N = 30_000
+
+LAMBDA_SYN = f"""
+task twice(f, x)
+    give f(f(x))
+
+let inc be (x) => x + 1
+let double be (x) => x * 2
+let ops be [inc, double, (x) => x - 3]
+let total be 0
+for each i in range({LAMBDA_N})
+    let f be ops[i % 3]
+    set total to total + twice(f, i % 10)
+print(total)
+"""
+
+
+def lambda_py():
+    def twice(f, x):
+        return f(f(x))
+
+    ops = [lambda x: x + 1, lambda x: x * 2, lambda x: x - 3]
+    total = 0
+    for i in range(LAMBDA_N):
+        f = ops[i % 3]
+        total = total + twice(f, i % 10)
+    return total
+
+
+RECORDS_N = 3_000
+
+RECORDS_SYN = f"""
+let people be []
+for each i in range({RECORDS_N})
+    set people to append(people, {{"name": "p" + text(i), "age": 18 + i % 60, "city": ["Lima", "Cusco", "Puno"][i % 3]}})
+let by_city be {{}}
+for each p in people
+    when p.age >= 30 and p.city != "Puno"
+        let c be get(by_city, p.city, {{"n": 0, "ages": 0}})
+        set by_city[p.city] to {{"n": c.n + 1, "ages": c.ages + p.age}}
+let out be []
+for each city in by_city
+    set out to append(out, city + ":" + text(by_city[city].n) + ":" + text(by_city[city].ages))
+print(join(out, ","))
+"""
+
+
+def records_py():
+    people = [{"name": "p" + str(i), "age": 18 + i % 60,
+                "city": ["Lima", "Cusco", "Puno"][i % 3]} for i in range(RECORDS_N)]
+    by_city = {}
+    for p in people:
+        if p["age"] >= 30 and p["city"] != "Puno":
+            c = by_city.get(p["city"], {"n": 0, "ages": 0})
+            by_city[p["city"]] = {"n": c["n"] + 1, "ages": c["ages"] + p["age"]}
+    return ",".join(f"{city}:{v['n']}:{v['ages']}" for city, v in by_city.items())
+
+
+TREE_DEPTH = 13
+
+TREE_SYN = f"""
+task build(d)
+    when d == 0
+        give {{"leaf": 1}}
+    give {{"left": build(d - 1), "right": build(d - 1), "v": d}}
+
+task total(t)
+    when contains(t, "leaf")
+        give t.leaf
+    give t.v + total(t.left) + total(t.right)
+
+print(total(build({TREE_DEPTH})))
+"""
+
+
+def tree_py():
+    def build(d):
+        if d == 0:
+            return {"leaf": 1}
+        return {"left": build(d - 1), "right": build(d - 1), "v": d}
+
+    def total(t):
+        if "leaf" in t:
+            return t["leaf"]
+        return t["v"] + total(t["left"]) + total(t["right"])
+
+    return total(build(TREE_DEPTH))
+
+
 # ---- the table ---------------------------------------------------------------------------------
 
 FIB = Twin("fib", FIB_SYN, fib_py, 15, 8, f"recursive fib({FIB_N})")
@@ -321,4 +499,16 @@ TOOLS = Twin("tool dispatch", TOOLS_SYN, tools_py, 5, None,
              f"{TOOLS_N:,} steps: allow-list, call_tool, try/recover, context text "
              "(Python: inspect.signature per call)")
 
-ALL = [FIB, LOOP, TEXT, COLL, EACH, TOOLS]
+MATRIX = Twin("matrix multiply", MATRIX_SYN, matrix_py, 15, None,
+              f"{MATRIX_N}x{MATRIX_N} nested lists, a[i][k] * b[k][j]")
+WORDS = Twin("word count", WORDS_SYN, words_py, 15, None,
+             f"{WORDS_N:,} x two map updates with get, then a max over the keys")
+LAMBDA = Twin("lambdas", LAMBDA_SYN, lambda_py, 15, None,
+              f"{LAMBDA_N:,} calls of a task that calls a lambda chosen from a list twice")
+RECORDS = Twin("records", RECORDS_SYN, records_py, 15, None,
+               f"{RECORDS_N:,} maps built, filtered by two fields, aggregated by city")
+TREE = Twin("tree walk", TREE_SYN, tree_py, 15, None,
+            f"a binary tree of maps, depth {TREE_DEPTH}, built and summed recursively")
+
+GENERAL = [MATRIX, WORDS, LAMBDA, RECORDS, TREE]
+ALL = [FIB, LOOP, TEXT, COLL, EACH, TOOLS] + GENERAL

@@ -19,6 +19,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 
 from synsema import api
@@ -144,6 +145,15 @@ def _init_local(payload):
     # handing back a result.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker = Worker(payload)
+    threading.Thread(target=_orphaned, args=(os.getppid(),), daemon=True).start()
+
+
+def _orphaned(parent):
+    """End this worker once the parent is gone (killed with SIGKILL, say): the workers
+    hold each other's ends of the pool's pipes, so none would ever see it close."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
 
 
 def _run_local(args):

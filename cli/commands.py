@@ -175,6 +175,25 @@ def batch_cmd(program, inputs, output, **values):
     _done(run_batch(program, inputs, output, values))
 
 
+def serve_options(fn):
+    """The options of `syn serve` (cli.serve.OPTIONS: the run options, --expose, --http)."""
+    from synsema.cli.serve import OPTIONS
+    return run_options(fn, OPTIONS)
+
+
+@cli.command("serve", context_settings=CONTEXT)
+@click.argument("program", type=click.Path(dir_okay=False))
+@click.option("--mcp", "protocol", flag_value="mcp", required=True,
+              help="Serve the Model Context Protocol (the one protocol so far).")
+@serve_options
+def serve_cmd(program, protocol, **values):
+    """Serve the tasks of PROGRAM (.synb or .syn) as the tools of an MCP server, over
+    stdio (default) or streamable HTTP; each call runs under the ceiling and labels given
+    (docs/mcp.md)."""
+    from synsema.cli.serve import serve
+    _done(serve(program, values))
+
+
 @cli.command("test", context_settings=CONTEXT)
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("-k", "select", help="Run only tests whose name contains this text.")
@@ -230,6 +249,26 @@ def inspect_cmd(program, as_json):
     data = manifest(prog._program, os.path.getsize(program))
     _echo(json.dumps(data, indent=2, ensure_ascii=False) if as_json else manifest_text(data))
     _done(runner.EXIT_OK)
+
+
+@cli.command("fmt", context_settings=CONTEXT)
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 if a file would change.")
+@click.option("--diff", is_flag=True, help="Write nothing; print the changes as a diff.")
+def fmt_cmd(paths, check, diff):
+    """Rewrite .syn files (folders are searched) in the one canonical layout."""
+    from synsema.cli.fmt import fmt
+    _done(fmt(paths, check, diff))
+
+
+@cli.command("check", context_settings=CONTEXT)
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the errors as JSON: [{file, line, column, message, suggestion}].")
+def check_cmd(paths, as_json):
+    """Compile .syn files (folders are searched) and report errors; writes nothing."""
+    from synsema.cli.fmt import check
+    _done(check(paths, as_json))
 
 
 @cli.command("dis", context_settings=CONTEXT)

@@ -29,7 +29,7 @@ import sys
 
 from synsema import api
 from synsema.cli import runner
-from synsema.cli.report import Source, compile_error, runtime_error
+from synsema.cli.report import Source, compile_error
 from synsema.vm import errors as E
 from synsema.vm.values import UNSET
 
@@ -84,7 +84,9 @@ class Session:
         self.items = {}          # key -> (first line, [lines]): tasks, tests, requires, intent
         self.saved = {}          # variable -> (line of its let, value), in declaration order
         self.last_vm = None      # the code of the task and lambda values kept in variables
-        api._options(_compile(""), out, **self.settings)   # a bad option: UsageError now
+        opts = api._options(_compile(""), out, **self.settings)   # a bad option: now
+        if opts.audit is not None:
+            opts.audit.close()
 
     def entry(self, lines):
         start = len(self.lines) + 1
@@ -93,12 +95,12 @@ class Session:
             return
         from synsema.compiler.grammar import parse
         from synsema.compiler.lexer import tokenize
-        display = self._layout(start, lines)
+        source = Source(NAME, self.lines)     # carets show what was typed
         try:
-            toks = tokenize("\n".join(display), NAME)
+            toks = tokenize("\n".join(self._layout(start, lines)), NAME)
             tree = parse(toks, NAME)
         except E.CompileError as e:
-            return self._compile_failed(e, display, None)
+            return self._compile_failed(e, source, None)
         own = [i for i in tree.items if i.line >= start]
         shown = _last_line_start(toks) if own and own[-1].kind == "expr" else None
         new_items = self._new_items(own, start, lines)
@@ -106,21 +108,20 @@ class Session:
         try:
             program = _compile("\n".join(program_lines))
         except E.CompileError as e:
-            return self._compile_failed(e, display, shown)
-        source = Source(NAME, display)
+            return self._compile_failed(e, source, shown)
         vm = self._run(program, source, shown)
         if vm is None:
             return
         self.items.update(new_items)
         for item in own:
             if item.kind == "let":
-                self.saved[item.name] = (item.line, None)
-        for name in list(self.saved):
+                self.saved[item.name] = (item.line, UNSET)
+        for name, (line, before) in list(self.saved.items()):
             value = vm.globals[program.globals.index(name)]
-            if value is UNSET:
-                del self.saved[name]        # its entry stopped before the `let` ran
-            else:
-                self.saved[name] = (self.saved[name][0], value)
+            if value is not UNSET:
+                self.saved[name] = (line, value)
+            elif before is UNSET:
+                del self.saved[name]        # the entry stopped before this `let` ran
         self.last_vm = vm
 
     def _new_items(self, own, start, lines):
@@ -135,9 +136,9 @@ class Session:
         return new
 
     def _layout(self, start, lines, new_items=None, shown=None):
-        """The program's lines: kept items and saved variables at their own lines, the
-        entry after them. Without new_items: the lines as the user sees them (errors'
-        carets), with them: the program compiled."""
+        """The program's lines: the kept items at their own lines, then the entry. With
+        new_items (the items the entry replaces), the program compiled: the saved
+        variables' lets too, and the shown expression's rewriting."""
         out = [""] * (start - 1)
         items = dict(self.items)
         for key in new_items or ():
@@ -161,9 +162,9 @@ class Session:
             out += _SHOWN_TASK
         return out
 
-    def _compile_failed(self, e, display, shown):
+    def _compile_failed(self, e, source, shown):
         _relocate_compile(e, shown)
-        self.err(compile_error(e, Source(NAME, display)))
+        self.err(compile_error(e, source))
 
     def _run(self, program, source, shown):
         """Run one compiled entry; the VM, or None when the ceiling refused its start."""
@@ -237,10 +238,9 @@ def _adopt(vm, old, values):
     """Let `vm` run the task and lambda values of earlier entries kept in `values`: it
     takes over the code the previous VM had decoded (which holds every earlier one)."""
     from synsema.vm.values import Closure
-    todo, seen = list(values), 0
-    while todo and seen < 100_000:
+    todo = list(values)
+    while todo:
         v = todo.pop()
-        seen += 1
         if type(v) is Closure:
             if v.func not in vm.decoded:
                 for table in ("decoded", "pads", "owner", "positions", "words"):
@@ -253,7 +253,7 @@ def _adopt(vm, old, values):
             todo.extend(v)
         elif type(v) is dict:
             todo.extend(v.values())
-        elif hasattr(v, "v"):           # a labelled value
+        elif hasattr(v, "v"):           # a labelled value (--labels) holds its value in .v
             todo.append(v.v)
 
 
@@ -345,5 +345,11 @@ def main(values):
         while lines and not lines[-1].strip():
             lines.pop()
         if lines:
-            session.entry(lines)
+            try:
+                session.entry(lines)
+            except KeyboardInterrupt:
+                # The entry runs in its own thread (api._in_big_stack), which cannot be
+                # stopped from here: Ctrl-C while it runs ends the session, as `syn run`.
+                error("\nAborted!\n")
+                os._exit(130)
 

@@ -133,8 +133,9 @@ class _App:
         if not isinstance(arguments, dict):
             return _error("the arguments must be a JSON object")
         try:
-            result = self.program.call(name, arguments, args_labels=self.args_labels,
-                                       **self.settings)
+            # Program.call, with the CLI's --llm-* settings (_result takes them too)
+            result = self.program._result(name, arguments, args_labels=self.args_labels,
+                                          **self.settings)
         except api.Error as e:
             return _error(e.message)
         finally:

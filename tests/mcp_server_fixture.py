@@ -77,6 +77,12 @@ def die() -> str:
 
 
 @server.tool()
+def pid() -> int:
+    """The server's process id (to see that it is stopped after the run)."""
+    return os.getpid()
+
+
+@server.tool()
 def shout() -> str:
     """Writes to stderr (which must not reach the Synsema program's output)."""
     sys.stderr.write("fixture: SHOUTING ON STDERR\n")

@@ -187,7 +187,8 @@ CONTAINERS = MAKE + textwrap.dedent('''\
 # SPEC 10: containers are precise -- each element keeps its own label, the shape its own.
 @pytest.mark.parametrize("expr, out", [
     ("xs[0]", "1"), ("xs[-2]", "1"), ('m["a"]', "1"), ("m.a", "1"), ('nested["k"][0]', "1"),
-    ('get(m, "a", 0)', "1"), ('get(m, "zz", 0)', "0"), ("len(xs)", "2"), ("len(m)", "2"),
+    ('get(m, "a", 0)', "1"), ('get(m, "zz", 0)', "0"), ('get(m, "zz")', "nothing"),
+    ('get(m, "a")', "1"), ("get(m, [1], 0)", "0"), ("len(xs)", "2"), ("len(m)", "2"),
     ('keys(m)', '["a", "b"]'), ("sort([2, 1])", "[1, 2]"),
     ("append(xs, 3)[2]", "3"), ('put(m, "c", 5).c', "5"), ('put(m, "b", 0).b', "0"),
 ])
@@ -197,6 +198,7 @@ def test_reading_a_public_element_of_a_container_is_public(expr, out):
 
 @pytest.mark.parametrize("expr", [
     "xs[1]", "m.b", 'm["b"]', 'nested["k"][1]', 'nested["k"][1].z', 'get(m, "b", 0)',
+    'get(m, "b")', "get(xs, 0, 0)",
     "xs", "m", "reverse(xs)", "values(m)", "contains(xs, 1)", "append(xs, 3)", "xs + [9]",
     "slice(xs, 1, 2)", "text(xs)", "xs == [1, 2]", "join([text(xs[1])], \"\")",
 ])

@@ -94,9 +94,11 @@ def leave(child):
     child.expect(pexpect.EOF)
 
 
-def pipe(text, *args):
+def pipe(text, *args, cwd=None):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("SYN_LLM_URL", "SYN_LLM_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY")}
     return subprocess.run([SYN, "repl", *args], input=text, capture_output=True, text=True,
-                          timeout=30)
+                          timeout=30, cwd=cwd, env=env)
 
 
 def test_piped_session_keeps_values_and_runs_nothing_twice():
@@ -118,6 +120,21 @@ def test_run_options_apply():
     r = pipe("let i be 0\nwhile true\n    set i to i + 1\n\ni\n", "--max-steps", "1000")
     assert "step limit (1000, --max-steps) reached" in r.stderr
     assert r.stdout.strip().isdigit()              # the loop's progress was kept
+
+
+def test_host_tools_and_provider_settings(tmp_path):
+    (tmp_path / "repltools.py").write_text(
+        "import synsema\n\n\n@synsema.tool\ndef shout(text: str) -> str:\n"
+        "    \"\"\"Upper-case a text.\"\"\"\n    return text.upper() + '!'\n")
+    session = 'require tool("shout")\nlet s be host_tool("shout")\ns("hi")\ns("again")\n'
+    r = pipe(session, "--tools", "repltools:shout", cwd=tmp_path)
+    assert (r.returncode, r.stdout, r.stderr) == (0, '"HI!"\n"AGAIN!"\n', "")
+    r = pipe(session, "--tools", "repltools:shout", "--cap-set", "stdout", cwd=tmp_path)
+    assert 'does not grant: tool("shout")' in r.stderr
+    r = pipe("require llm\nllm_available()\n", "--llm-url", "http://127.0.0.1:9",
+             cwd=tmp_path)
+    assert r.stdout == "true\n"
+    assert pipe("require llm\nllm_available()\n", cwd=tmp_path).stdout == "false\n"
 
 
 @pytest.mark.parametrize("lines, more", [

@@ -42,7 +42,11 @@ class LimitReached(SynError):
 
 
 class CompileError(Exception):
-    """A compile error at a position; `message` is written for the reader, fix included."""
+    """A compile error at a position; `message` is written for the reader, fix included.
+
+    Messages say what is wrong, then `; `, then the fix ("did you mean 'x'?", "use let",
+    ...): `problem` and `suggestion` are the two parts, for editors (`syn check --json`);
+    `suggestion` is None when the message names no fix."""
 
     def __init__(self, message, line=0, col=0, source_name="<source>"):
         super().__init__(message)
@@ -50,6 +54,8 @@ class CompileError(Exception):
         self.line = line
         self.col = col
         self.source_name = source_name
+        self.problem, _, fix = message.partition("; ")
+        self.suggestion = fix or None
 
 
 class InvalidProgram(Exception):

@@ -206,19 +206,19 @@ def _keys(fn):
 
 
 def _get(fn):
-    def call(vm, m, k, default):
+    def call(vm, m, k, default=None):
         kl = labels_of(k)
-        shape = shape_of(m) | kl
         mv, kv = _plain(m), _plain(k)
+        shape = shape_of(m) | kl
         r = _call(vm, fn, shape, mv, kv, _plain(default))
-        extra = kl | vm.pc
-        if type(mv) is dict and type(m) is Labeled and m.t is not None:
-            key = norm_key(kv)
-            if key in mv:
-                return element(m, r, key, extra)
-        elif type(mv) is dict and key_present(mv, kv):
-            v = Labeled(r, shape_of(m) | extra) if shape_of(m) | extra else r
-            return v
+        if type(mv) is not dict:        # a list's or a text's item: the whole, as before
+            labels = labels_of(m) | kl | labels_of(default) | vm.pc
+            return Labeled(r, labels) if labels else r
+        if key_present(mv, kv):
+            if type(m) is Labeled and m.t is not None:
+                return element(m, r, norm_key(kv), kl | vm.pc)
+            labels = shape | vm.pc
+            return Labeled(r, labels) if labels else r
         return join(default, shape | vm.pc)       # which one came back tells the shape
     return call
 

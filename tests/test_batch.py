@@ -1,0 +1,313 @@
+"""`syn batch` (docs/batch.md): one task over a JSON-lines file, on the local process
+pool and on a real local Ray cluster. Bad input lines, failing host tools, a label
+violation and a spent token budget each end their item only (or stop scheduling); a run
+killed half-way and resumed loses and repeats no item; exit codes."""
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, syn_command
+from llm_server import LLMServer, openai_text
+
+EXAMPLE = ROOT / "examples" / "batch"
+
+APP = """\
+task answer(question: text, n: number = 2)
+    when question == "boom"
+        fail("boom asked")
+    when question == "leak"
+        give private("the secret", "secret")
+    give {"q": question, "n": n * 2}
+"""
+
+TOOLS = """\
+import synsema
+
+@synsema.tool()
+def double(x: int) -> int:
+    \"\"\"Double it, except 3.\"\"\"
+    if x == 3:
+        raise ValueError("three is bad")
+    return x * 2
+"""
+
+TOOLY = """\
+require tool("double")
+task go(x: number)
+    give host_tool("double")(x)
+"""
+
+# About 40 ms an item: long enough to stop a run half-way.
+SLOW = """\
+task work(id: number)
+    let n be 0
+    let total be 0
+    while n < 20000
+        set total to total + n % 7
+        set n to n + 1
+    give [id, total]
+"""
+
+
+def lines(path):
+    return [json.loads(x) for x in Path(path).read_text(encoding="utf-8").splitlines()]
+
+
+def without_time(results):
+    return [{k: v for k, v in r.items() if k != "seconds"} for r in results]
+
+
+def write_inputs(path, rows):
+    Path(path).write_text("".join(r if isinstance(r, str) else json.dumps(r) + "\n"
+                                  for r in rows), encoding="utf-8")
+
+
+@pytest.fixture
+def app(write):
+    write("app.syn", APP)
+
+
+def test_each_input_line_is_one_result_line_and_a_bad_line_names_itself(app, syn, tmp_path):
+    write_inputs(tmp_path / "in.jsonl", [
+        {"id": "a", "question": "hi"}, {"question": 3}, "not json\n", "\n",
+        {"question": "boom", "n": 5}, "[1, 2]\n", {"id": 7, "question": "x", "n": 7}])
+    r = syn("batch", "app.syn", "--call", "answer", "in.jsonl", "-o", "out.jsonl")
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == "6 items: 2 ok, 4 error in " + r.stderr.split(" in ")[1]
+    got = lines(tmp_path / "out.jsonl")
+    assert [(x["line"], x["id"], x["status"]) for x in got] == [
+        (1, "a", "ok"), (2, None, "error"), (3, None, "error"), (5, None, "error"),
+        (6, None, "error"), (7, 7, "ok")]
+    assert got[0]["value"] == {"q": "hi", "n": 4} and got[5]["value"] == {"q": "x", "n": 14}
+    assert got[1]["error"] == ("app.syn: error: bad arguments for task 'answer': 'question' "
+                               "must be text, got number")
+    assert got[2]["error"].startswith("in.jsonl:3: error: the input is not valid JSON")
+    assert got[3]["error"].startswith("app.syn:3:13: error: boom asked")
+    assert got[4]["error"].startswith("in.jsonl:6: error: the input is a list, not a JSON "
+                                      "object")
+    for x in got:
+        assert x["labels"] == [] and x["tokens"] == 0 and x["tool_calls"] == []
+        assert x["seconds"] >= 0 and x["output"] == ""
+
+
+def test_a_host_tool_failing_on_some_items_fails_those_only(write, syn, tmp_path):
+    write("mytools.py", TOOLS)
+    write("tooly.syn", TOOLY)
+    write_inputs(tmp_path / "in.jsonl", [{"x": n} for n in range(1, 6)])
+    r = syn("batch", "tooly.syn", "--call", "go", "in.jsonl", "-o", "out.jsonl", "--tools",
+            "mytools:double", "--jobs", "2")
+    assert r.returncode == 0, r.stderr
+    assert "5 items: 4 ok, 1 error" in r.stderr
+    got = lines(tmp_path / "out.jsonl")
+    assert [x.get("value") for x in got] == [2, 4, None, 8, 10]
+    assert "host tool 'double' failed: ValueError: three is bad" in got[2]["error"]
+    assert got[2]["tool_calls"] == [{"name": "double", "outcome": "failed"}]
+    assert got[0]["tool_calls"] == [{"name": "double", "outcome": "ok"}]
+
+
+def test_a_label_violation_ends_that_item_only(app, syn, tmp_path):
+    write_inputs(tmp_path / "in.jsonl", [{"question": q} for q in ("a", "leak", "b")])
+    base = ("batch", "app.syn", "--call", "answer", "in.jsonl", "--labels")
+    r = syn(*base, "-o", "out.jsonl")
+    assert r.returncode == 0 and "3 items: 2 ok, 1 label_violation" in r.stderr, r.stderr
+    got = lines(tmp_path / "out.jsonl")
+    assert [x["status"] for x in got] == ["ok", "label_violation", "ok"]
+    assert got[1]["error"] == ("label_violation: writing the result of task 'answer' to "
+                               "stdout would reveal data labelled secret")
+    assert "the secret" not in (tmp_path / "out.jsonl").read_text()
+    # The results file is a stdout sink: a ceiling that opens it lets the value through,
+    # and the result line says which labels it carries.
+    r = syn(*base, "-o", "open.jsonl", "--cap-set", "stdout,stdout=secret")
+    got = lines(tmp_path / "open.jsonl")
+    assert (got[1]["status"], got[1]["value"], got[1]["labels"]) == ("ok", "the secret",
+                                                                     ["secret"])
+
+
+def test_the_token_budget_stops_scheduling_and_resume_runs_the_rest(write, syn, tmp_path):
+    write("ask.syn", 'require llm\ntask ask(q: text)\n    give llm_step(q, [], "")["text"]\n')
+    write_inputs(tmp_path / "in.jsonl", [{"q": f"question {n}"} for n in range(12)])
+    with LLMServer() as server:
+        server.reply(openai_text("fine", prompt_tokens=8, completion_tokens=2), times=12)
+        args = ("batch", "ask.syn", "--call", "ask", "in.jsonl", "-o", "out.jsonl",
+                "--llm-url", server.url, "--llm-model", "m", "--jobs", "1")
+        r = syn(*args, "--max-tokens", "30")
+        assert r.returncode == 4, r.stderr
+        first = lines(tmp_path / "out.jsonl")
+        # 3 items spend the budget; the items already in flight (2 per worker) finish.
+        assert 3 <= len(first) <= 5 and all(x["tokens"] == 10 for x in first)
+        assert f"token budget of 30 spent ({10 * len(first)} used): {12 - len(first)} " \
+               "items not run, --resume runs them" in r.stderr
+        r = syn(*args, "--resume")
+        assert r.returncode == 0, r.stderr
+    got = lines(tmp_path / "out.jsonl")
+    assert [x["line"] for x in got] == list(range(1, 13))
+    assert all(x["status"] == "ok" and x["value"] == "fine" for x in got)
+    assert len(server.requests) == 12
+    assert f"({len(first)} done by an earlier run)" in r.stderr
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
+def test_killed_half_way_and_resumed_without_losing_or_repeating_an_item(sig, write,
+                                                                        tmp_path):
+    write("slow.syn", SLOW)
+    total = 60
+    write_inputs(tmp_path / "in.jsonl", [{"id": n} for n in range(total)])
+    argv = syn_command() + ["batch", "slow.syn", "--call", "work", "in.jsonl", "-o",
+                            "out.jsonl", "--jobs", "2"]
+    proc = subprocess.Popen(argv, cwd=tmp_path, stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL)
+    out = tmp_path / "out.jsonl"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and proc.poll() is None:
+        if out.exists() and out.read_text().count("\n") >= 10:
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, "the batch ended before it could be stopped"
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=30)
+    if sig == signal.SIGINT:
+        assert proc.returncode == 130 and "interrupted: run again with --resume" in err
+        assert "Traceback" not in err
+    done = lines(out)
+    assert 10 <= len(done) < total
+    r = subprocess.run(argv + ["--resume"], cwd=tmp_path, capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL, timeout=60)
+    assert r.returncode == 0, r.stderr
+    got = lines(out)
+    assert [x["line"] for x in got] == list(range(1, total + 1))      # each once, in order
+    assert all(x["status"] == "ok" for x in got)
+    assert [x["value"][0] for x in got] == list(range(total))
+    assert len({x["value"][1] for x in got}) == 1
+    assert f"({len(done)} done by an earlier run)" in r.stderr
+
+
+def test_resume_cuts_off_a_half_written_last_line(app, syn, tmp_path):
+    write_inputs(tmp_path / "in.jsonl", [{"question": "a"}, {"question": "b"}])
+    assert syn("batch", "app.syn", "--call", "answer", "in.jsonl", "-o", "out.jsonl"
+               ).returncode == 0
+    whole = (tmp_path / "out.jsonl").read_text()
+    (tmp_path / "out.jsonl").write_text(whole[:len(whole) // 2 + 30])     # cut in line 2
+    r = syn("batch", "app.syn", "--call", "answer", "in.jsonl", "-o", "out.jsonl",
+            "--resume")
+    assert r.returncode == 0, r.stderr
+    assert without_time(lines(tmp_path / "out.jsonl")) == without_time(
+        [json.loads(x) for x in whole.splitlines()])
+
+
+def test_exit_codes(app, syn, tmp_path):
+    write_inputs(tmp_path / "in.jsonl", [{"question": q} for q in ("a", "boom", "b", "c")])
+    run = ("batch", "app.syn", "--call", "answer", "in.jsonl")
+    assert syn(*run, "-o", "plain.jsonl").returncode == 0
+    r = syn(*run, "-o", "strict.jsonl", "--strict")
+    assert r.returncode == 1 and len(lines(tmp_path / "strict.jsonl")) == 4
+    r = syn(*run, "-o", "fast.jsonl", "--fail-fast", "--jobs", "1")
+    assert r.returncode == 1 and "stopped at the first item that failed" in r.stderr
+    assert [x["line"] for x in lines(tmp_path / "fast.jsonl")][:2] == [1, 2]
+    # Usage errors (2): no --call, an unknown task, a results file that is there already,
+    # a bad option; a program that does not compile is 1. None writes a result.
+    for args, code, message in [
+            (("batch", "app.syn", "in.jsonl", "-o", "u1.jsonl"), 2, "needs --call TASK"),
+            ((*run[:3], "answr", "in.jsonl", "-o", "u2.jsonl"), 2, "did you mean 'answer'"),
+            ((*run, "-o", "plain.jsonl"), 2, "already holds results: add --resume"),
+            ((*run, "-o", "u3.jsonl", "--cap-set", "bogus"), 2, "usage error"),
+            ((*run, "-o", "u4.jsonl", "--tools", "nosuchmodule:x"), 2, "nosuchmodule"),
+            ((*run, "-o", "u5.jsonl", "--address", "127.0.0.1:1"), 2, "needs --engine ray"),
+            (("batch", "app.syn", "--call", "answer", "missing.jsonl", "-o", "u6.jsonl"), 2,
+             "cannot read missing.jsonl")]:
+        r = syn(*args)
+        assert (r.returncode, message in r.stderr) == (code, True), (args, r.stderr)
+        assert "Traceback" not in r.stderr
+    (tmp_path / "bad.syn").write_text("let x be (1 +\n")
+    r = syn("batch", "bad.syn", "--call", "t", "in.jsonl", "-o", "u7.jsonl")
+    assert r.returncode == 1 and "'(' is never closed" in r.stderr
+    assert not any((tmp_path / f"u{n}.jsonl").exists() for n in range(1, 8))
+
+
+def test_a_synb_runs_like_its_source(app, syn, tmp_path):
+    write_inputs(tmp_path / "in.jsonl", [{"question": "a"}, {"question": "boom"}])
+    assert syn("compile", "app.syn").returncode == 0
+    for name in ("app.syn", "app.synb"):
+        assert syn("batch", name, "--call", "answer", "in.jsonl", "-o", name + ".out"
+                   ).returncode == 0
+    assert without_time(lines(tmp_path / "app.syn.out")) == \
+        without_time(lines(tmp_path / "app.synb.out"))
+
+
+def test_engine_ray_without_ray_says_how_to_install_it(app, tmp_path):
+    write_inputs(tmp_path / "in.jsonl", [{"question": "a"}])
+    # Ray is installed here; the child hides it, as a machine without the extra would.
+    code = ("import sys; sys.modules['ray'] = None\n"
+            "from synsema.cli.entry import main\n"
+            "sys.exit(main(['batch', 'app.syn', '--call', 'answer', 'in.jsonl', '-o', "
+            "'out.jsonl', '--engine', 'ray']))")
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2
+    assert r.stderr.strip() == ("usage error: --engine ray needs Ray, an optional extra: "
+                                "pip install 'synsema[ray]'")
+    assert not (tmp_path / "out.jsonl").exists() or not (tmp_path / "out.jsonl").read_text()
+
+
+# ---- a real local Ray cluster (one for the module: Ray starts slowly) -------------------
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    ray = pytest.importorskip("ray", reason="the ray extra is part of `make test`")
+    # This machine only: the node's address is the loopback one, no dashboard; the
+    # example's host tools shipped to the workers as a job runtime_env, as a host
+    # program that starts Ray itself would.
+    info = ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1",
+                    logging_level="ERROR", log_to_driver=False,
+                    runtime_env={"py_modules": [str(EXAMPLE / "crm.py")]})
+    yield info.address_info["gcs_address"]
+    ray.shutdown()
+
+
+def local_results(tmp_path, name, *extra):
+    argv = syn_command() + ["batch", "triage.syn", "--call", "triage", "tickets.jsonl",
+                            "-o", str(tmp_path / name), "--tools", "crm:crm", *extra]
+    r = subprocess.run(argv, cwd=EXAMPLE, capture_output=True, text=True, timeout=60,
+                       stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stderr
+    return r, lines(tmp_path / name)
+
+
+def test_the_example_on_ray_equals_the_local_pool_item_for_item(ray_cluster, tmp_path,
+                                                                 monkeypatch, capsys):
+    from synsema.cli.batch import OPTIONS, run_batch
+    from synsema.cli.options import RUN_OPTIONS
+    r, local = local_results(tmp_path, "local.jsonl")
+    assert r.stderr.startswith("1000 items: 989 ok, 11 error in ")
+    values = {dest: default for _, dest, _, default, _ in RUN_OPTIONS + OPTIONS}
+    values.update(call="triage", tools=("crm:crm",), engine="ray", jobs=2)
+    monkeypatch.chdir(EXAMPLE)
+    assert run_batch("triage.syn", "tickets.jsonl", str(tmp_path / "ray.jsonl"), values) == 0
+    assert capsys.readouterr().err.startswith("1000 items: 989 ok, 11 error in ")
+    assert without_time(lines(tmp_path / "ray.jsonl")) == without_time(local)
+    bad = local[499]
+    assert (bad["line"], bad["status"]) == (500, "error")
+    assert bad["error"].startswith("tickets.jsonl:500: error: the input is not valid JSON")
+
+
+def test_syn_batch_joins_a_ray_cluster_by_address_and_resumes_there(ray_cluster, tmp_path,
+                                                                    syn):
+    _, local = local_results(tmp_path, "local.jsonl", "--labels", "--args-label",
+                             "customers", "--cap-set", "stdout=customers,tool=crm.plan")
+    assert local[0]["labels"] == ["customers"]
+    out = tmp_path / "ray.jsonl"
+    out.write_text("".join(json.dumps(x) + "\n" for x in local[:300]))    # a run cut short
+    argv = ["batch", "triage.syn", "--call", "triage", "tickets.jsonl", "-o", out,
+            "--tools", "crm:crm", "--labels", "--args-label", "customers", "--cap-set",
+            "stdout=customers,tool=crm.plan", "--engine", "ray", "--address", ray_cluster,
+            "--resume"]
+    r = syn(*argv, cwd=EXAMPLE)
+    assert r.returncode == 0, r.stderr
+    assert "1000 items: 989 ok, 11 error in " in r.stderr
+    assert "(300 done by an earlier run)" in r.stderr
+    assert without_time(lines(out)) == without_time(local)

@@ -264,7 +264,7 @@ def build_server():
         if e is None:
             try:
                 good[uri] = Analysis(text)
-            except CompileError:     # compiles but not alone (cannot happen): keep the last
+            except (CompileError, RecursionError):    # keep the last good analysis
                 pass
         else:
             line = max(e.line, 1)

@@ -221,11 +221,14 @@ def _call_host(vm, name, fn, tl, amap, as_tool):
                        f"{type_name(args)}")
         err.labels = tl | al
         raise err
-    if vm.labels and vm.try_entries and (tl | al):
-        vm.taint_try(tl | al)       # whether the map fits the signature is as secret
     try:
         named = hostcall.named_args(name, fn, args, as_tool)
     except SynError as e:
+        # Whether the map fits the signature is as secret as the map; on success
+        # hostcall.invoke raises the pc by the arguments' labels, after the contract has
+        # read the pc of the call itself.
+        if vm.labels and vm.try_entries and (tl | al):
+            vm.taint_try(tl | al)
         e.labels = e.labels | tl | al
         raise
     shape = P.shape_of(amap)

@@ -78,7 +78,11 @@ def die() -> str:
 
 @server.tool()
 def pid() -> int:
-    """The server's process id (to see that it is stopped after the run)."""
+    """The server's process id (to see that it is stopped after the run); also written to
+    the file FIXTURE_PIDFILE names, when set."""
+    if os.environ.get("FIXTURE_PIDFILE"):
+        with open(os.environ["FIXTURE_PIDFILE"], "w") as fh:
+            fh.write(str(os.getpid()))
     return os.getpid()
 
 

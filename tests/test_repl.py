@@ -16,9 +16,9 @@ SYN = str(Path(sys.executable).with_name("syn"))
 ESC = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"       # the line editor's screen updates
 
 
-def spawn(tmp_path, *args):
+def spawn(tmp_path, *args, **extra_env):
     env = dict(os.environ, HOME=str(tmp_path), TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1",
-               SYN_HISTORY=str(tmp_path / "history"))
+               SYN_HISTORY=str(tmp_path / "history"), **extra_env)
     for k in ("SYN_LLM_URL", "SYN_LLM_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
         env.pop(k, None)
     child = pexpect.spawn(SYN, ["repl", *args], env=env, encoding="utf-8", timeout=20,
@@ -86,6 +86,22 @@ def test_labelled_value_under_labels_is_a_violation(tmp_path):
     leave(child)
     child.close()
     assert child.exitstatus == 0
+
+
+def test_without_prompt_toolkit_the_standard_readline_serves(tmp_path):
+    hidden = tmp_path / "hide"
+    (hidden / "prompt_toolkit").mkdir(parents=True)
+    (hidden / "prompt_toolkit" / "__init__.py").write_text("raise ImportError('hidden')\n")
+    child = spawn(tmp_path, PYTHONPATH=str(hidden))
+    enter(child, "when true", "    print(\"in block\")", "")
+    line_out(child, "in block")
+    enter(child, "upper(\"ok\")")
+    line_out(child, '"OK"')
+    leave(child)
+    child.close()
+    assert child.exitstatus == 0
+    history = (tmp_path / "history").read_text()
+    assert 'upper("ok")' in history and "+upper" not in history    # readline's format
 
 
 def leave(child):

@@ -40,7 +40,7 @@ class Provider:
             catalog = check_catalog(catalog)
             system, user = prompts.step_messages(intent, prompt, catalog, context)
             body = self.wire.step_body(self.config, system, user, catalog)
-            answer = self.wire.parse(self._exchange(body), self.who)
+            answer = self.wire.parse(self._exchange(body), self.who, catalog=catalog)
             if answer["kind"] == "tool":
                 answer["args"] = convert_args(answer["args"], find_entry(catalog, answer["name"]))
             return answer

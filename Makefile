@@ -5,7 +5,7 @@ VENV := .venv
 SYN := $(VENV)/bin/syn
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench conformance clean
+.PHONY: demo test bench conformance clean bench-agentdojo
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -26,6 +26,19 @@ conformance: $(STAMP)
 
 bench: $(STAMP)
 	$(VENV)/bin/python -m pytest bench/ --benchmark-only -q
+
+# AgentDojo (bench/agentdojo/README.md): its own venv with the pinned package (~300 MB, so
+# it stays out of .venv and `make test`); the run itself is offline (scripted models).
+# ARGS narrows it, e.g. make bench-agentdojo ARGS="--suite banking --agent planner".
+ADVENV := .venv-agentdojo
+$(ADVENV)/.installed: pyproject.toml
+	$(PY) -m venv $(ADVENV)
+	$(ADVENV)/bin/python -m pip install -q --disable-pip-version-check -e . agentdojo==0.1.35
+	touch $@
+
+bench-agentdojo: $(ADVENV)/.installed
+	$(ADVENV)/bin/python -m bench.agentdojo $(ARGS)
+	$(ADVENV)/bin/python -m bench.agentdojo --table
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .benchmarks

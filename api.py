@@ -433,11 +433,13 @@ class Program:
                                 f"{e}") from None
 
     def _execute(self, task, args, out, *, args_labels=(), llm_flags=None, result_to=None,
-                 **settings):
+                 box=None, **settings):
         """One run: the top level, then (task not None) the task called with the Synsema
         map `args`. Returns (vm, the raw result). `out` receives what print writes (the CLI
         streams it); with `result_to`, a result other than nothing is written to it as a
-        line of JSON, a stdout sink under labels (`syn --call`)."""
+        line of JSON, a stdout sink under labels (`syn --call`). `box`, a dict, gets the VM
+        as soon as it exists, so a caller can read the tokens and tool calls of a run that
+        failed half-way (`syn batch` counts them against its budget)."""
         prog = self._program
         index = self._task_index(task) if task is not None else None
         positional = self._arguments(index, task, args) if task is not None else None
@@ -447,6 +449,8 @@ class Program:
         opts = _options(prog, out, llm_flags=llm_flags, **settings)
         try:
             vm = _start(prog, opts)
+            if box is not None:
+                box["vm"] = vm
 
             def body():
                 vm.run_main()

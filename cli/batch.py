@@ -31,7 +31,9 @@ from synsema.vm.values import Labeled
 STATUSES = ("ok", "error", "refused", "label_violation", "limit")
 
 # The options of `syn batch` beyond the run options (the table format of cli.options).
-OPTIONS = [o for o in ENTRY_OPTIONS if o[1] in ("call", "args_label")] + [
+OPTIONS = [("--call", "call", "text", None,
+            "The task to call, once per input line, with the line's keys as its named "
+            "arguments (required).")] + [o for o in ENTRY_OPTIONS if o[1] == "args_label"] + [
     ("--jobs", "jobs", "int", None,
      "Workers: processes of the local pool (default: the number of cores), or Ray actors "
      "(default: the cluster's CPUs)."),
@@ -81,7 +83,8 @@ class Worker:
         self.takes_id = any(p.name == "id" for p in params)
 
     def run(self, args):
-        """The result of one item (a dict without line and id); never raises."""
+        """The result of one item (a dict without line and id); an api.Error (any way an
+        item can fail) becomes its status and message."""
         start = time.perf_counter()
         if not self.takes_id:
             args = {k: v for k, v in args.items() if k != "id"}
@@ -100,29 +103,10 @@ class Worker:
         return result
 
     def _call(self, args, out, result_to, box):
-        """Program._execute, keeping the VM (in box) for the tokens and tool calls of an
-        item that failed half-way: they count against the batch budget all the same."""
-        prog = self.program
-        positional = prog._arguments(self.index, self.task, args)
-        if self.labels and self.args_labels:
-            positional = api._labelled(positional, self.args_labels)
-        opts = api._options(prog._program, out, **self.settings)
-        try:
-            vm = box["vm"] = api._start(prog._program, opts)
-
-            def body():
-                vm.run_main()
-                return vm.call(vm.tasks[self.index], positional)
-            try:
-                raw = api._in_big_stack(body)
-                if raw is not None:       # written as --call writes it: a stdout sink
-                    api._write_result(vm, self.task, raw, result_to)
-            except E.SynError as e:
-                raise api._failure(e, prog._source) from e
-        finally:
-            if opts.audit is not None:
-                opts.audit.close()
-        return raw
+        """Program._execute, the VM kept in `box` for the tokens and tool calls of an item
+        that failed half-way: they count against the batch budget all the same."""
+        return self.program._execute(self.task, args, out, args_labels=self.args_labels,
+                                     result_to=result_to, box=box, **self.settings)[1]
 
 
 def _status(e):
@@ -185,7 +169,7 @@ class LocalEngine:
             except BrokenProcessPool:
                 raise Stop("error: a worker process died (a host tool crashed it, or it "
                            "ran out of memory) while running input line "
-                           f"{key}; the finished results are kept: run again with "
+                           f"{key[0]}; the finished results are kept: run again with "
                            "--resume", runner.EXIT_INTERNAL) from None
         return out
 

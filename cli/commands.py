@@ -72,6 +72,8 @@ def cli():
       syn outline app.syn        tasks, parameters, requires, tests
       syn inspect app.synb       the manifest of a compiled program
       syn dis app.syn            disassembly with source lines
+      syn fmt .                  rewrite every .syn below . in the canonical layout
+      syn check app.syn          compile only: report errors, write nothing
       syn repl                   type statements and see their values
       syn lsp                    the language server for editors (stdio)
 
@@ -199,9 +201,13 @@ def serve_cmd(program, protocol, **values):
 @click.option("-k", "select", help="Run only tests whose name contains this text.")
 @click.option("-v", "--verbose", is_flag=True, help="Show the top-level output too.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable report.")
+@click.option("--online", is_flag=True,
+              help="Let tests call the configured model; without it (or a cassette) "
+                   "tests run offline, whatever keys the environment holds.")
 @run_options
 def test_cmd(paths, select, verbose, as_json, **values):
-    """Run the test blocks of each .syn file (folders are searched)."""
+    """Run the test blocks of each .syn file (folders are searched). Exit 0 all passed,
+    1 a failure, 2 usage, 3 refused by the ceiling, 5 no test matched -k."""
     from synsema.cli.testing import run_tests
     _done(run_tests(paths, select, verbose, as_json, values))
 

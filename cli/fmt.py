@@ -29,7 +29,9 @@ def _files(paths):
 def fmt(paths, check, diff):
     """Rewrite each file in its canonical layout; with --check or --diff write nothing
     (--check: exit 1 when a file would change; --diff: print what would)."""
+    from synsema.cli.report import Source, compile_error
     from synsema.compiler.format import format_source
+    from synsema.vm.errors import CompileError
     files = _files(paths)
     if files is None:
         return runner.EXIT_USAGE
@@ -42,8 +44,13 @@ def fmt(paths, check, diff):
             continue
         with open(path, "rb") as fh:
             text = fh.read().decode("utf-8")    # compile_file has read it as UTF-8
+        name = os.path.basename(path)
         try:
-            new = format_source(text, os.path.basename(path))
+            new = format_source(text, name)
+        except CompileError as e:       # brackets nested deeper than the formatter goes
+            runner.err(compile_error(e, Source(name, text.splitlines())))
+            worst = max(worst, runner.EXIT_ERROR)
+            continue
         except AssertionError as e:     # the layout would change the tokens: a bug here
             runner.err(f"internal error: {e}; {path} is left as it is")
             worst = max(worst, runner.EXIT_INTERNAL)

@@ -97,12 +97,16 @@ class Session:
         from synsema.compiler.lexer import tokenize
         source = Source(NAME, self.lines)     # carets show what was typed
         try:
-            toks = tokenize("\n".join(self._layout(start, lines)), NAME)
+            # the layout compiled, less the rewriting for showing a value (not known yet)
+            toks = tokenize("\n".join(self._layout(start, lines, {})), NAME)
             tree = parse(toks, NAME)
         except E.CompileError as e:
             return self._compile_failed(e, source, None)
-        own = [i for i in tree.items if i.line >= start]
-        shown = _last_line_start(toks) if own and own[-1].kind == "expr" else None
+        end = start + len(lines)
+        own = [i for i in tree.items if start <= i.line < end]
+        shown = None
+        if own and own[-1].kind == "expr":
+            shown = _last_line_start([t for t in toks if t[2] < end])
         new_items = self._new_items(own, start, lines)
         program_lines = self._layout(start, lines, new_items, shown)
         try:
@@ -135,18 +139,16 @@ class Session:
                 new[key] = (item.line, lines[item.line - start:end - start])
         return new
 
-    def _layout(self, start, lines, new_items=None, shown=None):
-        """The program's lines: the kept items at their own lines, then the entry. With
-        new_items (the items the entry replaces), the program compiled: the saved
-        variables' lets too, and the shown expression's rewriting."""
+    def _layout(self, start, lines, new_items, shown=None):
+        """The program's lines: the kept items (less the ones new_items replaces) and the
+        saved variables' lets at their own lines, then the entry (its expression to show
+        rewritten), then the tasks the REPL adds."""
         out = [""] * (start - 1)
         items = dict(self.items)
-        for key in new_items or ():
+        for key in new_items:
             items.pop(key, None)
         for first, text in items.values():
             out[first - 1:first - 1 + len(text)] = text
-        if new_items is None:
-            return out + list(lines)
         for name, (line, _) in self.saved.items():
             out[line - 1] = f"let {name} be __repl_get_{name}()"
         entry = list(lines)

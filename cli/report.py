@@ -35,8 +35,25 @@ class Source:
         text = self.lines[line - 1].rstrip("\n")
         if not text.strip():
             return ""
-        pad = " " * (max(col, 1) - 1)
-        return f"    {text}\n    {pad}^\n"
+        text, at = clip_around(text, max(col, 1) - 1)
+        return f"    {text}\n    {' ' * at}^\n"
+
+
+CARET_WIDTH = 100
+
+
+def clip_around(text, at, width=CARET_WIDTH):
+    """(a window of at most about `width` characters of a long line around index `at`,
+    "..." marking what was cut; the caret's index in it)."""
+    if len(text) <= width:
+        return text, at
+    start = min(max(at - width // 2, 0), len(text) - width)
+    shown = text[start:start + width]
+    if start > 0:
+        shown, at = "..." + shown, at - start + 3
+    if start + width < len(text):
+        shown += "..."
+    return shown, at
 
 
 def compile_error(err, source):

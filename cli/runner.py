@@ -65,10 +65,34 @@ def settings(values):
     out = {k: values.get(k) for k in ("cap_set", "max_steps", "timeout", "audit")}
     out.update(labels=values.get("labels", False), trace=values.get("trace", False),
                max_depth=values.get("max_depth") or 1000, tools=load_tools(values),
-               llm_flags={"url": values.get("llm_url"), "api": values.get("llm_api"),
-                          "model": values.get("llm_model"), "cassette": values.get("cassette"),
-                          "cassette_mode": values.get("cassette_mode")})
+               llm_flags=llm_flags(values))
     return out
+
+
+def llm_flags(values):
+    return {"url": values.get("llm_url"), "api": values.get("llm_api"),
+            "model": values.get("llm_model"), "cassette": values.get("cassette"),
+            "cassette_mode": values.get("cassette_mode"), "timeout": values.get("llm_timeout"),
+            "max_retries": values.get("llm_max_retries")}
+
+
+def trace_offline(program, values, provider=None):
+    """--trace: say at the start when the program's model calls will be answered offline,
+    so an empty-looking run is not mistaken for a model that said nothing. `provider` as
+    vm_options takes it. Raises api.UsageError for bad provider settings."""
+    if not values.get("trace"):
+        return
+    prog = program._program
+    if not any(c[0] == "llm" for f in [prog, *prog.functions] for c in f.requires):
+        return          # the program cannot call a model
+    if provider is None:
+        if api._llm_for(prog, None, llm_flags(values)) is not None:
+            return
+    elif provider._config is not None:
+        return
+    err('trace: model: none configured, so every model call answers "[no llm provider]" '
+        "(offline; set SYN_LLM_URL or a provider key" +
+        (", and give syn test --online)" if provider is not None else ")"))
 
 
 def load_tools(values):
@@ -83,10 +107,11 @@ def load_tools(values):
         raise api.UsageError(f"usage error: {e}") from None
 
 
-def vm_options(values, program, out):
+def vm_options(values, program, out, provider=None):
     """vm.machine.Options of the run options for `program` (an api.Program), print going
-    to `out`; raises api.UsageError for a bad value."""
-    return api._options(program._program, out, **settings(values))
+    to `out`, the model `provider` an api.Provider (None: the environment's and the
+    flags'); raises api.UsageError for a bad value."""
+    return api._options(program._program, out, provider=provider, **settings(values))
 
 
 def run(program, values):
@@ -100,6 +125,7 @@ def run(program, values):
                 if values.get(dest) not in (None, ()):
                     raise api.UsageError(f"usage error: {flag} needs --call TASK")
         args = call_args(values) if task is not None else None
+        trace_offline(program, values)
         program._execute(task, args, write_stdout, result_to=write_stdout,
                          args_labels=values.get("args_label") or (), **settings(values))
     except api.Error as e:

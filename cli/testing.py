@@ -1,16 +1,29 @@
 """`syn test`: compile each file, run its top level once (output captured), then every
 test block in a fresh scope with the program's capabilities (SPEC section 7).
 
-One line per test, `ok` or `FAIL` and its name (a failure adds its message and line),
-and last, alone on its line, `N passed, M failed`. Exit 0 when none failed."""
+One line per test, `ok` or `FAIL` and its id (a failure adds its message and line, and
+what the test printed, as pytest shows captured output), and last, alone on its line,
+`N passed, M failed`. A test's id is its name, or `FILE::NAME` when the run covers
+several files (or a folder); `--json` reports always carry the `FILE::NAME` id.
+
+Exit codes as pytest has them where SPEC 13 has none: 0 all passed, 1 a failure (a file
+that does not compile is the failure `(compile)`, in its place), 2 usage (a missing path
+included), 3 a file's requires refused by the ceiling, 5 `-k` selected no test. `--json`
+prints its report in every case, an `error` key saying why a run stopped early.
+
+Tests run offline: no model is called unless the run asks for one with `--online` (the
+provider settings of the environment and flags) or a cassette (`--cassette` or
+SYN_LLM_CASSETTE), so a key set in the shell never makes a test suite spend money.
+"""
 
 import io
 import json
 import os
-import sys
 
+from synsema import api
 from synsema.api import UsageError, _in_big_stack
 from synsema.cli import runner
+from synsema.cli.entry import flush_stdout, write_stdout
 from synsema.cli.report import runtime_error, shown_message
 from synsema.vm.errors import StartRefused, SynError
 
@@ -27,95 +40,148 @@ def find_files(paths):
     return files
 
 
+EXIT_NO_TESTS = 5       # pytest's "no tests collected"
+
+
+class Report:
+    def __init__(self, as_json, prefixed):
+        self.as_json = as_json
+        self.prefixed = prefixed        # ids are FILE::NAME in the text report too
+        self.data = {"files": [], "passed": 0, "failed": 0}
+        self.selected = 0
+
+    def file(self, path):
+        entry = {"file": path, "tests": [], "passed": 0, "failed": 0}
+        self.data["files"].append(entry)
+        return entry
+
+    def add(self, entry, name, ok, text, **fields):
+        """One test's outcome: into the JSON report and, as `text` (its lines after the
+        first), into the text report."""
+        test_id = f"{entry['file']}::{name}"
+        entry["tests"].append({"id": test_id, "name": name, "ok": ok, **fields})
+        key = "passed" if ok else "failed"
+        entry[key] += 1
+        self.data[key] += 1
+        shown = test_id if self.prefixed else name
+        self.emit(f"{'ok   ' if ok else 'FAIL '} {shown}\n{text}")
+
+    def emit(self, text):
+        if not self.as_json:
+            write_stdout(text)
+            flush_stdout()
+
+    def stop(self, message, code):
+        """End the run early: the reason on stderr, and in the JSON report."""
+        runner.err(message)
+        if self.as_json:
+            self.data["error"] = message
+            self.finish()
+        return code
+
+    def finish(self):
+        if self.as_json:
+            write_stdout(json.dumps(self.data, indent=2, ensure_ascii=False) + "\n")
+        else:
+            write_stdout(f"{self.data['passed']} passed, {self.data['failed']} failed\n")
+
+
 def run_tests(paths, select, verbose, as_json, values):
+    report = Report(as_json, len(paths) > 1 or any(os.path.isdir(p) for p in paths))
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        return report.stop(f"error: no such file or folder: {', '.join(missing)}",
+                           runner.EXIT_USAGE)
     files = find_files(paths)
     if not files:
-        runner.err("error: no .syn files found in " + ", ".join(paths))
-        return runner.EXIT_USAGE
-    report = {"files": [], "passed": 0, "failed": 0}
-    worst = runner.EXIT_OK
+        return report.stop("error: no .syn files found in " + ", ".join(paths),
+                           runner.EXIT_USAGE)
+    report.prefixed = report.prefixed or len(files) > 1
+    online = values.get("online") or values.get("cassette") or os.environ.get(
+        "SYN_LLM_CASSETTE", "").strip()
+    provider = None if online else api.Provider()       # Provider(): offline
     for path in files:
-        result, code = _run_file(path, select, verbose, as_json, values)
-        if code not in (runner.EXIT_OK, runner.EXIT_ERROR):
-            return code
-        report["files"].append(result)
-        report["passed"] += result["passed"]
-        report["failed"] += result["failed"]
-        if code:
-            worst = runner.EXIT_ERROR
-    if report["failed"]:
-        worst = runner.EXIT_ERROR
-    if as_json:
-        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
-    else:
-        sys.stdout.write(f"{report['passed']} passed, {report['failed']} failed\n")
-    return worst
+        stopped = _run_file(report, path, select, verbose, values, provider)
+        if stopped:
+            return report.stop(*stopped)
+    if select and not report.selected and not report.data["failed"]:
+        return report.stop(f"error: no test matched -k {select!r}", EXIT_NO_TESTS)
+    report.finish()
+    return runner.EXIT_ERROR if report.data["failed"] else runner.EXIT_OK
 
 
-def _emit(as_json, text):
-    if not as_json:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-
-
-def _run_file(path, select, verbose, as_json, values):
-    result = {"file": path, "tests": [], "passed": 0, "failed": 0}
-    prog, _ = runner.compile_file(path)
-    if prog is None:
-        result["failed"] += 1
-        result["tests"].append({"name": "(compile)", "ok": False,
-                                "message": "the file does not compile"})
-        _emit(as_json, f"FAIL  (compile) {os.path.basename(path)}\n")
-        return result, runner.EXIT_ERROR
+def _run_file(report, path, select, verbose, values, provider):
+    """Run one file's tests into the report; (message, exit code) when the run must stop."""
+    entry = report.file(path)
+    try:
+        prog = api.compile_file(path)
+    except api.CompileError as e:
+        report.add(entry, "(compile)", False, _indent(e.message),
+                   message=e.message.splitlines()[0], report=e.message)
+        return None
+    except OSError as e:
+        return f"error: cannot read {path}: {e.strerror or e}", runner.EXIT_USAGE
     program, source = prog._program, prog._source
     captured = io.StringIO()
     from synsema.vm.machine import VM
     try:
-        opts = runner.vm_options(values, prog, captured.write)
+        opts = runner.vm_options(values, prog, captured.write, provider)
+        runner.trace_offline(prog, values, provider)
     except UsageError as e:
-        runner.err(e.message)
-        return result, runner.EXIT_USAGE
+        return e.message, runner.EXIT_USAGE
     try:
         vm = VM(program, opts)
     except StartRefused as e:
-        runner.err("error: the program requires capabilities the host ceiling (--cap-set) "
-                   f"does not grant: {', '.join(e.missing)}")
-        return result, runner.EXIT_REFUSED
+        return ("error: the program requires capabilities the host ceiling (--cap-set) "
+                f"does not grant: {', '.join(e.missing)}", runner.EXIT_REFUSED)
     try:
         _in_big_stack(vm.run_main)
         top_error = None
     except SynError as e:
         top_error = e
-    if verbose and captured.getvalue() and not as_json:
-        sys.stdout.write(captured.getvalue())
+    printed = captured.getvalue()
+    if verbose and printed:
+        report.emit(printed)
     if top_error is not None:
-        result["failed"] += 1
         msg = runtime_error(top_error, source)
-        result["tests"].append({"name": "(top level)", "ok": False, "message": msg.strip()})
-        _emit(as_json, "FAIL  (top level)\n" + _indent(msg))
-        return result, runner.EXIT_ERROR
+        report.add(entry, "(top level)", False, _indent(msg) + _printed(printed, verbose),
+                   message=msg.strip(), **_output(printed))
+        return None
     for name, index in program.tests:
         if select and select not in name:
             continue
+        report.selected += 1
         vm.steps = 0
         vm.deadline = None
         test_out = io.StringIO()
         vm.write = test_out.write
         try:
             _in_big_stack(lambda: vm.run_function(index))
-            result["passed"] += 1
-            result["tests"].append({"name": name, "ok": True})
-            _emit(as_json, f"ok    {name}\n")
+            error = None
         except SynError as e:
-            result["failed"] += 1
-            line = e.trace[0][1] if e.trace else program.functions[index].line
-            text = runtime_error(e, source)
-            result["tests"].append({"name": name, "ok": False, "line": line,
-                                    "message": shown_message(e), "report": text.strip()})
-            _emit(as_json, f"FAIL  {name}\n      {shown_message(e)} (line {line})\n")
-        if verbose and test_out.getvalue() and not as_json:
-            sys.stdout.write(_indent(test_out.getvalue()))
-    return result, runner.EXIT_OK
+            error = e
+        printed = test_out.getvalue()
+        if error is None:
+            report.add(entry, name, True, _indent(printed) if verbose else "",
+                       **_output(printed))
+            continue
+        line = error.trace[0][1] if error.trace else program.functions[index].line
+        report.add(entry, name, False,
+                   f"      {shown_message(error)} (line {line})\n" + _printed(printed, verbose),
+                   line=line, message=shown_message(error),
+                   report=runtime_error(error, source).strip(), **_output(printed))
+    return None
+
+
+def _output(printed):
+    return {"output": printed} if printed else {}
+
+
+def _printed(printed, verbose):
+    """What a failing test printed, under its FAIL line (with -v it is shown already)."""
+    if not printed or verbose:
+        return ""
+    return "      printed:\n" + "".join("        " + line + "\n" for line in printed.splitlines())
 
 
 def _indent(text):

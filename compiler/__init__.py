@@ -2,8 +2,11 @@
 (resolve) -> bytecode (codegen), giving a vm.program.Program."""
 
 import gc
+import sys
 
 from synsema.vm.errors import CompileError
+
+MAX_DEPTH = 21000
 
 
 def compile_source(source, source_name="<source>"):
@@ -15,6 +18,10 @@ def compile_source(source, source_name="<source>"):
     from synsema.stdlib.registry import load_all
 
     load_all()
+    # The stages walk the tree recursively: a sum of N terms is N levels deep. Python's
+    # default limit (1000) would refuse a sum CPython itself compiles; pure Python calls
+    # do not grow the C stack, so a higher limit is safe (the VM raises it as far).
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), MAX_DEPTH))
     # Compiling allocates many small objects that all live until it ends (tokens, tree
     # nodes): the cyclic garbage collector would keep scanning them for nothing.
     was_enabled = gc.isenabled()

@@ -26,7 +26,8 @@ from synsema.compiler.lexer import COL, LINE, POS, TYPE, VALUE, tokenize_layout
 from synsema.vm.errors import CompileError
 
 WIDTH = 96
-STEP = 4
+STEP = 4                # spaces per block level and per bracket level
+SMALL = 24              # a bracket holding one item this short does not break
 
 _OPENERS = {"LPAREN": "RPAREN", "LPAREN_LAMBDA": "RPAREN", "LBRACKET": "RBRACKET",
             "LBRACE": "RBRACE"}
@@ -176,7 +177,7 @@ def _align(out, run):
 def _leading_comments(items):
     """For each item: is it a top-level comment that runs, line after line, into a task
     or test (and so belongs to it)?"""
-    leads = [False] * (len(items) + 1)
+    leads = [False] * len(items)
     for i in range(len(items) - 2, -1, -1):
         it, nxt = items[i], items[i + 1]
         leads[i] = (it.comment is not None and it.depth == 0 and nxt.depth == 0
@@ -217,7 +218,7 @@ def _elements(toks, source):
     stack = [[]]
     groups = []
     prev = prev2 = None         # the two previous tokens that are not comments
-    prev_line = toks[0][LINE] if toks else 0
+    prev_line = toks[0][LINE]
     ncomments = 0
     for tok in toks:
         typ = tok[TYPE]
@@ -234,8 +235,8 @@ def _elements(toks, source):
             g.trailing_ok = _takes_trailing_comma(tok, prev, prev2)
             # assert(...) is compiled with the text of its argument, as written (spaces
             # aside): keep it as it is
-            g.verbatim = ncomments if typ == "LPAREN" and prev[VALUE] == "assert" and \
-                prev[TYPE] == "NAME" and (prev2 is None or prev2[TYPE] != "DOT") else None
+            g.verbatim = ncomments if typ == "LPAREN" and prev is not None and \
+                prev[VALUE] == "assert" and (prev2 is None or prev2[TYPE] != "DOT") else None
             groups.append(g)
             stack.append([])
         elif typ in _CLOSERS:
@@ -311,11 +312,11 @@ def _split(g, content):
         else:
             cur.elems.append(e)
             after = "elem"
-    g.magic = bool(items) and not cur.elems
+    g.magic = bool(items) and not cur.elems     # the list ends with a comma
     if cur.elems:
         items.append(cur)
     else:
-        g.dangling[:0] = cur.leading
+        g.dangling = cur.leading
     g.items = items
     g.hard = g.magic or bool(g.open_comments or g.dangling) or any(
         it.leading or it.trailing for it in items)
@@ -356,12 +357,12 @@ class _GroupDoc(_Doc):
         self.small = small
 
 
-
 class _Indent(_Doc):
     """Its parts one level deeper where they break."""
 
 
 class _IfBroken:
+    """Text only where its group breaks (the trailing comma)."""
     __slots__ = ("text",)
 
     def __init__(self, text):
@@ -369,8 +370,8 @@ class _IfBroken:
 
 
 def _sequence(elems):
-    """The document of a run of elements (a line, or one item of a comma list), and
-    whether it must break (it holds a comment)."""
+    """The document of a run of elements (a line, or one item of a comma list); `hard`
+    when it holds a comment, which a line break must follow."""
     parts = []
     hard = False
     unary = True                # a `-` here is unary (no value ends before it)
@@ -406,7 +407,7 @@ def _group_doc(g):
         return _verbatim(g, o, c)
     if not g.items and not g.hard:
         return _Doc([o + c])
-    inner = [_SOFT]
+    inner = [_SOFT] if g.items or g.dangling else []
     hard = g.hard
     for i, it in enumerate(g.items):
         last = i == len(g.items) - 1
@@ -424,16 +425,16 @@ def _group_doc(g):
         if not last:
             inner.append(_SPACE)
     for text in g.dangling:
-        inner += [_HARD, text]
-    head = [o] + ["  " + "  ".join(g.open_comments)] if g.open_comments else [o]
+        if inner[-1] is not _SOFT:
+            inner.append(_HARD)
+        inner.append(text)
+    head = [o, "  " + "  ".join(g.open_comments)] if g.open_comments else [o]
     small = len(g.items) == 1 and _small(g.items[0].elems)
     return _GroupDoc(head + [_Indent(inner), _SOFT, c], hard, small)
 
 
-SMALL = 24
-
-
 def _small(elems):
+    """Whether an item is a few tokens (at most SMALL columns) with no bracket in it."""
     n = 0
     for e in elems:
         if type(e) is _Group or e[0] == "COMMENT":

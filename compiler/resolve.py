@@ -52,6 +52,7 @@ class Resolver:
         self.name = source_name
         self.program = Program(source_name)
         self.tasks = {}           # name -> (func index, line)
+        self.test_lines = {}      # test name -> line
         self.globals = {}         # name -> (slot, line)
         self.block_globals = {}   # name -> line: top-level variables declared in a block
         self.builtins = {}        # name -> index in program.builtins
@@ -89,6 +90,16 @@ class Resolver:
                 prog.functions.append(f)
                 bodies.append(item)
             elif k == "test":
+                # A test is known by its name (`syn test` ids, -k, reports): it must say
+                # something and be the only test of the file called that.
+                if not item.name.strip():
+                    self.error("a test needs a name that says what it checks, not an empty "
+                               "text: test \"adds two numbers\"", item.line, item.col)
+                if item.name in self.test_lines:
+                    self.error(f"test \"{item.name}\" is already declared at line "
+                               f"{self.test_lines[item.name]}; give each test its own name",
+                               item.line, item.col)
+                self.test_lines[item.name] = item.line
                 f = Function(item.name, "test", item.line, item.col)
                 item.func = len(prog.functions)
                 prog.tests.append((item.name, len(prog.functions)))

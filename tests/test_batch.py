@@ -152,6 +152,20 @@ def test_the_token_budget_stops_scheduling_and_resume_runs_the_rest(write, syn, 
     assert f"({len(first)} done by an earlier run)" in r.stderr
 
 
+def test_max_steps_and_timeout_are_per_item(write, syn, tmp_path):
+    write("spin.syn", "task spin(n: number)\n    let i be 0\n    while i < n\n"
+                      "        set i to i + 1\n    give i\n")
+    write_inputs(tmp_path / "in.jsonl", [{"n": 10}, {"n": 10 ** 9}, {"n": 20}])
+    for limit, message in ((("--max-steps", "5000"), "step limit (5000, --max-steps)"),
+                           (("--timeout", "0.5"), "time limit (0.5 s, --timeout)")):
+        r = syn("batch", "spin.syn", "--call", "spin", "in.jsonl", "-o", f"{limit[0]}.jsonl",
+                *limit)
+        assert r.returncode == 0 and "3 items: 2 ok, 1 limit in " in r.stderr, r.stderr
+        got = lines(tmp_path / f"{limit[0]}.jsonl")
+        assert [x.get("value") for x in got] == [10, None, 20]
+        assert got[1]["status"] == "limit" and message in got[1]["error"]
+
+
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
 def test_killed_half_way_and_resumed_without_losing_or_repeating_an_item(sig, write,
                                                                         tmp_path):
@@ -258,7 +272,7 @@ def test_engine_ray_without_ray_says_how_to_install_it(app, tmp_path):
 
 @pytest.fixture(scope="module")
 def ray_cluster():
-    ray = pytest.importorskip("ray", reason="the ray extra is part of `make test`")
+    import ray              # the ray extra (`make test` installs every extra)
     # This machine only: the node's address is the loopback one, no dashboard; the
     # example's host tools shipped to the workers as a job runtime_env, as a host
     # program that starts Ray itself would.
@@ -311,3 +325,35 @@ def test_syn_batch_joins_a_ray_cluster_by_address_and_resumes_there(ray_cluster,
     assert "1000 items: 989 ok, 11 error in " in r.stderr
     assert "(300 done by an earlier run)" in r.stderr
     assert without_time(lines(out)) == without_time(local)
+
+
+def test_a_cassette_in_auto_mode_records_the_batch_once_then_replays_it_offline(write, syn,
+                                                                                 tmp_path):
+    write("ask.syn", 'require llm\ntask ask(q: text)\n    give llm_step(q, [], "")["text"]\n')
+    write_inputs(tmp_path / "in.jsonl", [{"q": q} for q in "abc"])
+    with LLMServer() as server:
+        for answer in ("one", "two", "three"):
+            server.reply(openai_text(answer))
+        url = server.url
+        args = ("batch", "ask.syn", "--call", "ask", "in.jsonl", "--cassette", "tape.jsonl",
+                "--cassette-mode", "auto", "--llm-url", url, "--llm-model", "m")
+        assert syn(*args, "-o", "online.jsonl", "--jobs", "1").returncode == 0
+    # The server is gone: every answer now comes from the tape.
+    r = syn(*args, "-o", "offline.jsonl", "--jobs", "2")
+    assert r.returncode == 0, r.stderr
+    assert [x["value"] for x in lines(tmp_path / "offline.jsonl")] == ["one", "two", "three"]
+    assert len(server.requests) == 3
+
+
+def test_a_progress_bar_on_a_terminal(app, tmp_path):
+    import pexpect          # the test extra (`make test` installs every extra)
+    write_inputs(tmp_path / "in.jsonl", [{"question": str(n)} for n in range(30)])
+    child = pexpect.spawn(syn_command()[0], syn_command()[1:] + [
+        "batch", "app.syn", "--call", "answer", "in.jsonl", "-o", "out.jsonl"],
+        cwd=str(tmp_path), encoding="utf-8", timeout=30)
+    child.expect(r"30/30 \[")
+    child.expect(r"0 failed")
+    child.expect(r"30 items: 30 ok in ")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0

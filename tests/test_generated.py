@@ -1,35 +1,57 @@
-"""The fast dispatch loops are generated from the readable ones (tools/gen_dispatch.py):
-they must be current, and they must behave exactly like the loops they come from."""
+"""The VM's loops and opcode data are generated from vm/instructions.py
+(tools/gen_dispatch.py): they must be current, and the superinstructions (compositions of
+instructions) must behave exactly like the instructions they are made of."""
 
+import functools
 import io
 
 import pytest
 
 from synsema.compiler import compile_source
-from synsema.vm import loop, loop_fast, loop_labels, loop_labels_fast
+from synsema.vm import decode, machine
 from synsema.vm.errors import SynError
 from synsema.vm.machine import VM, Options
 
-from conftest import ROOT, load_script
+from conftest import load_script
 
 
 def _gen():
     return load_script("tools/gen_dispatch.py")
 
 
-def test_generated_loops_are_current():
+def test_generated_files_are_current():
     stale = _gen().main(check=True)
     assert stale == [], f"run `python tools/gen_dispatch.py`: {stale} are out of date"
 
 
-def test_every_handler_of_the_readable_loop_is_in_the_fast_loop():
+def test_every_instruction_and_superinstruction_is_in_both_loops():
     gen = _gen()
-    for src, dst in gen.PAIRS:
-        _, blocks, _, _ = gen.parse((ROOT / src).read_text().split("\n"))
-        names = {name.strip() for _, names, _ in blocks for name in names.split(",")}
-        text = (ROOT / dst).read_text()
-        for name in names:
-            assert f"# {name} (" in text, f"{dst} lacks {name}"
+    ns = gen.load()
+    for path, labels in gen.OUTPUTS.items():
+        text = open(f"{gen.ROOT}/{path}").read()
+        for ins in ns["INSTRUCTIONS"]:
+            if ins["code"] is None or ins.get("decoded_as") or (ins.get("labels_only")
+                                                                and not labels):
+                continue
+            assert f"# {ins['name']} ({ins['code']})" in text, f"{path} lacks {ins['name']}"
+        for f in ns["FUSED"]:
+            assert f"# {f['name']} ({f['code']}) = {' '.join(f['parts'])}" in text
+
+
+def test_label_parts_are_folded_away_from_the_plain_loop():
+    gen = _gen()
+    plain = gen.generate()["vm/loop_fast.py"]
+    for word in ("LABELS", "[[", "Labeled", "pcs", "stamps", "push_pc", "$"):
+        assert word not in plain, f"the plain loop still mentions {word!r}"
+
+
+def test_folding_keeps_the_branches_of_the_mode():
+    gen = _gen()
+    body = ["if LABELS and x:", "    a()", "elif y:", "    b()", "else:", "    c()"]
+    assert gen.fold(body, True) == ["if x:", "    a()", "elif y:", "    b()", "else:", "    c()"]
+    assert gen.fold(body, False) == ["if y:", "    b()", "else:", "    c()"]
+    assert gen.fold(["if LABELS:", "    a()", "else:", "    b()"], False) == ["b()"]
+    assert gen.fold(["if LABELS:", "    a()", "else:", "    b()"], True) == ["a()"]
 
 
 PROGRAMS = [
@@ -55,32 +77,31 @@ PROGRAMS = [
 ]
 
 
-def _run(source, runner, labels):
+def _run(source, labels, fuse=True):
     prog = compile_source(source, "t.syn")
     out = io.StringIO()
-    vm = VM(prog, Options(labels=labels, out=out.write))
-    vm._run = runner
+    real = machine.decode_function
+    if not fuse:
+        machine.decode_function = functools.partial(decode.decode_function,
+                                                    superinstructions=False)
     try:
-        runner(vm, vm.tasks.get(0) or _main(vm), [])
+        vm = VM(prog, Options(labels=labels, out=out.write))
+    finally:
+        machine.decode_function = real
+    try:
+        vm.run_main()
     except SynError as e:
-        return out.getvalue(), e.message
-    return out.getvalue(), None
-
-
-def _main(vm):
-    from synsema.vm.values import Closure
-    return Closure(vm.program.main)
+        return out.getvalue(), e.message, sorted(e.labels)
+    return out.getvalue(), None, []
 
 
 @pytest.mark.parametrize("source", PROGRAMS)
-def test_fast_loops_agree_with_the_readable_loops(source):
-    assert _run(source, loop_fast.run_plain, False) == _run(source, loop.run_plain, False)
-    assert (_run(source, loop_labels_fast.run_labels, True)
-            == _run(source, loop_labels.run_labels, True))
+def test_superinstructions_agree_with_their_parts(source):
+    for labels in (False, True):
+        assert _run(source, labels) == _run(source, labels, fuse=False)
     # Labels on or off, a program without private data prints the same.
     if "private" not in source:
-        assert _run(source, loop_fast.run_plain, False) == \
-            _run(source, loop_labels_fast.run_labels, True)
+        assert _run(source, False) == _run(source, True)
 
 
 def test_one_program_runs_in_plain_and_labels_vms_side_by_side():

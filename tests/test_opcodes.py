@@ -1,7 +1,8 @@
 """The opcode table (vm/opcodes.py) is consistent, and every opcode has a handler in the loop.
 
-The dispatch loops are `if op == N:  # NAME` chains; the numbers are written out for
-speed, so these tests check each one against the table by its comment.
+The dispatch loops (generated from vm/instructions.py) are trees of `if op < K:` tests
+with the numbers written out for speed, so these tests check that each `# NAME (code)`
+leaf is reached by exactly its opcode.
 """
 import os
 import re
@@ -13,10 +14,6 @@ from synsema.vm import opcodes as O
 VM_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "vm")
 OPERAND_KINDS = {"const", "local", "global", "func", "builtin", "count", "jump", "rid"}
 FLOWS = {"next", "jump", "branch", "return", "try", "for_iter", "keep_or_pop"}
-
-# `if op == 3:  # LOAD_LOCAL` / `elif op == 4 or op == 5:  # STORE_LOCAL, DECLARE_LOCAL`
-_TEST = re.compile(r"^\s*(?:if|elif)\s+(op\s*==\s*\d+(?:\s+or\s+op\s*==\s*\d+)*)\s*:\s*"
-                   r"(?:#\s*(.*?))?\s*$")
 
 
 def test_codes_and_names_unique():
@@ -94,52 +91,55 @@ def test_iter_instructions():
 
 # ---- every opcode has a handler in the dispatch loops ------------------------------------
 
-def _handlers(path):
-    """{code: name} from the `op == N:  # NAME` lines; asserts every such line is commented
-    and names as many opcodes as it tests."""
-    found = {}
+def _leaves(path):
+    """{code: (name, lo, hi)} from the generated tree of `if op < K:` / `else:` tests and
+    its `# NAME (code)` leaf comments: [lo, hi) is the range of op values reaching it."""
+    found, tests = {}, []       # tests: [indent, lo, hi] of the enclosing branches
     with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            m = _TEST.match(line)
-            if not m:
-                assert not re.match(r"^\s*(?:if|elif)\s+op\s*==\s*\d+", line), \
-                    f"{path}:{lineno}: opcode test not in the `op == N:  # NAME` form"
+        for line in fh:
+            ind = len(line) - len(line.lstrip())
+            s = line.strip()
+            if s == "else:":
+                while tests and tests[-1][0] > ind:
+                    tests.pop()
+            if s == "else:" and tests and tests[-1][0] == ind:
+                top = tests[-1]
+                top[1], top[2] = top[2], top[3]     # the else side: [K, hi)
                 continue
-            codes = [int(x) for x in re.findall(r"\d+", m.group(1))]
-            assert m.group(2), f"{path}:{lineno}: opcode test without a `# NAME` comment"
-            names = [n.strip() for n in m.group(2).split(",")]
-            assert len(codes) == len(names), f"{path}:{lineno}: {codes} vs {names}"
-            for code, name in zip(codes, names):
-                assert code not in found, f"{path}:{lineno}: opcode {code} handled twice"
-                found[code] = (name, lineno)
+            while tests and tests[-1][0] >= ind and s:
+                tests.pop()
+            lo, hi = (tests[-1][1], tests[-1][2]) if tests else (0, 1 << 30)
+            m = re.match(r"^if op < (\d+):$", s)
+            if m:
+                tests.append([ind, lo, int(m.group(1)), hi])
+                continue
+            m = re.match(r"^# ([A-Z_0-9]+) \((\d+)\)", s)
+            if m and tests:
+                code = int(m.group(2))
+                assert code not in found, f"{path}: opcode {code} handled twice"
+                found[code] = (m.group(1), lo, hi)
     return found
 
 
-def _check_loop(path, missing_ok):
-    found = _handlers(path)
-    assert found, f"no `op == N:  # NAME` lines in {path}"
+def _check_loop(name, missing_ok):
+    found = _leaves(os.path.join(VM_DIR, name))
+    assert found, f"no `# NAME (code)` leaves in {name}"
     expected = {op.name: op.code for op in O.OPS}
     expected.update(O.INTERNAL)
-    for code, (name, lineno) in found.items():
-        assert name in expected, f"{path}:{lineno}: {name} is not an opcode"
-        assert expected[name] == code, \
-            f"{path}:{lineno}: handler for {name} tests op == {code}, the table says {expected[name]}"
-    handled = {name for name, _ in found.values()}
-    missing = set(expected) - handled - set(missing_ok)
-    assert not missing, f"{path}: no handler for {sorted(missing)}"
+    codes = set(found)
+    for code, (opname, lo, hi) in found.items():
+        assert expected.get(opname) == code, f"{name}: {opname} at {code}, the table says " \
+            f"{expected.get(opname)}"
+        assert lo <= code < hi and not {c for c in codes if lo <= c < hi} - {code}, \
+            f"{name}: the tests leading to {opname} do not select op == {code} alone"
+    missing = set(expected) - {n for n, _, _ in found.values()} - set(missing_ok)
+    assert not missing, f"{name}: no handler for {sorted(missing)}"
 
 
 def test_plain_loop_handles_every_opcode():
     # PC_RELEASE is dropped by the decoder when labels are off; LOAD_TASK becomes CONST.
-    _check_loop(os.path.join(VM_DIR, "loop.py"), missing_ok={"PC_RELEASE", "LOAD_TASK"})
+    _check_loop("loop_fast.py", missing_ok={"PC_RELEASE", "LOAD_TASK"})
 
 
 def test_labels_loop_handles_every_opcode():
-    _check_loop(os.path.join(VM_DIR, "loop_labels.py"), missing_ok={"LOAD_TASK"})
-
-
-def test_handler_parser_reads_both_forms():
-    assert _TEST.match("        if op == 3:  # LOAD_LOCAL").groups() == ("op == 3", "LOAD_LOCAL")
-    m = _TEST.match("    elif op == 4 or op == 5:  # STORE_LOCAL, DECLARE_LOCAL")
-    assert re.findall(r"\d+", m.group(1)) == ["4", "5"]
-    assert m.group(2) == "STORE_LOCAL, DECLARE_LOCAL"
+    _check_loop("loop_labels_fast.py", missing_ok={"LOAD_TASK"})

@@ -1,13 +1,15 @@
-"""Generate the fast dispatch loops from the readable ones.
+"""Generate the VM's loops and opcode data from vm/instructions.py (each instruction once).
 
-vm/loop.py and vm/loop_labels.py are written as one flat `if op == N:  # NAME` chain:
-easy to read and review, and the reference a test compares the fast loops against. A
-flat chain costs one comparison per handler tested, so a late handler pays twenty or
-more. This script rewrites the chain as a tree of `if op < K:` tests, balanced by how
-often each instruction runs (WEIGHT below, from profiles of the bench/ programs), so
-every instruction is reached in a handful of comparisons and the hottest in two or
-three. Output: vm/loop_fast.py and vm/loop_labels_fast.py (committed; a test checks
-they are current). Run after changing a loop: python tools/gen_dispatch.py
+Output (committed; a test checks they are current):
+    vm/loop_fast.py          the plain loop (labels off)
+    vm/loop_labels_fast.py   the labels loop: the same bodies with their LABELS parts
+    vm/optable.py            the opcode table, decoded operand fields, jump positions and
+                             the superinstruction patterns the decoder fuses
+
+Each loop dispatches with a tree of `if op < K:` tests balanced by how often each
+instruction runs (WEIGHT below, from profiles of the bench/ programs and the corpus), so
+every instruction is reached in a handful of comparisons and the hottest in two or three.
+Run after changing vm/instructions.py: python tools/gen_dispatch.py [--check]
 """
 
 import os
@@ -16,7 +18,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-PAIRS = [("vm/loop.py", "vm/loop_fast.py"), ("vm/loop_labels.py", "vm/loop_labels_fast.py")]
+SOURCE = "vm/instructions.py"
+OUTPUTS = {"vm/loop_fast.py": False, "vm/loop_labels_fast.py": True}
+TABLE = "vm/optable.py"
 
 # Relative dynamic frequency (profiles of fib, loops, text/list building, agent loops).
 WEIGHT = {
@@ -34,55 +38,383 @@ DEFAULT_WEIGHT = 2
 # The labels loop also runs PC_RELEASE (one at the end of every labelled-capable `when`,
 # loop or `try`; the plain loop never sees it: the decoder drops it).
 LABELS_WEIGHT = dict(WEIGHT, PC_RELEASE=45)
-WEIGHTS = {"vm/loop.py": WEIGHT, "vm/loop_labels.py": LABELS_WEIGHT}
 
-HEAD = re.compile(r"^(\s*)(?:el)?if (op == \d+(?: or op == \d+)*):  # (.+)$")
-
-
-def parse(lines):
-    """(prefix lines, [(codes, names, body lines)], suffix lines, indent)."""
-    start = next(i for i, l in enumerate(lines) if HEAD.match(l))
-    indent = HEAD.match(lines[start]).group(1)
-    blocks, end = [], None
-    for i in range(start, len(lines)):
-        line = lines[i]
-        m = HEAD.match(line)
-        if m and m.group(1) == indent:
-            codes = [int(x) for x in re.findall(r"\d+", m.group(2))]
-            blocks.append((codes, m.group(3), []))
-        elif line.startswith(indent + "else:"):
-            end = i
-            break
-        else:
-            blocks[-1][2].append(line)
-    # Skip the final `else:` and its body (the unknown-opcode error): the verifier and the
-    # decoder guarantee only known opcodes reach the loop.
-    j = end + 1
-    while j < len(lines) and (lines[j].startswith(indent + " ") or not lines[j].strip()):
-        j += 1
-    return lines[:start], blocks, lines[j:], indent
+IDENT = re.compile(r"(?<![.\w])[A-Za-z_]\w*")
+HEADER = re.compile(r"^(if|elif) (.*):(\s*#.*)?$")
 
 
-def leaves(blocks):
+def load():
+    ns = {}
+    path = os.path.join(ROOT, SOURCE)
+    exec(compile(open(path).read(), path, "exec"), ns)
+    return ns
+
+
+# ---- text helpers -------------------------------------------------------------------------
+
+def indent_of(line):
+    return len(line) - len(line.lstrip(" "))
+
+
+def dedent(lines):
+    base = min((indent_of(l) for l in lines if l.strip()), default=0)
+    return [l[base:] if l.strip() else "" for l in lines]
+
+
+def inline(text, labels):
+    """[[L: x]] is x with labels, nothing without; [[P: x]] the other way round."""
+    keep, drop = ("L", "P") if labels else ("P", "L")
+    text = re.sub(r"\[\[" + drop + r": .*?\]\]", "", text)
+    return re.sub(r"\[\[" + keep + r": (.*?)\]\]", r"\1", text)
+
+
+def expand(text, fragments):
     out = []
-    for codes, names, body in blocks:
-        parts = [n.strip() for n in names.split(",")]
-        for k, code in enumerate(codes):
-            name = parts[k] if k < len(parts) else parts[0]
-            out.append((code, name, body))
+    for line in text.split("\n"):
+        m = re.match(r"^(\s*)@(\w+)$", line)
+        if m and m.group(2) in fragments:
+            for sub in expand(fragments[m.group(2)], fragments):
+                out.append(m.group(1) + sub if sub.strip() else "")
+        else:
+            out.append(line)
+    return out
+
+
+def _statements(lines):
+    """Split a block (lines at one base indent) into (header line, child lines)."""
+    out, base = [], None
+    for line in lines:
+        if not line.strip():
+            continue
+        ind = indent_of(line)
+        if base is None:
+            base = ind
+        if ind <= base:
+            out.append((line, []))
+        else:
+            out[-1][1].append(line)
+    return out
+
+
+def _truth(cond, labels):
+    """True/False when the condition is decided by LABELS, else the condition to keep."""
+    if cond == "LABELS":
+        return labels
+    if cond == "not LABELS":
+        return not labels
+    if cond.startswith("LABELS and "):
+        return cond[len("LABELS and "):] if labels else False
+    return cond
+
+
+def fold(lines, labels):
+    """The block with its LABELS tests decided."""
+    stmts = _statements(lines)
+    out = []
+    k = 0
+    while k < len(stmts):
+        line, child = stmts[k]
+        pad = " " * indent_of(line)
+        m = HEADER.match(line.strip())
+        if m and m.group(1) == "if":
+            chain = [(m.group(2), m.group(3) or "", child)]
+            k += 1
+            while k < len(stmts):
+                nxt, nchild = stmts[k]
+                s = nxt.strip()
+                if indent_of(nxt) != len(pad):
+                    break
+                em = HEADER.match(s)
+                if em and em.group(1) == "elif":
+                    chain.append((em.group(2), em.group(3) or "", nchild))
+                elif s == "else:" or s.startswith("else:  #"):
+                    chain.append((True, "", nchild))
+                else:
+                    break
+                k += 1
+            kept = []
+            for cond, comment, body in chain:
+                t = cond if cond is True else _truth(cond, labels)
+                if t is False:
+                    continue
+                kept.append((t, comment, body))
+                if t is True:
+                    break
+            for n, (t, comment, body) in enumerate(kept):
+                inner = fold(body, labels)
+                if n == 0 and t is True:
+                    delta = indent_of(body[0]) - len(pad)
+                    out += [l[delta:] if l.strip() else "" for l in inner]
+                    break
+                word = "else:" if t is True else ("if " if n == 0 else "elif ") + t + ":"
+                out.append(pad + word + comment)
+                out += inner or [pad + "    pass"]
+            continue
+        out.append(line)
+        if child:
+            out += fold(child, labels)
+        k += 1
+    return out
+
+
+def _fields(spec, labels, full):
+    """Names of the decoded fields: with labels (or full) every one, else not the label-only
+    ones (a rid, or a name marked +)."""
+    names = []
+    for name in spec:
+        only = name.startswith("+") or name == "rid"
+        if full or labels or not only:
+            names.append(name.lstrip("+"))
+    return names
+
+
+def field_spec(ins):
+    if ins.get("fields"):
+        return ins["fields"].split()
+    return [o.split()[1] if o.split()[0] != "rid" else "rid" for o in ins["operands"]]
+
+
+def picture(ins):
+    m = re.match(r"^\((.*)--(.*)\)$", ins["picture"])
+    return m.group(1).split(), m.group(2).split()
+
+
+def subst_fields(lines, names, offset, bare):
+    def repl(m):
+        name = m.group(1)
+        i = names.index(name)
+        return "arg" if bare else f"arg[{offset + i}]"
+    return [re.sub(r"\$(\w+)", repl, l) for l in lines]
+
+
+def rename(lines, mapping):
+    mapping = {k: v for k, v in mapping.items() if k != v}
+    if not mapping:
+        return lines
+    pat = re.compile(r"(?<![.\w$])(" + "|".join(map(re.escape, mapping)) + r")(?!\w)")
+    return [pat.sub(lambda m: mapping[m.group(1)], l) for l in lines]
+
+
+def idents(lines):
+    return set(IDENT.findall("\n".join(lines)))
+
+
+# ---- one handler --------------------------------------------------------------------------
+
+def handler(parts, by_name, fragments, labels):
+    """The body of one handler: the composition of `parts` (instruction names)."""
+    alone = len(parts) == 1
+    comps = []
+    offset = 0
+    for name in parts:
+        ins = by_name[name]
+        spec = field_spec(ins)
+        names = _fields(spec, labels, full=not alone)
+        body = [inline(l, labels) for l in expand(ins["body"] or "", fragments)]
+        body = [l for l, src in zip(body, expand(ins["body"] or "", fragments))
+                if l.strip() or not src.strip()]
+        body = dedent(fold(body, labels)) if body else []
+        body = subst_fields(body, names, offset, alone and len(names) == 1)
+        offset += len(names)
+        comps.append((ins, body))
+    # Pass 1: which value each input takes (symbolic stack of value ids).
+    values = []                       # [producer, out name, consumer, in name]
+    sym = []
+    plan = []                         # per component: (inputs binding, outputs, raw)
+    for ci, (ins, body) in enumerate(comps):
+        if ins.get("raw"):
+            plan.append(("raw", list(sym)))
+            sym = []
+            continue
+        ins_, outs = picture(ins)
+        kept = 0
+        while kept < min(len(ins_), len(outs)) and ins_[kept] == outs[kept]:
+            kept += 1
+        bind = {}
+        for j in reversed(range(kept, len(ins_))):
+            if sym:
+                v = sym.pop()
+                values[v][2:] = [ci, ins_[j]]
+                bind[ins_[j]] = ("value", v)
+            else:
+                bind[ins_[j]] = ("stack", None)
+        for j in range(kept):
+            bind[ins_[j]] = ("kept", None)
+        out_ids = []
+        for o in outs[kept:]:
+            values.append([ci, o, None, None])
+            out_ids.append(len(values) - 1)
+            sym.append(len(values) - 1)
+        plan.append((bind, out_ids, kept))
+    # Pass 2: a variable name per value (the consumer's name when nothing else uses it).
+    names = {}
+    for v, (p, oname, c, iname) in enumerate(values):
+        end = c if c is not None else len(comps)
+        busy = set()
+        for k in range(p + 1, end):
+            busy |= idents(comps[k][1])
+        busy |= idents(comps[p][1]) - {oname}
+        if c is not None:
+            busy |= idents(comps[c][1]) - {iname}
+        busy |= {names[w] for w in names if values[w][0] <= end and
+                 (values[w][2] if values[w][2] is not None else len(comps)) >= p}
+        for cand in ([iname] if iname else []) + [oname, f"{oname}{v}"]:
+            if cand not in busy:
+                names[v] = cand
+                break
+    # Pass 3: emit.
+    out = []
+    last_real = None
+    for ci, ((ins, body), step) in enumerate(zip(comps, plan)):
+        if step[0] == "raw":
+            out += [f"push({names[v]})" for v in step[1]]
+            out += body
+            continue
+        bind, out_ids, kept = step
+        ins_, outs = picture(ins)
+        mapping = {}
+        stack_inputs = [n for n in ins_[kept:] if bind[n][0] == "stack"]
+        peek = alone and stack_inputs and len(outs) > kept
+        for j, n in enumerate(reversed(stack_inputs)):
+            deepest = j == len(stack_inputs) - 1
+            out.append(f"{n} = stack[-1]" if peek and deepest else f"{n} = pop()")
+        for n in ins_[:kept]:
+            out.append(f"{n} = stack[-1]")
+        for n in ins_[kept:]:
+            if bind[n][0] == "value":
+                mapping[n] = names[bind[n][1]]
+        for o, v in zip(outs[kept:], out_ids):
+            mapping[o] = names[v]
+        out += rename(body, mapping)
+        last_real = peek
+    final = [v for v in range(len(values)) if values[v][2] is None]
+    for k, v in enumerate(final):
+        if last_real and k == 0:
+            out.append(f"stack[-1] = {names[v]}")
+        else:
+            out.append(f"push({names[v]})")
+    return peephole(jumps(out))
+
+
+def jumps(lines):
+    out = []
+    for l in lines:
+        m = re.match(r"^(\s*)JUMP\((.*)\)$", l)
+        if m:
+            out += [f"{m.group(1)}pc = {m.group(2)}", f"{m.group(1)}continue"]
+        else:
+            out.append(l)
+    return out
+
+
+def _ends_handler(lines, p):
+    """Does control fall off the end of the handler right after line p?"""
+    level = indent_of(lines[p])
+    for q in range(p + 1, len(lines)):
+        ind = indent_of(lines[q])
+        s = lines[q].strip()
+        if ind > level:
+            continue
+        if s.startswith(("elif ", "else:", "except")):
+            level = ind
+            continue
+        return False
+    return True
+
+
+def peephole(lines):
+    changed = True
+    while changed:
+        changed = False
+        text = "\n".join(lines)
+        for p, l in enumerate(lines):
+            s = l.strip()
+            if s == "continue" and _ends_handler(lines, p):
+                del lines[p]
+                changed = True
+                break
+            m = re.match(r"^(\s*)(\w+) = (.+)$", l)
+            if not m or m.group(2) in ("pc", "code", "locals_", "stamps", "budget"):
+                continue
+            var = m.group(2)
+            uses = len(re.findall(r"(?<![.\w])" + var + r"(?!\w)", text)) - 1
+            if uses == 0 and m.group(3) in ("pop()", "stack[-1]"):
+                lines[p] = m.group(1) + "pop()" if m.group(3) == "pop()" else None
+                lines = [x for x in lines if x is not None]
+                changed = True
+                break
+            nxt = lines[p + 1] if p + 1 < len(lines) else None
+            # Into the next line, when that keeps the order of evaluation: a value with
+            # effects (a call) only as the whole of what the next line computes.
+            whole = nxt is not None and re.match(
+                r"^\s*(?:[\w\[\]\-.]+ = |push\(|return )" + var + r"\)?$", nxt)
+            pure = "(" not in m.group(3) and nxt is not None and "pop()" not in nxt
+            if (uses == 1 and nxt is not None and indent_of(nxt) == len(m.group(1))
+                    and not nxt.rstrip().endswith(":") and (whole or pure)
+                    and len(re.findall(r"(?<![.\w])" + var + r"(?!\w)", nxt)) == 1):
+                lines[p + 1] = re.sub(r"(?<![.\w])" + var + r"(?!\w)",
+                                      lambda _: m.group(3), nxt)
+                del lines[p]
+                changed = True
+                break
+    return lines
+
+
+def sink_all(lines):
+    """`if ..: r = A` / `else: r = B`, then a last line `push(r)` or `stack[-1] = r`: the
+    last line moves into each branch (one variable store and load fewer)."""
+    if len(lines) < 2:
+        return lines
+    last = lines[-1]
+    ind = indent_of(last)
+    m = re.match(r"^\s*(?:push\((\w+)\)|stack\[-1\] = (\w+))$", last)
+    if not m:
+        return lines
+    var = m.group(1) or m.group(2)
+    heads = [k for k in range(len(lines) - 1) if indent_of(lines[k]) <= ind]
+    start = next((k for k in reversed(heads) if lines[k].strip().startswith("if ")), None)
+    if start is None or any(indent_of(lines[k]) != ind or
+                            not lines[k].strip().startswith(("if ", "elif ", "else:"))
+                            for k in heads if k >= start):
+        return lines
+    chain = [k for k in heads if k >= start]
+    if not lines[chain[-1]].strip().startswith("else:"):
+        return lines
+    ends = [k - 1 for k in chain[1:]] + [len(lines) - 2]
+    out = list(lines[:-1])
+    for e in ends:
+        em = re.match(r"^(\s*)" + var + r" = (.+)$", out[e])
+        if not em or indent_of(out[e]) != ind + 4:
+            return lines
+        out[e] = em.group(1) + (f"push({em.group(2)})" if m.group(1)
+                                else f"stack[-1] = {em.group(2)}")
+    return out
+
+
+# ---- the loops ----------------------------------------------------------------------------
+
+def leaves(ns, labels):
+    by_name = {i["name"]: i for i in ns["INSTRUCTIONS"]}
+    out = []
+    for ins in ns["INSTRUCTIONS"]:
+        if ins["code"] is None or ins.get("decoded_as") or (ins.get("labels_only") and not labels):
+            continue
+        body = sink_all(handler([ins["name"]], by_name, ns["FRAGMENTS"], labels))
+        out.append((ins["code"], ins["name"], "", body))
+    for f in ns["FUSED"]:
+        body = sink_all(handler(f["parts"], by_name, ns["FRAGMENTS"], labels))
+        out.append((f["code"], f["name"], " ".join(f["parts"]), body))
     out.sort()
     return out
 
 
-def tree(items, indent, step, out, weight=WEIGHT):
+def tree(items, indent, out, weight):
     if len(items) == 1:
-        code, name, body = items[0]
-        out.append(f"{indent}# {name} ({code})")
-        base = len(re.match(r"\s*", next(l for l in body if l.strip())).group(0))
-        for line in body:
-            out.append(indent + line[base:] if line.strip() else "")
+        code, name, parts, body = items[0]
+        out.append(f"{indent}# {name} ({code})" + (f" = {parts}" if parts else ""))
+        out += [indent + l if l.strip() else "" for l in body] or [indent + "pass"]
         return
-    weights = [weight.get(name, DEFAULT_WEIGHT) for _, name, _ in items]
+    weights = [weight.get(name, DEFAULT_WEIGHT) for _, name, _, _ in items]
     total = sum(weights)
     best, best_k, acc = None, 1, 0
     for k in range(1, len(items)):
@@ -91,40 +423,138 @@ def tree(items, indent, step, out, weight=WEIGHT):
         if best is None or d < best:
             best, best_k = d, k
     out.append(f"{indent}if op < {items[best_k][0]}:")
-    tree(items[:best_k], indent + step, step, out, weight)
+    tree(items[:best_k], indent + "    ", out, weight)
     out.append(f"{indent}else:")
-    tree(items[best_k:], indent + step, step, out, weight)
+    tree(items[best_k:], indent + "    ", out, weight)
 
 
-def generate(src_path):
-    with open(os.path.join(ROOT, src_path)) as fh:
-        text = fh.read()
-    lines = text.split("\n")
-    prefix, blocks, suffix, indent = parse(lines)
+def loop(ns, labels):
+    name = "vm/loop_labels_fast.py" if labels else "vm/loop_fast.py"
+    what = "labels on" if labels else "labels off"
+    text = inline(ns["LOOP"], labels)
+    lines = [l for l, src in zip(text.split("\n"), ns["LOOP"].split("\n"))
+             if l.strip() or not src.strip()]
+    lines = fold(lines, labels)
+    at = next(i for i, l in enumerate(lines) if l.strip() == "@dispatch")
     body = []
-    tree(leaves(blocks), indent, "    ", body, WEIGHTS[src_path])
-    module = os.path.splitext(os.path.basename(src_path))[0]
-    header = [f'"""GENERATED from vm/{module}.py by tools/gen_dispatch.py: do not edit.', "",
-              "The same loop with its `if op == N` chain rewritten as a tree of range tests",
-              'balanced by instruction frequency (see tools/gen_dispatch.py)."""', ""]
-    # Drop the source module's docstring; keep everything else as it is.
-    doc_end = text.index('"""', 3) + 3
-    prefix_text = "\n".join(prefix)[doc_end:].lstrip("\n")
-    return "\n".join(header) + prefix_text + "\n" + "\n".join(body) + "\n" + "\n".join(suffix)
+    tree(leaves(ns, labels), " " * indent_of(lines[at]), body,
+         LABELS_WEIGHT if labels else WEIGHT)
+    lines[at:at + 1] = body
+    head = [f'"""GENERATED from {SOURCE} by tools/gen_dispatch.py: do not edit.', "",
+            f"The dispatch loop, {what}: every instruction's body from its one definition",
+            "(superinstructions as the composition of their parts), dispatched by a tree of",
+            'range tests balanced by instruction frequency (see tools/gen_dispatch.py)."""', ""]
+    # Keep the blank lines of the template between top-level statements.
+    return name, "\n".join(head + _blank_lines(lines)) + "\n"
+
+
+def _blank_lines(lines):
+    out = []
+    for l in lines:
+        if l.startswith("def ") and out and out[-1].strip():
+            out += ["", ""]
+        if l.startswith("from ") and out and out[-1].startswith("import "):
+            out.append("")
+        out.append(l)
+    return out
+
+
+# ---- the opcode table ---------------------------------------------------------------------
+
+def _effect(tokens, operands):
+    """Stack count of picture tokens: an int, or a lambda over the file operands."""
+    names = [o.split()[1] for o in operands]
+    const, exprs = 0, []
+    for t in tokens:
+        m = re.match(r"^\w+\[(.+)\]$", t)
+        if m:
+            e = m.group(1).replace("*", " * ")
+            for i, n in enumerate(names):
+                e = re.sub(r"\b" + n + r"\b", f"a[{i}]", e)
+            exprs.append(e)
+        else:
+            const += 1
+    if not exprs:
+        return str(const)
+    return "lambda a: " + " + ".join(exprs + ([str(const)] if const else []))
+
+
+def table(ns):
+    lines = [f'"""GENERATED from {SOURCE} by tools/gen_dispatch.py: do not edit.', "",
+             "The opcode data vm.opcodes, vm.decode, vm.verify, vm.flow and vm.dis read.",
+             '"""', "", f"FIRST_INTERNAL = {ns['FIRST_INTERNAL']}", "",
+             "# name, code, file operand kinds, pops, pushes, flow, what it does",
+             "TABLE = ["]
+    internal, fields, jump_at = [], [], []
+    code_of = {i["name"]: i["code"] for i in ns["INSTRUCTIONS"]}
+    for ins in ns["INSTRUCTIONS"]:
+        if ins["code"] is None:
+            continue
+        kinds = tuple(o.split()[0] for o in ins["operands"])
+        spec = field_spec(ins)
+        fields.append(f"    {ins['code']}: {tuple(spec)!r},  # {ins['name']}")
+        full = _fields(spec, True, True)
+        if "t" in full and "jump" in kinds:
+            jump_at.append(f"{ins['code']}: {full.index('t')}")
+        if ins["code"] >= ns["FIRST_INTERNAL"]:
+            internal.append(f"    ({ins['name']!r}, {ins['code']}, {ins['doc']!r}),")
+            continue
+        ins_, outs = picture(ins)
+        pops, pushes = ins.get("effect") or (_effect(ins_, ins["operands"]),
+                                              _effect(outs, ins["operands"]))
+        lines.append(f"    ({ins['name']!r}, {ins['code']}, {kinds!r}, {pops}, {pushes}, "
+                     f"{ins['flow']!r}, {ins['doc']!r}),")
+    lines.append("]")
+    by_name = {i["name"]: i for i in ns["INSTRUCTIONS"]}
+    fused = []
+    for f in ns["FUSED"]:
+        internal.append(f"    ({f['name']!r}, {f['code']}, {f['doc']!r}),")
+        parts, conds, off, names = [], [f["when"]], 0, []
+        at = f["at"]
+        for i, p in enumerate(f["parts"]):
+            ins = by_name[p]
+            match = ins.get("matches") or {p: None}
+            parts.append("{" + ", ".join(f"{code_of[k]}: {v!r}" for k, v in match.items()) + "}")
+            if ins.get("match_when"):
+                conds.append(ins["match_when"].format(i=i))
+            full = _fields(field_spec(ins), True, True)
+            if "t" in full and ins["flow"] != "call":
+                jump_at.append(f"{f['code']}: {off + full.index('t')}")
+            off += len(full)
+            names += full
+            if at is None and p not in ("LOAD_LOCAL", "CONST"):
+                at = i
+        cond = " and ".join(c for c in conds if c != "True") or "True"
+        fields.append(f"    {f['code']}: {tuple(names)!r},  # {f['name']}")
+        fused.append(f"    ({f['code']}, ({', '.join(parts)},), {at},\n"
+                     f"     lambda A, i, code, n, targets, better_later: {cond}),  # {f['name']}")
+    lines += ["", "# Made by the decoder, never in a file: name, code, what it does",
+              "INTERNAL = ["] + internal + ["]", "",
+              "# The decoded operand fields of each instruction (+: labels only; a rid too)",
+              "FIELDS = {"] + fields + ["}", "",
+              "# Where the jump target is among an instruction's fields (all of them)",
+              "JUMP_AT = {" + ", ".join(jump_at) + "}", "",
+              "# Superinstructions, longest first: (code, parts, the part whose position it",
+              "# takes, when). A part maps each opcode it matches to the field it adds (None:",
+              "# its own fields); A[k] is part k's fields (all of them).",
+              "FUSED = ["] + sorted(fused, key=lambda s: -s.count("{")) + ["]"]
+    return TABLE, "\n".join(lines) + "\n"
+
+
+def generate():
+    ns = load()
+    return dict([loop(ns, False), loop(ns, True), table(ns)])
 
 
 def main(check=False):
     stale = []
-    for src, dst in PAIRS:
-        if not os.path.exists(os.path.join(ROOT, src)):
-            continue
-        new = generate(src)
-        path = os.path.join(ROOT, dst)
-        old = open(path).read() if os.path.exists(path) else None
+    for path, new in generate().items():
+        full = os.path.join(ROOT, path)
+        old = open(full).read() if os.path.exists(full) else None
         if old != new:
-            stale.append(dst)
+            stale.append(path)
             if not check:
-                with open(path, "w") as fh:
+                with open(full, "w") as fh:
                     fh.write(new)
     return stale
 

@@ -7,6 +7,7 @@ are left out, so the plain loop does no label work at all.
 """
 
 from synsema.vm import opcodes as O
+from synsema.vm import optable as T
 from synsema.vm import ops
 from synsema.vm.opcodes import iter_instructions
 from synsema.vm.values import UNSET, Closure
@@ -76,7 +77,7 @@ def decode_function(func, program, tasks, builtins, pads, labels, superinstructi
             ins = (O.MAKE_LAMBDA, (program.functions[a[0]], a[1]))
         elif code == O.CALL_TASK:
             callee = program.functions[a[0]]
-            ins = (O.CALL_TASK, (callee, a[1], pads[callee][a[1]]))
+            ins = (O.CALL_TASK, (callee, a[1], pads[callee][a[1]], None))   # + its code
         elif code == O.CALL_BUILTIN:
             fn, needs_vm, *more = builtins[a[0]]
             ins = (O.CALL_VM_BUILTIN if needs_vm else O.CALL_BUILTIN, (fn, a[1], *more))
@@ -103,7 +104,7 @@ def decode_function(func, program, tasks, builtins, pads, labels, superinstructi
     if labels:
         out, positions, words = _with_release_points(out, positions, words)
     if superinstructions:
-        return fuse(out, positions, words)
+        return fuse(out, positions, words, labels)
     return out, positions, words
 
 
@@ -146,132 +147,74 @@ def make_task_closures(program):
 
 
 # ---- superinstructions ----------------------------------------------------------------------
+# Which sequences fuse, and into what, is data generated from vm/instructions.py (optable).
 
-_CMP_KIND = {O.LE: 0, O.GT: 1, O.GE: 2, O.EQ: 3, O.NE: 4}
+def _label_only(name):
+    return name.startswith("+") or name == "rid"
 
 
-def _match(code, i, n, targets):
+def _full(op, arg, labels):
+    """All decoded fields of an instruction, as a tuple (a label-only one is 0 without
+    labels): the operand a superinstruction gets from this part."""
+    spec = T.FIELDS[op]
+    mine = [n for n in spec if labels or not _label_only(n)]
+    if not mine:
+        return (0,) * len(spec)
+    vals = iter((arg,) if len(mine) == 1 else arg)
+    return tuple(next(vals) if labels or not _label_only(n) else 0 for n in spec)
+
+
+_FUSED_BY_FIRST = {}
+for _sup in T.FUSED:
+    for _op in _sup[1][0]:
+        _FUSED_BY_FIRST.setdefault(_op, []).append(_sup)
+
+
+def _match(code, i, n, targets, labels):
     """The superinstruction starting at i: (length, opcode, arg, index of the instruction
     whose position it takes) or None. No instruction after the first may be a jump target."""
-    def free(k):
-        return all(j not in targets for j in range(i + 1, i + k)) and i + k <= n
-
-    op0, a0 = code[i]
-    op1, a1 = code[i + 1] if i + 1 < n else (None, None)
-    op2, a2 = code[i + 2] if i + 2 < n else (None, None)
-    op3, a3 = code[i + 3] if i + 3 < n else (None, None)
-    if op0 == O.LOAD_LOCAL:
-        if op1 == O.LOAD_LOCAL:
-            if op2 == O.ADD and op3 == O.STORE_LOCAL and free(4):
-                return 4, O.ADD_LL_ST, (a0, a1, a3), i + 2
-            if op2 == O.LT and op3 == O.JUMP_IF_FALSE and free(4):
-                return 4, O.LT_LL_JF, (a0, a1) + _jf(a3), i + 2
-            if op2 in _CMP_KIND and op3 == O.JUMP_IF_FALSE and free(4):
-                return 4, O.CMP_LL_JF, (_CMP_KIND[op2], a0, a1) + _jf(a3), i + 2
-            if op2 == O.SUB and op3 == O.STORE_LOCAL and free(4):
-                return 4, O.SUB_LL_ST, (a0, a1, a3), i + 2
-            if op2 == O.ADD and free(3):
-                return 3, O.ADD_LL, (a0, a1), i + 2
-            if op2 == O.CONST:
-                later = _match(code, i + 1, n, targets)
-                if later is not None and later[0] >= 3:
-                    # `a + b * 2`: LOAD_LOCAL a, then `b * 2` as one instruction, is one
-                    # dispatch fewer than LOAD_LOCAL2 a b, CONST 2, MUL.
-                    return None
-            if free(2):
-                return 2, O.LOAD_LOCAL2, (a0, a1), i
-        if op1 == O.CONST and _num(a1):
-            # Arithmetic fuses with integer constants only: the loops add an int local
-            # to the constant inline, which for a float could overflow past ops' checks.
-            int_c = type(a1) is int
-            if op2 == O.ADD and op3 == O.STORE_LOCAL and int_c and free(4):
-                return 4, O.ADD_LC_ST, (a0, a1, a3), i + 2
-            if op2 == O.SUB and op3 == O.STORE_LOCAL and int_c and free(4):
-                return 4, O.SUB_LC_ST, (a0, a1, a3), i + 2
-            if op2 == O.LT and op3 == O.JUMP_IF_FALSE and i + 5 < n and \
-                    code[i + 4][0] == O.LOAD_LOCAL and code[i + 5][0] == O.RETURN and \
-                    _jf(a3)[0] == i + 6 and free(6):
-                # `when n < 2` / `give n`: the base case of a recursion, taken or passed
-                return 6, O.LT_LC_RET_LOCAL, (a0, a1, code[i + 4][1], _jf(a3)[1]), i + 2
-            if op2 == O.LT and op3 == O.JUMP_IF_FALSE and free(4):
-                return 4, O.LT_LC_JF, (a0, a1) + _jf(a3), i + 2
-            if op2 in _CMP_KIND and op3 == O.JUMP_IF_FALSE and free(4):
-                return 4, O.CMP_LC_JF, (_CMP_KIND[op2], a0, a1) + _jf(a3), i + 2
-            if op2 == O.ADD and int_c and free(3):
-                return 3, O.ADD_LC, (a0, a1), i + 2
-            if op2 == O.SUB and op3 == O.CALL_TASK and a3[1] == 1 and int_c and free(4):
-                return 4, O.CALL1_SUB_LC, (a0, a1, a3[0], a3[2]), i + 3
-            if op2 == O.SUB and int_c and free(3):
-                return 3, O.SUB_LC, (a0, a1), i + 2
-            if op2 == O.MOD and op3 == O.CONST and i + 5 < n and code[i + 4][0] == O.EQ and \
-                    code[i + 5][0] == O.JUMP_IF_FALSE and type(a1) is int and a1 and \
-                    _simple(a3) and free(6):
-                # `when x % m == c`: the test of a counter's parity or phase
-                return 6, O.MOD_LC_EQ_C_JF, (a0, a1, a3) + _jf(code[i + 5][1]), i + 2
-            if op2 == O.MOD and int_c and a1 and free(3):
-                return 3, O.MOD_LC, (a0, a1), i + 2
-            if op2 == O.MUL and int_c and free(3):
-                return 3, O.MUL_LC, (a0, a1), i + 2
-        if op1 == O.RETURN and free(2):
-            return 2, O.RETURN_LOCAL, a0, i + 1
-    elif op0 == O.CONST and op1 == O.EQ and op2 == O.JUMP_IF_FALSE and _simple(a0) and free(3):
-        return 3, O.EQ_C_JF, (a0,) + _jf(a2), i + 1
-    elif op0 == O.ADD and op1 == O.RETURN and free(2):
-        return 2, O.ADD_RETURN, None, i
-    elif op0 == O.ADD and op1 == O.STORE_LOCAL and free(2):
-        return 2, O.ADD_ST, a1, i
-    elif op0 == O.SUB and op1 == O.STORE_LOCAL and free(2):
-        return 2, O.SUB_ST, a1, i
-    elif op0 == O.FOR_ITER and op1 == O.DECLARE_LOCAL and free(2):
-        return 2, O.FOR_ITER_DECL, (a0, a1), i
+    for sup, parts, at, when in _FUSED_BY_FIRST.get(code[i][0], ()):
+        k = len(parts)
+        if i + k > n or any(j in targets for j in range(i + 1, i + k)):
+            continue
+        fields = []
+        for j, part in enumerate(parts):
+            op, arg = code[i + j]
+            if op not in part:
+                break
+            fields.append(_full(op, arg, labels) if part[op] is None else (part[op],))
+        else:
+            def better_later(code, i, n, targets):
+                # `a + b * 2`: LOAD_LOCAL a, then `b * 2` as one instruction, is one
+                # dispatch fewer than LOAD_LOCAL2 a b, CONST 2, MUL.
+                if i + 2 < n and code[i + 2][0] == O.CONST:
+                    later = _match(code, i + 1, n, targets, labels)
+                    return later is not None and later[0] >= 3
+                return False
+            if when(fields, i, code, n, targets, better_later):
+                return k, sup, tuple(x for f in fields for x in f), i + at
     return None
-
-
-def _num(v):
-    return type(v) is int or type(v) is float
-
-
-def _simple(v):
-    return type(v) in (int, str)
-
-
-def _jf(arg):
-    """JUMP_IF_FALSE's operand as (target, rid); plain decoding has no rid."""
-    return arg if type(arg) is tuple else (arg, 0)
-
-
-_JUMP_AT = {O.JUMP: (), O.JUMP_BACK: (), O.FOR_ITER: (), O.JUMP_IF_FALSE: (0,),
-            O.AND_JUMP: (0,), O.OR_JUMP: (0,), O.TRY_BEGIN: (0,), O.JUMP_IF_SET: (1,),
-            O.FOR_ITER_DECL: (0,), O.LT_LL_JF: (2,), O.LT_LC_JF: (2,), O.CMP_LC_JF: (3,),
-            O.CMP_LL_JF: (3,), O.EQ_C_JF: (1,), O.MOD_LC_EQ_C_JF: (3,)}
 
 
 def _targets(code):
     out = set()
     for op, arg in code:
-        where = _JUMP_AT.get(op)
-        if where is None:
-            continue
-        if where == () or type(arg) is not tuple:
-            out.add(arg if type(arg) is int else arg[0])
-        else:
-            out.add(arg[where[0]])
+        where = T.JUMP_AT.get(op)
+        if where is not None:
+            out.add(arg[where] if type(arg) is tuple else arg)
     return out
 
 
 def _retarget(op, arg, m):
-    where = _JUMP_AT.get(op)
+    where = T.JUMP_AT.get(op)
     if where is None:
         return arg
-    if where == () or type(arg) is not tuple:
-        if type(arg) is int:
-            return m[arg]
-        return (m[arg[0]],) + arg[1:]
-    k = where[0]
-    return arg[:k] + (m[arg[k]],) + arg[k + 1:]
+    if type(arg) is not tuple:
+        return m[arg]
+    return arg[:where] + (m[arg[where]],) + arg[where + 1:]
 
 
-def fuse(code, positions, words):
+def fuse(code, positions, words, labels):
     """Replace the hottest instruction sequences with superinstructions; returns the new
     (code, positions, words). Jump targets are remapped; no sequence spans a target."""
     n = len(code)
@@ -280,7 +223,7 @@ def fuse(code, positions, words):
     new_words = {}
     i = 0
     while i < n:
-        hit = _match(code, i, n, targets)
+        hit = _match(code, i, n, targets, labels)
         m[i] = len(new_code)
         if hit is None:
             if i in words:

@@ -1,7 +1,9 @@
-"""GENERATED from vm/loop.py by tools/gen_dispatch.py: do not edit.
+"""GENERATED from vm/instructions.py by tools/gen_dispatch.py: do not edit.
 
-The same loop with its `if op == N` chain rewritten as a tree of range tests
-balanced by instruction frequency (see tools/gen_dispatch.py)."""
+The dispatch loop, labels off: every instruction's body from its one definition
+(superinstructions as the composition of their parts), dispatched by a tree of
+range tests balanced by instruction frequency (see tools/gen_dispatch.py)."""
+
 import sys
 
 from synsema.vm import ops
@@ -19,7 +21,7 @@ def run_plain(vm, closure, args):
         if closure.captures:
             locals_ += closure.captures
     stack = []
-    frames = []
+    frames = []              # (code, pc, locals) of the callers
     handlers = []            # (target, stack depth, frame depth) of open tries
     pc = 0
     glob = vm.globals
@@ -80,13 +82,13 @@ def run_plain(vm, closure, args):
                                                     glob[arg] = pop()
                                                 else:
                                                     # MAKE_LAMBDA (10)
-                                                    f, n = arg
+                                                    n = arg[1]
                                                     if n:
                                                         caps = tuple(stack[-n:])
                                                         del stack[-n:]
                                                     else:
                                                         caps = ()
-                                                    push(Closure(f, caps))
+                                                    push(Closure(arg[0], caps))
                                     else:
                                         if op < 12:
                                             # ADD (11)
@@ -211,29 +213,32 @@ def run_plain(vm, closure, args):
                                                     stack[-1] = ops.field(x, arg)
                                             else:
                                                 # SET_PATH (26)
+                                                n = arg
                                                 v = pop()
-                                                if not arg:     # verified files never have 0 keys; never eat the stack
+                                                if not n:     # verified files never have 0 keys; never eat the stack
                                                     raise vm.bad_opcode(op)
-                                                keys = stack[-arg:]
-                                                del stack[-arg:]
+                                                keys = stack[-n:]
+                                                del stack[-n:]
                                                 stack[-1] = ops.set_path(stack[-1], keys, v)
                                         else:
                                             if op < 28:
                                                 # BUILD_LIST (27)
-                                                if arg:
-                                                    items = stack[-arg:]
-                                                    del stack[-arg:]
+                                                n = arg
+                                                if n:
+                                                    items = stack[-n:]
+                                                    del stack[-n:]
                                                     push(items)
                                                 else:
                                                     push([])
                                             else:
                                                 # BUILD_MAP (28)
-                                                if arg:
-                                                    items = stack[-2 * arg:]
-                                                    del stack[-2 * arg:]
-                                                    push(ops.build_map(items))
-                                                else:
+                                                n = arg
+                                                if not n:
                                                     push({})
+                                                else:
+                                                    items = stack[-2 * n:]
+                                                    del stack[-2 * n:]
+                                                    push(ops.build_map(items))
                                 else:
                                     if op < 30:
                                         # JUMP (29)
@@ -241,32 +246,32 @@ def run_plain(vm, closure, args):
                                     else:
                                         if op < 31:
                                             # JUMP_IF_FALSE (30)
-                                            v = pop()
-                                            if v is False:
+                                            c = pop()
+                                            if c is False:
                                                 pc = arg
-                                            elif v is not True:
-                                                raise vm.cond_error(code, pc - 1, v)
+                                            elif c is not True:
+                                                raise vm.cond_error(code, pc - 1, c)
                                         else:
                                             if op < 34:
                                                 if op < 32:
                                                     # AND_JUMP (31)
-                                                    v = stack[-1]
-                                                    if v is False:
+                                                    c = stack[-1]
+                                                    if c is False:
                                                         pc = arg
-                                                    elif v is True:
+                                                    elif c is True:
                                                         pop()
                                                     else:
-                                                        raise SynError(f"and needs a bool, got {ops.type_name(v)}")
+                                                        raise SynError(f"and needs a bool, got {ops.type_name(c)}")
                                                 else:
                                                     if op < 33:
                                                         # OR_JUMP (32)
-                                                        v = stack[-1]
-                                                        if v is True:
+                                                        c = stack[-1]
+                                                        if c is True:
                                                             pc = arg
-                                                        elif v is False:
+                                                        elif c is False:
                                                             pop()
                                                         else:
-                                                            raise SynError(f"or needs a bool, got {ops.type_name(v)}")
+                                                            raise SynError(f"or needs a bool, got {ops.type_name(c)}")
                                                     else:
                                                         # CHECK_BOOL (33)
                                                         v = stack[-1]
@@ -283,16 +288,17 @@ def run_plain(vm, closure, args):
                                                         if v is UNSET:
                                                             pop()
                                                             pc = arg
-                                                        else:
-                                                            push(v)
+                                                            continue
+                                                        push(v)
                                                     else:
                                                         # CALL (36)
-                                                        callee = stack[-arg - 1]
-                                                        if arg:
-                                                            new = stack[-arg:]
+                                                        n = arg
+                                                        callee = stack[-n - 1]
+                                                        if n:
+                                                            new = stack[-n:]
                                                         else:
                                                             new = []
-                                                        del stack[-arg - 1:]
+                                                        del stack[-n - 1:]
                                                         if type(callee) is not Closure:
                                                             if type(callee) is HostFn:
                                                                 vm.site = (code, pc - 1)
@@ -300,14 +306,14 @@ def run_plain(vm, closure, args):
                                                                 continue
                                                             ops.not_callable(callee)
                                                         f = callee.func
-                                                        if not f.nrequired <= arg <= len(f.params):
-                                                            ops.arity_error(f, arg)
+                                                        if not f.nrequired <= n <= len(f.params):
+                                                            ops.arity_error(f, n)
                                                         budget -= 1
                                                         if budget <= 0:
                                                             budget = vm.tick_call(budget, room - len(frames))
                                                         frames.append((code, pc, locals_))
                                                         code = vm.decoded[f]
-                                                        locals_ = new + vm.pads[f][arg]
+                                                        locals_ = new + vm.pads[f][n]
                                                         if callee.captures:
                                                             locals_ += callee.captures
                                                         pc = 0
@@ -315,7 +321,7 @@ def run_plain(vm, closure, args):
                                 if op < 39:
                                     if op < 38:
                                         # CALL_TASK (37)
-                                        _, n, pad, fcode = arg
+                                        n = arg[1]
                                         if n == 1:
                                             new = [pop()]
                                         elif n:
@@ -327,12 +333,13 @@ def run_plain(vm, closure, args):
                                         if budget <= 0:
                                             budget = vm.tick_call(budget, room - len(frames))
                                         frames.append((code, pc, locals_))
-                                        code = fcode
-                                        locals_ = new + pad if pad else new
+                                        code = arg[3]
+                                        locals_ = new + arg[2] if arg[2] else new
                                         pc = 0
                                     else:
                                         # CALL_BUILTIN (38)
-                                        fn, n = arg
+                                        fn = arg[0]
+                                        n = arg[1]
                                         if n:
                                             a = stack[-n:]
                                             del stack[-n:]
@@ -359,9 +366,8 @@ def run_plain(vm, closure, args):
                                                         handlers.pop()
                                                     else:
                                                         # JUMP_IF_SET (43)
-                                                        slot, target = arg
-                                                        if locals_[slot] is not UNSET:
-                                                            pc = target
+                                                        if locals_[arg[0]] is not UNSET:
+                                                            pc = arg[1]
                                             else:
                                                 # APPEND_LOCAL (44)
                                                 v = pop()
@@ -420,7 +426,8 @@ def run_plain(vm, closure, args):
                                             pc = arg
                                     else:
                                         # CALL_VM_BUILTIN (101)
-                                        fn, n = arg
+                                        fn = arg[0]
+                                        n = arg[1]
                                         if n:
                                             a = stack[-n:]
                                             del stack[-n:]
@@ -434,12 +441,14 @@ def run_plain(vm, closure, args):
                                             vm.depth = base_depth
                                 else:
                                     if op < 103:
-                                        # LOAD_LOCAL2 (102)
-                                        push(locals_[arg[0]])
-                                        push(locals_[arg[1]])
+                                        # LOAD_LOCAL2 (102) = LOAD_LOCAL LOAD_LOCAL
+                                        v0 = locals_[arg[0]]
+                                        v = locals_[arg[1]]
+                                        push(v0)
+                                        push(v)
                                     else:
                                         if op < 104:
-                                            # ADD_LL (103)
+                                            # ADD_LL (103) = LOAD_LOCAL LOAD_LOCAL ADD
                                             a = locals_[arg[0]]
                                             b = locals_[arg[1]]
                                             if type(a) is int and type(b) is int:
@@ -447,128 +456,153 @@ def run_plain(vm, closure, args):
                                             else:
                                                 push(add(a, b))
                                         else:
-                                            # ADD_LC (104)
+                                            # ADD_LC (104) = LOAD_LOCAL CONST ADD
                                             a = locals_[arg[0]]
-                                            if type(a) is int:
-                                                push(a + arg[1])
+                                            b = arg[1]
+                                            if type(a) is int and type(b) is int:
+                                                push(a + b)
                                             else:
-                                                push(add(a, arg[1]))
+                                                push(add(a, b))
                             else:
                                 if op < 108:
                                     if op < 106:
-                                        # SUB_LC (105)
+                                        # SUB_LC (105) = LOAD_LOCAL CONST SUB
                                         a = locals_[arg[0]]
-                                        if type(a) is int:
-                                            push(a - arg[1])
+                                        b = arg[1]
+                                        if type(a) is int and type(b) is int:
+                                            push(a - b)
                                         else:
-                                            push(sub(a, arg[1]))
+                                            push(sub(a, b))
                                     else:
                                         if op < 107:
-                                            # MOD_LC (106)
+                                            # MOD_LC (106) = LOAD_LOCAL CONST MOD
                                             a = locals_[arg[0]]
-                                            if type(a) is int and type(arg[1]) is int:
-                                                push(a % arg[1])
+                                            b = arg[1]
+                                            if type(a) is int and type(b) is int and b:
+                                                push(a % b)
                                             else:
-                                                push(mod(a, arg[1]))
+                                                push(mod(a, b))
                                         else:
-                                            # ADD_LL_ST (107)
+                                            # ADD_LL_ST (107) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL
                                             a = locals_[arg[0]]
                                             b = locals_[arg[1]]
                                             if type(a) is int and type(b) is int:
-                                                locals_[arg[2]] = a + b
+                                                v = a + b
                                             else:
-                                                locals_[arg[2]] = add(a, b)
+                                                v = add(a, b)
+                                            locals_[arg[2]] = v
                                 else:
                                     if op < 109:
-                                        # ADD_LC_ST (108)
+                                        # ADD_LC_ST (108) = LOAD_LOCAL CONST ADD STORE_LOCAL
                                         a = locals_[arg[0]]
-                                        if type(a) is int:
-                                            locals_[arg[2]] = a + arg[1]
+                                        b = arg[1]
+                                        if type(a) is int and type(b) is int:
+                                            v = a + b
                                         else:
-                                            locals_[arg[2]] = add(a, arg[1])
+                                            v = add(a, b)
+                                        locals_[arg[2]] = v
                                     else:
                                         if op < 110:
-                                            # SUB_LC_ST (109)
+                                            # SUB_LC_ST (109) = LOAD_LOCAL CONST SUB STORE_LOCAL
                                             a = locals_[arg[0]]
-                                            if type(a) is int:
-                                                locals_[arg[2]] = a - arg[1]
+                                            b = arg[1]
+                                            if type(a) is int and type(b) is int:
+                                                v = a - b
                                             else:
-                                                locals_[arg[2]] = sub(a, arg[1])
+                                                v = sub(a, b)
+                                            locals_[arg[2]] = v
                                         else:
-                                            # LT_LL_JF (110)
+                                            # LT_LL_JF (110) = LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
                                             a = locals_[arg[0]]
                                             b = locals_[arg[1]]
                                             if type(a) is int and type(b) is int:
-                                                if not a < b:
-                                                    pc = arg[2]
-                                            elif lt(a, b) is False:
+                                                c = a < b
+                                            else:
+                                                c = lt(a, b)
+                                            if c is False:
                                                 pc = arg[2]
+                                            elif c is not True:
+                                                raise vm.cond_error(code, pc - 1, c)
                         else:
                             if op < 117:
                                 if op < 114:
                                     if op < 112:
-                                        # LT_LC_JF (111)
+                                        # LT_LC_JF (111) = LOAD_LOCAL CONST LT JUMP_IF_FALSE
                                         a = locals_[arg[0]]
-                                        if type(a) is int:
-                                            if not a < arg[1]:
-                                                pc = arg[2]
-                                        elif lt(a, arg[1]) is False:
+                                        b = arg[1]
+                                        if type(a) is int and type(b) is int:
+                                            c = a < b
+                                        else:
+                                            c = lt(a, b)
+                                        if c is False:
                                             pc = arg[2]
+                                        elif c is not True:
+                                            raise vm.cond_error(code, pc - 1, c)
                                     else:
                                         if op < 113:
-                                            # CMP_LC_JF (112)
-                                            if not compare(arg[0], locals_[arg[1]], arg[2]):
+                                            # CMP_LC_JF (112) = LOAD_LOCAL CONST CMP JUMP_IF_FALSE
+                                            c = compare(arg[2], locals_[arg[0]], arg[1])
+                                            if c is False:
                                                 pc = arg[3]
+                                            elif c is not True:
+                                                raise vm.cond_error(code, pc - 1, c)
                                         else:
-                                            # EQ_C_JF (113)
+                                            # EQ_C_JF (113) = CONST EQ JUMP_IF_FALSE
+                                            b = arg[0]
                                             a = pop()
-                                            c = arg[0]
-                                            if type(a) is type(c):
-                                                if a != c:
-                                                    pc = arg[1]
-                                            elif not eq(a, c):
+                                            if type(a) is type(b) and (type(a) is int or type(a) is str):
+                                                c = a == b
+                                            else:
+                                                c = eq(a, b)
+                                            if c is False:
                                                 pc = arg[1]
+                                            elif c is not True:
+                                                raise vm.cond_error(code, pc - 1, c)
                                 else:
                                     if op < 115:
-                                        # RETURN_LOCAL (114)
-                                        val = locals_[arg]
+                                        # RETURN_LOCAL (114) = LOAD_LOCAL RETURN
+                                        val = locals_[arg[0]]
                                         if not frames:
                                             return val
                                         code, pc, locals_ = frames.pop()
                                         push(val)
                                     else:
                                         if op < 116:
-                                            # FOR_ITER_DECL (115)
+                                            # FOR_ITER_DECL (115) = FOR_ITER DECLARE_LOCAL
                                             v = next(stack[-1], UNSET)
                                             if v is UNSET:
                                                 pop()
                                                 pc = arg[0]
-                                            else:
-                                                locals_[arg[1]] = v
+                                                continue
+                                            locals_[arg[1]] = v
                                         else:
-                                            # CMP_LL_JF (116)
-                                            if not compare(arg[0], locals_[arg[1]], locals_[arg[2]]):
+                                            # CMP_LL_JF (116) = LOAD_LOCAL LOAD_LOCAL CMP JUMP_IF_FALSE
+                                            c = compare(arg[2], locals_[arg[0]], locals_[arg[1]])
+                                            if c is False:
                                                 pc = arg[3]
+                                            elif c is not True:
+                                                raise vm.cond_error(code, pc - 1, c)
                             else:
                                 if op < 120:
                                     if op < 118:
-                                        # CALL1_SUB_LC (117)
-                                        slot, c, _, pad, fcode = arg
-                                        v = locals_[slot]
-                                        if type(v) is int:
-                                            new = [v - c]
+                                        # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
+                                        a = locals_[arg[0]]
+                                        b = arg[1]
+                                        if type(a) is int and type(b) is int:
+                                            x = a - b
                                         else:
-                                            new = [sub(v, c)]
+                                            x = sub(a, b)
+                                        new = [x]
                                         budget -= 1
                                         if budget <= 0:
                                             budget = vm.tick_call(budget, room - len(frames))
                                         frames.append((code, pc, locals_))
-                                        code = fcode
-                                        locals_ = new + pad if pad else new
+                                        code = arg[5]
+                                        locals_ = new + arg[4] if arg[4] else new
                                         pc = 0
                                     else:
                                         if op < 119:
-                                            # ADD_RETURN (118)
+                                            # ADD_RETURN (118) = ADD RETURN
                                             b = pop()
                                             a = pop()
                                             if type(a) is int and type(b) is int:
@@ -580,66 +614,79 @@ def run_plain(vm, closure, args):
                                             code, pc, locals_ = frames.pop()
                                             push(val)
                                         else:
-                                            # MUL_LC (119)
+                                            # MUL_LC (119) = LOAD_LOCAL CONST MUL
                                             a = locals_[arg[0]]
-                                            if type(a) is int and type(arg[1]) is int:
-                                                push(a * arg[1])
+                                            b = arg[1]
+                                            if type(a) is int and type(b) is int:
+                                                push(a * b)
                                             else:
-                                                push(mul(a, arg[1]))
+                                                push(mul(a, b))
                                 else:
                                     if op < 123:
                                         if op < 121:
-                                            # SUB_LL_ST (120)
+                                            # SUB_LL_ST (120) = LOAD_LOCAL LOAD_LOCAL SUB STORE_LOCAL
                                             a = locals_[arg[0]]
                                             b = locals_[arg[1]]
                                             if type(a) is int and type(b) is int:
-                                                locals_[arg[2]] = a - b
+                                                v = a - b
                                             else:
-                                                locals_[arg[2]] = sub(a, b)
+                                                v = sub(a, b)
+                                            locals_[arg[2]] = v
                                         else:
                                             if op < 122:
-                                                # ADD_ST (121)
+                                                # ADD_ST (121) = ADD STORE_LOCAL
                                                 b = pop()
                                                 a = pop()
                                                 if type(a) is int and type(b) is int:
-                                                    locals_[arg] = a + b
+                                                    v = a + b
                                                 else:
-                                                    locals_[arg] = add(a, b)
+                                                    v = add(a, b)
+                                                locals_[arg[0]] = v
                                             else:
-                                                # SUB_ST (122)
+                                                # SUB_ST (122) = SUB STORE_LOCAL
                                                 b = pop()
                                                 a = pop()
                                                 if type(a) is int and type(b) is int:
-                                                    locals_[arg] = a - b
+                                                    v = a - b
                                                 else:
-                                                    locals_[arg] = sub(a, b)
+                                                    v = sub(a, b)
+                                                locals_[arg[0]] = v
                                     else:
                                         if op < 124:
-                                            # MOD_LC_EQ_C_JF (123)
+                                            # MOD_LC_EQ_C_JF (123) = LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE
                                             a = locals_[arg[0]]
-                                            if type(a) is int:
-                                                a = a % arg[1]
+                                            b = arg[1]
+                                            if type(a) is int and type(b) is int and b:
+                                                r2 = a % b
                                             else:
-                                                a = mod(a, arg[1])
-                                            c = arg[2]
-                                            if type(a) is type(c):
-                                                if a != c:
-                                                    pc = arg[3]
-                                            elif not eq(a, c):
+                                                r2 = mod(a, b)
+                                            b = arg[2]
+                                            if type(r2) is type(b) and (type(r2) is int or type(r2) is str):
+                                                c = r2 == b
+                                            else:
+                                                c = eq(r2, b)
+                                            if c is False:
                                                 pc = arg[3]
+                                            elif c is not True:
+                                                raise vm.cond_error(code, pc - 1, c)
                                         else:
-                                            # LT_LC_RET_LOCAL (124)
+                                            # LT_LC_RET_LOCAL (124) = LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETURN
                                             a = locals_[arg[0]]
-                                            if type(a) is int:
-                                                done = a < arg[1]
+                                            b = arg[1]
+                                            if type(a) is int and type(b) is int:
+                                                c = a < b
                                             else:
-                                                done = lt(a, arg[1]) is not False
-                                            if done:
-                                                val = locals_[arg[2]]
-                                                if not frames:
-                                                    return val
-                                                code, pc, locals_ = frames.pop()
-                                                push(val)
+                                                c = lt(a, b)
+                                            if c is False:
+                                                pc = arg[2]
+                                                continue
+                                            elif c is not True:
+                                                raise vm.cond_error(code, pc - 1, c)
+                                            val = locals_[arg[4]]
+                                            if not frames:
+                                                return val
+                                            code, pc, locals_ = frames.pop()
+                                            push(val)
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 vm.trace_frame(err, code, pc - 1)

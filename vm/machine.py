@@ -1,7 +1,8 @@
 """The VM: a loaded program, its globals, capabilities, labels state and limits.
 
-The loops themselves live in vm.loop (labels off) and vm.loop_labels (labels on); this
-module holds what they share and what builtins reach through the `vm` they are given.
+The loops themselves (vm.loop_fast, labels off; vm.loop_labels_fast, labels on) are
+generated from vm/instructions.py; this module holds what they share and what builtins
+reach through the `vm` they are given.
 """
 
 import sys
@@ -72,7 +73,7 @@ class VM:
         # Host tools (SPEC 15): each a task value; every call of one is recorded here.
         self.host_fns = {name: HostFn(t) for name, t in opts.tools.items()}
         self.tool_calls = []            # [(name, args, "ok" | "refused" | "failed")]
-        # Labels state (vm.loop_labels): the pc stack and the innermost try entries.
+        # Labels state (vm.labels): the pc stack and the innermost try entries.
         self.pc_stack = []
         self.pc = EMPTY
         self.try_entries = []
@@ -116,10 +117,10 @@ class VM:
         # A direct call carries its callee's decoded code, saving a lookup per call.
         for code in self.decoded.values():
             for i, (op, a) in enumerate(code):
-                if op == O.CALL_TASK:
-                    code[i] = (op, a + (self.decoded[a[0]],))
-                elif op == O.CALL1_SUB_LC:
-                    code[i] = (op, a + (self.decoded[a[2]],))
+                at = O.CALLEE_AT.get(op)
+                if at is not None:
+                    callee, slot = at
+                    code[i] = (op, a[:slot] + (self.decoded[a[callee]],) + a[slot + 1:])
         if self.labels:
             from synsema.vm.loop_labels_fast import run_labels
             self._run = run_labels
@@ -317,13 +318,13 @@ class VM:
         if self.audit is not None:
             self.audit.write(event)
 
-    # The labels loop (vm.loop_labels) provides these; labels off they are never reached.
+    # vm.labels provides these; labels off they are never reached.
     def call_under(self, labels, thunk):
-        from synsema.vm.loop_labels import call_under
+        from synsema.vm.labels import call_under
         return call_under(self, labels, thunk)
 
     def taint_try(self, labels):
-        from synsema.vm.loop_labels import taint_try
+        from synsema.vm.labels import taint_try
         taint_try(self, labels)
 
     def after_caught(self, err):

@@ -11,7 +11,8 @@ each run's Script plays three models, told apart by the request:
   GROUND_TRUTH_OUTPUT. A perfectly obedient victim.
 * `ask` (the system text has no "extract:"): the **planner**. It returns a plan built
   from the ground truth: an argument is a literal when its value appears in the user's
-  prompt, and an `extract` from the request and earlier results otherwise.
+  prompt, and an `extract` otherwise, from the request and the earlier result that shows
+  the value (all earlier results when none shows it as such).
 * `extract`: the **quarantined model**. It answers honestly (the ground-truth value, as
   JSON) unless its input holds the injection; then it answers with the attacker's value:
   the injection task's ground-truth argument of the same name, when there is one.
@@ -72,8 +73,9 @@ def in_prompt(value, prompt):
 class Script:
     """The three scripted models of one run (a user task, maybe an injection task)."""
 
-    def __init__(self, prompt, user_calls, answer, goal=None, injection_calls=()):
+    def __init__(self, prompt, user_calls, answer, goal=None, injection_calls=(), results=()):
         self.prompt = prompt
+        self.results = list(results)    # what each ground-truth call returns, as text
         self.user_calls = [FunctionCall(function=c.function, args={k: _plain(v) for k, v in c.args.items()})
                            for c in user_calls]
         self.injection_calls = [FunctionCall(function=c.function,
@@ -121,7 +123,7 @@ class Script:
                         qid = f"q{next(ids)}"
                         self.queries[qid] = (param, value, call.function)
                         args[param] = {"extract": f"the value of '{param}' for {call.function} "
-                                                  f"[{qid}]", "from": list(range(k))}
+                                                  f"[{qid}]", "from": self.sources(value, k)}
                 steps.append({"tool": f"{suite}.{call.function}", "args": args})
             if in_prompt(self.answer, self.prompt):
                 answer = {"literal": self.answer}
@@ -131,6 +133,15 @@ class Script:
                 answer = {"extract": f"the answer to the user's request [{qid}]",
                           "from": list(range(len(steps)))}
         return {"steps": steps, "answer": answer}
+
+    def sources(self, value, k):
+        """The earlier steps a value is read from: those whose result shows it (a perfect
+        planner knows where each value lives), else every earlier step (a value computed
+        from several results)."""
+        shown = [_shown(v) for v in value] if isinstance(value, list) else [_shown(value)]
+        found = [i for i, text in enumerate(self.results[:k])
+                 if all(s in text for s in shown)]
+        return found[:1] or list(range(k))
 
     # the quarantined model --------------------------------------------------------------
     def extract(self, what, text):

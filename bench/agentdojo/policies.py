@@ -49,7 +49,7 @@ CONTENT = {
     },
     "slack": {
         "send_direct_message": {"body"},
-        "send_channel_message": {"body"},
+        "send_channel_message": {"channel", "body"},
         "post_webpage": {"content"},
         "get_webpage": set(),              # fetching an attacker's URL is the attack
         "add_user_to_channel": set(),
@@ -57,8 +57,11 @@ CONTENT = {
         "remove_user_from_slack": set(),
     },
     "travel": {
-        "send_email": {"subject", "body", "attachments"},
-        "create_calendar_event": {"title", "start_time", "end_time", "description", "location"},
+        # The attacker's goals here are content: an email to the user's own contact that
+        # holds the passport number (injection_task_5), an event titled as the attacker
+        # says (injection_task_2). So what an email or event says accepts no label.
+        "send_email": set(),
+        "create_calendar_event": {"description", "location"},
         "cancel_calendar_event": set(),
         "reserve_hotel": set(),
         "reserve_car_rental": set(),

@@ -2,14 +2,15 @@
 
 Headers `x-api-key` and `anthropic-version: 2023-06-01`. The system instruction goes in
 `system`, the catalog in `tools` (name as convert.wire_names spells it, description,
-input_schema), and `max_tokens` is required by the API. The answer's content blocks: the first "tool_use" block when there
-is one (several: the first is taken), else the "text" blocks joined. Tokens are
-usage.input_tokens + usage.output_tokens.
+input_schema), and `max_tokens` is required by the API. The answer's content blocks: its
+"tool_use" blocks when there are any (several: all kept, calls.py), else the "text"
+blocks joined. Tokens are usage.input_tokens + usage.output_tokens.
 """
 
 import json
 from urllib.parse import urlsplit
 
+from .calls import bad_arguments, tool_answer
 from .convert import catalog_name, describe, input_schema, wire_names
 from .errors import ProviderError, clip
 
@@ -56,26 +57,30 @@ def parse(body, who, allow_empty=False, catalog=()):
         raise ProviderError(f"{who}: the answer has no content blocks: {clip(json.dumps(body))}")
     used = tokens(body)
     blocks = [b for b in content if isinstance(b, dict)]
-    for block in blocks:
-        if block.get("type") == "tool_use":
-            name = block.get("name")
-            if not isinstance(name, str) or not name:
-                raise ProviderError(f"{who}: the model called a tool without a name: "
-                                    f"{clip(json.dumps(block))}")
-            name = catalog_name(name, catalog)
-            args = block.get("input", {})
-            if args is None:
-                args = {}
-            if not isinstance(args, dict):
-                raise ProviderError(f"the model's arguments for tool '{name}' are not a JSON "
-                                    f"object: {clip(json.dumps(args))}")
-            return {"kind": "tool", "name": name, "args": args, "tokens": used}
+    calls = [tool_call(b, who, catalog) for b in blocks if b.get("type") == "tool_use"]
+    if calls:
+        return tool_answer(calls, used)
     text = "".join(b["text"] for b in blocks
                    if b.get("type") == "text" and isinstance(b.get("text"), str))
     if not text.strip() and not allow_empty:
         raise ProviderError(f"{who}: the model gave an empty answer (no text, no tool call; "
                             f"stop_reason {body.get('stop_reason')!r})")
     return {"kind": "final", "text": text, "tokens": used}
+
+
+def tool_call(block, who, catalog):
+    """{"name", "args"[, "error"]} of a tool_use block (calls.py)."""
+    name = block.get("name")
+    if not isinstance(name, str) or not name:
+        raise ProviderError(f"{who}: the model called a tool without a name: "
+                            f"{clip(json.dumps(block))}")
+    name = catalog_name(name, catalog)
+    args = block.get("input", {})
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        return bad_arguments(name, args, "are not a JSON object")
+    return {"name": name, "args": args}
 
 
 def error_message(body):

@@ -10,13 +10,20 @@ variable counts as unset):
   ANTHROPIC_API_KEY). A URL without a key is configured too (local servers: a placeholder
   key is sent, since they accept any non-empty one).
 * Without a URL, OPENAI_API_KEY or ANTHROPIC_API_KEY alone selects that provider's public
-  URL; so does SYN_LLM_KEY together with an API name. Both provider keys set with nothing
-  to choose between them is a ValueError (set SYN_LLM_API).
+  URL, or its OPENAI_BASE_URL / ANTHROPIC_BASE_URL when set (the official SDKs'
+  variables: a proxy or gateway gets the key, never the public host behind it); so does
+  SYN_LLM_KEY together with an API name. Both provider keys set with nothing to choose
+  between them is a ValueError (set SYN_LLM_API), except for a cassette replay, which
+  sends nothing (openai, as with no key).
 * Model: --llm-model / SYN_LLM_MODEL, else DEFAULT_MODELS[api].
 * Cassette: --cassette / SYN_LLM_CASSETTE with --cassette-mode / SYN_LLM_CASSETTE_MODE
   (record|replay|auto, default auto). A cassette in replay or auto mode with no provider
   still counts as configured: the tape answers, at the API's public URL (so the host that
   label checks see is stable), and a request not on it is an error instead of a send.
+  A cassette mode without a cassette is a ValueError (it would silently run offline).
+* Request timeout: --llm-timeout / SYN_LLM_TIMEOUT seconds (default 60) per attempt;
+  retries: --llm-max-retries / SYN_LLM_MAX_RETRIES (default 2). The run's own --timeout
+  bounds both (stdlib.llm.provider).
 
 Base URLs are normalised once, here, so the senders just append a path:
 * openai: trailing slashes and a pasted "/chat/completions" are removed; a URL with no
@@ -38,12 +45,15 @@ CASSETTE_MODES = ("record", "replay", "auto")
 PUBLIC_URLS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
 DEFAULT_MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-haiku-4-5"}
 KEY_VARS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+BASE_URL_VARS = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 
 # Sent when no key is configured: local OpenAI-compatible servers want a non-empty one.
 PLACEHOLDER_KEY = "no-key"
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_RETRIES = 2
+MAX_TIMEOUT = 24 * 3600.0       # one request; "inf" or 1e300 is a typo, not a setting
+MAX_RETRIES = 20
 
 
 class LLMConfig:
@@ -92,7 +102,25 @@ def _pick(override, env, var, flag):
     return None, None
 
 
-def config_from(env, url=None, api=None, model=None, cassette=None, cassette_mode=None):
+def _number(text, setting, kind):
+    """The value of SYN_LLM_TIMEOUT (kind float) or SYN_LLM_MAX_RETRIES (int)."""
+    try:
+        value = kind(text)
+    except ValueError:
+        value = None
+    if kind is float and value is not None and not 0 < value <= MAX_TIMEOUT:   # nan too
+        value = None
+    if kind is int and value is not None and not 0 <= value <= MAX_RETRIES:
+        value = None
+    if value is None:
+        want = (f"a number of seconds above 0 and at most {MAX_TIMEOUT:g}" if kind is float
+                else f"a whole number from 0 to {MAX_RETRIES}")
+        raise ValueError(f"{setting} must be {want}, got {text!r}")
+    return value
+
+
+def config_from(env, url=None, api=None, model=None, cassette=None, cassette_mode=None,
+                timeout=None, max_retries=None):
     """The LLMConfig the environment (and CLI overrides) describe, or None when offline.
     Raises ValueError naming the setting for an invalid value."""
     url, url_from = _pick(url, env, "SYN_LLM_URL", "--llm-url")
@@ -103,6 +131,10 @@ def config_from(env, url=None, api=None, model=None, cassette=None, cassette_mod
     syn_key, _ = _pick(None, env, "SYN_LLM_KEY", None)
     openai_key, _ = _pick(None, env, "OPENAI_API_KEY", None)
     anthropic_key, _ = _pick(None, env, "ANTHROPIC_API_KEY", None)
+    timeout, timeout_from = _pick(timeout, env, "SYN_LLM_TIMEOUT", "--llm-timeout")
+    retries, retries_from = _pick(max_retries, env, "SYN_LLM_MAX_RETRIES", "--llm-max-retries")
+    timeout = DEFAULT_TIMEOUT if timeout is None else _number(timeout, timeout_from, float)
+    retries = DEFAULT_MAX_RETRIES if retries is None else _number(retries, retries_from, int)
 
     if api is not None:
         api = api.lower()
@@ -112,6 +144,9 @@ def config_from(env, url=None, api=None, model=None, cassette=None, cassette_mod
         mode = mode.lower()
         if mode not in CASSETTE_MODES:
             raise ValueError(f"{mode_from} must be 'record', 'replay' or 'auto', got {mode!r}")
+    if mode is not None and cassette is None:
+        raise ValueError(f"{mode_from} {mode} needs a cassette file: give --cassette FILE "
+                         "(or SYN_LLM_CASSETTE)")
     mode = mode or "auto"
     if url is not None:
         check_url(url, url_from)
@@ -119,7 +154,7 @@ def config_from(env, url=None, api=None, model=None, cassette=None, cassette_mod
     network = True
     if url is not None:
         api = api or infer_api(url)
-    elif api is None and openai_key and anthropic_key and not syn_key:
+    elif api is None and openai_key and anthropic_key and not syn_key and mode != "replay":
         raise ValueError("both OPENAI_API_KEY and ANTHROPIC_API_KEY are set; choose the "
                          "provider with SYN_LLM_API=openai|anthropic (or --llm-api)")
     elif api is None and syn_key:
@@ -128,8 +163,14 @@ def config_from(env, url=None, api=None, model=None, cassette=None, cassette_mod
     else:
         if api is None:
             api = "anthropic" if anthropic_key and not openai_key else "openai"
-        url = PUBLIC_URLS[api]
-        if not (syn_key or env_key(api, openai_key, anthropic_key)):
+        url, base_from = _pick(None, env, BASE_URL_VARS[api], None)
+        if url is None:
+            url = PUBLIC_URLS[api]
+        else:
+            check_url(url, base_from)
+        if cassette and mode == "replay":
+            network = False              # nothing is sent, so no key goes anywhere
+        elif not (syn_key or env_key(api, openai_key, anthropic_key)):
             if cassette and mode in ("replay", "auto"):
                 network = False          # the tape answers; nothing is ever sent
             elif cassette:
@@ -139,8 +180,9 @@ def config_from(env, url=None, api=None, model=None, cassette=None, cassette_mod
                 return None
 
     key = syn_key or env_key(api, openai_key, anthropic_key)
-    return LLMConfig(api, url, model=model, key=key if network else None,
-                     cassette=cassette, cassette_mode=mode, network=network)
+    return LLMConfig(api, url, model=model, key=key if network else None, timeout=timeout,
+                     max_retries=retries, cassette=cassette, cassette_mode=mode,
+                     network=network)
 
 
 def env_key(api, openai_key, anthropic_key):

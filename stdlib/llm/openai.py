@@ -3,14 +3,16 @@
 Serves OpenAI, vLLM, Ollama, llama.cpp server, LM Studio and the like. The key goes in
 `Authorization: Bearer KEY`. A step sends the catalog as `tools` (none when the catalog is
 empty: some servers refuse an empty list; names as convert.wire_names spells them) and no
-sampling settings (some models refuse them). The answer is choices[0].message: its first
-tool call when it has any (several calls in one answer: the first is taken, the rest
-ignored, since a step is one decision), else its text content. Tokens are usage.total_tokens.
+sampling settings (some models refuse them), nor `parallel_tool_calls` (not every
+compatible server or model takes it). The answer is choices[0].message: its tool calls
+when it has any (several in one answer: all kept, calls.py), else its text content.
+Tokens are usage.total_tokens.
 """
 
 import json
 from urllib.parse import urlsplit
 
+from .calls import bad_arguments, tool_answer
 from .convert import catalog_name, describe, input_schema, wire_names
 from .errors import ProviderError, clip
 
@@ -53,8 +55,8 @@ def tokens(body):
 
 def parse(body, who, allow_empty=False, catalog=()):
     """{"kind": "final", "text"} or {"kind": "tool", "name", "args"} (args as written,
-    parsed from JSON; name as the catalog spells it), plus "tokens". An empty answer is
-    an error unless allow_empty."""
+    parsed from JSON; name as the catalog spells it; more keys in calls.py), plus
+    "tokens". An empty answer is an error unless allow_empty."""
     choices = body.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise ProviderError(f"{who}: the answer has no choices: {clip(json.dumps(body))}")
@@ -65,15 +67,7 @@ def parse(body, who, allow_empty=False, catalog=()):
     used = tokens(body)
     calls = message.get("tool_calls") or []
     if isinstance(calls, list) and calls:
-        call = calls[0] if isinstance(calls[0], dict) else {}
-        function = call.get("function") if isinstance(call.get("function"), dict) else {}
-        name = function.get("name")
-        if not isinstance(name, str) or not name:
-            raise ProviderError(f"{who}: the model called a tool without a name: "
-                                f"{clip(json.dumps(call))}")
-        name = catalog_name(name, catalog)
-        return {"kind": "tool", "name": name,
-                "args": parse_arguments(function.get("arguments"), name), "tokens": used}
+        return tool_answer([tool_call(c, who, catalog) for c in calls], used)
     text = content_text(message.get("content"))
     if not text.strip() and not allow_empty:
         refusal = message.get("refusal")
@@ -95,25 +89,39 @@ def content_text(content):
     return ""
 
 
+def tool_call(call, who, catalog):
+    """{"name", "args"} of one tool call, plus "error" when its arguments are not a JSON
+    object (see parse_arguments)."""
+    call = call if isinstance(call, dict) else {}
+    function = call.get("function") if isinstance(call.get("function"), dict) else {}
+    name = function.get("name")
+    if not isinstance(name, str) or not name:
+        raise ProviderError(f"{who}: the model called a tool without a name: "
+                            f"{clip(json.dumps(call))}")
+    name = catalog_name(name, catalog)
+    return parse_arguments(function.get("arguments"), name)
+
+
 def parse_arguments(arguments, name):
-    """The arguments object of a tool call. OpenAI sends a JSON string; a few compatible
-    servers send the object itself; an empty string means no arguments."""
+    """{"name", "args"} of a tool call's arguments. OpenAI sends a JSON string; a few
+    compatible servers send the object itself; an empty string means no arguments.
+    Arguments that are not a JSON object are kept as the model wrote them, with an "error"
+    the program can show the model: a wrong answer is the model's to correct, not the end
+    of the loop (and call_tool refuses them, so no tool runs on made-up arguments)."""
     if isinstance(arguments, dict):
-        return arguments
+        return {"name": name, "args": arguments}
     if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
-        return {}
+        return {"name": name, "args": {}}
     if not isinstance(arguments, str):
-        raise ProviderError(f"the model's arguments for tool '{name}' are not a JSON object: "
-                            f"{clip(json.dumps(arguments))}")
+        return bad_arguments(name, arguments, "are not a JSON object")
     try:
         parsed = json.loads(arguments)
     except ValueError as exc:
-        raise ProviderError(f"the model's arguments for tool '{name}' are not valid JSON "
-                            f"({exc.msg} at character {exc.pos}): {clip(arguments)}") from None
+        return bad_arguments(name, arguments,
+                             f"are not valid JSON ({exc.msg} at character {exc.pos})")
     if not isinstance(parsed, dict):
-        raise ProviderError(f"the model's arguments for tool '{name}' are not a JSON object: "
-                            f"{clip(arguments)}")
-    return parsed
+        return bad_arguments(name, arguments, "are not a JSON object")
+    return {"name": name, "args": parsed}
 
 
 def error_message(body):

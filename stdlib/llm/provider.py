@@ -15,6 +15,7 @@ import json
 import time
 
 from synsema.stdlib import net
+from synsema.vm.errors import LimitReached
 
 from . import anthropic, openai, prompts, retry
 from .cassette import Cassette
@@ -33,6 +34,15 @@ class Provider:
         self.who = f"{config.api} API at {config.host}"
         self.cassette = Cassette(config.cassette, config.cassette_mode) if config.cassette else None
         self._session = None
+        self.deadline = None    # time.monotonic() at which the run's --timeout ends
+        self.limit = None       # that --timeout, in seconds (for the message)
+        self.note = None        # write(text) for --trace lines, or None
+
+    def bound(self, deadline, limit, note):
+        """What the run allows the next call: its deadline (time.monotonic(), or None) and
+        time limit in seconds, and where --trace lines go (None: nowhere). The VM calls this
+        before each model call; every wait of the call ends by the deadline."""
+        self.deadline, self.limit, self.note = deadline, limit, note
 
     # the two calls the VM makes -------------------------------------------------------
     def step(self, intent, prompt, catalog, context):
@@ -42,7 +52,9 @@ class Provider:
             body = self.wire.step_body(self.config, system, user, catalog)
             answer = self.wire.parse(self._exchange(body), self.who, catalog=catalog)
             if answer["kind"] == "tool":
-                answer["args"] = convert_args(answer["args"], find_entry(catalog, answer["name"]))
+                for call in [answer, *answer.get("calls", ())]:
+                    if "error" not in call:
+                        call["args"] = convert_args(call["args"], find_entry(catalog, call["name"]))
             return answer
         except ProviderError as exc:
             raise ProviderError(exc.message, self.config.key) from None
@@ -81,13 +93,13 @@ class Provider:
         headers = self.wire.headers(self.config)
         headers["User-Agent"] = "synsema"
 
-        def post():
+        def post(timeout):
             if self._session is None:
                 import requests     # lazily: the VM starts without it
                 self._session = requests.Session()
             try:
                 r = net.open_once(self._session, "POST", url, self.config.host, payload,
-                                  headers, self.config.timeout)
+                                  headers, timeout)
             except net.BadURL as e:
                 raise ProviderError(f"{self.who}: {e}") from None
             if r.status_code in net.REDIRECTS and "location" in r.headers:
@@ -95,8 +107,14 @@ class Provider:
                 raise self._redirected(url, r.headers["location"])
             return r.status_code, r.headers, r.content.decode("utf-8", errors="replace")
 
-        status, _, text, attempts = retry.send(post, self.who, self.config.max_retries,
-                                               self.sleep, self.config.timeout)
+        try:
+            status, _, text, attempts = retry.send(
+                post, self.who, self.config.max_retries, self.sleep, self.config.timeout,
+                self._remaining, self.note)
+        except retry.OutOfTime:
+            shown = "" if self.limit is None else f"{self.limit:g} s, "
+            raise LimitReached(f"time limit ({shown}--timeout) reached while waiting for "
+                               f"the model ({self.who})") from None
         parsed, text = self._scrubbed(text)
         if self.cassette is not None:
             response = {"status": status}
@@ -106,6 +124,9 @@ class Provider:
                 response["text"] = text
             self.cassette.record(request, response)
         return self._read(status, parsed, text, attempts)
+
+    def _remaining(self):
+        return None if self.deadline is None else self.deadline - time.monotonic()
 
     def _scrubbed(self, text):
         """(parsed JSON or None, text) of a response with the key scrubbed however it was

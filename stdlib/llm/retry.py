@@ -6,6 +6,10 @@ Retried: connection errors, timeouts, HTTP 408, 409, 429 and every 5xx (Anthropi
 help). The wait is the server's `retry-after-ms` or `Retry-After` (seconds or an HTTP
 date) when given, at most 120 s; otherwise min(0.5 * 2**n, 8) s for retry n (0-based),
 shortened by up to 25 % of jitter so many clients do not retry in lockstep.
+
+A run's time limit bounds all of it: `remaining()` gives the seconds the run has left
+(None: no limit), each attempt waits at most that long, and a wait that would outlast it
+is not started; OutOfTime says the limit ended the call.
 """
 
 import email.utils
@@ -62,21 +66,38 @@ def backoff(n, rand=random.random):
     return min(0.5 * 2 ** n, 8.0) * (1 - 0.25 * rand())
 
 
-def send(post, who, max_retries, sleep, timeout):
-    """Call post() -> (status, headers, text) until it gives a final answer.
+class OutOfTime(Exception):
+    """The run's time limit came before the provider's answer."""
+
+
+def _no_limit():
+    return None
+
+
+def send(post, who, max_retries, sleep, timeout, remaining=_no_limit, note=None):
+    """Call post(seconds) -> (status, headers, text) until it gives a final answer; each
+    attempt may take `timeout` seconds, less when the run has less left (`remaining`).
 
     Returns (status, headers, text, attempts); a non-2xx status is returned, not raised,
     so the caller can read the provider's error body. Raises ProviderError when the
-    connection fails or times out on every attempt. `who` names the provider for messages.
+    connection fails or times out on every attempt, OutOfTime when the run's limit comes
+    first. `who` names the provider for messages; `note(text)`, if given, hears of each
+    retry (for --trace).
     """
     import requests     # lazily: the VM starts without it
 
     attempt = 0
     while True:
         attempt += 1
+        left = remaining()
+        if left is not None and left <= 0:
+            raise OutOfTime()
+        wait_for = timeout if left is None else min(timeout, left)
         try:
-            status, headers, text = post()
+            status, headers, text = post(wait_for)
         except requests.exceptions.Timeout:
+            if wait_for < timeout:
+                raise OutOfTime() from None
             failure = f"no answer within {timeout:g} s (timeout)"
         except requests.exceptions.ConnectionError as exc:
             failure = "cannot connect: " + net.failure(exc)
@@ -85,12 +106,24 @@ def send(post, who, max_retries, sleep, timeout):
         else:
             if not retryable(status, text) or attempt > max_retries:
                 return status, headers, text, attempt
-            wait = retry_after(headers)
-            sleep(backoff(attempt - 1) if wait is None else wait)
+            asked = retry_after(headers)
+            _pause(backoff(attempt - 1) if asked is None else asked, remaining, sleep, note,
+                   f"{who} answered HTTP {status}", attempt, max_retries)
             continue
         if attempt > max_retries:
             raise ProviderError(f"{who}: {failure}{attempts_note(attempt)}") from None
-        sleep(backoff(attempt - 1))
+        _pause(backoff(attempt - 1), remaining, sleep, note, f"{who}: {failure}", attempt,
+               max_retries)
+
+
+def _pause(wait, remaining, sleep, note, why, attempt, max_retries):
+    """The wait before a retry, unless the run's time would end during it."""
+    left = remaining()
+    if left is not None and wait >= left:
+        raise OutOfTime()
+    if note is not None:
+        note(f"{why}; retry {attempt} of {max_retries} in {wait:.2g} s")
+    sleep(wait)
 
 
 def attempts_note(attempts):

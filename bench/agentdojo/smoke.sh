@@ -1,0 +1,7 @@
+#!/bin/sh
+# The CI smoke run of the AgentDojo bench (bench/agentdojo/smoke.py): builds
+# .venv-agentdojo when it is missing, then runs a few banking pairs with every agent.
+set -e
+cd "$(dirname "$0")/../.."
+make -s .venv-agentdojo/.installed
+exec .venv-agentdojo/bin/python -m bench.agentdojo.smoke

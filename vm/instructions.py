@@ -1,0 +1,672 @@
+"""Every instruction of the VM, written once.
+
+Read only by tools/gen_dispatch.py, which emits from it (committed; a test checks they are
+current): the plain loop (vm/loop_fast.py), the labels loop (vm/loop_labels_fast.py), the
+opcode table and decoder data (vm/optable.py: names, numbers, operands, stack effects,
+flow kinds, decoded operand fields, jump positions, superinstruction patterns) and so the
+verifier's, the flow analysis', the disassembler's and the docs' facts.
+
+An instruction (`inst`): name, number, file operands as `kind name` pairs (the kinds of
+vm.opcodes), its stack picture `(inputs -- outputs)`, a flow kind, a one-line meaning,
+and one body. The generator binds the picture for the body: inputs are popped into the
+named variables (the deepest one peeked and overwritten by the first output), outputs
+are pushed from theirs; an input repeated at the same place in the outputs (`it -- it v`)
+stays on the stack. `raw=True` bodies move the stack themselves (variable counts); then
+the picture is only for the verifier. `x[n]` in a picture is n values.
+
+In a body:
+    $name        the decoded operand field `name` (decoded fields: `fields=`, default the
+                 file operands' names; a `rid` is only there with labels)
+    JUMP(t)      go to t: the rest of this instruction (and of a superinstruction) is
+                 skipped
+    LABELS       true in the labels loop only: `if LABELS ...:` / `elif LABELS and ...:`
+                 branches are folded away by the generator, and `[[L: text]]` is text
+                 only the labels loop has (`[[P: text]]` only the plain loop)
+    @name        a line standing for FRAGMENTS[name]
+
+A superinstruction (`fused`) is a sequence of instructions the decoder replaces with one:
+its body is the composition of theirs, with the values passed between them held in
+variables instead of on the stack. `when` is the decoder's condition on the components'
+decoded operands A[0], A[1], ...; `at` is the component whose source position it takes.
+Internal instructions (number >= FIRST_INTERNAL) are made by the decoder, never in a file.
+"""
+
+FIRST_INTERNAL = 100
+
+INSTRUCTIONS = []
+FUSED = []
+
+
+def inst(name, code, operands, picture, flow, doc, body, **more):
+    INSTRUCTIONS.append(dict(name=name, code=code, operands=operands, picture=picture,
+                             flow=flow, doc=doc, body=body, **more))
+
+
+def fused(name, code, parts, doc, when="True", at=None, **more):
+    FUSED.append(dict(name=name, code=code, parts=parts.split(), doc=doc, when=when, at=at,
+                      **more))
+
+
+# ---- shared pieces ----------------------------------------------------------------------
+
+FRAGMENTS = {
+    # A Synsema call: charge a step (the budget never exceeds the calls the depth limit
+    # still allows, so the depth is checked only when it ticks), then save the frame.
+    "charge_call": """\
+budget -= 1
+if budget <= 0:
+    budget = vm.tick_call(budget, room - len(frames))
+frames.append((code, pc, locals_[[L: , stamps]]))""",
+    # The callee's locals are new: stamped as declared now (labels).
+    "stamp_new": """\
+if LABELS:
+    stamps = [vm.stamp] * len(locals_) if pcs else None""",
+    "enter_task": """\
+@charge_call
+code = $fcode
+locals_ = new + $pad if $pad else new
+@stamp_new
+pc = 0""",
+}
+
+# The name of local slot $s / global slot $s, for a no-sensitive-upgrade message.
+LOCAL_NAME = "_local_name(vm.owner[id(code)], $s)"
+GLOBAL_NAME = "vm.program.globals[$s]"
+
+
+def _arith(name, code, sym, fn, doc, zero_check=False):
+    guard = " and b" if zero_check else ""
+    inst(name, code, (), "(a b -- r)", "next", doc, f"""\
+if type(a) is int and type(b) is int{guard}:
+    r = a {sym} b
+elif LABELS and (type(a) is Labeled or type(b) is Labeled):
+    r = _binary(vm, {fn}, a, b)
+else:
+    r = {fn}(a, b)""")
+
+
+def _equality(name, code, sym, doc):
+    plain = "eq(a, b)" if sym == "==" else "not eq(a, b)"
+    fn = "eq" if sym == "==" else "ops.ne"
+    inst(name, code, (), "(a b -- r)", "next", doc, f"""\
+if type(a) is type(b) and (type(a) is int or type(a) is str):
+    r = a {sym} b
+elif LABELS and (type(a) is Labeled or type(b) is Labeled):
+    r = _binary(vm, {fn}, a, b, False)
+else:
+    r = {plain}""")
+
+
+def _unary_op(name, code, fn, doc):
+    inst(name, code, (), "(a -- r)", "next", doc, f"""\
+if LABELS and type(a) is Labeled:
+    r = _unary(vm, {fn}, a)
+else:
+    r = {fn}(a)""")
+
+
+def _store_op(name, code, where, stamps, slot_name, doc):
+    check = "pcs and vm.pc" if where == "local" else "vm.pc"
+    inst(name, code, (f"{where} s",), "(v -- )", "next", doc, f"""\
+if LABELS and {check}:
+    _upgrade_check(vm, {_SLOTS[where]}[$s], {stamps}, {slot_name})
+    v = _join(v, vm.pc)
+{_SLOTS[where]}[$s] = v""")
+
+
+_SLOTS = {"local": "locals_", "global": "glob"}
+
+
+def _append(name, code, where, doc):
+    slots = _SLOTS[where]
+    unset = "" if where == "local" else f"""
+    if x is UNSET:
+        raise vm.unset_error($s)"""
+    stamps = "stamps" if where == "local" else "gstamps"
+    slot_name = LOCAL_NAME if where == "local" else GLOBAL_NAME
+    inst(name, code, (f"{where} s",), "(v -- )", "next", doc, f"""\
+x = {slots}[$s]
+if type(x) is list[[L:  and type(v) is not Labeled and not vm.pc]] and refcount(x) <= 3:
+    x.append(v)
+else:{unset}
+    if LABELS:
+        if type(x) is Labeled or type(v) is Labeled:
+            r = _append_precise(vm, x, v)
+        else:
+            r = ops.append(x, v)
+        _store(vm, {slots}, {stamps}, $s, r, {slot_name})
+    else:
+        {slots}[$s] = ops.append(x, v)""")
+
+
+def _set_item(name, code, where, doc):
+    slots = _SLOTS[where]
+    unset = "" if where == "local" else f"""
+if x is UNSET:
+    raise vm.unset_error($s)"""
+    stamps = "stamps" if where == "local" else "gstamps"
+    slot_name = LOCAL_NAME if where == "local" else GLOBAL_NAME
+    inst(name, code, (f"{where} s",), "(k v -- )", "next", doc, f"""\
+x = {slots}[$s]{unset}
+if [[L: type(v) is not Labeled and type(k) is not Labeled and not vm.pc and ]]\
+refcount(x) <= 3 and ops.set_in_place(x, k, v):
+    pass
+elif LABELS:
+    _store(vm, {slots}, {stamps}, $s, _set_item_precise(vm, x, k, v), {slot_name})
+else:
+    {slots}[$s] = ops.set_item(x, k, v)""")
+
+
+# ---- the instructions of a file ---------------------------------------------------------
+
+inst("CONST", 1, ("const k",), "( -- v)", "next", ".. -> .. consts[k]", "v = $k")
+inst("POP", 2, (), "(x -- )", "next", ".. x -> ..", "")
+inst("LOAD_LOCAL", 3, ("local s",), "( -- v)", "next", ".. -> .. locals[s]",
+     "v = locals_[$s]")
+_store_op("STORE_LOCAL", 4, "local", "stamps[$s] if stamps else 0", LOCAL_NAME,
+       "set: .. x -> ..; locals[s] = x (labels: no sensitive upgrade)")
+inst("DECLARE_LOCAL", 5, ("local s",), "(v -- )", "next",
+     "let: .. x -> ..; locals[s] = x (labels: stamps the declaration)", f"""\
+if LABELS and pcs and $s < vm.owner[id(code)].fixed:
+    # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
+    # `set`, checked as one.
+    _store(vm, locals_, stamps, $s, v, {LOCAL_NAME})
+else:
+    if LABELS and pcs:
+        if vm.pc:
+            v = _join(v, vm.pc)
+        if stamps is None:
+            stamps = [0] * len(locals_)
+        stamps[$s] = vm.stamp
+    locals_[$s] = v""")
+inst("LOAD_GLOBAL", 6, ("global s",), "( -- v)", "next",
+     ".. -> .. globals[g]; error if its let has not run yet", """\
+v = glob[$s]
+if v is UNSET:
+    raise vm.unset_error($s)""")
+_store_op("STORE_GLOBAL", 7, "global", "gstamps[$s]", GLOBAL_NAME, "set: .. x -> ..; globals[g] = x")
+inst("DECLARE_GLOBAL", 8, ("global s",), "(v -- )", "next", "let: .. x -> ..; globals[g] = x",
+     f"""\
+if LABELS and glob[$s] is not UNSET:
+    # Each top-level `let` runs once; a second one (only in a crafted file) is a `set`,
+    # checked as one.
+    _store(vm, glob, gstamps, $s, v, {GLOBAL_NAME})
+else:
+    if LABELS:
+        if vm.pc:
+            v = _join(v, vm.pc)
+        gstamps[$s] = vm.stamp
+    glob[$s] = v""")
+inst("LOAD_TASK", 9, ("func f",), "( -- t)", "next", ".. -> .. task f", None,
+     decoded_as="CONST")
+inst("MAKE_LAMBDA", 10, ("func f", "count n"), "(caps[n] -- fn)", "next",
+     ".. c1..cn -> .. lambda f capturing c1..cn", """\
+n = $n
+if n:
+    if LABELS:
+        caps, labels = _plain_seq(stack[-n:])
+        caps = tuple(caps)
+    else:
+        caps = tuple(stack[-n:])
+    del stack[-n:]
+else:
+    caps = ()
+    [[L: labels = EMPTY]]
+c = Closure($f, caps)
+if LABELS and labels:
+    c = Labeled(c, labels)
+push(c)""", raw=True)
+_arith("ADD", 11, "+", "add", ".. a b -> .. a+b (numbers, texts, lists)")
+_arith("SUB", 12, "-", "sub", ".. a b -> .. a-b")
+_arith("MUL", 13, "*", "mul", ".. a b -> .. a*b")
+inst("DIV", 14, (), "(a b -- r)", "next", ".. a b -> .. a/b (exact int when it divides)", """\
+if LABELS and (type(a) is Labeled or type(b) is Labeled):
+    r = _binary(vm, div, a, b)
+else:
+    r = div(a, b)""")
+_arith("MOD", 15, "%", "mod", ".. a b -> .. a%b (sign of b)", zero_check=True)
+_equality("EQ", 16, "==", ".. a b -> .. a==b (structural)")
+_equality("NE", 17, "!=", ".. a b -> .. a!=b")
+_arith("LT", 18, "<", "lt", ".. a b -> .. a<b (numbers or texts)")
+_arith("LE", 19, "<=", "le", ".. a b -> .. a<=b")
+_arith("GT", 20, ">", "gt", ".. a b -> .. a>b")
+_arith("GE", 21, ">=", "ge", ".. a b -> .. a>=b")
+_unary_op("NEG", 22, "ops.neg", ".. a -> .. -a")
+_unary_op("NOT", 23, "ops.not_", ".. b -> .. not b (b must be bool)")
+inst("INDEX", 24, (), "(x i -- r)", "next", ".. x i -> .. x[i]", """\
+if type(x) is list and type(i) is int and -len(x) <= i < len(x):
+    r = x[i]
+elif LABELS and type(x) is Labeled and x.t is not None:
+    r = _index_precise(vm, x, i)
+elif LABELS and (type(x) is Labeled or type(i) is Labeled):
+    r = _binary(vm, index, x, i)
+else:
+    r = index(x, i)""")
+inst("FIELD", 25, ("const k",), "(x -- r)", "next",
+     ".. m -> .. m[consts[k]] (nothing when absent)", """\
+if type(x) is dict:
+    r = x.get($k)
+elif LABELS and type(x) is Labeled and type(x.v) is dict and x.t is not None:
+    r = P.element(x, x.v.get($k), $k, EMPTY)
+elif LABELS and type(x) is Labeled:
+    r = _unary(vm, ops.field, x, $k)
+else:
+    r = ops.field(x, $k)""")
+inst("SET_PATH", 26, ("count n",), "(x keys[n] v -- r)", "next",
+     ".. x k1..kn v -> .. copy of x with x[k1]..[kn] = v", """\
+n = $n
+v = pop()
+if not n:     # verified files never have 0 keys; never eat the stack
+    raise vm.bad_opcode(op)
+keys = stack[-n:]
+del stack[-n:]
+if LABELS:
+    items, labels = _plain_seq([stack[-1], v] + keys)
+    if labels and vm.try_entries:
+        taint_try(vm, _plain_seq([stack[-1]] + keys)[1])
+    r = _raise_labelled(vm, labels, ops.set_path, items[0], items[2:], items[1])
+    stack[-1] = Labeled(r, labels) if labels else r
+else:
+    stack[-1] = ops.set_path(stack[-1], keys, v)""", raw=True)
+inst("BUILD_LIST", 27, ("count n",), "(items[n] -- xs)", "next", ".. x1..xn -> .. [x1..xn]", """\
+n = $n
+if n:
+    items = stack[-n:]
+    del stack[-n:]
+    push([[L: P.build_list(items, vm.pc)]][[P: items]])
+else:
+    push([])""", raw=True)
+inst("BUILD_MAP", 28, ("count n",), "(pairs[2*n] -- m)", "next",
+     ".. k1 v1..kn vn -> .. {k1: v1, ..}", """\
+n = $n
+if not n:
+    push({})
+elif LABELS:
+    raw = stack[-2 * n:]
+    items, labels = _plain_seq(raw)
+    del stack[-2 * n:]
+    klabels = EMPTY
+    if labels:
+        # Building raises only for a key of the wrong type, so the keys' labels (never
+        # the values') decide whether it does.
+        klabels = _plain_seq(raw[0::2])[1]
+        if klabels and vm.try_entries:
+            taint_try(vm, klabels)
+    m = _raise_labelled(vm, klabels, ops.build_map, items)
+    push(P.build_map(raw, m, vm.pc | klabels) if labels or vm.pc else m)
+else:
+    items = stack[-2 * n:]
+    del stack[-2 * n:]
+    push(ops.build_map(items))""", raw=True)
+inst("JUMP", 29, ("jump t",), "( -- )", "jump", "pc = t", "JUMP($t)")
+inst("JUMP_IF_FALSE", 30, ("jump t", "rid rid"), "(c -- )", "branch",
+     ".. c -> ..; if c is false: pc = t (c must be bool)", """\
+if LABELS and type(c) is Labeled:
+    push_pc(vm, c.l, base_depth + len(frames), $rid)
+    c = c.v
+if c is False:
+    JUMP($t)
+elif c is not True:
+    raise vm.cond_error(code, pc - 1, c)""")
+for _name, _code, _jumps, _word, _doc in (
+        ("AND_JUMP", 31, "False", "and",
+         "`and`: .. c -> .. c and pc = t if c is false; else .. (c must be bool)"),
+        ("OR_JUMP", 32, "True", "or", "`or`: .. c -> .. c and pc = t if c is true; else ..")):
+    inst(_name, _code, ("jump t", "rid rid"), "(c -- )", "keep_or_pop", _doc, f"""\
+c = stack[-1]
+if LABELS and type(c) is Labeled:
+    push_pc(vm, c.l, base_depth + len(frames), $rid)
+    c = c.v
+if c is {_jumps}:
+    JUMP($t)
+elif c is {"True" if _jumps == "False" else "False"}:
+    pop()
+else:
+    raise SynError(f"{_word} needs a bool, got {{ops.type_name(c)}}")""", raw=True)
+inst("CHECK_BOOL", 33, ("const k",), "(c -- c)", "next",
+     ".. c -> .. c; error `WORD needs a bool` unless c is bool", """\
+v = stack[-1]
+if LABELS and type(v) is Labeled:
+    # `and`/`or`'s right operand: whether it raises tells its type.
+    if vm.try_entries:
+        taint_try(vm, v.l)
+    if v.v is not True and v.v is not False:
+        _unary(vm, ops.check_bool, v, $k)
+elif v is not True and v is not False:
+    ops.check_bool(v, $k)
+if LABELS and vm.pc:
+    stack[-1] = _join(v, vm.pc)""", raw=True)
+inst("ITER_START", 34, ("rid rid",), "(coll -- it)", "next",
+     ".. coll -> .. iterator over a list's items, a map's keys or a text's characters", """\
+if LABELS and type(coll) is Labeled:
+    # The shape decides how many rounds (and a map's keys are in it); each list item
+    # brings its own label (vm.precise).
+    shape = coll.t[0] if coll.t is not None else coll.l
+    if vm.try_entries:
+        taint_try(vm, shape)
+    push_pc(vm, shape, base_depth + len(frames), $rid)
+    it = _raise_labelled(vm, shape, ops.iterate, coll.v)
+    if coll.t is not None and type(coll.v) is list:
+        it = P.iterate(coll, it)
+else:
+    it = ops.iterate(coll)""")
+inst("FOR_ITER", 35, ("jump t",), "(it -- it v)", "for_iter",
+     ".. it -> .. it item; when exhausted: .. and pc = t", """\
+v = next(it, UNSET)
+if v is UNSET:
+    pop()
+    JUMP($t)""", effect=(1, 0))
+inst("CALL", 36, ("count n",), "(f args[n] -- r)", "next", ".. f a1..an -> .. f(a1..an)", """\
+n = $n
+callee = stack[-n - 1]
+if n:
+    new = stack[-n:]
+else:
+    new = []
+del stack[-n - 1:]
+if LABELS:
+    clab = EMPTY
+    if type(callee) is Labeled:
+        clab = callee.l
+        callee = callee.v
+        if vm.try_entries:
+            taint_try(vm, clab)
+if type(callee) is not Closure:
+    if type(callee) is HostFn:
+        vm.site = (code, pc - 1)
+        push(vm.call_host(callee, new[[L: , clab]]))
+        continue
+    if LABELS:
+        _raise_labelled(vm, clab, ops.not_callable, callee)
+    else:
+        ops.not_callable(callee)
+f = callee.func
+if not f.nrequired <= n <= len(f.params):
+    if LABELS:
+        _raise_labelled(vm, clab, ops.arity_error, f, n)
+    else:
+        ops.arity_error(f, n)
+@charge_call
+if LABELS and clab:    # before the parameters are stamped: they are the call's
+    push_pc(vm, clab, base_depth + len(frames), 0)
+code = vm.decoded[f]
+locals_ = new + vm.pads[f][n]
+if callee.captures:
+    locals_ += callee.captures
+@stamp_new
+pc = 0""", raw=True)
+inst("CALL_TASK", 37, ("func f", "count n"), "(args[n] -- r)", "next",
+     ".. a1..an -> .. task f(a1..an)", """\
+n = $n
+if n == 1:
+    new = [pop()]
+elif n:
+    new = stack[-n:]
+    del stack[-n:]
+else:
+    new = []
+@enter_task""", raw=True, fields="callee n pad fcode")
+inst("CALL_BUILTIN", 38, ("builtin b", "count n"), "(args[n] -- r)", "next",
+     ".. a1..an -> .. builtin b(a1..an)", """\
+fn = $fn
+n = $n
+if LABELS:
+    # A pure builtin: called as the plain loop calls it when no label is involved;
+    # otherwise its wrapper joins and attaches the labels.
+    if n == 1:
+        a = stack[-1]
+        if type(a) is Labeled or vm.pc:
+            stack[-1] = $labelled(vm, a)
+        else:
+            stack[-1] = fn(a)
+    else:
+        if n:
+            a = stack[-n:]
+            del stack[-n:]
+        else:
+            a = ()
+        for x in a:
+            if type(x) is Labeled:
+                push($labelled(vm, *a))
+                break
+        else:
+            push($labelled(vm, *a) if vm.pc else fn(*a))
+elif n:
+    a = stack[-n:]
+    del stack[-n:]
+    push(fn(*a))
+else:
+    push(fn())""", raw=True, fields="fn n +labelled")
+inst("RETURN", 39, (), "(val -- )", "return", ".. x -> return x to the caller", """\
+if LABELS and pcs:
+    if vm.pc:
+        val = _join(val, vm.pc)
+    drop_frames(vm, base_depth + len(frames))
+if not frames:
+    return val
+code, pc, locals_[[L: , stamps]] = frames.pop()
+push(val)""")
+inst("TRY_BEGIN", 40, ("jump t", "rid rid"), "( -- )", "try",
+     "push a handler: a catchable error resets the stack to here, pushes its message, pc = t",
+     """\
+if LABELS:
+    vm.stamp += 1
+    entry = [EMPTY, base_depth + len(frames), $rid, vm.stamp, True]
+    vm.pc_stack.append(entry)
+    vm.try_entries.append(entry)
+    handlers.append(($t, len(stack), len(frames), entry))
+else:
+    handlers.append(($t, len(stack), len(frames)))""")
+inst("TRY_END", 41, (), "( -- )", "next", "pop the innermost handler of this function", """\
+if LABELS:
+    entry = handlers.pop()[3]
+    if entry in vm.try_entries:
+        vm.try_entries.remove(entry)
+else:
+    handlers.pop()""")
+inst("PC_RELEASE", 42, ("rid rid",), "( -- )", "next",
+     "labels: drop the pc labels raised with this release id", """\
+if vm.pc_stack:
+    release(vm, base_depth + len(frames), $rid)""", labels_only=True)
+inst("JUMP_IF_SET", 43, ("local s", "jump t"), "( -- )", "branch",
+     "if parameter s was passed: pc = t (skips its default)", """\
+if locals_[$s] is not UNSET:
+    JUMP($t)""")
+_append("APPEND_LOCAL", 44, "local",
+        "`set x to append(x, v)`: .. v -> ..; locals[s] = locals[s] + [v] (in place when no "
+        "one else holds the list)")
+_append("APPEND_GLOBAL", 45, "global", "the same for a top-level variable")
+_set_item("SET_ITEM_LOCAL", 46, "local",
+          "`set x[k] to v`: .. k v -> ..; locals[s] = copy of it with [k] = v (in place when "
+          "no one else holds it)")
+_set_item("SET_ITEM_GLOBAL", 47, "global", "the same for a top-level variable")
+inst("DROP_UNDER", 48, ("count n",), "(drop[n] v -- v)", "next",
+     ".. x1..xn v -> .. v (a `give` leaving `for each` loops drops their iterators)", """\
+v = pop()
+del stack[-$n:]
+push(v)""", raw=True)
+
+# ---- internal instructions: made by the decoder ---------------------------------------
+
+inst("JUMP_BACK", 100, ("jump t",), "( -- )", "jump",
+     "a backward JUMP: also where step and time limits are checked", """\
+budget -= pc - $t
+if budget <= 0:
+    budget = vm.tick(budget, room - len(frames))
+JUMP($t)""")
+inst("CALL_VM_BUILTIN", 101, ("builtin b", "count n"), "(args[n] -- r)", "next",
+     "CALL_BUILTIN of a builtin that needs the VM (capabilities, calls)", """\
+fn = $fn
+n = $n
+if n:
+    a = stack[-n:]
+    del stack[-n:]
+else:
+    a = ()
+vm.depth = base_depth + len(frames) + 1
+vm.site = (code, pc - 1)
+try:
+    push(fn(vm, *a))
+finally:
+    vm.depth = base_depth""", raw=True, fields="fn n")
+# Parts of superinstructions only (no number: never decoded on their own).
+inst("CMP", None, (), "(a b -- r)", "next", "LE|GT|GE|EQ|NE by kind", """\
+if LABELS and (type(a) is Labeled or type(b) is Labeled):
+    r = _binary(vm, _CMP[$kind], a, b, $kind < 3)
+else:
+    r = compare($kind, a, b)""", fields="kind", matches={"LE": 0, "GT": 1, "GE": 2, "EQ": 3,
+                                                         "NE": 4})
+inst("CALL_TASK1", None, (), "(x -- )", "call", "CALL_TASK with one argument", """\
+new = [x]
+@enter_task""", fields="callee n pad fcode", matches={"CALL_TASK": None},
+     match_when="A[{i}][1] == 1")
+
+# ---- superinstructions -------------------------------------------------------------------
+# Chosen by profiling instruction sequences over a corpus (tools/profile_pairs.py):
+# L = a local slot, C = a constant. Arithmetic fuses with integer constants only (the int
+# fast path adds an int local to the constant inline; a float could overflow past ops').
+
+_INT_C = "type(A[1][0]) is int"
+_NUM_C = "type(A[1][0]) in (int, float)"
+fused("LOAD_LOCAL2", 102, "LOAD_LOCAL LOAD_LOCAL", "LOAD_LOCAL a; LOAD_LOCAL b",
+      when="not better_later(code, i, n, targets)", at=0)
+fused("ADD_LL", 103, "LOAD_LOCAL LOAD_LOCAL ADD", "LOAD_LOCAL a; LOAD_LOCAL b; ADD")
+fused("ADD_LC", 104, "LOAD_LOCAL CONST ADD", "LOAD_LOCAL a; CONST c; ADD", when=_INT_C)
+fused("SUB_LC", 105, "LOAD_LOCAL CONST SUB", "LOAD_LOCAL a; CONST c; SUB", when=_INT_C)
+fused("MOD_LC", 106, "LOAD_LOCAL CONST MOD", "LOAD_LOCAL a; CONST c; MOD",
+      when=_INT_C + " and A[1][0]")
+fused("ADD_LL_ST", 107, "LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL",
+      "LOAD_LOCAL a; LOAD_LOCAL b; ADD; STORE_LOCAL s")
+fused("ADD_LC_ST", 108, "LOAD_LOCAL CONST ADD STORE_LOCAL",
+      "LOAD_LOCAL a; CONST c; ADD; STORE_LOCAL s", when=_INT_C)
+fused("SUB_LC_ST", 109, "LOAD_LOCAL CONST SUB STORE_LOCAL",
+      "LOAD_LOCAL a; CONST c; SUB; STORE_LOCAL s", when=_INT_C)
+fused("LT_LL_JF", 110, "LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE",
+      "LOAD_LOCAL a; LOAD_LOCAL b; LT; JUMP_IF_FALSE t")
+fused("LT_LC_JF", 111, "LOAD_LOCAL CONST LT JUMP_IF_FALSE",
+      "LOAD_LOCAL a; CONST c; LT; JUMP_IF_FALSE t", when=_NUM_C)
+fused("CMP_LC_JF", 112, "LOAD_LOCAL CONST CMP JUMP_IF_FALSE",
+      "LOAD_LOCAL a; CONST c; LE|GT|GE|EQ|NE; JUMP_IF_FALSE t", when=_NUM_C)
+fused("EQ_C_JF", 113, "CONST EQ JUMP_IF_FALSE", "CONST c; EQ; JUMP_IF_FALSE t",
+      when="type(A[0][0]) in (int, str)", at=1)
+fused("RETURN_LOCAL", 114, "LOAD_LOCAL RETURN", "LOAD_LOCAL a; RETURN")
+fused("FOR_ITER_DECL", 115, "FOR_ITER DECLARE_LOCAL", "FOR_ITER t; DECLARE_LOCAL s", at=0)
+fused("CMP_LL_JF", 116, "LOAD_LOCAL LOAD_LOCAL CMP JUMP_IF_FALSE",
+      "LOAD_LOCAL a; LOAD_LOCAL b; LE|GT|GE|EQ|NE; JUMP_IF_FALSE t")
+fused("CALL1_SUB_LC", 117, "LOAD_LOCAL CONST SUB CALL_TASK1",
+      "LOAD_LOCAL a; CONST c; SUB; CALL_TASK f 1 (recursion on n - 1)", when=_INT_C, at=3)
+fused("ADD_RETURN", 118, "ADD RETURN", "ADD; RETURN", at=0)
+fused("MUL_LC", 119, "LOAD_LOCAL CONST MUL", "LOAD_LOCAL a; CONST c; MUL", when=_INT_C)
+fused("SUB_LL_ST", 120, "LOAD_LOCAL LOAD_LOCAL SUB STORE_LOCAL",
+      "LOAD_LOCAL a; LOAD_LOCAL b; SUB; STORE_LOCAL s")
+fused("ADD_ST", 121, "ADD STORE_LOCAL", "ADD; STORE_LOCAL s", at=0)
+fused("SUB_ST", 122, "SUB STORE_LOCAL", "SUB; STORE_LOCAL s", at=0)
+fused("MOD_LC_EQ_C_JF", 123, "LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE",
+      "LOAD_LOCAL a; CONST m; MOD; CONST c; EQ; JUMP_IF_FALSE t",
+      when=_INT_C + " and A[1][0] and type(A[3][0]) in (int, str)")
+fused("LT_LC_RET_LOCAL", 124, "LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETURN",
+      "LOAD_LOCAL a; CONST c; LT; JUMP_IF_FALSE past; LOAD_LOCAL b; RETURN (a base case: "
+      "`when n < c` then `give b`)", when=_NUM_C + " and A[3][0] == i + 6")
+
+# ---- the loop around the instructions -----------------------------------------------------
+# `@dispatch` is where the generator puts the instructions, as a tree of `if op < K:`
+# tests balanced by how often each runs (tools/gen_dispatch.py WEIGHT).
+
+LOOP = '''\
+import sys
+
+from synsema.vm import ops
+from synsema.vm.errors import [[L: EMPTY, ]]SynError
+[[L: from synsema.vm import precise as P]]
+[[L: from synsema.vm.labels import (_CMP, _append_precise, _binary, _index_precise, _join,]]
+[[L:                                _local_name, _plain_seq, _raise_labelled, _recompute,]]
+[[L:                                _set_item_precise, _store, _unary, _upgrade_check,]]
+[[L:                                drop_frames, push_pc, release, taint_try)]]
+from synsema.vm.values import UNSET, Closure, HostFn[[L: , Labeled]]
+
+
+def run_[[L: labels]][[P: plain]](vm, closure, args):
+    if LABELS:
+        clabels = EMPTY
+        if type(closure) is Labeled:   # never from the loop itself; defensive for builtins
+            clabels, closure = closure.l, closure.v
+    func = closure.func
+    code = vm.decoded[func]
+    if func.kind == "main":
+        locals_ = vm.globals    # the top level's variables are the program's globals
+    else:
+        locals_ = args + vm.pads[func][len(args)]
+        if closure.captures:
+            locals_ += closure.captures
+    if LABELS:
+        pcs = vm.pc_stack       # mutated in place only, so a local alias stays current
+        stamps = [vm.stamp] * len(locals_) if pcs else None
+        gstamps = vm.global_stamps
+    stack = []
+    frames = []              # (code, pc, locals[[L: , stamps]]) of the callers
+    handlers = []            # (target, stack depth, frame depth[[L: , try entry]]) of open tries
+    pc = 0
+    glob = vm.globals
+    base_depth = vm.depth
+    room = vm.max_depth - base_depth
+    # Calls are charged a step each and the budget never exceeds the calls the depth
+    # limit still allows (vm.take_budget): a call checks the depth only when it ticks.
+    budget = vm.take_budget(room)
+    push = stack.append
+    pop = stack.pop
+    add, sub, mul, div, mod = ops.add, ops.sub, ops.mul, ops.div, ops.mod
+    lt, le, gt, ge, eq = ops.lt, ops.le, ops.gt, ops.ge, ops.eq
+    index = ops.index
+    compare = ops.compare_kind
+    refcount = sys.getrefcount
+    if LABELS and clabels:
+        push_pc(vm, clabels, base_depth, 0)
+    try:
+        while True:
+            try:
+                while True:
+                    op, arg = code[pc]
+                    pc += 1
+                    @dispatch
+            except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
+                err = vm.as_error(exc)
+                if LABELS and vm.pc:
+                    err.labels = err.labels | vm.pc
+                vm.trace_frame(err, code, pc - 1)
+                if not err.catchable or not handlers:
+                    for fr in reversed(frames):
+                        vm.trace_frame(err, fr[0], fr[1] - 1)
+                    raise err from None
+                # The innermost open try, in this frame or one below: unwind to it.
+                target, depth, frame_depth[[L: , entry]] = handlers.pop()
+                while len(frames) > frame_depth:
+                    code, pc, locals_[[L: , stamps]] = frames.pop()
+                del stack[depth:]
+                if LABELS:
+                    # The try entry holds every label raised inside the block; entries
+                    # above it (from the block and the tasks it called) have been merged
+                    # into it.
+                    st = vm.pc_stack
+                    if entry in st:
+                        del st[st.index(entry) + 1:]
+                    else:
+                        st.append(entry)
+                    if entry in vm.try_entries:
+                        del vm.try_entries[vm.try_entries.index(entry):]
+                    entry[0] = entry[0] | err.labels
+                    vm.stamp += 1
+                    entry[3] = vm.stamp
+                    for t in vm.try_entries:      # the enclosing tries (SPEC 10)
+                        t[0] = t[0] | err.labels
+                    _recompute(vm)
+                err.trace.clear()
+                if LABELS and err.labels:
+                    push(Labeled(err.message, err.labels))
+                else:
+                    push(err.message)
+                pc = target
+    finally:
+        vm.return_budget(budget)
+        if LABELS and vm.pc_stack:
+            drop_frames(vm, base_depth)
+'''

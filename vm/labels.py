@@ -1,0 +1,236 @@
+"""Information flow for the labels loop (vm/loop_labels_fast.py, generated from
+vm/instructions.py): the pc stack and the operations on labelled values.
+
+Every value may be a Labeled wrapper (vm.values). Operations join their inputs' labels;
+a labelled condition raises the pc label (vm.pc_stack entries: [labels, depth, rid,
+stamp]) until the release point the compiler chose (SPEC section 10, 'Sticky pc');
+stores and returns join the pc; a `set` under a raised pc checks no-sensitive-upgrade
+against the entries pushed after the variable was declared; sinks live in the builtins.
+
+Unlabelled values take the same fast paths as in the plain loop, so labels on costs a
+type test per operand, not a second interpreter's worth of work.
+"""
+
+from synsema.vm import ops
+from synsema.vm import precise as P
+from synsema.vm.errors import EMPTY
+from synsema.vm.values import Labeled, norm_key
+
+
+# ---- the pc stack --------------------------------------------------------------------------
+
+def _recompute(vm):
+    pc = EMPTY
+    for e in vm.pc_stack:
+        if e[0]:
+            pc = pc | e[0]
+    vm.pc = pc
+
+
+def push_pc(vm, labels, depth, rid):
+    """Raise the pc by `labels` until (depth, rid) is released."""
+    st = vm.pc_stack
+    vm.stamp += 1
+    if st and st[-1][1] == depth and st[-1][2] == rid and not st[-1][4]:
+        top = st[-1]
+        top[0] = top[0] | labels
+        top[3] = vm.stamp
+    else:
+        st.append([labels, depth, rid, vm.stamp, False])
+    if vm.try_entries:
+        for t in vm.try_entries:
+            t[0] = t[0] | labels
+    vm.pc = vm.pc | labels
+
+
+def taint_try(vm, labels):
+    """Inside a try block, labels that decide whether an operation raises stay raised
+    until the end of the try (SPEC section 10) -- of every open try, in this task and its
+    callers: an inner try's recover can re-raise, and whether it does is as secret."""
+    if vm.try_entries and labels:
+        stamp = 0
+        for t in vm.try_entries:
+            if not labels <= t[0]:
+                if not stamp:
+                    vm.stamp += 1
+                    stamp = vm.stamp
+                t[0] = t[0] | labels
+                t[3] = stamp
+        if stamp:
+            vm.pc = vm.pc | labels
+
+
+def release(vm, depth, rid):
+    st = vm.pc_stack
+    if st:
+        kept = [e for e in st if not (e[1] == depth and e[2] == rid)]
+        if len(kept) != len(st):
+            st[:] = kept
+            vm.try_entries[:] = [t for t in vm.try_entries if t in kept]
+            _recompute(vm)
+
+
+def drop_frames(vm, depth):
+    """A function at `depth` returns (or is unwound): its pc entries end."""
+    st = vm.pc_stack
+    if st and st[-1][1] >= depth or any(e[1] >= depth for e in st):
+        st[:] = [e for e in st if e[1] < depth]
+        vm.try_entries[:] = [t for t in vm.try_entries if t[1] < depth]
+        _recompute(vm)
+
+
+def call_under(vm, labels, thunk):
+    """Run a call of a labelled task value from a builtin: pc raised, result labelled."""
+    depth = vm.depth
+    push_pc(vm, labels, depth, 0)
+    try:
+        result = thunk()
+    finally:
+        drop_frames(vm, depth)
+    return _join(result, labels | vm.pc)
+
+
+def _join(v, labels):
+    if not labels:
+        return v
+    if type(v) is Labeled:
+        if v.t is not None:
+            return P.join(v, labels)
+        if labels <= v.l:
+            return v
+        return Labeled(v.v, v.l | labels)
+    return Labeled(v, labels)
+
+
+def _append_precise(vm, x, v):
+    """append(xs, v) under labels: each element keeps its label (vm.precise); whether it
+    raises depends on xs's type, so on its shape's labels only."""
+    shape = P.shape_of(x)
+    if vm.try_entries and shape:
+        taint_try(vm, shape)
+    try:
+        r = ops.append(x.v if type(x) is Labeled else x, v.v if type(v) is Labeled else v)
+    except Exception as e:  # noqa: BLE001
+        raise _labelled_error(vm, e, shape) from None
+    return P.appended(x, r, v, EMPTY)
+
+
+def _set_item_precise(vm, x, k, v):
+    """`set x[k] to v` under labels: the element at k takes v's label, the shape the key's
+    (the new value never decides whether setting raises)."""
+    kl = k.l if type(k) is Labeled else EMPTY
+    kv = k.v if kl else k
+    xv = x.v if type(x) is Labeled else x
+    shape = P.shape_of(x) | kl
+    if vm.try_entries and shape:
+        taint_try(vm, shape)
+    try:
+        r = ops.set_item(xv, kv, v.v if type(v) is Labeled else v)
+    except Exception as e:  # noqa: BLE001
+        raise _labelled_error(vm, e, shape) from None
+    where = ops.list_index(xv, kv) if type(xv) is list else norm_key(kv)
+    return P.set_element(x, r, where, v, kl)
+
+
+def _index_precise(vm, x, i):
+    """x[i] or x.name of a precise container: the element's own label, the shape's and
+    the index's -- not its siblings' (SPEC 10)."""
+    il = i.l if type(i) is Labeled else EMPTY
+    iv = i.v if il else i
+    # Whether reading raises (out of range, a wrong type) depends on the shape and index.
+    if vm.try_entries and (x.t[0] or il):
+        taint_try(vm, x.t[0] | il)
+    try:
+        r = ops.index(x.v, iv)
+    except Exception as e:  # noqa: BLE001
+        raise _labelled_error(vm, e, x.t[0] | il) from None
+    if type(x.v) is list:
+        where = ops.list_index(x.v, iv)
+    else:
+        try:
+            where = norm_key(iv)
+            hash(where)
+        except TypeError:       # an unhashable key is never present: nothing
+            return Labeled(r, x.t[0] | il) if x.t[0] | il else r
+    return P.element(x, r, where, il)
+
+
+def _binary(vm, fn, a, b, can_raise=True):
+    la = a.l if type(a) is Labeled else EMPTY
+    lb = b.l if type(b) is Labeled else EMPTY
+    labels = la | lb
+    if can_raise and labels and vm.try_entries:
+        taint_try(vm, labels)
+    try:
+        r = fn(a.v if la else a, b.v if lb else b)
+    except Exception as e:      # noqa: BLE001 - the error, whatever it is, carries the labels
+        raise _labelled_error(vm, e, labels) from None
+    return Labeled(r, labels) if labels else r
+
+
+def _unary(vm, fn, a, *extra):
+    labels = a.l
+    if vm.try_entries:
+        taint_try(vm, labels)
+    try:
+        r = fn(a.v, *extra)
+    except Exception as e:      # noqa: BLE001
+        raise _labelled_error(vm, e, labels) from None
+    return Labeled(r, labels)
+
+
+def _raise_labelled(vm, labels, fn, *args):
+    """fn(*args), whose error (if it raises) carries `labels`."""
+    try:
+        return fn(*args)
+    except Exception as e:  # noqa: BLE001
+        raise _labelled_error(vm, e, labels) from None
+
+
+def _labelled_error(vm, exc, labels):
+    """The Synsema error for `exc` (vm.as_error), carrying the labels of the operands it
+    was made from: its message, or that it happened at all, tells about them."""
+    err = vm.as_error(exc)
+    err.labels = err.labels | labels
+    return err
+
+
+def _upgrade_check(vm, value, stamp, name):
+    """No sensitive upgrade: entries pushed after the variable's declaration must be
+    covered by the label the variable already has."""
+    # For a container, the label of its shape (SPEC 10): its elements' say nothing of
+    # whether it was replaced.
+    have = P.shape_of(value)
+    for e in vm.pc_stack:
+        if e[3] > stamp and e[0] and not e[0] <= have:
+            missing = ", ".join(sorted(e[0] - have))
+            vm.violation(f"set of '{name}' under a branch on data labelled {missing} would "
+                         "leak which way the branch went (no sensitive upgrade); declare the "
+                         "variable inside the branch, or label it with private(...) first")
+
+
+def _plain_seq(items):
+    labels = EMPTY
+    out = items
+    for i, x in enumerate(items):
+        if type(x) is Labeled:
+            if out is items:
+                out = list(items)
+            labels = labels | x.l
+            out[i] = x.v
+    return out, labels
+
+
+_CMP = (ops.le, ops.gt, ops.ge, ops.eq, ops.ne)     # by vm.decode._CMP_KIND
+
+
+def _local_name(func, slot):
+    return func.local_names[slot] if slot < len(func.local_names) else f"local {slot}"
+
+
+def _store(vm, where, stamps, slot, v, name):
+    """`set` of a variable: no sensitive upgrade, then the value joined with the pc."""
+    if vm.pc:
+        _upgrade_check(vm, where[slot], stamps[slot] if stamps else 0, name)
+        v = _join(v, vm.pc)
+    where[slot] = v

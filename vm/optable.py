@@ -1,0 +1,219 @@
+"""GENERATED from vm/instructions.py by tools/gen_dispatch.py: do not edit.
+
+The opcode data vm.opcodes, vm.decode, vm.verify, vm.flow and vm.dis read.
+"""
+
+FIRST_INTERNAL = 100
+
+# name, code, file operand kinds, pops, pushes, flow, what it does
+TABLE = [
+    ('CONST', 1, ('const',), 0, 1, 'next', '.. -> .. consts[k]'),
+    ('POP', 2, (), 1, 0, 'next', '.. x -> ..'),
+    ('LOAD_LOCAL', 3, ('local',), 0, 1, 'next', '.. -> .. locals[s]'),
+    ('STORE_LOCAL', 4, ('local',), 1, 0, 'next', 'set: .. x -> ..; locals[s] = x (labels: no sensitive upgrade)'),
+    ('DECLARE_LOCAL', 5, ('local',), 1, 0, 'next', 'let: .. x -> ..; locals[s] = x (labels: stamps the declaration)'),
+    ('LOAD_GLOBAL', 6, ('global',), 0, 1, 'next', '.. -> .. globals[g]; error if its let has not run yet'),
+    ('STORE_GLOBAL', 7, ('global',), 1, 0, 'next', 'set: .. x -> ..; globals[g] = x'),
+    ('DECLARE_GLOBAL', 8, ('global',), 1, 0, 'next', 'let: .. x -> ..; globals[g] = x'),
+    ('LOAD_TASK', 9, ('func',), 0, 1, 'next', '.. -> .. task f'),
+    ('MAKE_LAMBDA', 10, ('func', 'count'), lambda a: a[1], 1, 'next', '.. c1..cn -> .. lambda f capturing c1..cn'),
+    ('ADD', 11, (), 2, 1, 'next', '.. a b -> .. a+b (numbers, texts, lists)'),
+    ('SUB', 12, (), 2, 1, 'next', '.. a b -> .. a-b'),
+    ('MUL', 13, (), 2, 1, 'next', '.. a b -> .. a*b'),
+    ('DIV', 14, (), 2, 1, 'next', '.. a b -> .. a/b (exact int when it divides)'),
+    ('MOD', 15, (), 2, 1, 'next', '.. a b -> .. a%b (sign of b)'),
+    ('EQ', 16, (), 2, 1, 'next', '.. a b -> .. a==b (structural)'),
+    ('NE', 17, (), 2, 1, 'next', '.. a b -> .. a!=b'),
+    ('LT', 18, (), 2, 1, 'next', '.. a b -> .. a<b (numbers or texts)'),
+    ('LE', 19, (), 2, 1, 'next', '.. a b -> .. a<=b'),
+    ('GT', 20, (), 2, 1, 'next', '.. a b -> .. a>b'),
+    ('GE', 21, (), 2, 1, 'next', '.. a b -> .. a>=b'),
+    ('NEG', 22, (), 1, 1, 'next', '.. a -> .. -a'),
+    ('NOT', 23, (), 1, 1, 'next', '.. b -> .. not b (b must be bool)'),
+    ('INDEX', 24, (), 2, 1, 'next', '.. x i -> .. x[i]'),
+    ('FIELD', 25, ('const',), 1, 1, 'next', '.. m -> .. m[consts[k]] (nothing when absent)'),
+    ('SET_PATH', 26, ('count',), lambda a: a[0] + 2, 1, 'next', '.. x k1..kn v -> .. copy of x with x[k1]..[kn] = v'),
+    ('BUILD_LIST', 27, ('count',), lambda a: a[0], 1, 'next', '.. x1..xn -> .. [x1..xn]'),
+    ('BUILD_MAP', 28, ('count',), lambda a: 2 * a[0], 1, 'next', '.. k1 v1..kn vn -> .. {k1: v1, ..}'),
+    ('JUMP', 29, ('jump',), 0, 0, 'jump', 'pc = t'),
+    ('JUMP_IF_FALSE', 30, ('jump', 'rid'), 1, 0, 'branch', '.. c -> ..; if c is false: pc = t (c must be bool)'),
+    ('AND_JUMP', 31, ('jump', 'rid'), 1, 0, 'keep_or_pop', '`and`: .. c -> .. c and pc = t if c is false; else .. (c must be bool)'),
+    ('OR_JUMP', 32, ('jump', 'rid'), 1, 0, 'keep_or_pop', '`or`: .. c -> .. c and pc = t if c is true; else ..'),
+    ('CHECK_BOOL', 33, ('const',), 1, 1, 'next', '.. c -> .. c; error `WORD needs a bool` unless c is bool'),
+    ('ITER_START', 34, ('rid',), 1, 1, 'next', ".. coll -> .. iterator over a list's items, a map's keys or a text's characters"),
+    ('FOR_ITER', 35, ('jump',), 1, 0, 'for_iter', '.. it -> .. it item; when exhausted: .. and pc = t'),
+    ('CALL', 36, ('count',), lambda a: a[0] + 1, 1, 'next', '.. f a1..an -> .. f(a1..an)'),
+    ('CALL_TASK', 37, ('func', 'count'), lambda a: a[1], 1, 'next', '.. a1..an -> .. task f(a1..an)'),
+    ('CALL_BUILTIN', 38, ('builtin', 'count'), lambda a: a[1], 1, 'next', '.. a1..an -> .. builtin b(a1..an)'),
+    ('RETURN', 39, (), 1, 0, 'return', '.. x -> return x to the caller'),
+    ('TRY_BEGIN', 40, ('jump', 'rid'), 0, 0, 'try', 'push a handler: a catchable error resets the stack to here, pushes its message, pc = t'),
+    ('TRY_END', 41, (), 0, 0, 'next', 'pop the innermost handler of this function'),
+    ('PC_RELEASE', 42, ('rid',), 0, 0, 'next', 'labels: drop the pc labels raised with this release id'),
+    ('JUMP_IF_SET', 43, ('local', 'jump'), 0, 0, 'branch', 'if parameter s was passed: pc = t (skips its default)'),
+    ('APPEND_LOCAL', 44, ('local',), 1, 0, 'next', '`set x to append(x, v)`: .. v -> ..; locals[s] = locals[s] + [v] (in place when no one else holds the list)'),
+    ('APPEND_GLOBAL', 45, ('global',), 1, 0, 'next', 'the same for a top-level variable'),
+    ('SET_ITEM_LOCAL', 46, ('local',), 2, 0, 'next', '`set x[k] to v`: .. k v -> ..; locals[s] = copy of it with [k] = v (in place when no one else holds it)'),
+    ('SET_ITEM_GLOBAL', 47, ('global',), 2, 0, 'next', 'the same for a top-level variable'),
+    ('DROP_UNDER', 48, ('count',), lambda a: a[0] + 1, 1, 'next', '.. x1..xn v -> .. v (a `give` leaving `for each` loops drops their iterators)'),
+]
+
+# Made by the decoder, never in a file: name, code, what it does
+INTERNAL = [
+    ('JUMP_BACK', 100, 'a backward JUMP: also where step and time limits are checked'),
+    ('CALL_VM_BUILTIN', 101, 'CALL_BUILTIN of a builtin that needs the VM (capabilities, calls)'),
+    ('LOAD_LOCAL2', 102, 'LOAD_LOCAL a; LOAD_LOCAL b'),
+    ('ADD_LL', 103, 'LOAD_LOCAL a; LOAD_LOCAL b; ADD'),
+    ('ADD_LC', 104, 'LOAD_LOCAL a; CONST c; ADD'),
+    ('SUB_LC', 105, 'LOAD_LOCAL a; CONST c; SUB'),
+    ('MOD_LC', 106, 'LOAD_LOCAL a; CONST c; MOD'),
+    ('ADD_LL_ST', 107, 'LOAD_LOCAL a; LOAD_LOCAL b; ADD; STORE_LOCAL s'),
+    ('ADD_LC_ST', 108, 'LOAD_LOCAL a; CONST c; ADD; STORE_LOCAL s'),
+    ('SUB_LC_ST', 109, 'LOAD_LOCAL a; CONST c; SUB; STORE_LOCAL s'),
+    ('LT_LL_JF', 110, 'LOAD_LOCAL a; LOAD_LOCAL b; LT; JUMP_IF_FALSE t'),
+    ('LT_LC_JF', 111, 'LOAD_LOCAL a; CONST c; LT; JUMP_IF_FALSE t'),
+    ('CMP_LC_JF', 112, 'LOAD_LOCAL a; CONST c; LE|GT|GE|EQ|NE; JUMP_IF_FALSE t'),
+    ('EQ_C_JF', 113, 'CONST c; EQ; JUMP_IF_FALSE t'),
+    ('RETURN_LOCAL', 114, 'LOAD_LOCAL a; RETURN'),
+    ('FOR_ITER_DECL', 115, 'FOR_ITER t; DECLARE_LOCAL s'),
+    ('CMP_LL_JF', 116, 'LOAD_LOCAL a; LOAD_LOCAL b; LE|GT|GE|EQ|NE; JUMP_IF_FALSE t'),
+    ('CALL1_SUB_LC', 117, 'LOAD_LOCAL a; CONST c; SUB; CALL_TASK f 1 (recursion on n - 1)'),
+    ('ADD_RETURN', 118, 'ADD; RETURN'),
+    ('MUL_LC', 119, 'LOAD_LOCAL a; CONST c; MUL'),
+    ('SUB_LL_ST', 120, 'LOAD_LOCAL a; LOAD_LOCAL b; SUB; STORE_LOCAL s'),
+    ('ADD_ST', 121, 'ADD; STORE_LOCAL s'),
+    ('SUB_ST', 122, 'SUB; STORE_LOCAL s'),
+    ('MOD_LC_EQ_C_JF', 123, 'LOAD_LOCAL a; CONST m; MOD; CONST c; EQ; JUMP_IF_FALSE t'),
+    ('LT_LC_RET_LOCAL', 124, 'LOAD_LOCAL a; CONST c; LT; JUMP_IF_FALSE past; LOAD_LOCAL b; RETURN (a base case: `when n < c` then `give b`)'),
+]
+
+# The decoded operand fields of each instruction (+: labels only; a rid too)
+FIELDS = {
+    1: ('k',),  # CONST
+    2: (),  # POP
+    3: ('s',),  # LOAD_LOCAL
+    4: ('s',),  # STORE_LOCAL
+    5: ('s',),  # DECLARE_LOCAL
+    6: ('s',),  # LOAD_GLOBAL
+    7: ('s',),  # STORE_GLOBAL
+    8: ('s',),  # DECLARE_GLOBAL
+    9: ('f',),  # LOAD_TASK
+    10: ('f', 'n'),  # MAKE_LAMBDA
+    11: (),  # ADD
+    12: (),  # SUB
+    13: (),  # MUL
+    14: (),  # DIV
+    15: (),  # MOD
+    16: (),  # EQ
+    17: (),  # NE
+    18: (),  # LT
+    19: (),  # LE
+    20: (),  # GT
+    21: (),  # GE
+    22: (),  # NEG
+    23: (),  # NOT
+    24: (),  # INDEX
+    25: ('k',),  # FIELD
+    26: ('n',),  # SET_PATH
+    27: ('n',),  # BUILD_LIST
+    28: ('n',),  # BUILD_MAP
+    29: ('t',),  # JUMP
+    30: ('t', 'rid'),  # JUMP_IF_FALSE
+    31: ('t', 'rid'),  # AND_JUMP
+    32: ('t', 'rid'),  # OR_JUMP
+    33: ('k',),  # CHECK_BOOL
+    34: ('rid',),  # ITER_START
+    35: ('t',),  # FOR_ITER
+    36: ('n',),  # CALL
+    37: ('callee', 'n', 'pad', 'fcode'),  # CALL_TASK
+    38: ('fn', 'n', '+labelled'),  # CALL_BUILTIN
+    39: (),  # RETURN
+    40: ('t', 'rid'),  # TRY_BEGIN
+    41: (),  # TRY_END
+    42: ('rid',),  # PC_RELEASE
+    43: ('s', 't'),  # JUMP_IF_SET
+    44: ('s',),  # APPEND_LOCAL
+    45: ('s',),  # APPEND_GLOBAL
+    46: ('s',),  # SET_ITEM_LOCAL
+    47: ('s',),  # SET_ITEM_GLOBAL
+    48: ('n',),  # DROP_UNDER
+    100: ('t',),  # JUMP_BACK
+    101: ('fn', 'n'),  # CALL_VM_BUILTIN
+    102: ('s', 's'),  # LOAD_LOCAL2
+    103: ('s', 's'),  # ADD_LL
+    104: ('s', 'k'),  # ADD_LC
+    105: ('s', 'k'),  # SUB_LC
+    106: ('s', 'k'),  # MOD_LC
+    107: ('s', 's', 's'),  # ADD_LL_ST
+    108: ('s', 'k', 's'),  # ADD_LC_ST
+    109: ('s', 'k', 's'),  # SUB_LC_ST
+    110: ('s', 's', 't', 'rid'),  # LT_LL_JF
+    111: ('s', 'k', 't', 'rid'),  # LT_LC_JF
+    112: ('s', 'k', 'kind', 't', 'rid'),  # CMP_LC_JF
+    113: ('k', 't', 'rid'),  # EQ_C_JF
+    114: ('s',),  # RETURN_LOCAL
+    115: ('t', 's'),  # FOR_ITER_DECL
+    116: ('s', 's', 'kind', 't', 'rid'),  # CMP_LL_JF
+    117: ('s', 'k', 'callee', 'n', 'pad', 'fcode'),  # CALL1_SUB_LC
+    118: (),  # ADD_RETURN
+    119: ('s', 'k'),  # MUL_LC
+    120: ('s', 's', 's'),  # SUB_LL_ST
+    121: ('s',),  # ADD_ST
+    122: ('s',),  # SUB_ST
+    123: ('s', 'k', 'k', 't', 'rid'),  # MOD_LC_EQ_C_JF
+    124: ('s', 'k', 't', 'rid', 's'),  # LT_LC_RET_LOCAL
+}
+
+# Where the jump target is among an instruction's fields (all of them)
+JUMP_AT = {29: 0, 30: 0, 31: 0, 32: 0, 35: 0, 40: 0, 43: 1, 100: 0, 110: 2, 111: 2, 112: 3, 113: 1, 115: 0, 116: 3, 123: 3, 124: 2}
+
+# Superinstructions, longest first: (code, parts, the part whose position it
+# takes, when). A part maps each opcode it matches to the field it adds (None:
+# its own fields); A[k] is part k's fields (all of them).
+FUSED = [
+    (123, ({3: None}, {1: None}, {15: None}, {1: None}, {16: None}, {30: None},), 2,
+     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int and A[1][0] and type(A[3][0]) in (int, str)),  # MOD_LC_EQ_C_JF
+    (124, ({3: None}, {1: None}, {18: None}, {30: None}, {3: None}, {39: None},), 2,
+     lambda A, i, code, n, targets, better_later: type(A[1][0]) in (int, float) and A[3][0] == i + 6),  # LT_LC_RET_LOCAL
+    (107, ({3: None}, {3: None}, {11: None}, {4: None},), 2,
+     lambda A, i, code, n, targets, better_later: True),  # ADD_LL_ST
+    (108, ({3: None}, {1: None}, {11: None}, {4: None},), 2,
+     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int),  # ADD_LC_ST
+    (109, ({3: None}, {1: None}, {12: None}, {4: None},), 2,
+     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int),  # SUB_LC_ST
+    (110, ({3: None}, {3: None}, {18: None}, {30: None},), 2,
+     lambda A, i, code, n, targets, better_later: True),  # LT_LL_JF
+    (111, ({3: None}, {1: None}, {18: None}, {30: None},), 2,
+     lambda A, i, code, n, targets, better_later: type(A[1][0]) in (int, float)),  # LT_LC_JF
+    (112, ({3: None}, {1: None}, {19: 0, 20: 1, 21: 2, 16: 3, 17: 4}, {30: None},), 2,
+     lambda A, i, code, n, targets, better_later: type(A[1][0]) in (int, float)),  # CMP_LC_JF
+    (116, ({3: None}, {3: None}, {19: 0, 20: 1, 21: 2, 16: 3, 17: 4}, {30: None},), 2,
+     lambda A, i, code, n, targets, better_later: True),  # CMP_LL_JF
+    (117, ({3: None}, {1: None}, {12: None}, {37: None},), 3,
+     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int and A[3][1] == 1),  # CALL1_SUB_LC
+    (120, ({3: None}, {3: None}, {12: None}, {4: None},), 2,
+     lambda A, i, code, n, targets, better_later: True),  # SUB_LL_ST
+    (103, ({3: None}, {3: None}, {11: None},), 2,
+     lambda A, i, code, n, targets, better_later: True),  # ADD_LL
+    (104, ({3: None}, {1: None}, {11: None},), 2,
+     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int),  # ADD_LC
+    (105, ({3: None}, {1: None}, {12: None},), 2,
+     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int),  # SUB_LC
+    (106, ({3: None}, {1: None}, {15: None},), 2,
+     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int and A[1][0]),  # MOD_LC
+    (113, ({1: None}, {16: None}, {30: None},), 1,
+     lambda A, i, code, n, targets, better_later: type(A[0][0]) in (int, str)),  # EQ_C_JF
+    (119, ({3: None}, {1: None}, {13: None},), 2,
+     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int),  # MUL_LC
+    (102, ({3: None}, {3: None},), 0,
+     lambda A, i, code, n, targets, better_later: not better_later(code, i, n, targets)),  # LOAD_LOCAL2
+    (114, ({3: None}, {39: None},), 1,
+     lambda A, i, code, n, targets, better_later: True),  # RETURN_LOCAL
+    (115, ({35: None}, {5: None},), 0,
+     lambda A, i, code, n, targets, better_later: True),  # FOR_ITER_DECL
+    (118, ({11: None}, {39: None},), 0,
+     lambda A, i, code, n, targets, better_later: True),  # ADD_RETURN
+    (121, ({11: None}, {4: None},), 0,
+     lambda A, i, code, n, targets, better_later: True),  # ADD_ST
+    (122, ({12: None}, {4: None},), 0,
+     lambda A, i, code, n, targets, better_later: True),  # SUB_ST
+]

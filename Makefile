@@ -12,14 +12,17 @@ $(STAMP): pyproject.toml
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -e '.[test,batch,ray,mcp,editor]'
 	touch $(STAMP)
 
-# The main job: the example weather agent, a real multi-step tool-calling run replayed
-# offline from its recorded cassette, with each step traced to stderr.
+# The main job: the example weather agent's multi-step tool-calling loop, replayed offline
+# from its cassette, with each step traced to stderr. The cassette was recorded from a
+# scripted local server playing the model (tests/test_llm_vm.py), not from a hosted model.
 demo: $(STAMP)
 	$(SYN) run examples/weather_agent.syn --cassette examples/weather_agent.cassette.jsonl --cassette-mode replay --trace
 
-# The full test suite, shared conformance cases included (when ../shared exists).
+# The full test suite, shared conformance cases included (when ../shared exists), then the
+# check that every .syn in the repository is formatted (syn fmt).
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest -q
+	$(SYN) fmt --check .
 
 conformance: $(STAMP)
 	SYN=$(CURDIR)/$(SYN) $(VENV)/bin/python ../shared/conformance/run.py

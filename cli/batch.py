@@ -76,7 +76,6 @@ class Worker:
         self.task = payload["task"]
         values = payload["values"]
         self.settings = runner.settings(values)
-        self.labels = bool(values.get("labels"))
         self.args_labels = tuple(values.get("args_label") or ())
         self.index = self.program._task_index(self.task)
         params = self.program._program.functions[self.index].params
@@ -251,6 +250,8 @@ def _payload(program, task, values):
     opts = api._options(program._program, None, **settings)
     if opts.audit is not None:
         opts.audit.close()
+    if opts.mcp is not None:        # started only to check the settings: each item
+        opts.mcp.close()            # starts and stops its own
     if values.get("labels"):
         api._labelled([], values.get("args_label") or ())
     values = dict(values)

@@ -65,8 +65,19 @@ def settings(values):
     out = {k: values.get(k) for k in ("cap_set", "max_steps", "timeout", "audit")}
     out.update(labels=values.get("labels", False), trace=values.get("trace", False),
                max_depth=values.get("max_depth") or 1000, tools=load_tools(values),
-               llm_flags=llm_flags(values))
+               mcp_servers=load_mcp(values), llm_flags=llm_flags(values))
     return out
+
+
+def load_mcp(values):
+    """The MCP servers of --mcp NAME=COMMAND|URL (docs/mcp.md), or None."""
+    if not any(values.get(k) for k in ("mcp", "mcp_label", "mcp_accepts")):
+        return None
+    from synsema.stdlib.mcpclient import ConfigError, from_options
+    try:
+        return from_options(values)
+    except ConfigError as e:
+        raise api.UsageError(f"usage error: {e}") from None
 
 
 def llm_flags(values):

@@ -51,8 +51,8 @@ def serve(path, values):
         runner.err("error: syn serve --mcp needs the MCP SDK: pip install 'synsema[mcp]'")
         return runner.EXIT_USAGE
     try:
-        sock = _listen(values["http"]) if values.get("http") else None
         app = _App(program, values, values.get("expose") or ())
+        sock = _listen(values["http"]) if values.get("http") else None
     except api.Error as e:
         return runner.outcome(e)
     import anyio
@@ -92,7 +92,6 @@ class _App:
 
     def __init__(self, program, values, expose):
         from synsema.cli.describe import _signature, outline
-        from synsema.stdlib import mcpclient
         from synsema.vm.caps import Ceiling, CeilingError
         from synsema.vm.suggest import did_you_mean
         self.program = program
@@ -113,10 +112,6 @@ class _App:
                                "description": f"{intent} ({what})" if intent else what})
         self.names = {t["name"] for t in chosen}
         self.settings = runner.settings(values)
-        try:
-            self.settings["mcp_servers"] = mcpclient.from_options(values)
-        except mcpclient.ConfigError as e:
-            raise api.UsageError(f"usage error: {e}") from None
         self.args_labels = tuple(values.get("args_label") or ())
         cap_set = values.get("cap_set")
         try:
@@ -138,8 +133,6 @@ class _App:
                                           **self.settings)
         except api.Error as e:
             return _error(e.message)
-        finally:
-            sys.stderr.flush()
         if result.output:
             sys.stderr.write(result.output)
             sys.stderr.flush()

@@ -123,12 +123,20 @@ def _run_file(report, path, select, verbose, values, provider):
         return f"error: cannot read {path}: {e.strerror or e}", runner.EXIT_USAGE
     program, source = prog._program, prog._source
     captured = io.StringIO()
-    from synsema.vm.machine import VM
     try:
         opts = runner.vm_options(values, prog, captured.write, provider)
         runner.trace_offline(prog, values, provider)
     except UsageError as e:
         return e.message, runner.EXIT_USAGE
+    try:
+        return _run_tests(report, entry, program, source, opts, captured, select, verbose)
+    finally:
+        if opts.mcp is not None:    # the file's MCP servers stop with its tests
+            opts.mcp.close()
+
+
+def _run_tests(report, entry, program, source, opts, captured, select, verbose):
+    from synsema.vm.machine import VM
     try:
         vm = VM(program, opts)
     except StartRefused as e:

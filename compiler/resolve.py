@@ -47,6 +47,22 @@ class _Ctx:
         return r
 
 
+# Builtins that give a changed copy of their first argument (see check_kept).
+KEPT = {"append": "list", "put": "map"}
+
+# Python's words where Synsema has its own (an undeclared name, said the Synsema way).
+PYTHON_WORDS = {
+    "True": "Synsema writes true", "False": "Synsema writes false",
+    "None": "Synsema writes nothing", "null": "Synsema writes nothing",
+    "str": "use text(x) to make a text", "int": "use number(x) to read a number",
+    "float": "use number(x) to read a number",
+    "return": "a task gives its result with `give VALUE`",
+    "else": "Synsema writes `otherwise` (and `otherwise when COND` for elif)",
+    "elif": "Synsema writes `otherwise when COND`",
+    "def": "declare a task: `task name(a, b)`",
+}
+
+
 class Resolver:
     def __init__(self, source_name):
         self.name = source_name
@@ -232,6 +248,7 @@ class Resolver:
         k = s.kind
         if k == "expr":
             self.expr(s.value, ctx)
+            self.check_kept(s.value)
         elif k == "let":
             self.expr(s.value, ctx)
             self.declare(s, s.name, ctx, top)
@@ -384,6 +401,21 @@ class Resolver:
         names.extend(BUILTINS)
         return names
 
+    def check_kept(self, e):
+        """append and put give a new list or map, changing nothing: one whose result is
+        thrown away is a Python habit (xs.append(x)) that does nothing."""
+        if e.kind != "call" or e.callee.kind != "name" or e.callee.ref is None:
+            return
+        name = e.callee.name
+        if e.callee.ref != ("builtin", name) or name not in KEPT:
+            return
+        target = e.args[0].name if e.args and e.args[0].kind == "name" else None
+        fix = (f"set {target} to {name}({target}, ...)" if target
+               else f"set xs to {name}(xs, ...)")
+        self.error(f"the result of {name} is thrown away, so this line does nothing: lists "
+                   f"and maps are values, and {name} gives a new {KEPT[name]}; keep it with "
+                   f"`{fix}`", e.line, e.callee.col)
+
     def undeclared(self, name, ctx, line, col):
         msg = f"'{name}' is not declared"
         c = ctx
@@ -406,6 +438,8 @@ class Resolver:
                     "top-level block, and tasks and tests see only the top-level variables "
                     "declared outside every block; declare it before the block")
             self.error(msg, line, col)
+        if name in PYTHON_WORDS:
+            self.error(f"{msg}; {PYTHON_WORDS[name]}", line, col)
         self.error(msg + did_you_mean(name, self.candidates(ctx)), line, col)
 
     # ---- expressions ------------------------------------------------------------------

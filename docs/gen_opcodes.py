@@ -2,12 +2,14 @@
 
     .venv/bin/python docs/gen_opcodes.py
 
-Generated from the one table the compiler, VM, verifier and disassembler use, so the
-document cannot drift from the code: re-run it after changing vm/opcodes.py.
+Generated from the one table the compiler, VM, verifier and disassembler use (itself
+generated from vm/instructions.py), so the document cannot drift from the code: re-run it
+after changing an instruction.
 """
 import inspect
 
 from synsema.vm import opcodes as O
+from synsema.vm import optable as T
 
 
 def effect(n, operands):
@@ -26,10 +28,11 @@ def cell(text):
 
 
 def main():
-    print("| code | name | operands | pops | pushes | flow | what it does |")
-    print("|---:|---|---|---|---|---|---|")
+    print("| code | name | operands | stack | pops | pushes | flow | what it does |")
+    print("|---:|---|---|---|---|---|---|---|")
     for op in O.OPS:
         print(f"| {op.code} | `{op.name}` | {', '.join(op.operands) or '—'} | "
+              f"`{T.PICTURES[op.code]}` | "
               f"{effect(op.pops, op.operands)} | {effect(op.pushes, op.operands)} | "
               f"{op.flow} | {cell(op.doc)} |")
     print()

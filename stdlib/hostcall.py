@@ -187,7 +187,7 @@ def host_tool(vm, name):
         known = list(vm.host_fns)
         if not known:
             raise SynError(f"host tool '{name}' is not registered; this run has no host tools "
-                           "(give them with --tools MODULE:NAME or tools=...)")
+                           "(give them with --tools MODULE:NAME, --mcp NAME=COMMAND, or tools=...)")
         raise SynError(f"host tool '{name}' is not registered{did_you_mean(name, known)}")
     return fn
 

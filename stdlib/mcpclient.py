@@ -93,15 +93,15 @@ class ServerSpec:
 
 # ---- configuration ------------------------------------------------------------------------
 
-def parse_servers(servers, timeout=None):
+def parse_servers(servers):
     """[ServerSpec] of an `mcp_servers` map (see the module docstring)."""
     if not isinstance(servers, dict):
         raise ConfigError("mcp_servers must be a map from server names to a command line, "
                           f"a URL or a map of settings, got {type(servers).__name__}")
-    return [_spec(name, entry, timeout) for name, entry in servers.items()]
+    return [_spec(name, entry) for name, entry in servers.items()]
 
 
-def _spec(name, entry, timeout):
+def _spec(name, entry):
     if not isinstance(name, str) or not _NAME.match(name):
         raise ConfigError(f"MCP server name {name!r} must be an identifier (letters, digits "
                           "and _), as its tools are named NAME.TOOL")
@@ -112,8 +112,8 @@ def _spec(name, entry, timeout):
             entry = {"url": entry["command"]}
     for key in entry:
         if key not in _KEYS:
-            raise ConfigError(f"{where}: unknown setting {key!r}"
-                              f"{did_you_mean(str(key), list(_KEYS)) or '; the settings are ' + ', '.join(_KEYS)}")
+            hint = did_you_mean(str(key), list(_KEYS)) or "; the settings are " + ", ".join(_KEYS)
+            raise ConfigError(f"{where}: unknown setting {key!r}{hint}")
     command, url = entry.get("command"), entry.get("url")
     if (command is None) == (url is None):
         raise ConfigError(f"{where}: give a command (stdio) or a url (streamable HTTP), "
@@ -124,7 +124,7 @@ def _spec(name, entry, timeout):
     elif not isinstance(url, str) or not _is_url(url):
         raise ConfigError(f"{where}: url must be an http:// or https:// URL, got {url!r}")
     labels = entry.get("labels", [f"mcp.{name}"])
-    t = entry.get("timeout", timeout if timeout is not None else DEFAULT_TIMEOUT)
+    t = entry.get("timeout", DEFAULT_TIMEOUT)
     if type(t) not in (int, float) or not t > 0:
         raise ConfigError(f"{where}: timeout must be a number of seconds above 0, got {t!r}")
     env = entry.get("env")
@@ -227,11 +227,11 @@ def _named(servers, name, option, item, eq):
 
 # ---- a run's servers ----------------------------------------------------------------------
 
-def start(program, servers, ceiling, timeout=None):
+def start(program, servers, ceiling):
     """The started servers of one run (a Servers), or None when the program cannot reach a
     host tool or the ceiling refuses its start (the VM then refuses it). Raises
     ConfigError or StartError; on either, whatever was started is stopped."""
-    specs = parse_servers(servers, timeout)
+    specs = parse_servers(servers)
     if not specs or not ({"host_tool", "host_tools"} & set(program.builtins)):
         return None
     from synsema.vm import caps as C
@@ -399,7 +399,7 @@ class _Connection:
 
 def _leaf(e):
     """The first real exception inside anyio's exception groups."""
-    while isinstance(e, BaseExceptionGroup) and e.exceptions:
+    while isinstance(getattr(e, "exceptions", None), tuple) and e.exceptions:
         e = e.exceptions[0]
     return e
 
@@ -486,10 +486,14 @@ def _host_tools(conn, listed):
             raise StartError(f"MCP server '{spec.name}': tool '{remote}' has an input schema "
                              "that is not an object schema (MCP requires one)")
         params = _params(schema)
-        per_tool = {**spec.accepts.get("*", {}), **spec.accepts.get(local, {})}
+        per_tool = {}
+        for given in (spec.accepts.get("*", {}), spec.accepts.get(local, {})):
+            for param, labels in given.items():
+                per_tool[param] = per_tool.get(param, frozenset()) | labels
         every = per_tool.get("*", frozenset())
+        description = entry.get("description") or entry.get("title") or ""
         out[name] = McpTool(
-            name=name, fn=None, description=(entry.get("description") or entry.get("title") or "").strip(),
+            name=name, fn=None, description=description.strip(),
             params=params, result_labels=spec.labels,
             accepts=types.MappingProxyType(
                 {p.name: per_tool.get(p.name, frozenset()) | every for p in params}),

@@ -10,6 +10,7 @@ the model's good sense, has to stop it.
 
 import os
 import sys
+import time
 from typing import Literal, TypedDict
 
 from mcp.server.mcpserver import MCPServer
@@ -84,6 +85,13 @@ def pid() -> int:
         with open(os.environ["FIXTURE_PIDFILE"], "w") as fh:
             fh.write(str(os.getpid()))
     return os.getpid()
+
+
+@server.tool()
+def nap(seconds: float) -> str:
+    """Answers after a while (for timeouts)."""
+    time.sleep(seconds)
+    return "awake"
 
 
 @server.tool()

@@ -21,7 +21,7 @@ SPIN = 'let i be 0\nwhile true\n    set i to i + 1\n\ntest "spins"\n    while tr
 ASKS = 'require llm\nprint(ask("hi"))\n'
 TWO = ('print("top")\ntask add(a, b)\n    give a + b\n'
        'test "adds"\n    assert_eq(add(1, 2), 3)\n'
-       'test "shows what it printed"\n    print("looking at", add(1, 1))\n    assert_eq(add(1, 1), 3)\n')
+       'test "shows what it printed"\n    print("looking at " + text(add(1, 1)))\n    assert_eq(add(1, 1), 3)\n')
 
 
 def no_traceback(p):
@@ -281,3 +281,56 @@ def test_duplicate_and_empty_test_names_do_not_compile(syn, write, source, says)
     write("t.syn", source)
     p = syn("compile", "t.syn")
     assert p.returncode == 1 and says in p.stderr
+
+
+# ---- the repository tells the truth about itself --------------------------------------------
+
+def test_license_file_matches_pyproject():
+    import tomllib
+    from conftest import ROOT
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["license"]
+    text = (ROOT / "LICENSE").read_text()
+    assert declared == {"text": "MIT"} and text.startswith("MIT License\n")
+    assert "Permission is hereby granted, free of charge" in text
+
+
+def test_the_demo_is_described_as_recorded_from_a_scripted_server():
+    from conftest import ROOT
+    makefile = (ROOT / "Makefile").read_text()
+    readme = (ROOT / "examples" / "README.md").read_text()
+    assert "a real multi-step" not in makefile
+    assert "scripted local server" in makefile and "not from a hosted model" in makefile
+    assert "not recorded from a hosted model" in readme
+
+
+# ---- Python habits ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("source, says", [
+    ("let x be True\n", "'True' is not declared; Synsema writes true"),
+    ("let x be None\n", "'None' is not declared; Synsema writes nothing"),
+    ("let x be str(5)\n", "'str' is not declared; use text(x) to make a text"),
+    ('let x be int("5")\n', "use number(x)"),
+    ("task f()\n    give elif\n", "otherwise when COND"),
+])
+def test_python_words_get_the_synsema_form(syn, write, source, says):
+    write("h.syn", source)
+    p = syn("compile", "h.syn")
+    assert p.returncode == 1 and says in p.stderr
+
+
+@pytest.mark.parametrize("source, fix, col", [
+    ("let xs be []\nappend(xs, 1)\n", "`set xs to append(xs, ...)`", 1),
+    ('let m be {}\nwhen true\n    put(m, "a", 1)\n', "`set m to put(m, ...)`", 5)])
+def test_a_thrown_away_append_or_put_does_not_compile(syn, write, source, fix, col):
+    write("v.syn", source)
+    p = syn("compile", "v.syn")
+    assert p.returncode == 1
+    assert "is thrown away" in p.stderr and "lists and maps are values" in p.stderr
+    assert fix in p.stderr and f":{col}: error:" in p.stderr.splitlines()[0]
+
+
+def test_kept_results_and_own_tasks_named_append_compile(syn, write):
+    write("ok.syn", 'let xs be []\nset xs to append(xs, 1)\nprint(len(append(xs, 2)))\n')
+    assert syn("run", "ok.syn").stdout == "2\n"
+    write("own.syn", 'task append(a, b)\n    print("mine")\nappend(1, 2)\n')
+    assert syn("run", "own.syn").stdout == "mine\n"

@@ -138,3 +138,60 @@ def test_importing_does_not_import_requests():
             "print('requests' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_request_timeout_and_retries_from_env_and_flags():
+    c = config_from({"SYN_LLM_URL": "http://localhost:8000", "SYN_LLM_TIMEOUT": "7.5",
+                     "SYN_LLM_MAX_RETRIES": "0"})
+    assert (c.timeout, c.max_retries) == (7.5, 0)
+    c = config_from({"SYN_LLM_URL": "http://localhost:8000", "SYN_LLM_TIMEOUT": "7.5"},
+                    timeout=3, max_retries=5)
+    assert (c.timeout, c.max_retries) == (3.0, 5)
+    c = config_from({"SYN_LLM_URL": "http://localhost:8000"})
+    assert (c.timeout, c.max_retries) == (60.0, 2)
+
+
+@pytest.mark.parametrize("var, value", [
+    ("SYN_LLM_TIMEOUT", "nan"), ("SYN_LLM_TIMEOUT", "inf"), ("SYN_LLM_TIMEOUT", "1e300"),
+    ("SYN_LLM_TIMEOUT", "0"), ("SYN_LLM_TIMEOUT", "soon"), ("SYN_LLM_MAX_RETRIES", "-1"),
+    ("SYN_LLM_MAX_RETRIES", "1.5"), ("SYN_LLM_MAX_RETRIES", "1000")])
+def test_bad_timeout_or_retries_name_the_setting(var, value):
+    with pytest.raises(ValueError, match=var):
+        config_from({"SYN_LLM_URL": "http://localhost:8000", var: value})
+
+
+def test_provider_base_urls_replace_the_public_host():
+    c = config_from({"OPENAI_API_KEY": "sk-o", "OPENAI_BASE_URL": "https://gw.example.com/v1"})
+    assert (c.api, c.url, c.host, c.key) == ("openai", "https://gw.example.com/v1",
+                                             "gw.example.com", "sk-o")
+    c = config_from({"ANTHROPIC_API_KEY": "sk-a",
+                     "ANTHROPIC_BASE_URL": "https://claude-proxy.example.com/"})
+    assert (c.api, c.url, c.host) == ("anthropic", "https://claude-proxy.example.com",
+                                      "claude-proxy.example.com")
+    # Each SDK's variable serves only its own provider; SYN_LLM_URL wins over both.
+    c = config_from({"ANTHROPIC_API_KEY": "sk-a", "OPENAI_BASE_URL": "https://gw.example.com"})
+    assert c.host == "api.anthropic.com"
+    c = config_from({"OPENAI_API_KEY": "sk-o", "OPENAI_BASE_URL": "https://gw.example.com",
+                     "SYN_LLM_URL": "http://localhost:8000"})
+    assert c.host == "localhost"
+    with pytest.raises(ValueError, match="OPENAI_BASE_URL"):
+        config_from({"OPENAI_API_KEY": "sk-o", "OPENAI_BASE_URL": "gw.example.com"})
+
+
+def test_both_keys_are_fine_for_a_replay_which_sends_nothing():
+    env = {"OPENAI_API_KEY": "sk-o", "ANTHROPIC_API_KEY": "sk-a"}
+    c = config_from(env, cassette="t.jsonl", cassette_mode="replay")
+    assert (c.api, c.network, c.key) == ("openai", False, None)
+    c = config_from(env, api="anthropic", cassette="t.jsonl", cassette_mode="replay")
+    assert (c.api, c.network, c.key) == ("anthropic", False, None)
+    with pytest.raises(ValueError, match="both OPENAI_API_KEY and ANTHROPIC_API_KEY"):
+        config_from(env, cassette="t.jsonl", cassette_mode="record")
+
+
+@pytest.mark.parametrize("env, flags, setting", [
+    ({}, {"cassette_mode": "replay"}, "--cassette-mode"),
+    ({"SYN_LLM_CASSETTE_MODE": "record", "SYN_LLM_URL": "http://localhost:8000"}, {},
+     "SYN_LLM_CASSETTE_MODE")])
+def test_a_cassette_mode_needs_a_cassette(env, flags, setting):
+    with pytest.raises(ValueError, match=f"{setting} .* needs a cassette file"):
+        config_from(env, **flags)

@@ -13,6 +13,7 @@ from llm_server import (KEY, LLMServer, anthropic_error, anthropic_text, openai_
 
 from synsema.stdlib.llm import ProviderError  # noqa: E402
 from synsema.stdlib.llm.retry import backoff, retry_after, retryable  # noqa: E402
+from synsema.vm.errors import LimitReached  # noqa: E402
 
 ADD = {"name": "add", "describe": "Add two numbers", "params": ["a: number", "b: number"],
        "optional": ["b"]}
@@ -186,6 +187,59 @@ def test_error_text_of_a_200_error_body(server):
     provider, _ = provider_for(server)
     with pytest.raises(ProviderError, match="model 'x' not found"):
         step(provider)
+
+
+# the run's time limit bounds every wait (Provider.bound) ------------------------------------
+def test_a_stalled_server_is_bounded_by_the_runs_time_limit(server):
+    # The per-request timeout alone (60 s, 2 retries) would wait three minutes.
+    server.reply(openai_text("late"), delay=5.0, times=3)
+    provider, sleeps = provider_for(server)
+    provider.bound(time.monotonic() + 0.5, 0.5, None)
+    started = time.monotonic()
+    with pytest.raises(LimitReached) as err:
+        step(provider)
+    assert time.monotonic() - started < 2.0
+    assert err.value.message == ("time limit (0.5 s, --timeout) reached while waiting for "
+                                 "the model (openai API at 127.0.0.1)")
+    assert not err.value.catchable and len(server.requests) == 1 and sleeps == []
+
+
+def test_a_retry_wait_longer_than_the_time_left_is_not_started(server):
+    server.reply(openai_error("slow down", "requests", "rate_limit_exceeded"), 429,
+                 headers={"Retry-After": "30"})
+    provider, sleeps = provider_for(server)
+    provider.bound(time.monotonic() + 5, 5, None)
+    with pytest.raises(LimitReached, match=r"time limit \(5 s, --timeout\)"):
+        step(provider)
+    assert sleeps == [] and len(server.requests) == 1
+
+
+def test_no_time_left_sends_nothing(server):
+    provider, _ = provider_for(server)
+    provider.bound(time.monotonic() - 1, 2, None)
+    with pytest.raises(LimitReached):
+        step(provider)
+    assert server.requests == []
+
+
+def test_a_request_timeout_within_the_runs_time_is_retried_as_before(server):
+    server.reply(openai_text("late"), delay=1.0)
+    server.reply(openai_text("on time"))
+    provider, sleeps = provider_for(server, timeout=0.15)
+    provider.bound(time.monotonic() + 30, 30, None)
+    assert step(provider)["text"] == "on time" and len(sleeps) == 1
+
+
+def test_each_retry_is_noted_for_the_trace(server):
+    server.reply(openai_error("overloaded", "server_error"), 503)
+    server.reply(openai_text("5"))
+    provider, sleeps = provider_for(server)
+    notes = []
+    provider.bound(None, None, notes.append)
+    assert step(provider)["text"] == "5"
+    (note,) = notes
+    assert note.startswith("openai API at 127.0.0.1 answered HTTP 503; retry 1 of 2 in ")
+    assert note.endswith(f"{sleeps[0]:.2g} s")
 
 
 # the pieces, directly ---------------------------------------------------------------------

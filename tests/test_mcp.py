@@ -253,6 +253,21 @@ recover e
     assert _gone(int(out[0]))
 
 
+def test_a_server_that_does_not_answer_in_time_gives_a_catchable_error():
+    src = '''require tool("mail.*")
+try
+    host_tool("mail.nap")(3)
+recover e
+    print(e)
+print(host_tool("mail.add")(1))
+'''
+    started = time.monotonic()
+    r = run(src, mcp_servers={"mail": {"command": FIXTURE, "timeout": 1}})
+    assert r.output.splitlines() == [
+        "host tool 'mail.nap' failed: MCP server 'mail' did not answer within 1 s", "2"]
+    assert time.monotonic() - started < 4.5
+
+
 @pytest.mark.parametrize("ending, error", [
     ('fail("the program gave up")', synsema.RunError),
     ("while true\n    let x be 1", synsema.LimitExceeded),

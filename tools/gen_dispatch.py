@@ -39,6 +39,8 @@ DEFAULT_WEIGHT = 2
 # loop or `try`; the plain loop never sees it: the decoder drops it).
 LABELS_WEIGHT = dict(WEIGHT, PC_RELEASE=45)
 
+# The loop's own variables, live after a handler: never folded away.
+LIVE = {"pc", "code", "locals_", "stamps", "budget"}
 IDENT = re.compile(r"(?<![.\w])[A-Za-z_]\w*")
 HEADER = re.compile(r"^(if|elif) (.*):(\s*#.*)?$")
 
@@ -97,14 +99,55 @@ def _statements(lines):
 
 
 def _truth(cond, labels):
-    """True/False when the condition is decided by LABELS, else the condition to keep."""
+    """True/False when the condition is decided (by LABELS, or by what is known of a
+    value: see facts()), else the condition to keep."""
     if cond == "LABELS":
         return labels
     if cond == "not LABELS":
         return not labels
     if cond.startswith("LABELS and "):
-        return cond[len("LABELS and "):] if labels else False
+        cond = cond[len("LABELS and "):] if labels else "False"
+    cond = simplify(cond)
+    return {"True": True, "False": False}.get(cond, cond)
+
+
+def simplify(cond):
+    """Drop the parts of a condition decided to True or False."""
+    prev = None
+    while prev != cond:
+        prev = cond
+        cond = re.sub(r"(?<![\w)\]])\((True|False|[\w.]+)\)", r"\1", cond)
+        cond = re.sub(r"^True and | and True(?=$|\)| and | or )", "", cond)
+        cond = re.sub(r"(?<=\()True and ", "", cond)
+        cond = re.sub(r"^False or | or False(?=$|\)| and | or )", "", cond)
+        cond = re.sub(r"(?<=\()False or ", "", cond)
+        cond = {"not True": "False", "not False": "True"}.get(cond, cond)
+        if re.match(r"^False and ", cond) or re.search(r" and False$", cond):
+            cond = "False"
     return cond
+
+
+def facts(name, producer, part, fused, consumer):
+    """What the composition knows of a value passed from `producer` (the instruction
+    making it, part number `part` of `fused`) to `consumer`: text -> what it is always
+    equal to."""
+    out = {}
+    if producer["name"] == "CONST":
+        out[f"type({name}) is Labeled"] = "False"     # constants never carry labels
+        when = (fused or {}).get("when", "")
+        here = r"A\[" + str(part) + r"\]\[0\]"
+        if re.search(r"type\(" + here + r"\) is int\b", when):
+            out[f"type({name}) is int"] = "True"
+        if consumer.get("int_path_takes_floats") and \
+                re.search(r"type\(" + here + r"\) in \(int, float\)", when):
+            out[f"type({name}) is int"] = "True"
+        if re.search(r"type\(" + here + r"\) in \(int, str\)", when):
+            out[f"(type({name}) is int or type({name}) is str)"] = "True"
+        if re.search(r"(^| and )" + here + r"($| and )", when):       # never 0
+            out[f" and {name}:"] = ":"
+    if producer.get("gives") == "bool":
+        out[f"{name} is not True"] = "False"         # a bool: False or True
+    return out
 
 
 def fold(lines, labels):
@@ -201,8 +244,9 @@ def idents(lines):
 
 # ---- one handler --------------------------------------------------------------------------
 
-def handler(parts, by_name, fragments, labels):
-    """The body of one handler: the composition of `parts` (instruction names)."""
+def handler(parts, by_name, fragments, labels, fused=None):
+    """The body of one handler: the composition of `parts` (instruction names; `fused`,
+    the superinstruction they make)."""
     alone = len(parts) == 1
     comps = []
     offset = 0
@@ -285,7 +329,14 @@ def handler(parts, by_name, fragments, labels):
                 mapping[n] = names[bind[n][1]]
         for o, v in zip(outs[kept:], out_ids):
             mapping[o] = names[v]
-        out += rename(body, mapping)
+        body = rename(body, mapping)
+        for n in ins_[kept:]:
+            if bind[n][0] == "value":
+                v = bind[n][1]
+                for text, value in facts(names[v], comps[values[v][0]][0], values[v][0],
+                                         fused, ins).items():
+                    body = [l.replace(text, value) for l in body]
+        out += body
         last_real = peek
     final = [v for v in range(len(values)) if values[v][2] is None]
     for k, v in enumerate(final):
@@ -293,7 +344,107 @@ def handler(parts, by_name, fragments, labels):
             out.append(f"stack[-1] = {names[v]}")
         else:
             out.append(f"push({names[v]})")
-    return peephole(jumps(out))
+    bools = {names[v] for v in range(len(values))
+             if comps[values[v][0]][0].get("gives") == "bool"}
+    lines = peephole(jumps(sink_test(fold(out, labels), bools)))
+    return peephole(aliases(unpack(lines, names_of_fields(comps, labels, alone))))
+
+
+def aliases(lines):
+    """`x = y` (y a name never set again): later reads of x read y, up to x's next
+    assignment when that is at the same level."""
+    for p, l in enumerate(lines):
+        m = re.match(r"^(\s*)(\w+) = (\w+)$", l)
+        if not m or m.group(3) in ("pop", "True", "False", "None") or m.group(2) in LIVE:
+            continue
+        x, y, d = m.group(2), m.group(3), len(m.group(1))
+        sets = lambda n: re.compile(r"^\s*(?:\w+, )*" + n + r"(?:, \w+)* = |^\s*for " + n + r" ")
+        if any(sets(y).match(z) for z in lines[p + 1:]):
+            continue
+        end = next((q for q in range(p + 1, len(lines)) if sets(x).match(lines[q])),
+                   len(lines))
+        if end < len(lines) and indent_of(lines[end]) != d:
+            continue
+        if any(indent_of(lines[q]) < d for q in range(p + 1, end) if lines[q].strip()):
+            continue
+        out = lines[:p] + rename(lines[p + 1:end], {x: y}) + lines[end:]
+        return aliases(out)
+    return lines
+
+
+def names_of_fields(comps, labels, alone):
+    names = []
+    for ins, _ in comps:
+        names += _fields(field_spec(ins), labels, full=not alone)
+    return names
+
+
+def unpack(lines, fields):
+    """Read the operand tuple once into names when its fields are read four times or
+    more (one unpacking instead of a subscript per read)."""
+    text = "\n".join(lines)
+    reads = re.findall(r"(?<![.\w])arg\[(\d+)\]", text)
+    if len(reads) < 4 or len(fields) > 6 or len(fields) < 2:
+        return lines
+    busy = idents(lines)
+    used = {int(i) for i in reads}
+    names = []
+    for i, f in enumerate(fields):
+        if i not in used:
+            names.append("_")
+        else:
+            own = f not in busy or re.search(r"^\s*" + f + r" = arg\[" + str(i) + r"\]$",
+                                             text, re.M)
+            names.append(f if own and f not in names else f"{f}{i}")
+    lines = [re.sub(r"(?<![.\w])arg\[(\d+)\]", lambda m: names[int(m.group(1))], l)
+             for l in lines]
+    lines = [l for l in lines if not re.match(r"^\s*(\w+) = \1$", l)]
+    return [f"{', '.join(names)} = arg"] + lines
+
+
+def sink_test(lines, bools):
+    """`if ..: c = A` / `else: c = B` then `if c is False: X`, c a bool used nowhere else:
+    `if ..: if not A: X` / `else: if not B: X` (the test where the value is made)."""
+    for p, l in enumerate(lines):
+        m = re.match(r"^(\s*)if (\w+) is False:$", l)
+        if not m or m.group(2) not in bools:
+            continue
+        d, var = len(m.group(1)), m.group(2)
+        end = p + 1
+        while end < len(lines) and indent_of(lines[end]) > d:
+            end += 1
+        if end < len(lines) and lines[end].strip().startswith(("elif", "else")):
+            continue
+        heads = []
+        k = p - 1
+        while k >= 0 and indent_of(lines[k]) >= d:
+            if indent_of(lines[k]) == d:
+                heads.append(k)
+                if not lines[k].strip().startswith(("elif ", "else:")):
+                    break
+            k -= 1
+        heads.reverse()
+        if not heads or not lines[heads[0]].strip().startswith("if ") or \
+                not lines[heads[-1]].strip().startswith("else:"):
+            continue
+        ends = [h - 1 for h in heads[1:]] + [p - 1]
+        pat = re.compile(r"^(\s*)" + var + r" = (.+)$")
+        if any(not pat.match(lines[e]) or indent_of(lines[e]) != d + 4 for e in ends):
+            continue
+        uses = sum(len(re.findall(r"(?<![.\w])" + var + r"(?!\w)", x)) for x in lines)
+        if uses != len(ends) + 1:
+            continue
+        block = lines[p + 1:end]
+        out = list(lines[:heads[0]])
+        for k in range(heads[0], p):
+            if k in ends:
+                em = pat.match(lines[k])
+                out.append(f"{em.group(1)}if not {em.group(2)}:")
+                out += ["    " + x if x.strip() else "" for x in block]
+            else:
+                out.append(lines[k])
+        return sink_test(out + lines[end:], bools)
+    return lines
 
 
 def jumps(lines):
@@ -334,10 +485,17 @@ def peephole(lines):
                 changed = True
                 break
             m = re.match(r"^(\s*)(\w+) = (.+)$", l)
-            if not m or m.group(2) in ("pc", "code", "locals_", "stamps", "budget"):
+            if not m or m.group(2) in LIVE:
                 continue
             var = m.group(2)
             uses = len(re.findall(r"(?<![.\w])" + var + r"(?!\w)", text)) - 1
+            if re.match(r"^arg(\[\d+\])?$", m.group(3)) and uses <= 3 and \
+                    len(re.findall(r"(?<![.\w])" + var + r" = ", text)) == 1:
+                # An operand field is as cheap to read again as a variable.
+                del lines[p]
+                lines = rename(lines, {var: m.group(3)})
+                changed = True
+                break
             if uses == 0 and m.group(3) in ("pop()", "stack[-1]"):
                 lines[p] = m.group(1) + "pop()" if m.group(3) == "pop()" else None
                 lines = [x for x in lines if x is not None]
@@ -361,34 +519,42 @@ def peephole(lines):
 
 
 def sink_all(lines):
-    """`if ..: r = A` / `else: r = B`, then a last line `push(r)` or `stack[-1] = r`: the
-    last line moves into each branch (one variable store and load fewer)."""
-    if len(lines) < 2:
-        return lines
-    last = lines[-1]
-    ind = indent_of(last)
-    m = re.match(r"^\s*(?:push\((\w+)\)|stack\[-1\] = (\w+))$", last)
-    if not m:
-        return lines
-    var = m.group(1) or m.group(2)
-    heads = [k for k in range(len(lines) - 1) if indent_of(lines[k]) <= ind]
-    start = next((k for k in reversed(heads) if lines[k].strip().startswith("if ")), None)
-    if start is None or any(indent_of(lines[k]) != ind or
-                            not lines[k].strip().startswith(("if ", "elif ", "else:"))
-                            for k in heads if k >= start):
-        return lines
-    chain = [k for k in heads if k >= start]
-    if not lines[chain[-1]].strip().startswith("else:"):
-        return lines
-    ends = [k - 1 for k in chain[1:]] + [len(lines) - 2]
-    out = list(lines[:-1])
-    for e in ends:
-        em = re.match(r"^(\s*)" + var + r" = (.+)$", out[e])
-        if not em or indent_of(out[e]) != ind + 4:
-            return lines
-        out[e] = em.group(1) + (f"push({em.group(2)})" if m.group(1)
-                                else f"stack[-1] = {em.group(2)}")
-    return out
+    """`if ..: r = A` / `else: r = B`, then a line that only uses r once (`push(r)`,
+    `x = [r]`): that line moves into each branch (one variable store and load fewer)."""
+    for q in range(1, len(lines)):
+        last = lines[q]
+        ind = indent_of(last)
+        m = re.match(r"^\s*(?:push\((\w+)\)|([\w\[\]\-.]+) = \[?(\w+)\]?)$", last)
+        if not m or last.rstrip().endswith(":"):
+            continue
+        var = m.group(1) or m.group(3)
+        heads = []
+        k = q - 1
+        while k >= 0 and indent_of(lines[k]) >= ind:
+            if indent_of(lines[k]) == ind:
+                heads.append(k)
+                if not lines[k].strip().startswith(("elif ", "else:")):
+                    break
+            k -= 1
+        heads.reverse()
+        if not heads or not lines[heads[0]].strip().startswith("if ") or \
+                not lines[heads[-1]].strip().startswith("else:"):
+            continue
+        ends = [h - 1 for h in heads[1:]] + [q - 1]
+        pat = re.compile(r"^(\s*)" + var + r" = (.+)$")
+        if any(not pat.match(lines[e]) or indent_of(lines[e]) != ind + 4 for e in ends):
+            continue
+        uses = sum(len(re.findall(r"(?<![.\w])" + var + r"(?!\w)", x)) for x in lines)
+        if uses != len(ends) + 1:
+            continue
+        out = list(lines)
+        for e in ends:
+            em = pat.match(out[e])
+            out[e] = em.group(1) + re.sub(r"(?<![.\w])" + var + r"(?!\w)",
+                                          lambda _: em.group(2), last.strip(), count=1)
+        del out[q]
+        return sink_all(out)
+    return lines
 
 
 # ---- the loops ----------------------------------------------------------------------------
@@ -402,7 +568,7 @@ def leaves(ns, labels):
         body = sink_all(handler([ins["name"]], by_name, ns["FRAGMENTS"], labels))
         out.append((ins["code"], ins["name"], "", body))
     for f in ns["FUSED"]:
-        body = sink_all(handler(f["parts"], by_name, ns["FRAGMENTS"], labels))
+        body = sink_all(handler(f["parts"], by_name, ns["FRAGMENTS"], labels, f))
         out.append((f["code"], f["name"], " ".join(f["parts"]), body))
     out.sort()
     return out
@@ -485,7 +651,7 @@ def table(ns):
              '"""', "", f"FIRST_INTERNAL = {ns['FIRST_INTERNAL']}", "",
              "# name, code, file operand kinds, pops, pushes, flow, what it does",
              "TABLE = ["]
-    internal, fields, jump_at = [], [], []
+    internal, fields, jump_at, flows, pictures = [], [], [], [], []
     code_of = {i["name"]: i["code"] for i in ns["INSTRUCTIONS"]}
     for ins in ns["INSTRUCTIONS"]:
         if ins["code"] is None:
@@ -496,6 +662,8 @@ def table(ns):
         full = _fields(spec, True, True)
         if "t" in full and "jump" in kinds:
             jump_at.append(f"{ins['code']}: {full.index('t')}")
+        flows.append(f"{ins['code']}: {ins['flow']!r}")
+        pictures.append(f"    {ins['code']}: {ins['picture']!r},")
         if ins["code"] >= ns["FIRST_INTERNAL"]:
             internal.append(f"    ({ins['name']!r}, {ins['code']}, {ins['doc']!r}),")
             continue
@@ -520,10 +688,13 @@ def table(ns):
             full = _fields(field_spec(ins), True, True)
             if "t" in full and ins["flow"] != "call":
                 jump_at.append(f"{f['code']}: {off + full.index('t')}")
+                flows.append(f"{f['code']}: 'branch'")
             off += len(full)
             names += full
             if at is None and p not in ("LOAD_LOCAL", "CONST"):
                 at = i
+        if not any(x.startswith(f"{f['code']}: ") for x in flows):
+            flows.append(f"{f['code']}: 'next'")
         cond = " and ".join(c for c in conds if c != "True") or "True"
         fields.append(f"    {f['code']}: {tuple(names)!r},  # {f['name']}")
         fused.append(f"    ({f['code']}, ({', '.join(parts)},), {at},\n"
@@ -534,6 +705,10 @@ def table(ns):
               "FIELDS = {"] + fields + ["}", "",
               "# Where the jump target is among an instruction's fields (all of them)",
               "JUMP_AT = {" + ", ".join(jump_at) + "}", "",
+              "# How control leaves each instruction (a superinstruction: 'branch' when it",
+              "# may jump)", "FLOW = {" + ", ".join(flows) + "}", "",
+              "# Stack pictures: (inputs -- outputs), deepest first; x[n] is n values",
+              "PICTURES = {"] + pictures + ["}", "",
               "# Superinstructions, longest first: (code, parts, the part whose position it",
               "# takes, when). A part maps each opcode it matches to the field it adds (None:",
               "# its own fields); A[k] is part k's fields (all of them).",

@@ -12,10 +12,14 @@ and post-dominators to find the top-level variables declared outside every block
 from array import array
 
 from synsema.vm import opcodes as O
+from synsema.vm import optable as T
 
 EXIT = -1
 
-_BRANCH2 = {O.JUMP_IF_FALSE, O.AND_JUMP, O.OR_JUMP, O.TRY_BEGIN}
+# Instructions that raise the pc until their post-dominator: those with a jump and a
+# release id (JUMP_IF_FALSE, AND_JUMP, OR_JUMP, TRY_BEGIN), by the generated table.
+_BRANCH2 = frozenset(op for op, f in T.FIELDS.items()
+                     if "t" in f and "rid" in f and op < O.FIRST_INTERNAL)
 
 # The graphs are flat int arrays (a compressed adjacency list per direction), not lists
 # and dicts of lists: a crafted file's code can be long, and these cost 8 bytes per edge.
@@ -27,19 +31,14 @@ def successors(code):
     n = len(code)
     first = array("q", [n]) * n
     second = array("q", [-1]) * n
+    flow, jump_at = T.FLOW, T.JUMP_AT
     for i, (op, arg) in enumerate(code):
-        if op in (O.JUMP, O.JUMP_BACK):
-            a, b = arg, -1
-        elif op in _BRANCH2:
-            a, b = i + 1, arg[0] if type(arg) is tuple else arg
-        elif op == O.FOR_ITER:
-            a, b = i + 1, arg
-        elif op == O.JUMP_IF_SET:
-            a, b = i + 1, arg[1]
-        elif op == O.RETURN:
+        kind = flow[op]
+        if kind == "return":
             continue
-        else:
-            a, b = i + 1, -1
+        j = jump_at.get(op)
+        t = -1 if j is None else (arg[j] if type(arg) is tuple else arg)
+        a, b = (t, -1) if kind == "jump" else (i + 1, t)
         first[i] = a if 0 <= a < n else n
         if b != -1:
             second[i] = b if 0 <= b < n else n

@@ -76,7 +76,11 @@ GLOBAL_NAME = "vm.program.globals[$s]"
 
 def _arith(name, code, sym, fn, doc, zero_check=False):
     guard = " and b" if zero_check else ""
-    inst(name, code, (), "(a b -- r)", "next", doc, f"""\
+    order = sym in ("<", "<=", ">", ">=")
+    # A comparison's int fast path is right for an int against a float too (ops.lt is
+    # `a < b` for two numbers): a fused number constant needs no type test.
+    inst(name, code, (), "(a b -- r)", "next", doc, gives="bool" if order else None,
+         int_path_takes_floats=order, body=f"""\
 if type(a) is int and type(b) is int{guard}:
     r = a {sym} b
 elif LABELS and (type(a) is Labeled or type(b) is Labeled):
@@ -88,8 +92,8 @@ else:
 def _equality(name, code, sym, doc):
     plain = "eq(a, b)" if sym == "==" else "not eq(a, b)"
     fn = "eq" if sym == "==" else "ops.ne"
-    inst(name, code, (), "(a b -- r)", "next", doc, f"""\
-if type(a) is type(b) and (type(a) is int or type(a) is str):
+    inst(name, code, (), "(a b -- r)", "next", doc, gives="bool", body=f"""\
+if type(a) is type(b) and (type(b) is int or type(b) is str):
     r = a {sym} b
 elif LABELS and (type(a) is Labeled or type(b) is Labeled):
     r = _binary(vm, {fn}, a, b, False)
@@ -514,7 +518,7 @@ inst("CMP", None, (), "(a b -- r)", "next", "LE|GT|GE|EQ|NE by kind", """\
 if LABELS and (type(a) is Labeled or type(b) is Labeled):
     r = _binary(vm, _CMP[$kind], a, b, $kind < 3)
 else:
-    r = compare($kind, a, b)""", fields="kind", matches={"LE": 0, "GT": 1, "GE": 2, "EQ": 3,
+    r = compare($kind, a, b)""", gives="bool", fields="kind", matches={"LE": 0, "GT": 1, "GE": 2, "EQ": 3,
                                                          "NE": 4})
 inst("CALL_TASK1", None, (), "(x -- )", "call", "CALL_TASK with one argument", """\
 new = [x]

@@ -82,13 +82,13 @@ def run_plain(vm, closure, args):
                                                     glob[arg] = pop()
                                                 else:
                                                     # MAKE_LAMBDA (10)
-                                                    n = arg[1]
+                                                    f, n = arg
                                                     if n:
                                                         caps = tuple(stack[-n:])
                                                         del stack[-n:]
                                                     else:
                                                         caps = ()
-                                                    push(Closure(arg[0], caps))
+                                                    push(Closure(f, caps))
                                     else:
                                         if op < 12:
                                             # ADD (11)
@@ -135,7 +135,7 @@ def run_plain(vm, closure, args):
                                                         # EQ (16)
                                                         b = pop()
                                                         a = stack[-1]
-                                                        if type(a) is type(b) and (type(a) is int or type(a) is str):
+                                                        if type(a) is type(b) and (type(b) is int or type(b) is str):
                                                             stack[-1] = a == b
                                                         else:
                                                             stack[-1] = eq(a, b)
@@ -143,7 +143,7 @@ def run_plain(vm, closure, args):
                                                         # NE (17)
                                                         b = pop()
                                                         a = stack[-1]
-                                                        if type(a) is type(b) and (type(a) is int or type(a) is str):
+                                                        if type(a) is type(b) and (type(b) is int or type(b) is str):
                                                             stack[-1] = a != b
                                                         else:
                                                             stack[-1] = not eq(a, b)
@@ -213,31 +213,28 @@ def run_plain(vm, closure, args):
                                                     stack[-1] = ops.field(x, arg)
                                             else:
                                                 # SET_PATH (26)
-                                                n = arg
                                                 v = pop()
-                                                if not n:     # verified files never have 0 keys; never eat the stack
+                                                if not arg:     # verified files never have 0 keys; never eat the stack
                                                     raise vm.bad_opcode(op)
-                                                keys = stack[-n:]
-                                                del stack[-n:]
+                                                keys = stack[-arg:]
+                                                del stack[-arg:]
                                                 stack[-1] = ops.set_path(stack[-1], keys, v)
                                         else:
                                             if op < 28:
                                                 # BUILD_LIST (27)
-                                                n = arg
-                                                if n:
-                                                    items = stack[-n:]
-                                                    del stack[-n:]
+                                                if arg:
+                                                    items = stack[-arg:]
+                                                    del stack[-arg:]
                                                     push(items)
                                                 else:
                                                     push([])
                                             else:
                                                 # BUILD_MAP (28)
-                                                n = arg
-                                                if not n:
+                                                if not arg:
                                                     push({})
                                                 else:
-                                                    items = stack[-2 * n:]
-                                                    del stack[-2 * n:]
+                                                    items = stack[-2 * arg:]
+                                                    del stack[-2 * arg:]
                                                     push(ops.build_map(items))
                                 else:
                                     if op < 30:
@@ -292,13 +289,12 @@ def run_plain(vm, closure, args):
                                                         push(v)
                                                     else:
                                                         # CALL (36)
-                                                        n = arg
-                                                        callee = stack[-n - 1]
-                                                        if n:
-                                                            new = stack[-n:]
+                                                        callee = stack[-arg - 1]
+                                                        if arg:
+                                                            new = stack[-arg:]
                                                         else:
                                                             new = []
-                                                        del stack[-n - 1:]
+                                                        del stack[-arg - 1:]
                                                         if type(callee) is not Closure:
                                                             if type(callee) is HostFn:
                                                                 vm.site = (code, pc - 1)
@@ -306,14 +302,14 @@ def run_plain(vm, closure, args):
                                                                 continue
                                                             ops.not_callable(callee)
                                                         f = callee.func
-                                                        if not f.nrequired <= n <= len(f.params):
-                                                            ops.arity_error(f, n)
+                                                        if not f.nrequired <= arg <= len(f.params):
+                                                            ops.arity_error(f, arg)
                                                         budget -= 1
                                                         if budget <= 0:
                                                             budget = vm.tick_call(budget, room - len(frames))
                                                         frames.append((code, pc, locals_))
                                                         code = vm.decoded[f]
-                                                        locals_ = new + vm.pads[f][n]
+                                                        locals_ = new + vm.pads[f][arg]
                                                         if callee.captures:
                                                             locals_ += callee.captures
                                                         pc = 0
@@ -321,7 +317,7 @@ def run_plain(vm, closure, args):
                                 if op < 39:
                                     if op < 38:
                                         # CALL_TASK (37)
-                                        n = arg[1]
+                                        _, n, pad, fcode = arg
                                         if n == 1:
                                             new = [pop()]
                                         elif n:
@@ -333,13 +329,12 @@ def run_plain(vm, closure, args):
                                         if budget <= 0:
                                             budget = vm.tick_call(budget, room - len(frames))
                                         frames.append((code, pc, locals_))
-                                        code = arg[3]
-                                        locals_ = new + arg[2] if arg[2] else new
+                                        code = fcode
+                                        locals_ = new + pad if pad else new
                                         pc = 0
                                     else:
                                         # CALL_BUILTIN (38)
-                                        fn = arg[0]
-                                        n = arg[1]
+                                        fn, n = arg
                                         if n:
                                             a = stack[-n:]
                                             del stack[-n:]
@@ -426,8 +421,7 @@ def run_plain(vm, closure, args):
                                             pc = arg
                                     else:
                                         # CALL_VM_BUILTIN (101)
-                                        fn = arg[0]
-                                        n = arg[1]
+                                        fn, n = arg
                                         if n:
                                             a = stack[-n:]
                                             del stack[-n:]
@@ -458,106 +452,94 @@ def run_plain(vm, closure, args):
                                         else:
                                             # ADD_LC (104) = LOAD_LOCAL CONST ADD
                                             a = locals_[arg[0]]
-                                            b = arg[1]
-                                            if type(a) is int and type(b) is int:
-                                                push(a + b)
+                                            if type(a) is int:
+                                                push(a + arg[1])
                                             else:
-                                                push(add(a, b))
+                                                push(add(a, arg[1]))
                             else:
                                 if op < 108:
                                     if op < 106:
                                         # SUB_LC (105) = LOAD_LOCAL CONST SUB
                                         a = locals_[arg[0]]
-                                        b = arg[1]
-                                        if type(a) is int and type(b) is int:
-                                            push(a - b)
+                                        if type(a) is int:
+                                            push(a - arg[1])
                                         else:
-                                            push(sub(a, b))
+                                            push(sub(a, arg[1]))
                                     else:
                                         if op < 107:
                                             # MOD_LC (106) = LOAD_LOCAL CONST MOD
                                             a = locals_[arg[0]]
-                                            b = arg[1]
-                                            if type(a) is int and type(b) is int and b:
-                                                push(a % b)
+                                            if type(a) is int:
+                                                push(a % arg[1])
                                             else:
-                                                push(mod(a, b))
+                                                push(mod(a, arg[1]))
                                         else:
                                             # ADD_LL_ST (107) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL
                                             a = locals_[arg[0]]
                                             b = locals_[arg[1]]
                                             if type(a) is int and type(b) is int:
-                                                v = a + b
+                                                locals_[arg[2]] = a + b
                                             else:
-                                                v = add(a, b)
-                                            locals_[arg[2]] = v
+                                                locals_[arg[2]] = add(a, b)
                                 else:
                                     if op < 109:
                                         # ADD_LC_ST (108) = LOAD_LOCAL CONST ADD STORE_LOCAL
-                                        a = locals_[arg[0]]
-                                        b = arg[1]
-                                        if type(a) is int and type(b) is int:
-                                            v = a + b
+                                        s, k, s2 = arg
+                                        a = locals_[s]
+                                        if type(a) is int:
+                                            locals_[s2] = a + k
                                         else:
-                                            v = add(a, b)
-                                        locals_[arg[2]] = v
+                                            locals_[s2] = add(a, k)
                                     else:
                                         if op < 110:
                                             # SUB_LC_ST (109) = LOAD_LOCAL CONST SUB STORE_LOCAL
-                                            a = locals_[arg[0]]
-                                            b = arg[1]
-                                            if type(a) is int and type(b) is int:
-                                                v = a - b
+                                            s, k, s2 = arg
+                                            a = locals_[s]
+                                            if type(a) is int:
+                                                locals_[s2] = a - k
                                             else:
-                                                v = sub(a, b)
-                                            locals_[arg[2]] = v
+                                                locals_[s2] = sub(a, k)
                                         else:
                                             # LT_LL_JF (110) = LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
-                                            a = locals_[arg[0]]
-                                            b = locals_[arg[1]]
+                                            s, s1, t, _ = arg
+                                            a = locals_[s]
+                                            b = locals_[s1]
                                             if type(a) is int and type(b) is int:
-                                                c = a < b
+                                                if not a < b:
+                                                    pc = t
                                             else:
-                                                c = lt(a, b)
-                                            if c is False:
-                                                pc = arg[2]
-                                            elif c is not True:
-                                                raise vm.cond_error(code, pc - 1, c)
+                                                if not lt(a, b):
+                                                    pc = t
                         else:
                             if op < 117:
                                 if op < 114:
                                     if op < 112:
                                         # LT_LC_JF (111) = LOAD_LOCAL CONST LT JUMP_IF_FALSE
-                                        a = locals_[arg[0]]
-                                        b = arg[1]
-                                        if type(a) is int and type(b) is int:
-                                            c = a < b
+                                        s, k, t, _ = arg
+                                        a = locals_[s]
+                                        if type(a) is int:
+                                            if not a < k:
+                                                pc = t
                                         else:
-                                            c = lt(a, b)
-                                        if c is False:
-                                            pc = arg[2]
-                                        elif c is not True:
-                                            raise vm.cond_error(code, pc - 1, c)
+                                            if not lt(a, k):
+                                                pc = t
                                     else:
                                         if op < 113:
                                             # CMP_LC_JF (112) = LOAD_LOCAL CONST CMP JUMP_IF_FALSE
-                                            c = compare(arg[2], locals_[arg[0]], arg[1])
+                                            s, k, kind, t, _ = arg
+                                            c = compare(kind, locals_[s], k)
                                             if c is False:
-                                                pc = arg[3]
-                                            elif c is not True:
-                                                raise vm.cond_error(code, pc - 1, c)
+                                                pc = t
                                         else:
                                             # EQ_C_JF (113) = CONST EQ JUMP_IF_FALSE
-                                            b = arg[0]
+                                            k, t, _ = arg
                                             a = pop()
-                                            if type(a) is type(b) and (type(a) is int or type(a) is str):
-                                                c = a == b
+                                            if type(a) is type(k):
+                                                if not a == k:
+                                                    pc = t
                                             else:
-                                                c = eq(a, b)
-                                            if c is False:
-                                                pc = arg[1]
-                                            elif c is not True:
-                                                raise vm.cond_error(code, pc - 1, c)
+                                                if not eq(a, k):
+                                                    pc = t
                                 else:
                                     if op < 115:
                                         # RETURN_LOCAL (114) = LOAD_LOCAL RETURN
@@ -577,28 +559,26 @@ def run_plain(vm, closure, args):
                                             locals_[arg[1]] = v
                                         else:
                                             # CMP_LL_JF (116) = LOAD_LOCAL LOAD_LOCAL CMP JUMP_IF_FALSE
-                                            c = compare(arg[2], locals_[arg[0]], locals_[arg[1]])
+                                            s, s1, kind, t, _ = arg
+                                            c = compare(kind, locals_[s], locals_[s1])
                                             if c is False:
-                                                pc = arg[3]
-                                            elif c is not True:
-                                                raise vm.cond_error(code, pc - 1, c)
+                                                pc = t
                             else:
                                 if op < 120:
                                     if op < 118:
                                         # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
-                                        a = locals_[arg[0]]
-                                        b = arg[1]
-                                        if type(a) is int and type(b) is int:
-                                            x = a - b
+                                        s, k, _, _, pad, fcode = arg
+                                        a = locals_[s]
+                                        if type(a) is int:
+                                            new = [a - k]
                                         else:
-                                            x = sub(a, b)
-                                        new = [x]
+                                            new = [sub(a, k)]
                                         budget -= 1
                                         if budget <= 0:
                                             budget = vm.tick_call(budget, room - len(frames))
                                         frames.append((code, pc, locals_))
-                                        code = arg[5]
-                                        locals_ = new + arg[4] if arg[4] else new
+                                        code = fcode
+                                        locals_ = new + pad if pad else new
                                         pc = 0
                                     else:
                                         if op < 119:
@@ -616,11 +596,10 @@ def run_plain(vm, closure, args):
                                         else:
                                             # MUL_LC (119) = LOAD_LOCAL CONST MUL
                                             a = locals_[arg[0]]
-                                            b = arg[1]
-                                            if type(a) is int and type(b) is int:
-                                                push(a * b)
+                                            if type(a) is int:
+                                                push(a * arg[1])
                                             else:
-                                                push(mul(a, b))
+                                                push(mul(a, arg[1]))
                                 else:
                                     if op < 123:
                                         if op < 121:
@@ -628,61 +607,54 @@ def run_plain(vm, closure, args):
                                             a = locals_[arg[0]]
                                             b = locals_[arg[1]]
                                             if type(a) is int and type(b) is int:
-                                                v = a - b
+                                                locals_[arg[2]] = a - b
                                             else:
-                                                v = sub(a, b)
-                                            locals_[arg[2]] = v
+                                                locals_[arg[2]] = sub(a, b)
                                         else:
                                             if op < 122:
                                                 # ADD_ST (121) = ADD STORE_LOCAL
                                                 b = pop()
                                                 a = pop()
                                                 if type(a) is int and type(b) is int:
-                                                    v = a + b
+                                                    locals_[arg[0]] = a + b
                                                 else:
-                                                    v = add(a, b)
-                                                locals_[arg[0]] = v
+                                                    locals_[arg[0]] = add(a, b)
                                             else:
                                                 # SUB_ST (122) = SUB STORE_LOCAL
                                                 b = pop()
                                                 a = pop()
                                                 if type(a) is int and type(b) is int:
-                                                    v = a - b
+                                                    locals_[arg[0]] = a - b
                                                 else:
-                                                    v = sub(a, b)
-                                                locals_[arg[0]] = v
+                                                    locals_[arg[0]] = sub(a, b)
                                     else:
                                         if op < 124:
                                             # MOD_LC_EQ_C_JF (123) = LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE
-                                            a = locals_[arg[0]]
-                                            b = arg[1]
-                                            if type(a) is int and type(b) is int and b:
-                                                r2 = a % b
+                                            s, k, k2, t, _ = arg
+                                            a = locals_[s]
+                                            if type(a) is int:
+                                                r2 = a % k
                                             else:
-                                                r2 = mod(a, b)
-                                            b = arg[2]
-                                            if type(r2) is type(b) and (type(r2) is int or type(r2) is str):
-                                                c = r2 == b
+                                                r2 = mod(a, k)
+                                            if type(r2) is type(k2):
+                                                if not r2 == k2:
+                                                    pc = t
                                             else:
-                                                c = eq(r2, b)
-                                            if c is False:
-                                                pc = arg[3]
-                                            elif c is not True:
-                                                raise vm.cond_error(code, pc - 1, c)
+                                                if not eq(r2, k2):
+                                                    pc = t
                                         else:
                                             # LT_LC_RET_LOCAL (124) = LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETURN
-                                            a = locals_[arg[0]]
-                                            b = arg[1]
-                                            if type(a) is int and type(b) is int:
-                                                c = a < b
+                                            s, k, t, _, s4 = arg
+                                            a = locals_[s]
+                                            if type(a) is int:
+                                                if not a < k:
+                                                    pc = t
+                                                    continue
                                             else:
-                                                c = lt(a, b)
-                                            if c is False:
-                                                pc = arg[2]
-                                                continue
-                                            elif c is not True:
-                                                raise vm.cond_error(code, pc - 1, c)
-                                            val = locals_[arg[4]]
+                                                if not lt(a, k):
+                                                    pc = t
+                                                    continue
+                                            val = locals_[s4]
                                             if not frames:
                                                 return val
                                             code, pc, locals_ = frames.pop()

@@ -125,7 +125,7 @@ def run_labels(vm, closure, args):
                                                         glob[arg] = v
                                                 else:
                                                     # MAKE_LAMBDA (10)
-                                                    n = arg[1]
+                                                    f, n = arg
                                                     if n:
                                                         caps, labels = _plain_seq(stack[-n:])
                                                         caps = tuple(caps)
@@ -133,7 +133,7 @@ def run_labels(vm, closure, args):
                                                     else:
                                                         caps = ()
                                                         labels = EMPTY
-                                                    c = Closure(arg[0], caps)
+                                                    c = Closure(f, caps)
                                                     if labels:
                                                         c = Labeled(c, labels)
                                                     push(c)
@@ -194,7 +194,7 @@ def run_labels(vm, closure, args):
                                                         # EQ (16)
                                                         b = pop()
                                                         a = stack[-1]
-                                                        if type(a) is type(b) and (type(a) is int or type(a) is str):
+                                                        if type(a) is type(b) and (type(b) is int or type(b) is str):
                                                             stack[-1] = a == b
                                                         elif (type(a) is Labeled or type(b) is Labeled):
                                                             stack[-1] = _binary(vm, eq, a, b, False)
@@ -206,7 +206,7 @@ def run_labels(vm, closure, args):
                                                     # NE (17)
                                                     b = pop()
                                                     a = stack[-1]
-                                                    if type(a) is type(b) and (type(a) is int or type(a) is str):
+                                                    if type(a) is type(b) and (type(b) is int or type(b) is str):
                                                         stack[-1] = a != b
                                                     elif (type(a) is Labeled or type(b) is Labeled):
                                                         stack[-1] = _binary(vm, ops.ne, a, b, False)
@@ -302,12 +302,11 @@ def run_labels(vm, closure, args):
                                             if op < 28:
                                                 if op < 27:
                                                     # SET_PATH (26)
-                                                    n = arg
                                                     v = pop()
-                                                    if not n:     # verified files never have 0 keys; never eat the stack
+                                                    if not arg:     # verified files never have 0 keys; never eat the stack
                                                         raise vm.bad_opcode(op)
-                                                    keys = stack[-n:]
-                                                    del stack[-n:]
+                                                    keys = stack[-arg:]
+                                                    del stack[-arg:]
                                                     items, labels = _plain_seq([stack[-1], v] + keys)
                                                     if labels and vm.try_entries:
                                                         taint_try(vm, _plain_seq([stack[-1]] + keys)[1])
@@ -315,22 +314,20 @@ def run_labels(vm, closure, args):
                                                     stack[-1] = Labeled(r, labels) if labels else r
                                                 else:
                                                     # BUILD_LIST (27)
-                                                    n = arg
-                                                    if n:
-                                                        items = stack[-n:]
-                                                        del stack[-n:]
+                                                    if arg:
+                                                        items = stack[-arg:]
+                                                        del stack[-arg:]
                                                         push(P.build_list(items, vm.pc))
                                                     else:
                                                         push([])
                                             else:
                                                 # BUILD_MAP (28)
-                                                n = arg
-                                                if not n:
+                                                if not arg:
                                                     push({})
                                                 else:
-                                                    raw = stack[-2 * n:]
+                                                    raw = stack[-2 * arg:]
                                                     items, labels = _plain_seq(raw)
-                                                    del stack[-2 * n:]
+                                                    del stack[-2 * arg:]
                                                     klabels = EMPTY
                                                     if labels:
                                                         # Building raises only for a key of the wrong type, so the keys' labels (never
@@ -423,13 +420,12 @@ def run_labels(vm, closure, args):
                                                     push(v)
                                                 else:
                                                     # CALL (36)
-                                                    n = arg
-                                                    callee = stack[-n - 1]
-                                                    if n:
-                                                        new = stack[-n:]
+                                                    callee = stack[-arg - 1]
+                                                    if arg:
+                                                        new = stack[-arg:]
                                                     else:
                                                         new = []
-                                                    del stack[-n - 1:]
+                                                    del stack[-arg - 1:]
                                                     clab = EMPTY
                                                     if type(callee) is Labeled:
                                                         clab = callee.l
@@ -443,8 +439,8 @@ def run_labels(vm, closure, args):
                                                             continue
                                                         _raise_labelled(vm, clab, ops.not_callable, callee)
                                                     f = callee.func
-                                                    if not f.nrequired <= n <= len(f.params):
-                                                        _raise_labelled(vm, clab, ops.arity_error, f, n)
+                                                    if not f.nrequired <= arg <= len(f.params):
+                                                        _raise_labelled(vm, clab, ops.arity_error, f, arg)
                                                     budget -= 1
                                                     if budget <= 0:
                                                         budget = vm.tick_call(budget, room - len(frames))
@@ -452,14 +448,14 @@ def run_labels(vm, closure, args):
                                                     if clab:    # before the parameters are stamped: they are the call's
                                                         push_pc(vm, clab, base_depth + len(frames), 0)
                                                     code = vm.decoded[f]
-                                                    locals_ = new + vm.pads[f][n]
+                                                    locals_ = new + vm.pads[f][arg]
                                                     if callee.captures:
                                                         locals_ += callee.captures
                                                     stamps = [vm.stamp] * len(locals_) if pcs else None
                                                     pc = 0
                                     else:
                                         # CALL_TASK (37)
-                                        n = arg[1]
+                                        _, n, pad, fcode = arg
                                         if n == 1:
                                             new = [pop()]
                                         elif n:
@@ -471,22 +467,21 @@ def run_labels(vm, closure, args):
                                         if budget <= 0:
                                             budget = vm.tick_call(budget, room - len(frames))
                                         frames.append((code, pc, locals_, stamps))
-                                        code = arg[3]
-                                        locals_ = new + arg[2] if arg[2] else new
+                                        code = fcode
+                                        locals_ = new + pad if pad else new
                                         stamps = [vm.stamp] * len(locals_) if pcs else None
                                         pc = 0
                             else:
                                 if op < 40:
                                     if op < 39:
                                         # CALL_BUILTIN (38)
-                                        fn = arg[0]
-                                        n = arg[1]
+                                        fn, n, labelled = arg
                                         # A pure builtin: called as the plain loop calls it when no label is involved;
                                         # otherwise its wrapper joins and attaches the labels.
                                         if n == 1:
                                             a = stack[-1]
                                             if type(a) is Labeled or vm.pc:
-                                                stack[-1] = arg[2](vm, a)
+                                                stack[-1] = labelled(vm, a)
                                             else:
                                                 stack[-1] = fn(a)
                                         else:
@@ -497,10 +492,10 @@ def run_labels(vm, closure, args):
                                                 a = ()
                                             for x in a:
                                                 if type(x) is Labeled:
-                                                    push(arg[2](vm, *a))
+                                                    push(labelled(vm, *a))
                                                     break
                                             else:
-                                                push(arg[2](vm, *a) if vm.pc else fn(*a))
+                                                push(labelled(vm, *a) if vm.pc else fn(*a))
                                     else:
                                         # RETURN (39)
                                         val = pop()
@@ -603,8 +598,7 @@ def run_labels(vm, closure, args):
                                 else:
                                     if op < 102:
                                         # CALL_VM_BUILTIN (101)
-                                        fn = arg[0]
-                                        n = arg[1]
+                                        fn, n = arg
                                         if n:
                                             a = stack[-n:]
                                             del stack[-n:]
@@ -638,39 +632,40 @@ def run_labels(vm, closure, args):
                                     if op < 106:
                                         if op < 105:
                                             # ADD_LC (104) = LOAD_LOCAL CONST ADD
-                                            a = locals_[arg[0]]
-                                            b = arg[1]
-                                            if type(a) is int and type(b) is int:
-                                                push(a + b)
-                                            elif (type(a) is Labeled or type(b) is Labeled):
-                                                push(_binary(vm, add, a, b))
+                                            s, k = arg
+                                            a = locals_[s]
+                                            if type(a) is int:
+                                                push(a + k)
+                                            elif (type(a) is Labeled):
+                                                push(_binary(vm, add, a, k))
                                             else:
-                                                push(add(a, b))
+                                                push(add(a, k))
                                         else:
                                             # SUB_LC (105) = LOAD_LOCAL CONST SUB
-                                            a = locals_[arg[0]]
-                                            b = arg[1]
-                                            if type(a) is int and type(b) is int:
-                                                push(a - b)
-                                            elif (type(a) is Labeled or type(b) is Labeled):
-                                                push(_binary(vm, sub, a, b))
+                                            s, k = arg
+                                            a = locals_[s]
+                                            if type(a) is int:
+                                                push(a - k)
+                                            elif (type(a) is Labeled):
+                                                push(_binary(vm, sub, a, k))
                                             else:
-                                                push(sub(a, b))
+                                                push(sub(a, k))
                                     else:
                                         if op < 107:
                                             # MOD_LC (106) = LOAD_LOCAL CONST MOD
-                                            a = locals_[arg[0]]
-                                            b = arg[1]
-                                            if type(a) is int and type(b) is int and b:
-                                                push(a % b)
-                                            elif (type(a) is Labeled or type(b) is Labeled):
-                                                push(_binary(vm, mod, a, b))
+                                            s, k = arg
+                                            a = locals_[s]
+                                            if type(a) is int:
+                                                push(a % k)
+                                            elif (type(a) is Labeled):
+                                                push(_binary(vm, mod, a, k))
                                             else:
-                                                push(mod(a, b))
+                                                push(mod(a, k))
                                         else:
                                             # ADD_LL_ST (107) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL
-                                            a = locals_[arg[0]]
-                                            b = locals_[arg[1]]
+                                            s, s1, s2 = arg
+                                            a = locals_[s]
+                                            b = locals_[s1]
                                             if type(a) is int and type(b) is int:
                                                 v = a + b
                                             elif (type(a) is Labeled or type(b) is Labeled):
@@ -678,43 +673,44 @@ def run_labels(vm, closure, args):
                                             else:
                                                 v = add(a, b)
                                             if pcs and vm.pc:
-                                                _upgrade_check(vm, locals_[arg[2]], stamps[arg[2]] if stamps else 0, _local_name(vm.owner[id(code)], arg[2]))
+                                                _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
                                                 v = _join(v, vm.pc)
-                                            locals_[arg[2]] = v
+                                            locals_[s2] = v
                                 else:
                                     if op < 109:
                                         # ADD_LC_ST (108) = LOAD_LOCAL CONST ADD STORE_LOCAL
-                                        a = locals_[arg[0]]
-                                        b = arg[1]
-                                        if type(a) is int and type(b) is int:
-                                            v = a + b
-                                        elif (type(a) is Labeled or type(b) is Labeled):
-                                            v = _binary(vm, add, a, b)
+                                        s, k, s2 = arg
+                                        a = locals_[s]
+                                        if type(a) is int:
+                                            v = a + k
+                                        elif (type(a) is Labeled):
+                                            v = _binary(vm, add, a, k)
                                         else:
-                                            v = add(a, b)
+                                            v = add(a, k)
                                         if pcs and vm.pc:
-                                            _upgrade_check(vm, locals_[arg[2]], stamps[arg[2]] if stamps else 0, _local_name(vm.owner[id(code)], arg[2]))
+                                            _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
                                             v = _join(v, vm.pc)
-                                        locals_[arg[2]] = v
+                                        locals_[s2] = v
                                     else:
                                         if op < 110:
                                             # SUB_LC_ST (109) = LOAD_LOCAL CONST SUB STORE_LOCAL
-                                            a = locals_[arg[0]]
-                                            b = arg[1]
-                                            if type(a) is int and type(b) is int:
-                                                v = a - b
-                                            elif (type(a) is Labeled or type(b) is Labeled):
-                                                v = _binary(vm, sub, a, b)
+                                            s, k, s2 = arg
+                                            a = locals_[s]
+                                            if type(a) is int:
+                                                v = a - k
+                                            elif (type(a) is Labeled):
+                                                v = _binary(vm, sub, a, k)
                                             else:
-                                                v = sub(a, b)
+                                                v = sub(a, k)
                                             if pcs and vm.pc:
-                                                _upgrade_check(vm, locals_[arg[2]], stamps[arg[2]] if stamps else 0, _local_name(vm.owner[id(code)], arg[2]))
+                                                _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
                                                 v = _join(v, vm.pc)
-                                            locals_[arg[2]] = v
+                                            locals_[s2] = v
                                         else:
                                             # LT_LL_JF (110) = LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
-                                            a = locals_[arg[0]]
-                                            b = locals_[arg[1]]
+                                            s, s1, t, rid = arg
+                                            a = locals_[s]
+                                            b = locals_[s1]
                                             if type(a) is int and type(b) is int:
                                                 c = a < b
                                             elif (type(a) is Labeled or type(b) is Labeled):
@@ -722,55 +718,49 @@ def run_labels(vm, closure, args):
                                             else:
                                                 c = lt(a, b)
                                             if type(c) is Labeled:
-                                                push_pc(vm, c.l, base_depth + len(frames), arg[3])
+                                                push_pc(vm, c.l, base_depth + len(frames), rid)
                                                 c = c.v
                                             if c is False:
-                                                pc = arg[2]
-                                            elif c is not True:
-                                                raise vm.cond_error(code, pc - 1, c)
+                                                pc = t
                         else:
                             if op < 117:
                                 if op < 114:
                                     if op < 112:
                                         # LT_LC_JF (111) = LOAD_LOCAL CONST LT JUMP_IF_FALSE
-                                        a = locals_[arg[0]]
-                                        b = arg[1]
-                                        if type(a) is int and type(b) is int:
-                                            c = a < b
-                                        elif (type(a) is Labeled or type(b) is Labeled):
-                                            c = _binary(vm, lt, a, b)
+                                        s, k, t, rid = arg
+                                        a = locals_[s]
+                                        if type(a) is int:
+                                            c = a < k
+                                        elif (type(a) is Labeled):
+                                            c = _binary(vm, lt, a, k)
                                         else:
-                                            c = lt(a, b)
+                                            c = lt(a, k)
                                         if type(c) is Labeled:
-                                            push_pc(vm, c.l, base_depth + len(frames), arg[3])
+                                            push_pc(vm, c.l, base_depth + len(frames), rid)
                                             c = c.v
                                         if c is False:
-                                            pc = arg[2]
-                                        elif c is not True:
-                                            raise vm.cond_error(code, pc - 1, c)
+                                            pc = t
                                     else:
                                         if op < 113:
                                             # CMP_LC_JF (112) = LOAD_LOCAL CONST CMP JUMP_IF_FALSE
-                                            a = locals_[arg[0]]
-                                            b = arg[1]
-                                            if (type(a) is Labeled or type(b) is Labeled):
-                                                c = _binary(vm, _CMP[arg[2]], a, b, arg[2] < 3)
+                                            s, k, kind, t, rid = arg
+                                            a = locals_[s]
+                                            if (type(a) is Labeled):
+                                                c = _binary(vm, _CMP[kind], a, k, kind < 3)
                                             else:
-                                                c = compare(arg[2], a, b)
+                                                c = compare(kind, a, k)
                                             if type(c) is Labeled:
-                                                push_pc(vm, c.l, base_depth + len(frames), arg[4])
+                                                push_pc(vm, c.l, base_depth + len(frames), rid)
                                                 c = c.v
                                             if c is False:
-                                                pc = arg[3]
-                                            elif c is not True:
-                                                raise vm.cond_error(code, pc - 1, c)
+                                                pc = t
                                         else:
                                             # EQ_C_JF (113) = CONST EQ JUMP_IF_FALSE
                                             b = arg[0]
                                             a = pop()
-                                            if type(a) is type(b) and (type(a) is int or type(a) is str):
+                                            if type(a) is type(b):
                                                 c = a == b
-                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                            elif (type(a) is Labeled):
                                                 c = _binary(vm, eq, a, b, False)
                                             else:
                                                 c = eq(a, b)
@@ -779,8 +769,6 @@ def run_labels(vm, closure, args):
                                                 c = c.v
                                             if c is False:
                                                 pc = arg[1]
-                                            elif c is not True:
-                                                raise vm.cond_error(code, pc - 1, c)
                                 else:
                                     if op < 115:
                                         # RETURN_LOCAL (114) = LOAD_LOCAL RETURN
@@ -796,58 +784,57 @@ def run_labels(vm, closure, args):
                                     else:
                                         if op < 116:
                                             # FOR_ITER_DECL (115) = FOR_ITER DECLARE_LOCAL
+                                            t, s1 = arg
                                             it = stack[-1]
                                             v = next(it, UNSET)
                                             if v is UNSET:
                                                 pop()
-                                                pc = arg[0]
+                                                pc = t
                                                 continue
-                                            if pcs and arg[1] < vm.owner[id(code)].fixed:
+                                            if pcs and s1 < vm.owner[id(code)].fixed:
                                                 # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
                                                 # `set`, checked as one.
-                                                _store(vm, locals_, stamps, arg[1], v, _local_name(vm.owner[id(code)], arg[1]))
+                                                _store(vm, locals_, stamps, s1, v, _local_name(vm.owner[id(code)], s1))
                                             else:
                                                 if pcs:
                                                     if vm.pc:
                                                         v = _join(v, vm.pc)
                                                     if stamps is None:
                                                         stamps = [0] * len(locals_)
-                                                    stamps[arg[1]] = vm.stamp
-                                                locals_[arg[1]] = v
+                                                    stamps[s1] = vm.stamp
+                                                locals_[s1] = v
                                         else:
                                             # CMP_LL_JF (116) = LOAD_LOCAL LOAD_LOCAL CMP JUMP_IF_FALSE
-                                            a = locals_[arg[0]]
-                                            b = locals_[arg[1]]
+                                            s, s1, kind, t, rid = arg
+                                            a = locals_[s]
+                                            b = locals_[s1]
                                             if (type(a) is Labeled or type(b) is Labeled):
-                                                c = _binary(vm, _CMP[arg[2]], a, b, arg[2] < 3)
+                                                c = _binary(vm, _CMP[kind], a, b, kind < 3)
                                             else:
-                                                c = compare(arg[2], a, b)
+                                                c = compare(kind, a, b)
                                             if type(c) is Labeled:
-                                                push_pc(vm, c.l, base_depth + len(frames), arg[4])
+                                                push_pc(vm, c.l, base_depth + len(frames), rid)
                                                 c = c.v
                                             if c is False:
-                                                pc = arg[3]
-                                            elif c is not True:
-                                                raise vm.cond_error(code, pc - 1, c)
+                                                pc = t
                             else:
                                 if op < 120:
                                     if op < 118:
                                         # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
-                                        a = locals_[arg[0]]
-                                        b = arg[1]
-                                        if type(a) is int and type(b) is int:
-                                            x = a - b
-                                        elif (type(a) is Labeled or type(b) is Labeled):
-                                            x = _binary(vm, sub, a, b)
+                                        s, k, _, _, pad, fcode = arg
+                                        a = locals_[s]
+                                        if type(a) is int:
+                                            new = [a - k]
+                                        elif (type(a) is Labeled):
+                                            new = [_binary(vm, sub, a, k)]
                                         else:
-                                            x = sub(a, b)
-                                        new = [x]
+                                            new = [sub(a, k)]
                                         budget -= 1
                                         if budget <= 0:
                                             budget = vm.tick_call(budget, room - len(frames))
                                         frames.append((code, pc, locals_, stamps))
-                                        code = arg[5]
-                                        locals_ = new + arg[4] if arg[4] else new
+                                        code = fcode
+                                        locals_ = new + pad if pad else new
                                         stamps = [vm.stamp] * len(locals_) if pcs else None
                                         pc = 0
                                     else:
@@ -871,20 +858,21 @@ def run_labels(vm, closure, args):
                                             push(val)
                                         else:
                                             # MUL_LC (119) = LOAD_LOCAL CONST MUL
-                                            a = locals_[arg[0]]
-                                            b = arg[1]
-                                            if type(a) is int and type(b) is int:
-                                                push(a * b)
-                                            elif (type(a) is Labeled or type(b) is Labeled):
-                                                push(_binary(vm, mul, a, b))
+                                            s, k = arg
+                                            a = locals_[s]
+                                            if type(a) is int:
+                                                push(a * k)
+                                            elif (type(a) is Labeled):
+                                                push(_binary(vm, mul, a, k))
                                             else:
-                                                push(mul(a, b))
+                                                push(mul(a, k))
                                 else:
                                     if op < 123:
                                         if op < 121:
                                             # SUB_LL_ST (120) = LOAD_LOCAL LOAD_LOCAL SUB STORE_LOCAL
-                                            a = locals_[arg[0]]
-                                            b = locals_[arg[1]]
+                                            s, s1, s2 = arg
+                                            a = locals_[s]
+                                            b = locals_[s1]
                                             if type(a) is int and type(b) is int:
                                                 v = a - b
                                             elif (type(a) is Labeled or type(b) is Labeled):
@@ -892,9 +880,9 @@ def run_labels(vm, closure, args):
                                             else:
                                                 v = sub(a, b)
                                             if pcs and vm.pc:
-                                                _upgrade_check(vm, locals_[arg[2]], stamps[arg[2]] if stamps else 0, _local_name(vm.owner[id(code)], arg[2]))
+                                                _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
                                                 v = _join(v, vm.pc)
-                                            locals_[arg[2]] = v
+                                            locals_[s2] = v
                                         else:
                                             if op < 122:
                                                 # ADD_ST (121) = ADD STORE_LOCAL
@@ -927,47 +915,42 @@ def run_labels(vm, closure, args):
                                     else:
                                         if op < 124:
                                             # MOD_LC_EQ_C_JF (123) = LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE
-                                            a = locals_[arg[0]]
-                                            b = arg[1]
-                                            if type(a) is int and type(b) is int and b:
-                                                r2 = a % b
-                                            elif (type(a) is Labeled or type(b) is Labeled):
-                                                r2 = _binary(vm, mod, a, b)
+                                            s, k, k2, t, rid = arg
+                                            a = locals_[s]
+                                            if type(a) is int:
+                                                r2 = a % k
+                                            elif (type(a) is Labeled):
+                                                r2 = _binary(vm, mod, a, k)
                                             else:
-                                                r2 = mod(a, b)
-                                            b = arg[2]
-                                            if type(r2) is type(b) and (type(r2) is int or type(r2) is str):
-                                                c = r2 == b
-                                            elif (type(r2) is Labeled or type(b) is Labeled):
-                                                c = _binary(vm, eq, r2, b, False)
+                                                r2 = mod(a, k)
+                                            if type(r2) is type(k2):
+                                                c = r2 == k2
+                                            elif (type(r2) is Labeled):
+                                                c = _binary(vm, eq, r2, k2, False)
                                             else:
-                                                c = eq(r2, b)
+                                                c = eq(r2, k2)
                                             if type(c) is Labeled:
-                                                push_pc(vm, c.l, base_depth + len(frames), arg[4])
+                                                push_pc(vm, c.l, base_depth + len(frames), rid)
                                                 c = c.v
                                             if c is False:
-                                                pc = arg[3]
-                                            elif c is not True:
-                                                raise vm.cond_error(code, pc - 1, c)
+                                                pc = t
                                         else:
                                             # LT_LC_RET_LOCAL (124) = LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETURN
-                                            a = locals_[arg[0]]
-                                            b = arg[1]
-                                            if type(a) is int and type(b) is int:
-                                                c = a < b
-                                            elif (type(a) is Labeled or type(b) is Labeled):
-                                                c = _binary(vm, lt, a, b)
+                                            s, k, t, rid, s4 = arg
+                                            a = locals_[s]
+                                            if type(a) is int:
+                                                c = a < k
+                                            elif (type(a) is Labeled):
+                                                c = _binary(vm, lt, a, k)
                                             else:
-                                                c = lt(a, b)
+                                                c = lt(a, k)
                                             if type(c) is Labeled:
-                                                push_pc(vm, c.l, base_depth + len(frames), arg[3])
+                                                push_pc(vm, c.l, base_depth + len(frames), rid)
                                                 c = c.v
                                             if c is False:
-                                                pc = arg[2]
+                                                pc = t
                                                 continue
-                                            elif c is not True:
-                                                raise vm.cond_error(code, pc - 1, c)
-                                            val = locals_[arg[4]]
+                                            val = locals_[s4]
                                             if pcs:
                                                 if vm.pc:
                                                     val = _join(val, vm.pc)

@@ -166,6 +166,64 @@ FIELDS = {
 # Where the jump target is among an instruction's fields (all of them)
 JUMP_AT = {29: 0, 30: 0, 31: 0, 32: 0, 35: 0, 40: 0, 43: 1, 100: 0, 110: 2, 111: 2, 112: 3, 113: 1, 115: 0, 116: 3, 123: 3, 124: 2}
 
+# How control leaves each instruction (a superinstruction: 'branch' when it
+# may jump)
+FLOW = {1: 'next', 2: 'next', 3: 'next', 4: 'next', 5: 'next', 6: 'next', 7: 'next', 8: 'next', 9: 'next', 10: 'next', 11: 'next', 12: 'next', 13: 'next', 14: 'next', 15: 'next', 16: 'next', 17: 'next', 18: 'next', 19: 'next', 20: 'next', 21: 'next', 22: 'next', 23: 'next', 24: 'next', 25: 'next', 26: 'next', 27: 'next', 28: 'next', 29: 'jump', 30: 'branch', 31: 'keep_or_pop', 32: 'keep_or_pop', 33: 'next', 34: 'next', 35: 'for_iter', 36: 'next', 37: 'next', 38: 'next', 39: 'return', 40: 'try', 41: 'next', 42: 'next', 43: 'branch', 44: 'next', 45: 'next', 46: 'next', 47: 'next', 48: 'next', 100: 'jump', 101: 'next', 102: 'next', 103: 'next', 104: 'next', 105: 'next', 106: 'next', 107: 'next', 108: 'next', 109: 'next', 110: 'branch', 111: 'branch', 112: 'branch', 113: 'branch', 114: 'next', 115: 'branch', 116: 'branch', 117: 'next', 118: 'next', 119: 'next', 120: 'next', 121: 'next', 122: 'next', 123: 'branch', 124: 'branch'}
+
+# Stack pictures: (inputs -- outputs), deepest first; x[n] is n values
+PICTURES = {
+    1: '( -- v)',
+    2: '(x -- )',
+    3: '( -- v)',
+    4: '(v -- )',
+    5: '(v -- )',
+    6: '( -- v)',
+    7: '(v -- )',
+    8: '(v -- )',
+    9: '( -- t)',
+    10: '(caps[n] -- fn)',
+    11: '(a b -- r)',
+    12: '(a b -- r)',
+    13: '(a b -- r)',
+    14: '(a b -- r)',
+    15: '(a b -- r)',
+    16: '(a b -- r)',
+    17: '(a b -- r)',
+    18: '(a b -- r)',
+    19: '(a b -- r)',
+    20: '(a b -- r)',
+    21: '(a b -- r)',
+    22: '(a -- r)',
+    23: '(a -- r)',
+    24: '(x i -- r)',
+    25: '(x -- r)',
+    26: '(x keys[n] v -- r)',
+    27: '(items[n] -- xs)',
+    28: '(pairs[2*n] -- m)',
+    29: '( -- )',
+    30: '(c -- )',
+    31: '(c -- )',
+    32: '(c -- )',
+    33: '(c -- c)',
+    34: '(coll -- it)',
+    35: '(it -- it v)',
+    36: '(f args[n] -- r)',
+    37: '(args[n] -- r)',
+    38: '(args[n] -- r)',
+    39: '(val -- )',
+    40: '( -- )',
+    41: '( -- )',
+    42: '( -- )',
+    43: '( -- )',
+    44: '(v -- )',
+    45: '(v -- )',
+    46: '(k v -- )',
+    47: '(k v -- )',
+    48: '(drop[n] v -- v)',
+    100: '( -- )',
+    101: '(args[n] -- r)',
+}
+
 # Superinstructions, longest first: (code, parts, the part whose position it
 # takes, when). A part maps each opcode it matches to the field it adds (None:
 # its own fields); A[k] is part k's fields (all of them).

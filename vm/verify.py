@@ -97,15 +97,10 @@ def _check_declarations(func, index):
     for k, (off, _, _) in enumerate(insts):
         offsets[off] = k
     for off, op, a in insts:
-        c = op.code
-        if c in (O.JUMP, O.FOR_ITER):
-            decoded.append((c, offsets[a[0]]))
-        elif c in (O.JUMP_IF_FALSE, O.AND_JUMP, O.OR_JUMP, O.TRY_BEGIN):
-            decoded.append((c, (offsets[a[0]], a[1])))
-        elif c == O.JUMP_IF_SET:
-            decoded.append((c, (a[0], offsets[a[1]])))
-        else:
-            decoded.append((c, a[0] if len(a) == 1 else a))
+        j = _JUMP_AT[op.code]       # jump targets as instruction indexes, as vm.flow reads
+        if j is not None:
+            a = a[:j] + (offsets[a[j]],) + a[j + 1:]
+        decoded.append((op.code, a[0] if len(a) == 1 else a))
     idom = dominators(decoded)
     declared = {}
     for k, (c, arg) in enumerate(decoded):

@@ -1,0 +1,117 @@
+"""Which instruction sequences run most, across a corpus: the measurement superinstructions
+(vm/instructions.py `fused`) are chosen by.
+
+    .venv/bin/python tools/profile_pairs.py [--fused] [--general] [--top N] [FILE.syn ...]
+
+Runs every program (default: examples/, /work/shared/seeds, /work/shared/conformance and
+the bench/twins.py programs; --general: only bench/twins.py GENERAL) with labels off, counting how often each decoded instruction
+runs; then weighs each sequence of 2 to 4 instructions that the decoder could fuse (no
+jump lands inside it) by how often its first instruction ran. Each program's counts are
+scaled to sum to 1, so a sequence ranks by how much of the corpus it covers, not by how
+long one benchmark runs. Without --fused, superinstructions are off, so the sequences are
+of the file's own instructions.
+"""
+
+import collections
+import functools
+import glob
+import io
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+CORPUS = [os.path.join(ROOT, "examples/**/*.syn"), "/work/shared/seeds/*.syn",
+          "/work/shared/conformance/**/*.syn"]
+
+
+class Counted(list):
+    """A decoded code list that counts each read of an instruction (the loop's fetch)."""
+
+    def __init__(self, items, counts):
+        super().__init__(items)
+        self.counts = counts
+
+    def __getitem__(self, i):
+        self.counts[i] += 1
+        return list.__getitem__(self, i)
+
+
+def programs(paths, general):
+    out = {}
+    for pat in [] if general else paths or CORPUS:
+        for p in sorted(glob.glob(pat, recursive=True)):
+            out[p] = open(p).read()
+    if not paths:
+        sys.path.insert(0, os.path.join(ROOT, "bench"))
+        import twins
+        for t in twins.GENERAL if general else twins.ALL:
+            out["bench: " + t.name] = t.source
+    return out
+
+
+def profile(source, name, fused):
+    from synsema.compiler import compile_source
+    from synsema.vm import decode, machine
+    from synsema.vm.errors import CompileError, SynError
+    from synsema.vm.machine import VM, Options
+    try:
+        prog = compile_source(source, os.path.basename(name))
+    except (SynError, CompileError):     # a conformance program that must not compile
+        return {}
+    real = machine.decode_function
+    machine.decode_function = functools.partial(decode.decode_function,
+                                                superinstructions=fused)
+    try:
+        vm = VM(prog, Options(out=io.StringIO().write, max_steps=3_000_000, timeout=30))
+    finally:
+        machine.decode_function = real
+    from synsema.vm import opcodes as O
+    counted = {}
+    for f, code in vm.decoded.items():
+        vm.decoded[f] = counted[f] = Counted(code, collections.Counter())
+    for code in counted.values():       # direct calls carry their callee's code list
+        for i, (op, a) in enumerate(code):
+            if op in O.CALLEE_AT:
+                callee, slot = O.CALLEE_AT[op]
+                list.__setitem__(code, i, (op, a[:slot] + (counted[a[callee]],) + a[slot + 1:]))
+    try:
+        vm.run_main()
+    except Exception:               # noqa: BLE001 - a failing program still counts
+        pass
+    seqs = collections.Counter()
+    from synsema.vm.decode import _targets
+    for code in counted.values():
+        targets = _targets(list(code))
+        for i, n in code.counts.items():
+            ops = [list.__getitem__(code, i)[0]]
+            for j in range(i + 1, min(i + 4, len(code))):
+                if j in targets:
+                    break
+                ops.append(list.__getitem__(code, j)[0])
+                seqs[tuple(ops)] += n
+    total = sum(code.counts[i] for code in counted.values() for i in code.counts) or 1
+    return {k: v / total for k, v in seqs.items()}
+
+
+def main(argv):
+    from synsema.vm import opcodes as O
+    names = {op.code: op.name for op in O.OPS}
+    names.update({c: n for n, c in O.INTERNAL.items()})
+    top = int(argv[argv.index("--top") + 1]) if "--top" in argv else 30
+    paths = [a for a in argv if a.endswith(".syn")]
+    total = collections.Counter()
+    progs = programs(paths, "--general" in argv)
+    for name, src in progs.items():
+        total.update(profile(src, name, "--fused" in argv))
+    print(f"{len(progs)} programs; share of the corpus's executed instructions that start "
+          "each sequence (mean over programs)")
+    for length in (2, 3, 4):
+        print(f"\n-- sequences of {length}")
+        best = sorted(((v, k) for k, v in total.items() if len(k) == length), reverse=True)
+        for v, k in best[:top]:
+            print(f"{100 * v / len(progs):7.2f}%  {' '.join(names.get(x, str(x)) for x in k)}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -184,7 +184,8 @@ def _provider_config(url, api, model, key, cassette, cassette_mode):
 
 
 _ENV_SETTINGS = ("SYN_LLM_URL", "SYN_LLM_API", "SYN_LLM_MODEL", "SYN_LLM_KEY",
-                 "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "SYN_LLM_CASSETTE")
+                 "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "SYN_LLM_CASSETTE",
+                 "SYN_LLM_CASSETTE_MODE")
 
 
 def _env_provider(flags):
@@ -231,7 +232,8 @@ def _options(program, out, tools=None, cap_set=None, labels=False, provider=None
         if v is not None and (type(v) is not int or v < 1):
             raise UsageError(f"usage error: {name} must be a whole number of at least 1, "
                              f"got {v!r}")
-    if timeout is not None and (type(timeout) not in (int, float) or not timeout > 0):
+    if timeout is not None and (type(timeout) not in (int, float)
+                                or not 0 < timeout < float("inf")):
         raise UsageError(f"usage error: timeout must be a number of seconds above 0, got "
                          f"{timeout!r}")
     ceiling = None

@@ -47,9 +47,6 @@ class _Ctx:
         return r
 
 
-# Builtins that give a changed copy of their first argument (see check_kept).
-KEPT = {"append": "list", "put": "map"}
-
 # Python's words where Synsema has its own (an undeclared name, said the Synsema way).
 PYTHON_WORDS = {
     "True": "Synsema writes true", "False": "Synsema writes false",
@@ -407,14 +404,14 @@ class Resolver:
         if e.kind != "call" or e.callee.kind != "name" or e.callee.ref is None:
             return
         name = e.callee.name
-        if e.callee.ref != ("builtin", name) or name not in KEPT:
+        if e.callee.ref != ("builtin", name) or not BUILTINS[name].gives_copy:
             return
         target = e.args[0].name if e.args and e.args[0].kind == "name" else None
         fix = (f"set {target} to {name}({target}, ...)" if target
                else f"set xs to {name}(xs, ...)")
         self.error(f"the result of {name} is thrown away, so this line does nothing: lists "
-                   f"and maps are values, and {name} gives a new {KEPT[name]}; keep it with "
-                   f"`{fix}`", e.line, e.callee.col)
+                   f"and maps are values, and {name} gives a new "
+                   f"{BUILTINS[name].gives_copy}; keep it with `{fix}`", e.line, e.callee.col)
 
     def undeclared(self, name, ctx, line, col):
         msg = f"'{name}' is not declared"

@@ -7,14 +7,15 @@ None mutates its inputs: every changed list or map is a new one (value semantics
 import math
 import re
 
+from synsema.vm import precise as P
 from synsema.vm.digits import int_of_digits
 from synsema.vm.errors import SynError
 from synsema.vm.values import UNSET, denorm_key, norm_key, type_name
-from synsema.stdlib.display import display, format_number, quote
-from synsema.stdlib.equality import equal
-from synsema.stdlib.jsonvalues import json_decode as _json_decode
-from synsema.stdlib.jsonvalues import json_encode as _json_encode
 from synsema.stdlib.registry import builtin
+from synsema.vm.display import display, format_number, quote
+from synsema.vm.equality import equal
+from synsema.vm.jsonvalues import json_decode as _json_decode
+from synsema.vm.jsonvalues import json_encode as _json_encode
 
 RANGE_LIMIT = 10_000_000     # most items range() will make
 VARIADIC = 255               # max_args of min/max, which take "any number" of values
@@ -87,7 +88,7 @@ def _store_key(name, k):
 
 # ---- output and conversion -----------------------------------------------------------
 
-@builtin("text", 1)
+@builtin("text", 1, never_raises=True)
 def b_text(x):
     """The printed form of any value, as a text."""
     return display(x)
@@ -119,7 +120,7 @@ def b_number(x):
                    "write digits like 42, -3.5 or 1e3")
 
 
-@builtin("type_of", 1)
+@builtin("type_of", 1, never_raises=True)
 def b_type_of(x):
     """The type name of a value: number, text, bool, nothing, list, map or task."""
     return type_name(x)
@@ -139,7 +140,7 @@ def b_json_decode(t):
 
 # ---- collections ---------------------------------------------------------------------
 
-@builtin("len", 1)
+@builtin("len", 1, labelled=P.labels_len)
 def b_len(x):
     """The number of characters of a text, items of a list or keys of a map."""
     t = type(x)
@@ -174,7 +175,7 @@ def b_contains(coll, x):
     raise SynError(f"contains needs a map, list or text, got {type_name(coll)}")
 
 
-@builtin("keys", 1)
+@builtin("keys", 1, labelled=P.labels_keys)
 def b_keys(m):
     """The keys of a map, in insertion order."""
     if type(m) is not dict:
@@ -190,7 +191,7 @@ def b_values(m):
     return list(m.values())
 
 
-@builtin("get", 2, 3)
+@builtin("get", 2, 3, labelled=P.labels_get)
 def b_get(coll, k, default=None):
     """m[k] or the default when absent; for a list or text, the item at index k."""
     t = type(coll)
@@ -210,7 +211,7 @@ def b_get(coll, k, default=None):
     raise SynError(f"get needs a map, list or text, got {type_name(coll)}")
 
 
-@builtin("append", 2)
+@builtin("append", 2, gives_copy="list", labelled=P.labels_append)
 def b_append(xs, x):
     """A new list: xs with x added at the end."""
     if type(xs) is not list:
@@ -221,7 +222,7 @@ def b_append(xs, x):
     return r
 
 
-@builtin("put", 3)
+@builtin("put", 3, gives_copy="map", labelled=P.labels_put)
 def b_put(coll, k, v):
     """A new map with key k set to v (an existing key keeps its place); or a new list
     with the item at index k replaced."""

@@ -17,15 +17,33 @@ BUILTINS = {}
 
 
 class Builtin:
-    __slots__ = ("name", "fn", "min_args", "max_args", "kind", "doc")
+    """A builtin and the facts the compiler and the VM need about it (declared with it):
+    never_raises  it never raises a catchable error, so under --labels its arguments'
+                  labels never taint an enclosing try (SPEC 10)
+    owns_errors   its errors never depend on its labelled data argument, so they do not
+                  carry that argument's labels (private's and declassify's are about the
+                  label or the reason)
+    gives_copy    "list" / "map": it gives a changed copy of its first argument (a call
+                  whose result is thrown away does nothing: the compiler says so)
+    labelled      under --labels, makes its precise-label wrapper from fn (vm.precise:
+                  the result's label from the container's shape and the element used),
+                  instead of the generic join of every argument's labels
+    """
+    __slots__ = ("name", "fn", "min_args", "max_args", "kind", "doc", "never_raises",
+                 "owns_errors", "gives_copy", "labelled")
 
-    def __init__(self, name, fn, min_args, max_args, kind, doc):
+    def __init__(self, name, fn, min_args, max_args, kind, doc, never_raises=False,
+                 owns_errors=False, gives_copy=None, labelled=None):
         self.name = name
         self.fn = fn
         self.min_args = min_args
         self.max_args = max_args
         self.kind = kind
         self.doc = doc
+        self.never_raises = never_raises
+        self.owns_errors = owns_errors
+        self.gives_copy = gives_copy
+        self.labelled = labelled
 
     def arity_text(self):
         if self.min_args == self.max_args:
@@ -34,8 +52,9 @@ class Builtin:
         return f"{self.min_args} to {self.max_args} arguments"
 
 
-def builtin(name, min_args, max_args=None, kind="pure"):
-    """Register fn as the builtin `name` taking min_args..max_args arguments."""
+def builtin(name, min_args, max_args=None, kind="pure", **facts):
+    """Register fn as the builtin `name` taking min_args..max_args arguments; `facts` are
+    Builtin's never_raises, owns_errors, gives_copy and labelled."""
     if max_args is None:
         max_args = min_args
 
@@ -43,7 +62,7 @@ def builtin(name, min_args, max_args=None, kind="pure"):
         if name in BUILTINS:
             raise RuntimeError(f"builtin {name!r} registered twice")
         BUILTINS[name] = Builtin(name, fn, min_args, max_args, kind,
-                                 (fn.__doc__ or "").strip().split("\n")[0])
+                                 (fn.__doc__ or "").strip().split("\n")[0], **facts)
         return fn
     return register
 

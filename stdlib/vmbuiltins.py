@@ -7,8 +7,9 @@ Under --labels their arguments may be Labeled; without labels they never are, an
 check below on a Labeled type is simply false.
 """
 
-from synsema.stdlib import display as D
-from synsema.stdlib.equality import equal
+from synsema.vm import display as D
+from synsema.vm.equality import equal
+from synsema.vm.jsonvalues import json_encode
 from synsema.stdlib.registry import builtin
 from synsema.vm import caps as C
 from synsema.vm import precise as P
@@ -55,7 +56,7 @@ def _sink(vm, what, labels, allowed=None):
 
 # ---- output -----------------------------------------------------------------------------
 
-@builtin("print", 1, kind="vm")
+@builtin("print", 1, kind="vm", never_raises=True)
 def print_(vm, x):
     """Write a value's text form and a newline to standard output (needs stdout)."""
     vm.need("print", ("stdout",))
@@ -70,11 +71,12 @@ def print_(vm, x):
 
 def _text_arg(name, what, v):
     if type(v) is not str or not v:
-        raise SynError(f"{name} needs {what} as a non-empty text, got {type_name(v)}")
+        raise SynError(f"{name} needs {what} as a non-empty text, got "
+                       f"{'an empty text' if v == '' else type_name(v)}")
     return v
 
 
-@builtin("private", 2, kind="vm")
+@builtin("private", 2, kind="vm", never_raises=True, owns_errors=True)
 def private(vm, v, label):
     """Label a value (with --labels; without, returns it unchanged)."""
     label, label_labels = _split(label)
@@ -88,7 +90,7 @@ def private(vm, v, label):
     return _label(vm, v, frozenset((label,)))
 
 
-@builtin("declassify", 2, kind="vm")
+@builtin("declassify", 2, kind="vm", never_raises=True, owns_errors=True)
 def declassify(vm, v, reason):
     """Remove a value's labels; needs declassify=LABEL in the host ceiling for each."""
     reason, reason_labels = _split(reason)
@@ -108,7 +110,7 @@ def declassify(vm, v, reason):
     return _label(vm, v, EMPTY)
 
 
-@builtin("labels_of", 1, kind="vm")
+@builtin("labels_of", 1, kind="vm", never_raises=True, owns_errors=True)
 def labels_of(vm, v):
     """The sorted list of a value's label names. The list carries those labels too: which
     labels a value has can depend on labelled data (`x and private(y, "j")` has j only
@@ -239,7 +241,9 @@ def _call_host(vm, name, fn, tl, amap, as_tool):
     return hostcall.invoke(vm, fn, named, under)
 
 
-@builtin("call", 2, kind="vm")
+# call and call_tool taint the try themselves (below), after a host tool's label contract
+# has read the pc of the call: the generic wrapper must not.
+@builtin("call", 2, kind="vm", never_raises=True)
 def call(vm, task, args):
     """Call a task with named arguments from a map (runs with the caller's capabilities)."""
     task, tl = _split(task)
@@ -252,7 +256,7 @@ def call(vm, task, args):
                             _call_labels(task, tl, P.shape_of(amap)))
 
 
-@builtin("call_tool", 2, kind="vm")
+@builtin("call_tool", 2, kind="vm", never_raises=True)
 def call_tool(vm, task, args):
     """Call a task as a tool: named arguments checked strictly, least privilege."""
     if vm.trace:
@@ -361,7 +365,6 @@ def _http(vm, name, url, body=None):
         raise SynError(f"{name}: refused {url!r}: {e}") from None
     _net_gate(vm, name, host, labels)
     if body is not None and type(body) is not str:
-        from synsema.stdlib.jsonvalues import json_encode
         body = json_encode(body)
     return net.fetch(name, url, host, body, lambda to: _net_gate(vm, name, to, labels))
 

@@ -11,6 +11,7 @@ together) must be exactly what the block shows.
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -21,6 +22,13 @@ BLOCK = re.compile(r"```(\w+)\n(.*?)```", re.S)
 def run(path, mode, bindir):
     text = open(path, encoding="utf-8").read()
     scratch = tempfile.mkdtemp(prefix="syn-doc-")
+    try:
+        return _run(text, path, mode, bindir, scratch)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)     # a test run leaves nothing behind
+
+
+def _run(text, path, mode, bindir, scratch):
     env = dict(os.environ, PYTHONUNBUFFERED="1", PATH=bindir + os.pathsep + os.environ["PATH"])
     for k in list(env):
         if k.startswith("SYN_") or k.endswith("_API_KEY"):

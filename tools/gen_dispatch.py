@@ -318,7 +318,11 @@ def handler(parts, by_name, fragments, labels, fused=None):
         ins_, outs = picture(ins)
         mapping = {}
         stack_inputs = [n for n in ins_[kept:] if bind[n][0] == "stack"]
-        peek = alone and stack_inputs and len(outs) > kept
+        # The deepest input taken from the stack is overwritten by the first output, when
+        # this part makes every value left at the end.
+        final = [v for v in range(len(values)) if values[v][2] is None]
+        peek = stack_inputs and len(outs) > kept and ci == len(comps) - 1 and \
+            all(values[v][0] == ci for v in final)
         for j, n in enumerate(reversed(stack_inputs)):
             deepest = j == len(stack_inputs) - 1
             out.append(f"{n} = stack[-1]" if peek and deepest else f"{n} = pop()")
@@ -574,6 +578,15 @@ def leaves(ns, labels):
     return out
 
 
+def weights(ns, labels):
+    """How often each instruction runs: WEIGHT, or the `weight` of its definition."""
+    table = dict(LABELS_WEIGHT if labels else WEIGHT)
+    for d in ns["INSTRUCTIONS"] + ns["FUSED"]:
+        if d.get("weight"):
+            table[d["name"]] = d["weight"]
+    return table
+
+
 def tree(items, indent, out, weight):
     if len(items) == 1:
         code, name, parts, body = items[0]
@@ -603,8 +616,7 @@ def loop(ns, labels):
     lines = fold(lines, labels)
     at = next(i for i, l in enumerate(lines) if l.strip() == "@dispatch")
     body = []
-    tree(leaves(ns, labels), " " * indent_of(lines[at]), body,
-         LABELS_WEIGHT if labels else WEIGHT)
+    tree(leaves(ns, labels), " " * indent_of(lines[at]), body, weights(ns, labels))
     lines[at:at + 1] = body
     head = [f'"""GENERATED from {SOURCE} by tools/gen_dispatch.py: do not edit.', "",
             f"The dispatch loop, {what}: every instruction's body from its one definition",
@@ -704,9 +716,9 @@ def table(ns):
               "# The decoded operand fields of each instruction (+: labels only; a rid too)",
               "FIELDS = {"] + fields + ["}", "",
               "# Where the jump target is among an instruction's fields (all of them)",
-              "JUMP_AT = {" + ", ".join(jump_at) + "}", "",
+              *_wrapped("JUMP_AT = {", jump_at, "}"), "",
               "# How control leaves each instruction (a superinstruction: 'branch' when it",
-              "# may jump)", "FLOW = {" + ", ".join(flows) + "}", "",
+              "# may jump)", *_wrapped("FLOW = {", flows, "}"), "",
               "# Stack pictures: (inputs -- outputs), deepest first; x[n] is n values",
               "PICTURES = {"] + pictures + ["}", "",
               "# Superinstructions, longest first: (code, parts, the part whose position it",
@@ -714,6 +726,12 @@ def table(ns):
               "# its own fields); A[k] is part k's fields (all of them).",
               "FUSED = ["] + sorted(fused, key=lambda s: -s.count("{")) + ["]"]
     return TABLE, "\n".join(lines) + "\n"
+
+
+def _wrapped(head, items, tail):
+    import textwrap
+    return textwrap.wrap(head + ", ".join(items) + tail, 90, subsequent_indent="    ",
+                         break_long_words=False, break_on_hyphens=False)
 
 
 def generate():

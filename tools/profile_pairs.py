@@ -80,14 +80,15 @@ def profile(source, name, fused):
     except Exception:               # noqa: BLE001 - a failing program still counts
         pass
     seqs = collections.Counter()
+    from synsema.vm import optable as T
     from synsema.vm.decode import _targets
     for code in counted.values():
         targets = _targets(list(code))
         for i, n in code.counts.items():
             ops = [list.__getitem__(code, i)[0]]
             for j in range(i + 1, min(i + 4, len(code))):
-                if j in targets:
-                    break
+                if j in targets or T.FLOW[list.__getitem__(code, j - 1)[0]] in ("jump", "return"):
+                    break       # a jump target, or not reached from the one before
                 ops.append(list.__getitem__(code, j)[0])
                 seqs[tuple(ops)] += n
     total = sum(code.counts[i] for code in counted.values() for i in code.counts) or 1

@@ -44,10 +44,12 @@ import re
 import msgpack
 
 from synsema import LANGUAGE_LEVEL
+from synsema.stdlib.registry import load_all
 from synsema.vm.caps import is_cap
 from synsema.vm.digits import int_of_digits, int_text
 from synsema.vm.errors import InvalidProgram
 from synsema.vm.program import Function, Param, Program
+from synsema.vm.verify import verify
 
 MAGIC = b"SYNB\r\n\x1a\n"
 FORMAT_VERSION = 1
@@ -209,7 +211,6 @@ def _unleb(data, what):
 
 def decode(data):
     """A verified Program from .synb bytes, or InvalidProgram(reason)."""
-    from synsema.vm.verify import verify
     if not isinstance(data, (bytes, bytearray)):
         _bad("not bytes")
     if len(data) == 0:
@@ -257,7 +258,6 @@ def decode(data):
         prog.tests.append((_str(t[0], "a test's name"), _int(t[1], "a test's function")))
     prog.sha256 = digest.hex()
     prog.level = level
-    from synsema.stdlib.registry import load_all
     known = load_all()
     for b in prog.builtins:
         if b not in known:

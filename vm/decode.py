@@ -9,6 +9,7 @@ are left out, so the plain loop does no label work at all.
 from synsema.vm import opcodes as O
 from synsema.vm import optable as T
 from synsema.vm import ops
+from synsema.vm.flow import release_points
 from synsema.vm.opcodes import iter_instructions
 from synsema.vm.values import UNSET, Closure
 
@@ -111,7 +112,6 @@ def decode_function(func, program, tasks, builtins, pads, labels, superinstructi
 def _with_release_points(code, positions, words):
     """Labels mode: release ids and PC_RELEASE instructions from the VM's own analysis of
     the code (vm.flow.release_points), not from the file."""
-    from synsema.vm.flow import release_points
     new, m, own = release_points(code)
     out = _relinked(new, m)
     new_pos = [None] * len(out)

@@ -18,16 +18,12 @@ operands, and what the operands refer to.
 from collections import namedtuple
 
 from synsema.vm import opcodes as O
+from synsema.vm.display import _show
 from synsema.vm.program import Param, cap_text
 
 Instruction = namedtuple("Instruction", "offset line col opname operands meaning is_target")
 Instruction.__doc__ = """One decoded instruction: `meaning` is a text saying what its
 operands refer to ('' when nothing to say); `is_target` is True when some jump lands here."""
-
-
-def _show(value):
-    from synsema.stdlib.display import _show as show
-    return show(value)
 
 
 def _meaning(kind, x, func, program):

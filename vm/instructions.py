@@ -27,7 +27,8 @@ In a body:
 A superinstruction (`fused`) is a sequence of instructions the decoder replaces with one:
 its body is the composition of theirs, with the values passed between them held in
 variables instead of on the stack. `when` is the decoder's condition on the components'
-decoded operands A[0], A[1], ...; `at` is the component whose source position it takes.
+decoded operands A[0], A[1], ...; `at` is the component whose source position it takes; `weight`, how often it runs
+relative to the others (where the dispatch tree puts it; tools/profile_pairs.py).
 Internal instructions (number >= FIRST_INTERNAL) are made by the decoder, never in a file.
 """
 
@@ -123,7 +124,7 @@ _SLOTS = {"local": "locals_", "global": "glob"}
 
 def _append(name, code, where, doc):
     slots = _SLOTS[where]
-    unset = "" if where == "local" else f"""
+    unset = "" if where == "local" else """
     if x is UNSET:
         raise vm.unset_error($s)"""
     stamps = "stamps" if where == "local" else "gstamps"
@@ -145,7 +146,7 @@ else:{unset}
 
 def _set_item(name, code, where, doc):
     slots = _SLOTS[where]
-    unset = "" if where == "local" else f"""
+    unset = "" if where == "local" else """
 if x is UNSET:
     raise vm.unset_error($s)"""
     stamps = "stamps" if where == "local" else "gstamps"
@@ -568,6 +569,12 @@ fused("SUB_ST", 122, "SUB STORE_LOCAL", "SUB; STORE_LOCAL s", at=0)
 fused("MOD_LC_EQ_C_JF", 123, "LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE",
       "LOAD_LOCAL a; CONST m; MOD; CONST c; EQ; JUMP_IF_FALSE t",
       when=_INT_C + " and A[1][0] and type(A[3][0]) in (int, str)")
+# Reading an element or a field of a local (xs[i], m.name, rows[i][j]): chosen by
+# tools/profile_pairs.py --general (about 4% of the general programs' instructions each).
+fused("INDEX_L", 125, "LOAD_LOCAL INDEX", "LOAD_LOCAL i; INDEX", weight=15)
+fused("INDEX_LL", 126, "LOAD_LOCAL LOAD_LOCAL INDEX", "LOAD_LOCAL x; LOAD_LOCAL i; INDEX",
+      weight=15)
+fused("FIELD_L", 127, "LOAD_LOCAL FIELD", "LOAD_LOCAL m; FIELD k", weight=15)
 fused("LT_LC_RET_LOCAL", 124, "LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETURN",
       "LOAD_LOCAL a; CONST c; LT; JUMP_IF_FALSE past; LOAD_LOCAL b; RETURN (a base case: "
       "`when n < c` then `give b`)", when=_NUM_C + " and A[3][0] == i + 6")

@@ -43,8 +43,8 @@ def run_plain(vm, closure, args):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op < 47:
-                        if op < 18:
+                    if op < 100:
+                        if op < 19:
                             if op < 4:
                                 if op < 3:
                                     if op < 2:
@@ -122,16 +122,16 @@ def run_plain(vm, closure, args):
                                                         b = pop()
                                                         stack[-1] = div(stack[-1], b)
                                             else:
-                                                if op < 16:
-                                                    # MOD (15)
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if type(a) is int and type(b) is int and b:
-                                                        stack[-1] = a % b
+                                                if op < 17:
+                                                    if op < 16:
+                                                        # MOD (15)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is int and type(b) is int and b:
+                                                            stack[-1] = a % b
+                                                        else:
+                                                            stack[-1] = mod(a, b)
                                                     else:
-                                                        stack[-1] = mod(a, b)
-                                                else:
-                                                    if op < 17:
                                                         # EQ (16)
                                                         b = pop()
                                                         a = stack[-1]
@@ -139,7 +139,8 @@ def run_plain(vm, closure, args):
                                                             stack[-1] = a == b
                                                         else:
                                                             stack[-1] = eq(a, b)
-                                                    else:
+                                                else:
+                                                    if op < 18:
                                                         # NE (17)
                                                         b = pop()
                                                         a = stack[-1]
@@ -147,37 +148,36 @@ def run_plain(vm, closure, args):
                                                             stack[-1] = a != b
                                                         else:
                                                             stack[-1] = not eq(a, b)
+                                                    else:
+                                                        # LT (18)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is int and type(b) is int:
+                                                            stack[-1] = a < b
+                                                        else:
+                                                            stack[-1] = lt(a, b)
                         else:
                             if op < 37:
                                 if op < 29:
                                     if op < 25:
                                         if op < 24:
                                             if op < 21:
-                                                if op < 19:
-                                                    # LT (18)
+                                                if op < 20:
+                                                    # LE (19)
                                                     b = pop()
                                                     a = stack[-1]
                                                     if type(a) is int and type(b) is int:
-                                                        stack[-1] = a < b
+                                                        stack[-1] = a <= b
                                                     else:
-                                                        stack[-1] = lt(a, b)
+                                                        stack[-1] = le(a, b)
                                                 else:
-                                                    if op < 20:
-                                                        # LE (19)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a <= b
-                                                        else:
-                                                            stack[-1] = le(a, b)
+                                                    # GT (20)
+                                                    b = pop()
+                                                    a = stack[-1]
+                                                    if type(a) is int and type(b) is int:
+                                                        stack[-1] = a > b
                                                     else:
-                                                        # GT (20)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a > b
-                                                        else:
-                                                            stack[-1] = gt(a, b)
+                                                        stack[-1] = gt(a, b)
                                             else:
                                                 if op < 22:
                                                     # GE (21)
@@ -372,53 +372,53 @@ def run_plain(vm, closure, args):
                                                 else:
                                                     locals_[arg] = ops.append(x, v)
                                         else:
-                                            if op < 46:
-                                                # APPEND_GLOBAL (45)
-                                                v = pop()
-                                                x = glob[arg]
-                                                if type(x) is list and refcount(x) <= 3:
-                                                    x.append(v)
+                                            if op < 47:
+                                                if op < 46:
+                                                    # APPEND_GLOBAL (45)
+                                                    v = pop()
+                                                    x = glob[arg]
+                                                    if type(x) is list and refcount(x) <= 3:
+                                                        x.append(v)
+                                                    else:
+                                                        if x is UNSET:
+                                                            raise vm.unset_error(arg)
+                                                        glob[arg] = ops.append(x, v)
                                                 else:
+                                                    # SET_ITEM_LOCAL (46)
+                                                    v = pop()
+                                                    k = pop()
+                                                    x = locals_[arg]
+                                                    if refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                        pass
+                                                    else:
+                                                        locals_[arg] = ops.set_item(x, k, v)
+                                            else:
+                                                if op < 48:
+                                                    # SET_ITEM_GLOBAL (47)
+                                                    v = pop()
+                                                    k = pop()
+                                                    x = glob[arg]
                                                     if x is UNSET:
                                                         raise vm.unset_error(arg)
-                                                    glob[arg] = ops.append(x, v)
-                                            else:
-                                                # SET_ITEM_LOCAL (46)
-                                                v = pop()
-                                                k = pop()
-                                                x = locals_[arg]
-                                                if refcount(x) <= 3 and ops.set_in_place(x, k, v):
-                                                    pass
+                                                    if refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                        pass
+                                                    else:
+                                                        glob[arg] = ops.set_item(x, k, v)
                                                 else:
-                                                    locals_[arg] = ops.set_item(x, k, v)
+                                                    # DROP_UNDER (48)
+                                                    v = pop()
+                                                    del stack[-arg:]
+                                                    push(v)
                     else:
-                        if op < 111:
+                        if op < 112:
                             if op < 105:
                                 if op < 102:
                                     if op < 101:
-                                        if op < 100:
-                                            if op < 48:
-                                                # SET_ITEM_GLOBAL (47)
-                                                v = pop()
-                                                k = pop()
-                                                x = glob[arg]
-                                                if x is UNSET:
-                                                    raise vm.unset_error(arg)
-                                                if refcount(x) <= 3 and ops.set_in_place(x, k, v):
-                                                    pass
-                                                else:
-                                                    glob[arg] = ops.set_item(x, k, v)
-                                            else:
-                                                # DROP_UNDER (48)
-                                                v = pop()
-                                                del stack[-arg:]
-                                                push(v)
-                                        else:
-                                            # JUMP_BACK (100)
-                                            budget -= pc - arg
-                                            if budget <= 0:
-                                                budget = vm.tick(budget, room - len(frames))
-                                            pc = arg
+                                        # JUMP_BACK (100)
+                                        budget -= pc - arg
+                                        if budget <= 0:
+                                            budget = vm.tick(budget, room - len(frames))
+                                        pc = arg
                                     else:
                                         # CALL_VM_BUILTIN (101)
                                         fn, n = arg
@@ -457,23 +457,24 @@ def run_plain(vm, closure, args):
                                             else:
                                                 push(add(a, arg[1]))
                             else:
-                                if op < 108:
-                                    if op < 106:
-                                        # SUB_LC (105) = LOAD_LOCAL CONST SUB
-                                        a = locals_[arg[0]]
-                                        if type(a) is int:
-                                            push(a - arg[1])
+                                if op < 109:
+                                    if op < 107:
+                                        if op < 106:
+                                            # SUB_LC (105) = LOAD_LOCAL CONST SUB
+                                            a = locals_[arg[0]]
+                                            if type(a) is int:
+                                                push(a - arg[1])
+                                            else:
+                                                push(sub(a, arg[1]))
                                         else:
-                                            push(sub(a, arg[1]))
-                                    else:
-                                        if op < 107:
                                             # MOD_LC (106) = LOAD_LOCAL CONST MOD
                                             a = locals_[arg[0]]
                                             if type(a) is int:
                                                 push(a % arg[1])
                                             else:
                                                 push(mod(a, arg[1]))
-                                        else:
+                                    else:
+                                        if op < 108:
                                             # ADD_LL_ST (107) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL
                                             a = locals_[arg[0]]
                                             b = locals_[arg[1]]
@@ -481,16 +482,16 @@ def run_plain(vm, closure, args):
                                                 locals_[arg[2]] = a + b
                                             else:
                                                 locals_[arg[2]] = add(a, b)
-                                else:
-                                    if op < 109:
-                                        # ADD_LC_ST (108) = LOAD_LOCAL CONST ADD STORE_LOCAL
-                                        s, k, s2 = arg
-                                        a = locals_[s]
-                                        if type(a) is int:
-                                            locals_[s2] = a + k
                                         else:
-                                            locals_[s2] = add(a, k)
-                                    else:
+                                            # ADD_LC_ST (108) = LOAD_LOCAL CONST ADD STORE_LOCAL
+                                            s, k, s2 = arg
+                                            a = locals_[s]
+                                            if type(a) is int:
+                                                locals_[s2] = a + k
+                                            else:
+                                                locals_[s2] = add(a, k)
+                                else:
+                                    if op < 111:
                                         if op < 110:
                                             # SUB_LC_ST (109) = LOAD_LOCAL CONST SUB STORE_LOCAL
                                             s, k, s2 = arg
@@ -510,10 +511,7 @@ def run_plain(vm, closure, args):
                                             else:
                                                 if not lt(a, b):
                                                     pc = t
-                        else:
-                            if op < 117:
-                                if op < 114:
-                                    if op < 112:
+                                    else:
                                         # LT_LC_JF (111) = LOAD_LOCAL CONST LT JUMP_IF_FALSE
                                         s, k, t, _ = arg
                                         a = locals_[s]
@@ -523,7 +521,10 @@ def run_plain(vm, closure, args):
                                         else:
                                             if not lt(a, k):
                                                 pc = t
-                                    else:
+                        else:
+                            if op < 118:
+                                if op < 115:
+                                    if op < 114:
                                         if op < 113:
                                             # CMP_LC_JF (112) = LOAD_LOCAL CONST CMP JUMP_IF_FALSE
                                             s, k, kind, t, _ = arg
@@ -540,15 +541,15 @@ def run_plain(vm, closure, args):
                                             else:
                                                 if not eq(a, k):
                                                     pc = t
-                                else:
-                                    if op < 115:
+                                    else:
                                         # RETURN_LOCAL (114) = LOAD_LOCAL RETURN
                                         val = locals_[arg[0]]
                                         if not frames:
                                             return val
                                         code, pc, locals_ = frames.pop()
                                         push(val)
-                                    else:
+                                else:
+                                    if op < 117:
                                         if op < 116:
                                             # FOR_ITER_DECL (115) = FOR_ITER DECLARE_LOCAL
                                             v = next(stack[-1], UNSET)
@@ -563,9 +564,7 @@ def run_plain(vm, closure, args):
                                             c = compare(kind, locals_[s], locals_[s1])
                                             if c is False:
                                                 pc = t
-                            else:
-                                if op < 120:
-                                    if op < 118:
+                                    else:
                                         # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
                                         s, k, _, _, pad, fcode = arg
                                         a = locals_[s]
@@ -580,7 +579,9 @@ def run_plain(vm, closure, args):
                                         code = fcode
                                         locals_ = new + pad if pad else new
                                         pc = 0
-                                    else:
+                            else:
+                                if op < 123:
+                                    if op < 120:
                                         if op < 119:
                                             # ADD_RETURN (118) = ADD RETURN
                                             b = pop()
@@ -600,8 +601,7 @@ def run_plain(vm, closure, args):
                                                 push(a * arg[1])
                                             else:
                                                 push(mul(a, arg[1]))
-                                else:
-                                    if op < 123:
+                                    else:
                                         if op < 121:
                                             # SUB_LL_ST (120) = LOAD_LOCAL LOAD_LOCAL SUB STORE_LOCAL
                                             a = locals_[arg[0]]
@@ -627,7 +627,8 @@ def run_plain(vm, closure, args):
                                                     locals_[arg[0]] = a - b
                                                 else:
                                                     locals_[arg[0]] = sub(a, b)
-                                    else:
+                                else:
+                                    if op < 125:
                                         if op < 124:
                                             # MOD_LC_EQ_C_JF (123) = LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE
                                             s, k, k2, t, _ = arg
@@ -659,6 +660,31 @@ def run_plain(vm, closure, args):
                                                 return val
                                             code, pc, locals_ = frames.pop()
                                             push(val)
+                                    else:
+                                        if op < 126:
+                                            # INDEX_L (125) = LOAD_LOCAL INDEX
+                                            i = locals_[arg[0]]
+                                            x = stack[-1]
+                                            if type(x) is list and type(i) is int and -len(x) <= i < len(x):
+                                                stack[-1] = x[i]
+                                            else:
+                                                stack[-1] = index(x, i)
+                                        else:
+                                            if op < 127:
+                                                # INDEX_LL (126) = LOAD_LOCAL LOAD_LOCAL INDEX
+                                                x = locals_[arg[0]]
+                                                i = locals_[arg[1]]
+                                                if type(x) is list and type(i) is int and -len(x) <= i < len(x):
+                                                    push(x[i])
+                                                else:
+                                                    push(index(x, i))
+                                            else:
+                                                # FIELD_L (127) = LOAD_LOCAL FIELD
+                                                x = locals_[arg[0]]
+                                                if type(x) is dict:
+                                                    push(x.get(arg[1]))
+                                                else:
+                                                    push(ops.field(x, arg[1]))
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 vm.trace_frame(err, code, pc - 1)

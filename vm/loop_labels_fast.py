@@ -56,8 +56,8 @@ def run_labels(vm, closure, args):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op < 44:
-                        if op < 23:
+                    if op < 47:
+                        if op < 25:
                             if op < 4:
                                 if op < 3:
                                     if op < 2:
@@ -70,7 +70,7 @@ def run_labels(vm, closure, args):
                                     # LOAD_LOCAL (3)
                                     push(locals_[arg])
                             else:
-                                if op < 7:
+                                if op < 8:
                                     if op < 5:
                                         # STORE_LOCAL (4)
                                         v = pop()
@@ -95,48 +95,48 @@ def run_labels(vm, closure, args):
                                                     stamps[arg] = vm.stamp
                                                 locals_[arg] = v
                                         else:
-                                            # LOAD_GLOBAL (6)
-                                            v = glob[arg]
-                                            if v is UNSET:
-                                                raise vm.unset_error(arg)
-                                            push(v)
-                                else:
-                                    if op < 12:
-                                        if op < 11:
-                                            if op < 8:
+                                            if op < 7:
+                                                # LOAD_GLOBAL (6)
+                                                v = glob[arg]
+                                                if v is UNSET:
+                                                    raise vm.unset_error(arg)
+                                                push(v)
+                                            else:
                                                 # STORE_GLOBAL (7)
                                                 v = pop()
                                                 if vm.pc:
                                                     _upgrade_check(vm, glob[arg], gstamps[arg], vm.program.globals[arg])
                                                     v = _join(v, vm.pc)
                                                 glob[arg] = v
-                                            else:
-                                                if op < 10:
-                                                    # DECLARE_GLOBAL (8)
-                                                    v = pop()
-                                                    if glob[arg] is not UNSET:
-                                                        # Each top-level `let` runs once; a second one (only in a crafted file) is a `set`,
-                                                        # checked as one.
-                                                        _store(vm, glob, gstamps, arg, v, vm.program.globals[arg])
-                                                    else:
-                                                        if vm.pc:
-                                                            v = _join(v, vm.pc)
-                                                        gstamps[arg] = vm.stamp
-                                                        glob[arg] = v
+                                else:
+                                    if op < 12:
+                                        if op < 11:
+                                            if op < 10:
+                                                # DECLARE_GLOBAL (8)
+                                                v = pop()
+                                                if glob[arg] is not UNSET:
+                                                    # Each top-level `let` runs once; a second one (only in a crafted file) is a `set`,
+                                                    # checked as one.
+                                                    _store(vm, glob, gstamps, arg, v, vm.program.globals[arg])
                                                 else:
-                                                    # MAKE_LAMBDA (10)
-                                                    f, n = arg
-                                                    if n:
-                                                        caps, labels = _plain_seq(stack[-n:])
-                                                        caps = tuple(caps)
-                                                        del stack[-n:]
-                                                    else:
-                                                        caps = ()
-                                                        labels = EMPTY
-                                                    c = Closure(f, caps)
-                                                    if labels:
-                                                        c = Labeled(c, labels)
-                                                    push(c)
+                                                    if vm.pc:
+                                                        v = _join(v, vm.pc)
+                                                    gstamps[arg] = vm.stamp
+                                                    glob[arg] = v
+                                            else:
+                                                # MAKE_LAMBDA (10)
+                                                f, n = arg
+                                                if n:
+                                                    caps, labels = _plain_seq(stack[-n:])
+                                                    caps = tuple(caps)
+                                                    del stack[-n:]
+                                                else:
+                                                    caps = ()
+                                                    labels = EMPTY
+                                                c = Closure(f, caps)
+                                                if labels:
+                                                    c = Labeled(c, labels)
+                                                push(c)
                                         else:
                                             # ADD (11)
                                             b = pop()
@@ -148,72 +148,72 @@ def run_labels(vm, closure, args):
                                             else:
                                                 stack[-1] = add(a, b)
                                     else:
-                                        if op < 17:
-                                            if op < 14:
-                                                if op < 13:
-                                                    # SUB (12)
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if type(a) is int and type(b) is int:
-                                                        stack[-1] = a - b
-                                                    elif (type(a) is Labeled or type(b) is Labeled):
-                                                        stack[-1] = _binary(vm, sub, a, b)
-                                                    else:
-                                                        stack[-1] = sub(a, b)
-                                                else:
-                                                    # MUL (13)
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if type(a) is int and type(b) is int:
-                                                        stack[-1] = a * b
-                                                    elif (type(a) is Labeled or type(b) is Labeled):
-                                                        stack[-1] = _binary(vm, mul, a, b)
-                                                    else:
-                                                        stack[-1] = mul(a, b)
-                                            else:
-                                                if op < 15:
-                                                    # DIV (14)
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if (type(a) is Labeled or type(b) is Labeled):
-                                                        stack[-1] = _binary(vm, div, a, b)
-                                                    else:
-                                                        stack[-1] = div(a, b)
-                                                else:
-                                                    if op < 16:
-                                                        # MOD (15)
+                                        if op < 22:
+                                            if op < 17:
+                                                if op < 14:
+                                                    if op < 13:
+                                                        # SUB (12)
                                                         b = pop()
                                                         a = stack[-1]
-                                                        if type(a) is int and type(b) is int and b:
-                                                            stack[-1] = a % b
+                                                        if type(a) is int and type(b) is int:
+                                                            stack[-1] = a - b
                                                         elif (type(a) is Labeled or type(b) is Labeled):
-                                                            stack[-1] = _binary(vm, mod, a, b)
+                                                            stack[-1] = _binary(vm, sub, a, b)
                                                         else:
-                                                            stack[-1] = mod(a, b)
+                                                            stack[-1] = sub(a, b)
                                                     else:
-                                                        # EQ (16)
+                                                        # MUL (13)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is int and type(b) is int:
+                                                            stack[-1] = a * b
+                                                        elif (type(a) is Labeled or type(b) is Labeled):
+                                                            stack[-1] = _binary(vm, mul, a, b)
+                                                        else:
+                                                            stack[-1] = mul(a, b)
+                                                else:
+                                                    if op < 15:
+                                                        # DIV (14)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if (type(a) is Labeled or type(b) is Labeled):
+                                                            stack[-1] = _binary(vm, div, a, b)
+                                                        else:
+                                                            stack[-1] = div(a, b)
+                                                    else:
+                                                        if op < 16:
+                                                            # MOD (15)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is int and type(b) is int and b:
+                                                                stack[-1] = a % b
+                                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                                                stack[-1] = _binary(vm, mod, a, b)
+                                                            else:
+                                                                stack[-1] = mod(a, b)
+                                                        else:
+                                                            # EQ (16)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is type(b) and (type(b) is int or type(b) is str):
+                                                                stack[-1] = a == b
+                                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                                                stack[-1] = _binary(vm, eq, a, b, False)
+                                                            else:
+                                                                stack[-1] = eq(a, b)
+                                            else:
+                                                if op < 19:
+                                                    if op < 18:
+                                                        # NE (17)
                                                         b = pop()
                                                         a = stack[-1]
                                                         if type(a) is type(b) and (type(b) is int or type(b) is str):
-                                                            stack[-1] = a == b
+                                                            stack[-1] = a != b
                                                         elif (type(a) is Labeled or type(b) is Labeled):
-                                                            stack[-1] = _binary(vm, eq, a, b, False)
+                                                            stack[-1] = _binary(vm, ops.ne, a, b, False)
                                                         else:
-                                                            stack[-1] = eq(a, b)
-                                        else:
-                                            if op < 20:
-                                                if op < 18:
-                                                    # NE (17)
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if type(a) is type(b) and (type(b) is int or type(b) is str):
-                                                        stack[-1] = a != b
-                                                    elif (type(a) is Labeled or type(b) is Labeled):
-                                                        stack[-1] = _binary(vm, ops.ne, a, b, False)
+                                                            stack[-1] = not eq(a, b)
                                                     else:
-                                                        stack[-1] = not eq(a, b)
-                                                else:
-                                                    if op < 19:
                                                         # LT (18)
                                                         b = pop()
                                                         a = stack[-1]
@@ -223,7 +223,8 @@ def run_labels(vm, closure, args):
                                                             stack[-1] = _binary(vm, lt, a, b)
                                                         else:
                                                             stack[-1] = lt(a, b)
-                                                    else:
+                                                else:
+                                                    if op < 20:
                                                         # LE (19)
                                                         b = pop()
                                                         a = stack[-1]
@@ -233,74 +234,73 @@ def run_labels(vm, closure, args):
                                                             stack[-1] = _binary(vm, le, a, b)
                                                         else:
                                                             stack[-1] = le(a, b)
-                                            else:
-                                                if op < 21:
-                                                    # GT (20)
-                                                    b = pop()
+                                                    else:
+                                                        if op < 21:
+                                                            # GT (20)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is int and type(b) is int:
+                                                                stack[-1] = a > b
+                                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                                                stack[-1] = _binary(vm, gt, a, b)
+                                                            else:
+                                                                stack[-1] = gt(a, b)
+                                                        else:
+                                                            # GE (21)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is int and type(b) is int:
+                                                                stack[-1] = a >= b
+                                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                                                stack[-1] = _binary(vm, ge, a, b)
+                                                            else:
+                                                                stack[-1] = ge(a, b)
+                                        else:
+                                            if op < 24:
+                                                if op < 23:
+                                                    # NEG (22)
                                                     a = stack[-1]
-                                                    if type(a) is int and type(b) is int:
-                                                        stack[-1] = a > b
-                                                    elif (type(a) is Labeled or type(b) is Labeled):
-                                                        stack[-1] = _binary(vm, gt, a, b)
+                                                    if type(a) is Labeled:
+                                                        stack[-1] = _unary(vm, ops.neg, a)
                                                     else:
-                                                        stack[-1] = gt(a, b)
+                                                        stack[-1] = ops.neg(a)
                                                 else:
-                                                    if op < 22:
-                                                        # GE (21)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a >= b
-                                                        elif (type(a) is Labeled or type(b) is Labeled):
-                                                            stack[-1] = _binary(vm, ge, a, b)
-                                                        else:
-                                                            stack[-1] = ge(a, b)
-                                                    else:
-                                                        # NEG (22)
-                                                        a = stack[-1]
-                                                        if type(a) is Labeled:
-                                                            stack[-1] = _unary(vm, ops.neg, a)
-                                                        else:
-                                                            stack[-1] = ops.neg(a)
-                        else:
-                            if op < 38:
-                                if op < 31:
-                                    if op < 29:
-                                        if op < 26:
-                                            if op < 25:
-                                                if op < 24:
                                                     # NOT (23)
                                                     a = stack[-1]
                                                     if type(a) is Labeled:
                                                         stack[-1] = _unary(vm, ops.not_, a)
                                                     else:
                                                         stack[-1] = ops.not_(a)
-                                                else:
-                                                    # INDEX (24)
-                                                    i = pop()
-                                                    x = stack[-1]
-                                                    if type(x) is list and type(i) is int and -len(x) <= i < len(x):
-                                                        stack[-1] = x[i]
-                                                    elif type(x) is Labeled and x.t is not None:
-                                                        stack[-1] = _index_precise(vm, x, i)
-                                                    elif (type(x) is Labeled or type(i) is Labeled):
-                                                        stack[-1] = _binary(vm, index, x, i)
-                                                    else:
-                                                        stack[-1] = index(x, i)
                                             else:
-                                                # FIELD (25)
+                                                # INDEX (24)
+                                                i = pop()
                                                 x = stack[-1]
-                                                if type(x) is dict:
-                                                    stack[-1] = x.get(arg)
-                                                elif type(x) is Labeled and type(x.v) is dict and x.t is not None:
-                                                    stack[-1] = P.element(x, x.v.get(arg), arg, EMPTY)
-                                                elif type(x) is Labeled:
-                                                    stack[-1] = _unary(vm, ops.field, x, arg)
+                                                if type(x) is list and type(i) is int and -len(x) <= i < len(x):
+                                                    stack[-1] = x[i]
+                                                elif type(x) is Labeled and x.t is not None:
+                                                    stack[-1] = _index_precise(vm, x, i)
+                                                elif (type(x) is Labeled or type(i) is Labeled):
+                                                    stack[-1] = _binary(vm, index, x, i)
                                                 else:
-                                                    stack[-1] = ops.field(x, arg)
-                                        else:
-                                            if op < 28:
-                                                if op < 27:
+                                                    stack[-1] = index(x, i)
+                        else:
+                            if op < 38:
+                                if op < 31:
+                                    if op < 30:
+                                        if op < 29:
+                                            if op < 27:
+                                                if op < 26:
+                                                    # FIELD (25)
+                                                    x = stack[-1]
+                                                    if type(x) is dict:
+                                                        stack[-1] = x.get(arg)
+                                                    elif type(x) is Labeled and type(x.v) is dict and x.t is not None:
+                                                        stack[-1] = P.element(x, x.v.get(arg), arg, EMPTY)
+                                                    elif type(x) is Labeled:
+                                                        stack[-1] = _unary(vm, ops.field, x, arg)
+                                                    else:
+                                                        stack[-1] = ops.field(x, arg)
+                                                else:
                                                     # SET_PATH (26)
                                                     v = pop()
                                                     if not arg:     # verified files never have 0 keys; never eat the stack
@@ -312,7 +312,8 @@ def run_labels(vm, closure, args):
                                                         taint_try(vm, _plain_seq([stack[-1]] + keys)[1])
                                                     r = _raise_labelled(vm, labels, ops.set_path, items[0], items[2:], items[1])
                                                     stack[-1] = Labeled(r, labels) if labels else r
-                                                else:
+                                            else:
+                                                if op < 28:
                                                     # BUILD_LIST (27)
                                                     if arg:
                                                         items = stack[-arg:]
@@ -320,37 +321,36 @@ def run_labels(vm, closure, args):
                                                         push(P.build_list(items, vm.pc))
                                                     else:
                                                         push([])
-                                            else:
-                                                # BUILD_MAP (28)
-                                                if not arg:
-                                                    push({})
                                                 else:
-                                                    raw = stack[-2 * arg:]
-                                                    items, labels = _plain_seq(raw)
-                                                    del stack[-2 * arg:]
-                                                    klabels = EMPTY
-                                                    if labels:
-                                                        # Building raises only for a key of the wrong type, so the keys' labels (never
-                                                        # the values') decide whether it does.
-                                                        klabels = _plain_seq(raw[0::2])[1]
-                                                        if klabels and vm.try_entries:
-                                                            taint_try(vm, klabels)
-                                                    m = _raise_labelled(vm, klabels, ops.build_map, items)
-                                                    push(P.build_map(raw, m, vm.pc | klabels) if labels or vm.pc else m)
-                                    else:
-                                        if op < 30:
+                                                    # BUILD_MAP (28)
+                                                    if not arg:
+                                                        push({})
+                                                    else:
+                                                        raw = stack[-2 * arg:]
+                                                        items, labels = _plain_seq(raw)
+                                                        del stack[-2 * arg:]
+                                                        klabels = EMPTY
+                                                        if labels:
+                                                            # Building raises only for a key of the wrong type, so the keys' labels (never
+                                                            # the values') decide whether it does.
+                                                            klabels = _plain_seq(raw[0::2])[1]
+                                                            if klabels and vm.try_entries:
+                                                                taint_try(vm, klabels)
+                                                        m = _raise_labelled(vm, klabels, ops.build_map, items)
+                                                        push(P.build_map(raw, m, vm.pc | klabels) if labels or vm.pc else m)
+                                        else:
                                             # JUMP (29)
                                             pc = arg
-                                        else:
-                                            # JUMP_IF_FALSE (30)
-                                            c = pop()
-                                            if type(c) is Labeled:
-                                                push_pc(vm, c.l, base_depth + len(frames), arg[1])
-                                                c = c.v
-                                            if c is False:
-                                                pc = arg[0]
-                                            elif c is not True:
-                                                raise vm.cond_error(code, pc - 1, c)
+                                    else:
+                                        # JUMP_IF_FALSE (30)
+                                        c = pop()
+                                        if type(c) is Labeled:
+                                            push_pc(vm, c.l, base_depth + len(frames), arg[1])
+                                            c = c.v
+                                        if c is False:
+                                            pc = arg[0]
+                                        elif c is not True:
+                                            raise vm.cond_error(code, pc - 1, c)
                                 else:
                                     if op < 37:
                                         if op < 34:
@@ -508,95 +508,95 @@ def run_labels(vm, closure, args):
                                         code, pc, locals_, stamps = frames.pop()
                                         push(val)
                                 else:
-                                    if op < 42:
-                                        if op < 41:
-                                            # TRY_BEGIN (40)
-                                            vm.stamp += 1
-                                            entry = [EMPTY, base_depth + len(frames), arg[1], vm.stamp, True]
-                                            vm.pc_stack.append(entry)
-                                            vm.try_entries.append(entry)
-                                            handlers.append((arg[0], len(stack), len(frames), entry))
+                                    if op < 43:
+                                        if op < 42:
+                                            if op < 41:
+                                                # TRY_BEGIN (40)
+                                                vm.stamp += 1
+                                                entry = [EMPTY, base_depth + len(frames), arg[1], vm.stamp, True]
+                                                vm.pc_stack.append(entry)
+                                                vm.try_entries.append(entry)
+                                                handlers.append((arg[0], len(stack), len(frames), entry))
+                                            else:
+                                                # TRY_END (41)
+                                                entry = handlers.pop()[3]
+                                                if entry in vm.try_entries:
+                                                    vm.try_entries.remove(entry)
                                         else:
-                                            # TRY_END (41)
-                                            entry = handlers.pop()[3]
-                                            if entry in vm.try_entries:
-                                                vm.try_entries.remove(entry)
-                                    else:
-                                        if op < 43:
                                             # PC_RELEASE (42)
                                             if vm.pc_stack:
                                                 release(vm, base_depth + len(frames), arg)
-                                        else:
-                                            # JUMP_IF_SET (43)
-                                            if locals_[arg[0]] is not UNSET:
-                                                pc = arg[1]
-                    else:
-                        if op < 111:
-                            if op < 104:
-                                if op < 101:
-                                    if op < 100:
+                                    else:
                                         if op < 45:
-                                            # APPEND_LOCAL (44)
-                                            v = pop()
-                                            x = locals_[arg]
-                                            if type(x) is list and type(v) is not Labeled and not vm.pc and refcount(x) <= 3:
-                                                x.append(v)
+                                            if op < 44:
+                                                # JUMP_IF_SET (43)
+                                                if locals_[arg[0]] is not UNSET:
+                                                    pc = arg[1]
                                             else:
-                                                if type(x) is Labeled or type(v) is Labeled:
-                                                    r = _append_precise(vm, x, v)
+                                                # APPEND_LOCAL (44)
+                                                v = pop()
+                                                x = locals_[arg]
+                                                if type(x) is list and type(v) is not Labeled and not vm.pc and refcount(x) <= 3:
+                                                    x.append(v)
                                                 else:
-                                                    r = ops.append(x, v)
-                                                _store(vm, locals_, stamps, arg, r, _local_name(vm.owner[id(code)], arg))
+                                                    if type(x) is Labeled or type(v) is Labeled:
+                                                        r = _append_precise(vm, x, v)
+                                                    else:
+                                                        r = ops.append(x, v)
+                                                    _store(vm, locals_, stamps, arg, r, _local_name(vm.owner[id(code)], arg))
                                         else:
-                                            if op < 47:
-                                                if op < 46:
-                                                    # APPEND_GLOBAL (45)
-                                                    v = pop()
-                                                    x = glob[arg]
-                                                    if type(x) is list and type(v) is not Labeled and not vm.pc and refcount(x) <= 3:
-                                                        x.append(v)
-                                                    else:
-                                                        if x is UNSET:
-                                                            raise vm.unset_error(arg)
-                                                        if type(x) is Labeled or type(v) is Labeled:
-                                                            r = _append_precise(vm, x, v)
-                                                        else:
-                                                            r = ops.append(x, v)
-                                                        _store(vm, glob, gstamps, arg, r, vm.program.globals[arg])
+                                            if op < 46:
+                                                # APPEND_GLOBAL (45)
+                                                v = pop()
+                                                x = glob[arg]
+                                                if type(x) is list and type(v) is not Labeled and not vm.pc and refcount(x) <= 3:
+                                                    x.append(v)
                                                 else:
-                                                    # SET_ITEM_LOCAL (46)
-                                                    v = pop()
-                                                    k = pop()
-                                                    x = locals_[arg]
-                                                    if type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
-                                                        pass
-                                                    else:
-                                                        _store(vm, locals_, stamps, arg, _set_item_precise(vm, x, k, v), _local_name(vm.owner[id(code)], arg))
-                                            else:
-                                                if op < 48:
-                                                    # SET_ITEM_GLOBAL (47)
-                                                    v = pop()
-                                                    k = pop()
-                                                    x = glob[arg]
                                                     if x is UNSET:
                                                         raise vm.unset_error(arg)
-                                                    if type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
-                                                        pass
+                                                    if type(x) is Labeled or type(v) is Labeled:
+                                                        r = _append_precise(vm, x, v)
                                                     else:
-                                                        _store(vm, glob, gstamps, arg, _set_item_precise(vm, x, k, v), vm.program.globals[arg])
+                                                        r = ops.append(x, v)
+                                                    _store(vm, glob, gstamps, arg, r, vm.program.globals[arg])
+                                            else:
+                                                # SET_ITEM_LOCAL (46)
+                                                v = pop()
+                                                k = pop()
+                                                x = locals_[arg]
+                                                if type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                    pass
                                                 else:
-                                                    # DROP_UNDER (48)
-                                                    v = pop()
-                                                    del stack[-arg:]
-                                                    push(v)
+                                                    _store(vm, locals_, stamps, arg, _set_item_precise(vm, x, k, v), _local_name(vm.owner[id(code)], arg))
+                    else:
+                        if op < 112:
+                            if op < 105:
+                                if op < 102:
+                                    if op < 101:
+                                        if op < 100:
+                                            if op < 48:
+                                                # SET_ITEM_GLOBAL (47)
+                                                v = pop()
+                                                k = pop()
+                                                x = glob[arg]
+                                                if x is UNSET:
+                                                    raise vm.unset_error(arg)
+                                                if type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                    pass
+                                                else:
+                                                    _store(vm, glob, gstamps, arg, _set_item_precise(vm, x, k, v), vm.program.globals[arg])
+                                            else:
+                                                # DROP_UNDER (48)
+                                                v = pop()
+                                                del stack[-arg:]
+                                                push(v)
+                                        else:
+                                            # JUMP_BACK (100)
+                                            budget -= pc - arg
+                                            if budget <= 0:
+                                                budget = vm.tick(budget, room - len(frames))
+                                            pc = arg
                                     else:
-                                        # JUMP_BACK (100)
-                                        budget -= pc - arg
-                                        if budget <= 0:
-                                            budget = vm.tick(budget, room - len(frames))
-                                        pc = arg
-                                else:
-                                    if op < 102:
                                         # CALL_VM_BUILTIN (101)
                                         fn, n = arg
                                         if n:
@@ -610,14 +610,15 @@ def run_labels(vm, closure, args):
                                             push(fn(vm, *a))
                                         finally:
                                             vm.depth = base_depth
+                                else:
+                                    if op < 103:
+                                        # LOAD_LOCAL2 (102) = LOAD_LOCAL LOAD_LOCAL
+                                        v0 = locals_[arg[0]]
+                                        v = locals_[arg[1]]
+                                        push(v0)
+                                        push(v)
                                     else:
-                                        if op < 103:
-                                            # LOAD_LOCAL2 (102) = LOAD_LOCAL LOAD_LOCAL
-                                            v0 = locals_[arg[0]]
-                                            v = locals_[arg[1]]
-                                            push(v0)
-                                            push(v)
-                                        else:
+                                        if op < 104:
                                             # ADD_LL (103) = LOAD_LOCAL LOAD_LOCAL ADD
                                             a = locals_[arg[0]]
                                             b = locals_[arg[1]]
@@ -627,10 +628,7 @@ def run_labels(vm, closure, args):
                                                 push(_binary(vm, add, a, b))
                                             else:
                                                 push(add(a, b))
-                            else:
-                                if op < 108:
-                                    if op < 106:
-                                        if op < 105:
+                                        else:
                                             # ADD_LC (104) = LOAD_LOCAL CONST ADD
                                             s, k = arg
                                             a = locals_[s]
@@ -640,7 +638,10 @@ def run_labels(vm, closure, args):
                                                 push(_binary(vm, add, a, k))
                                             else:
                                                 push(add(a, k))
-                                        else:
+                            else:
+                                if op < 109:
+                                    if op < 107:
+                                        if op < 106:
                                             # SUB_LC (105) = LOAD_LOCAL CONST SUB
                                             s, k = arg
                                             a = locals_[s]
@@ -650,8 +651,7 @@ def run_labels(vm, closure, args):
                                                 push(_binary(vm, sub, a, k))
                                             else:
                                                 push(sub(a, k))
-                                    else:
-                                        if op < 107:
+                                        else:
                                             # MOD_LC (106) = LOAD_LOCAL CONST MOD
                                             s, k = arg
                                             a = locals_[s]
@@ -661,7 +661,8 @@ def run_labels(vm, closure, args):
                                                 push(_binary(vm, mod, a, k))
                                             else:
                                                 push(mod(a, k))
-                                        else:
+                                    else:
+                                        if op < 108:
                                             # ADD_LL_ST (107) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL
                                             s, s1, s2 = arg
                                             a = locals_[s]
@@ -676,22 +677,22 @@ def run_labels(vm, closure, args):
                                                 _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
                                                 v = _join(v, vm.pc)
                                             locals_[s2] = v
-                                else:
-                                    if op < 109:
-                                        # ADD_LC_ST (108) = LOAD_LOCAL CONST ADD STORE_LOCAL
-                                        s, k, s2 = arg
-                                        a = locals_[s]
-                                        if type(a) is int:
-                                            v = a + k
-                                        elif (type(a) is Labeled):
-                                            v = _binary(vm, add, a, k)
                                         else:
-                                            v = add(a, k)
-                                        if pcs and vm.pc:
-                                            _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
-                                            v = _join(v, vm.pc)
-                                        locals_[s2] = v
-                                    else:
+                                            # ADD_LC_ST (108) = LOAD_LOCAL CONST ADD STORE_LOCAL
+                                            s, k, s2 = arg
+                                            a = locals_[s]
+                                            if type(a) is int:
+                                                v = a + k
+                                            elif (type(a) is Labeled):
+                                                v = _binary(vm, add, a, k)
+                                            else:
+                                                v = add(a, k)
+                                            if pcs and vm.pc:
+                                                _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
+                                                v = _join(v, vm.pc)
+                                            locals_[s2] = v
+                                else:
+                                    if op < 111:
                                         if op < 110:
                                             # SUB_LC_ST (109) = LOAD_LOCAL CONST SUB STORE_LOCAL
                                             s, k, s2 = arg
@@ -722,10 +723,7 @@ def run_labels(vm, closure, args):
                                                 c = c.v
                                             if c is False:
                                                 pc = t
-                        else:
-                            if op < 117:
-                                if op < 114:
-                                    if op < 112:
+                                    else:
                                         # LT_LC_JF (111) = LOAD_LOCAL CONST LT JUMP_IF_FALSE
                                         s, k, t, rid = arg
                                         a = locals_[s]
@@ -740,7 +738,10 @@ def run_labels(vm, closure, args):
                                             c = c.v
                                         if c is False:
                                             pc = t
-                                    else:
+                        else:
+                            if op < 118:
+                                if op < 115:
+                                    if op < 114:
                                         if op < 113:
                                             # CMP_LC_JF (112) = LOAD_LOCAL CONST CMP JUMP_IF_FALSE
                                             s, k, kind, t, rid = arg
@@ -769,8 +770,7 @@ def run_labels(vm, closure, args):
                                                 c = c.v
                                             if c is False:
                                                 pc = arg[1]
-                                else:
-                                    if op < 115:
+                                    else:
                                         # RETURN_LOCAL (114) = LOAD_LOCAL RETURN
                                         val = locals_[arg[0]]
                                         if pcs:
@@ -781,7 +781,8 @@ def run_labels(vm, closure, args):
                                             return val
                                         code, pc, locals_, stamps = frames.pop()
                                         push(val)
-                                    else:
+                                else:
+                                    if op < 117:
                                         if op < 116:
                                             # FOR_ITER_DECL (115) = FOR_ITER DECLARE_LOCAL
                                             t, s1 = arg
@@ -817,9 +818,7 @@ def run_labels(vm, closure, args):
                                                 c = c.v
                                             if c is False:
                                                 pc = t
-                            else:
-                                if op < 120:
-                                    if op < 118:
+                                    else:
                                         # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
                                         s, k, _, _, pad, fcode = arg
                                         a = locals_[s]
@@ -837,7 +836,9 @@ def run_labels(vm, closure, args):
                                         locals_ = new + pad if pad else new
                                         stamps = [vm.stamp] * len(locals_) if pcs else None
                                         pc = 0
-                                    else:
+                            else:
+                                if op < 123:
+                                    if op < 120:
                                         if op < 119:
                                             # ADD_RETURN (118) = ADD RETURN
                                             b = pop()
@@ -866,8 +867,7 @@ def run_labels(vm, closure, args):
                                                 push(_binary(vm, mul, a, k))
                                             else:
                                                 push(mul(a, k))
-                                else:
-                                    if op < 123:
+                                    else:
                                         if op < 121:
                                             # SUB_LL_ST (120) = LOAD_LOCAL LOAD_LOCAL SUB STORE_LOCAL
                                             s, s1, s2 = arg
@@ -912,7 +912,8 @@ def run_labels(vm, closure, args):
                                                     _upgrade_check(vm, locals_[arg[0]], stamps[arg[0]] if stamps else 0, _local_name(vm.owner[id(code)], arg[0]))
                                                     v = _join(v, vm.pc)
                                                 locals_[arg[0]] = v
-                                    else:
+                                else:
+                                    if op < 125:
                                         if op < 124:
                                             # MOD_LC_EQ_C_JF (123) = LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE
                                             s, k, k2, t, rid = arg
@@ -959,6 +960,44 @@ def run_labels(vm, closure, args):
                                                 return val
                                             code, pc, locals_, stamps = frames.pop()
                                             push(val)
+                                    else:
+                                        if op < 126:
+                                            # INDEX_L (125) = LOAD_LOCAL INDEX
+                                            i = locals_[arg[0]]
+                                            x = stack[-1]
+                                            if type(x) is list and type(i) is int and -len(x) <= i < len(x):
+                                                stack[-1] = x[i]
+                                            elif type(x) is Labeled and x.t is not None:
+                                                stack[-1] = _index_precise(vm, x, i)
+                                            elif (type(x) is Labeled or type(i) is Labeled):
+                                                stack[-1] = _binary(vm, index, x, i)
+                                            else:
+                                                stack[-1] = index(x, i)
+                                        else:
+                                            if op < 127:
+                                                # INDEX_LL (126) = LOAD_LOCAL LOAD_LOCAL INDEX
+                                                x = locals_[arg[0]]
+                                                i = locals_[arg[1]]
+                                                if type(x) is list and type(i) is int and -len(x) <= i < len(x):
+                                                    push(x[i])
+                                                elif type(x) is Labeled and x.t is not None:
+                                                    push(_index_precise(vm, x, i))
+                                                elif (type(x) is Labeled or type(i) is Labeled):
+                                                    push(_binary(vm, index, x, i))
+                                                else:
+                                                    push(index(x, i))
+                                            else:
+                                                # FIELD_L (127) = LOAD_LOCAL FIELD
+                                                s, k = arg
+                                                x = locals_[s]
+                                                if type(x) is dict:
+                                                    push(x.get(k))
+                                                elif type(x) is Labeled and type(x.v) is dict and x.t is not None:
+                                                    push(P.element(x, x.v.get(k), k, EMPTY))
+                                                elif type(x) is Labeled:
+                                                    push(_unary(vm, ops.field, x, k))
+                                                else:
+                                                    push(ops.field(x, k))
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 if vm.pc:

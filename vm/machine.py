@@ -8,13 +8,16 @@ reach through the `vm` they are given.
 import sys
 import time
 
+from synsema.stdlib.hostcall import call_positional
+from synsema.stdlib.registry import load_all
 from synsema.vm import caps as C
 from synsema.vm import opcodes as O
-from synsema.vm import precise as P
 from synsema.vm.decode import FramePads, decode_function, make_task_closures
-from synsema.vm.errors import EMPTY, LabelViolation, LimitReached, StartRefused, SynError
+from synsema.vm.errors import (EMPTY, CapabilityDenied, LabelViolation, LimitReached, StartRefused,
+                               SynError)
 from synsema.vm.program import cap_text
-from synsema.vm.values import UNSET, Closure, HostFn, Labeled
+from synsema.vm.labels import call_under, taint_try
+from synsema.vm.values import UNSET, Closure, HostFn, Labeled, type_name
 
 _CHUNK = 4096   # steps between two looks at the clock
 
@@ -44,7 +47,6 @@ class Options:
 
 class VM:
     def __init__(self, program, options=None):
-        from synsema.stdlib.registry import load_all
         opts = options or Options()
         self.program = program
         self.options = opts
@@ -79,20 +81,19 @@ class VM:
         self.try_entries = []
         self.stamp = 0
         registry = load_all()
-        from synsema.stdlib.hostcall import call_positional
         self.call_host = lambda fn, args, labels=EMPTY: call_positional(self, fn, args, labels)
         builtins = {}
         for i, name in enumerate(program.builtins):
             b = registry[name]
             if b.kind == "vm":
-                fn = (_labelled_vm(b.fn, name not in _NEVER_RAISE, name not in _OWN_ERRORS)
+                fn = (_labelled_vm(b.fn, not b.never_raises, not b.owns_errors)
                       if self.labels else b.fn)
                 builtins[i] = (fn, True)
             elif self.labels:
                 # The labels loop calls the builtin itself when no label is involved (no
                 # labelled argument, empty pc), else this wrapper.
-                builtins[i] = (b.fn, False, P.wrapper(name, b.fn)
-                               or _labelled_pure(b.fn, taint=name not in _NEVER_RAISE))
+                builtins[i] = (b.fn, False, b.labelled(b.fn) if b.labelled
+                               else _labelled_pure(b.fn, taint=not b.never_raises))
             else:
                 builtins[i] = (b.fn, False)
         self.tasks = make_task_closures(program)
@@ -200,7 +201,6 @@ class VM:
         return SynError(f"'{name}' is not set yet (declared at line {line})")
 
     def cond_error(self, code, idx, v):
-        from synsema.vm.values import type_name
         word = self.words[id(code)].get(idx, "when")
         return SynError(f"{word} needs a bool, got {type_name(v)}")
 
@@ -241,7 +241,6 @@ class VM:
             ok = cap in self.caps
         if ok:
             return
-        from synsema.vm.errors import CapabilityDenied
         have = C.describe_set(self.caps)
         declare = f"`require {cap_text(cap)}`"
         if self.ceiling_refuses(cap) and self.options.ceiling is not None:
@@ -284,10 +283,13 @@ class VM:
         return self.call(closure, args)
 
     def provider_call(self, fn, name):
-        from synsema.stdlib.llm import ProviderError
+        from synsema.stdlib.llm import ProviderError    # only with a model: kept off start-up
         host = self.llm.config.host
         self.audit_event(event="capability", kind="llm", host=host, builtin=name,
                          at=self.where())
+        # Every wait of the call (request timeouts, retry pauses) ends by the run's
+        # deadline; --trace hears of each retry.
+        self.llm.bound(self.deadline, self.timeout, self.trace_line if self.trace else None)
         try:
             return fn(self.llm)
         except ProviderError as e:
@@ -320,11 +322,9 @@ class VM:
 
     # vm.labels provides these; labels off they are never reached.
     def call_under(self, labels, thunk):
-        from synsema.vm.labels import call_under
         return call_under(self, labels, thunk)
 
     def taint_try(self, labels):
-        from synsema.vm.labels import taint_try
         taint_try(self, labels)
 
     def after_caught(self, err):
@@ -334,18 +334,6 @@ class VM:
 
 def _stdout_write(text):
     sys.stdout.write(text)
-
-
-# SPEC 10: operations that never raise a catchable error do not taint an enclosing try.
-_NEVER_RAISE = frozenset({"text", "type_of", "labels_of", "private", "declassify", "print",
-                          # call/call_tool taint the try themselves (stdlib.vmbuiltins), after
-                          # a host tool's label contract has read the pc of the call
-                          "call", "call_tool"})
-
-
-# Builtins whose errors never depend on their (labelled) data argument: private's and
-# declassify's are about the label or the reason, which may not be labelled at all.
-_OWN_ERRORS = frozenset({"private", "declassify", "labels_of"})
 
 
 def _labelled_vm(fn, taint, label_errors=True):

@@ -2,8 +2,9 @@
 handle inline (the loop tries `int op int` itself first). Each raises SynError with a
 message that names the operator and, where one exists, the fix."""
 
-from synsema.stdlib.display import display
-from synsema.stdlib.equality import equal
+from synsema.stdlib.registry import BUILTINS
+from synsema.vm.display import display
+from synsema.vm.equality import equal
 from synsema.vm.errors import SynError
 from synsema.vm.values import denorm_key, norm_key, type_name
 
@@ -242,7 +243,6 @@ def set_in_place(x, k, v):
 
 def append(xs, v):
     """append(xs, v) as the builtin does it (a new list), with its error messages."""
-    from synsema.stdlib.registry import BUILTINS
     return BUILTINS["append"].fn(xs, v)
 
 

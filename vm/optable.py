@@ -83,6 +83,9 @@ INTERNAL = [
     ('ADD_ST', 121, 'ADD; STORE_LOCAL s'),
     ('SUB_ST', 122, 'SUB; STORE_LOCAL s'),
     ('MOD_LC_EQ_C_JF', 123, 'LOAD_LOCAL a; CONST m; MOD; CONST c; EQ; JUMP_IF_FALSE t'),
+    ('INDEX_L', 125, 'LOAD_LOCAL i; INDEX'),
+    ('INDEX_LL', 126, 'LOAD_LOCAL x; LOAD_LOCAL i; INDEX'),
+    ('FIELD_L', 127, 'LOAD_LOCAL m; FIELD k'),
     ('LT_LC_RET_LOCAL', 124, 'LOAD_LOCAL a; CONST c; LT; JUMP_IF_FALSE past; LOAD_LOCAL b; RETURN (a base case: `when n < c` then `give b`)'),
 ]
 
@@ -160,15 +163,30 @@ FIELDS = {
     121: ('s',),  # ADD_ST
     122: ('s',),  # SUB_ST
     123: ('s', 'k', 'k', 't', 'rid'),  # MOD_LC_EQ_C_JF
+    125: ('s',),  # INDEX_L
+    126: ('s', 's'),  # INDEX_LL
+    127: ('s', 'k'),  # FIELD_L
     124: ('s', 'k', 't', 'rid', 's'),  # LT_LC_RET_LOCAL
 }
 
 # Where the jump target is among an instruction's fields (all of them)
-JUMP_AT = {29: 0, 30: 0, 31: 0, 32: 0, 35: 0, 40: 0, 43: 1, 100: 0, 110: 2, 111: 2, 112: 3, 113: 1, 115: 0, 116: 3, 123: 3, 124: 2}
+JUMP_AT = {29: 0, 30: 0, 31: 0, 32: 0, 35: 0, 40: 0, 43: 1, 100: 0, 110: 2, 111: 2, 112:
+    3, 113: 1, 115: 0, 116: 3, 123: 3, 124: 2}
 
 # How control leaves each instruction (a superinstruction: 'branch' when it
 # may jump)
-FLOW = {1: 'next', 2: 'next', 3: 'next', 4: 'next', 5: 'next', 6: 'next', 7: 'next', 8: 'next', 9: 'next', 10: 'next', 11: 'next', 12: 'next', 13: 'next', 14: 'next', 15: 'next', 16: 'next', 17: 'next', 18: 'next', 19: 'next', 20: 'next', 21: 'next', 22: 'next', 23: 'next', 24: 'next', 25: 'next', 26: 'next', 27: 'next', 28: 'next', 29: 'jump', 30: 'branch', 31: 'keep_or_pop', 32: 'keep_or_pop', 33: 'next', 34: 'next', 35: 'for_iter', 36: 'next', 37: 'next', 38: 'next', 39: 'return', 40: 'try', 41: 'next', 42: 'next', 43: 'branch', 44: 'next', 45: 'next', 46: 'next', 47: 'next', 48: 'next', 100: 'jump', 101: 'next', 102: 'next', 103: 'next', 104: 'next', 105: 'next', 106: 'next', 107: 'next', 108: 'next', 109: 'next', 110: 'branch', 111: 'branch', 112: 'branch', 113: 'branch', 114: 'next', 115: 'branch', 116: 'branch', 117: 'next', 118: 'next', 119: 'next', 120: 'next', 121: 'next', 122: 'next', 123: 'branch', 124: 'branch'}
+FLOW = {1: 'next', 2: 'next', 3: 'next', 4: 'next', 5: 'next', 6: 'next', 7: 'next', 8:
+    'next', 9: 'next', 10: 'next', 11: 'next', 12: 'next', 13: 'next', 14: 'next', 15:
+    'next', 16: 'next', 17: 'next', 18: 'next', 19: 'next', 20: 'next', 21: 'next', 22:
+    'next', 23: 'next', 24: 'next', 25: 'next', 26: 'next', 27: 'next', 28: 'next', 29:
+    'jump', 30: 'branch', 31: 'keep_or_pop', 32: 'keep_or_pop', 33: 'next', 34: 'next',
+    35: 'for_iter', 36: 'next', 37: 'next', 38: 'next', 39: 'return', 40: 'try', 41:
+    'next', 42: 'next', 43: 'branch', 44: 'next', 45: 'next', 46: 'next', 47: 'next', 48:
+    'next', 100: 'jump', 101: 'next', 102: 'next', 103: 'next', 104: 'next', 105: 'next',
+    106: 'next', 107: 'next', 108: 'next', 109: 'next', 110: 'branch', 111: 'branch', 112:
+    'branch', 113: 'branch', 114: 'next', 115: 'branch', 116: 'branch', 117: 'next', 118:
+    'next', 119: 'next', 120: 'next', 121: 'next', 122: 'next', 123: 'branch', 125:
+    'next', 126: 'next', 127: 'next', 124: 'branch'}
 
 # Stack pictures: (inputs -- outputs), deepest first; x[n] is n values
 PICTURES = {
@@ -262,6 +280,8 @@ FUSED = [
      lambda A, i, code, n, targets, better_later: type(A[0][0]) in (int, str)),  # EQ_C_JF
     (119, ({3: None}, {1: None}, {13: None},), 2,
      lambda A, i, code, n, targets, better_later: type(A[1][0]) is int),  # MUL_LC
+    (126, ({3: None}, {3: None}, {24: None},), 2,
+     lambda A, i, code, n, targets, better_later: True),  # INDEX_LL
     (102, ({3: None}, {3: None},), 0,
      lambda A, i, code, n, targets, better_later: not better_later(code, i, n, targets)),  # LOAD_LOCAL2
     (114, ({3: None}, {39: None},), 1,
@@ -274,4 +294,8 @@ FUSED = [
      lambda A, i, code, n, targets, better_later: True),  # ADD_ST
     (122, ({12: None}, {4: None},), 0,
      lambda A, i, code, n, targets, better_later: True),  # SUB_ST
+    (125, ({3: None}, {24: None},), 1,
+     lambda A, i, code, n, targets, better_later: True),  # INDEX_L
+    (127, ({3: None}, {25: None},), 1,
+     lambda A, i, code, n, targets, better_later: True),  # FIELD_L
 ]

@@ -187,7 +187,7 @@ def _call(vm, fn, labels, *args):
         raise err from None
 
 
-def _len(fn):
+def labels_len(fn):
     def call(vm, x):
         shape = shape_of(x)
         r = _call(vm, fn, shape, _plain(x))
@@ -196,7 +196,7 @@ def _len(fn):
     return call
 
 
-def _keys(fn):
+def labels_keys(fn):
     def call(vm, m):
         shape = shape_of(m)     # a map's keys' labels are in its shape
         r = _call(vm, fn, shape, _plain(m))
@@ -205,7 +205,7 @@ def _keys(fn):
     return call
 
 
-def _get(fn):
+def labels_get(fn):
     def call(vm, m, k, default=None):
         kl = labels_of(k)
         mv, kv = _plain(m), _plain(k)
@@ -230,7 +230,7 @@ def key_present(m, k):
         return False
 
 
-def _put(fn):
+def labels_put(fn):
     def call(vm, m, k, v):
         kl = labels_of(k)
         mv, kv = _plain(m), _plain(k)
@@ -239,17 +239,8 @@ def _put(fn):
     return call
 
 
-def _append(fn):
+def labels_append(fn):
     def call(vm, xs, v):
         r = _call(vm, fn, shape_of(xs), _plain(xs), _plain(v))
         return appended(xs, r, v, vm.pc)
     return call
-
-
-_PRECISE = {"len": _len, "keys": _keys, "get": _get, "put": _put, "append": _append}
-
-
-def wrapper(name, fn):
-    """The precise labels wrapper of builtin `name`, or None (the generic one applies)."""
-    make = _PRECISE.get(name)
-    return make(fn) if make is not None else None

@@ -11,9 +11,11 @@ int here), because a hand-made or corrupted file can put anything anywhere. A pr
 raises InvalidProgram(reason); the reason names the function and the code offset.
 """
 
+from synsema.stdlib.registry import load_all
 from synsema.vm import opcodes as O
 from synsema.vm.caps import is_cap
 from synsema.vm.errors import InvalidProgram
+from synsema.vm.flow import EXIT, dominates, dominators, post_dominators
 from synsema.vm.program import Function, Param
 
 MAX_COUNT = 10_000          # count operands: arguments, items, keys, captures
@@ -71,7 +73,6 @@ def _top_level_globals(decoded, declared):
     Only these may tasks and tests read (SPEC 2): whether a `let` inside a block has run
     depends on the branch taken, and a task reading it long after the branch (its
     `'x' is not set yet` error or not) would tell which way a labelled branch went."""
-    from synsema.vm.flow import EXIT, post_dominators
     ipdom = post_dominators(decoded)
     slot_at = {k: slot for slot, k in declared.items()}
     top = set()
@@ -90,7 +91,6 @@ def _check_declarations(func, index):
     this: a declaration is where no-sensitive-upgrade starts counting, so a crafted file
     must not be able to `let` an outer variable again inside a labelled branch.
     Returns the decoded code and {slot: index of its DECLARE_LOCAL}."""
-    from synsema.vm.flow import dominates, dominators
     fixed = func.fixed
     decoded, offsets = [], {}
     insts = list(O.iter_instructions(func.code))
@@ -160,7 +160,6 @@ def _check_program(program):
         if type(c) not in CONST_TYPES:
             raise InvalidProgram(f"constant {i} is a {type(c).__name__}, not a number, "
                                  f"text, bool or nothing")
-    from synsema.stdlib.registry import load_all
     registry = load_all()
     for i, name in enumerate(program.builtins):
         if type(name) is not str or name not in registry:
@@ -346,7 +345,6 @@ def _check_code(program, func, index, top):
                                      f"{a[0]}, which is not a parameter with a default")
         elif code_ == O.CALL_BUILTIN:
             if registry is None:
-                from synsema.stdlib.registry import load_all
                 registry = load_all()
             b = registry[program.builtins[a[0]]]
             if not b.min_args <= a[1] <= b.max_args:

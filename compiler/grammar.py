@@ -416,7 +416,10 @@ def p_error(tok):
     expected = _expected()
     got = _describe(tok)
     typ, line, col = tok[TYPE], tok[LINE], tok[COL]
-    if typ in _COMPARISONS and _previous_is_comparison(tok):
+    hint = _python_habit(tok)
+    if hint is not None:
+        msg = hint
+    elif typ in _COMPARISONS and _previous_is_comparison(tok):
         msg = "comparisons do not chain; write `a < b and b < c`"
     elif typ == "INDENT":
         msg = "unexpected indent; only a line that opens a block (task, when, while, ...) " \
@@ -442,6 +445,39 @@ def p_error(tok):
     else:
         msg = f"unexpected {got}" + (f"; expected {_list(expected)}" if expected else "")
     raise CompileError(msg, line, col, name)
+
+
+# Words a Python programmer types first, and the Synsema that says the same.
+_PYTHON_WORDS = {
+    "if": "Synsema writes `when CONDITION` (then `otherwise when`, `otherwise`)",
+    "elif": "Synsema writes `otherwise when CONDITION`",
+    "else": "Synsema writes `otherwise`",
+    "return": "Synsema writes `give VALUE` to return from a task",
+    "def": "Synsema declares a task with `task NAME(PARAMS)`",
+    "for": "Synsema loops with `for each NAME in LIST`",
+    "import": "Synsema has no imports: builtins are always there, host tools come from "
+              "the host (--tools)",
+    "pass": "Synsema needs no `pass`: give the block a statement, or `give`",
+    "lambda": "Synsema writes a lambda as `(x) => EXPR`",
+}
+
+
+def _python_habit(tok):
+    """A hint when the error is where a Python habit shows: a Python keyword at the start
+    of a statement (`xs.append(1)` parses -- a map may hold a task -- and is explained
+    when it runs)."""
+    toks = _Parse.toks
+    i = next((k for k, t in enumerate(toks) if t is tok), None)
+    if i is None:
+        return None
+    prev = toks[i - 1] if i > 0 else None
+    if prev is not None and prev[TYPE] == "NAME" and prev[VALUE] in _PYTHON_WORDS and (
+            i < 2 or toks[i - 2][TYPE] in ("NEWLINE", "INDENT", "DEDENT")):
+        return f"'{prev[VALUE]}' is Python; {_PYTHON_WORDS[prev[VALUE]]}"
+    if tok[TYPE] == "NAME" and tok[VALUE] in _PYTHON_WORDS and (
+            prev is None or prev[TYPE] in ("NEWLINE", "INDENT", "DEDENT")):
+        return f"'{tok[VALUE]}' is Python; {_PYTHON_WORDS[tok[VALUE]]}"
+    return None
 
 
 def _describe(tok):

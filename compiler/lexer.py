@@ -166,6 +166,10 @@ def _bad_character(scan, pos):
         _fail(scan, "text is not closed; add a '\"' before the end of the line", pos)
     if c == "!":
         _fail(scan, "unexpected '!'; write 'not' for negation and '!=' for inequality", pos)
+    if c == "#":
+        _fail(scan, "unexpected '#'; comments start with `--` in Synsema", pos)
+    if c == "'":
+        _fail(scan, "unexpected \"'\"; texts are written in double quotes: \"...\"", pos)
     _fail(scan, f"unexpected character {c!r}", pos)
 
 

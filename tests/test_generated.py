@@ -74,6 +74,15 @@ PROGRAMS = [
     "    for each x in xs\n        try\n            give risky(x)\n        recover e\n"
     "            print(e)\n    give \"none\"\nprint(f([5, 7, 1]))\nprint(f([9]))\n"
     "for each y in [1, 2]\n    print(f([y]))\n",
+    # Fields and elements of locals, nested indexing, constants in a row, a `let` used at
+    # once, a builtin called for its effect; then their errors, with their positions.
+    "let m be [[1, 2], [3]]\nlet r be {\"a\": 1, \"b\": [m[0][1], m[1][0]]}\nlet i be 1\n"
+    "let k be \"a\"\nprint(r.a + r[k])\nprint(r.b[i])\nprint(m[i][0] * 2)\n"
+    "let s be r.b\nprint(s)\nprint(r.c)\nprint(m[i][1])\n",
+    "let s be private(7, \"s\")\nlet xs be [s, 2]\nlet m be {\"a\": s, \"b\": 1}\n"
+    "let t be 0\nlet i be 0\nwhile i < 3\n    when i % 2 == 0\n        let u be xs[0] + m.b\n"
+    "    set t to t + i\n    set i to i + 1\nprint(declassify([labels_of(xs[1]), "
+    "labels_of(m.a), labels_of(s % 2 == 1), t], \"ok\"))\nwhen s > 5\n    set t to 1\n",
 ]
 
 

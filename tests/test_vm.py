@@ -569,3 +569,55 @@ def test_recursion_within_the_depth_limit_completes():
     assert run(src) == "900\n"
     with pytest.raises(LimitReached):
         run(src, max_depth=100)
+
+
+# ---- layering and builtin facts -----------------------------------------------------------
+
+_GROUND = {"values", "errors", "digits", "display", "equality", "jsonvalues"}
+_LAZY = {"synsema.stdlib.llm", "synsema.vm.loop_fast", "synsema.vm.loop_labels_fast"}
+
+
+def _imports(path):
+    """(module imported, inside a function?) for every import of a file."""
+    import ast
+    tree = ast.parse(open(path, encoding="utf-8").read())
+    out = []
+
+    def walk(node, inside):
+        for child in ast.iter_child_nodes(node):
+            deeper = inside or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
+            if isinstance(child, ast.ImportFrom) and child.module:
+                out.append((child.module, inside))
+            elif isinstance(child, ast.Import):
+                out.extend((a.name, inside) for a in child.names)
+            walk(child, deeper)
+    walk(tree, False)
+    return out
+
+
+def test_the_ground_layer_imports_only_itself_and_vm_imports_at_the_top():
+    import glob
+    import os
+    vm_dir = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "vm")
+    for path in glob.glob(os.path.join(vm_dir, "*.py")):
+        name = os.path.basename(path)[:-3]
+        for module, inside in _imports(path):
+            if name in _GROUND and module.startswith("synsema."):
+                assert module.rsplit(".", 1)[-1] in _GROUND, f"{name} imports {module}"
+            # No import hidden inside a function to dodge a cycle; the lazy ones keep
+            # start-up cheap: the model providers, and only the loop a run needs.
+            assert not inside or module in _LAZY, f"vm/{name}.py imports {module} inside " \
+                "a function"
+
+
+def test_facts_about_builtins_are_declared_with_them():
+    from synsema.stdlib.registry import load_all
+    b = load_all()
+    assert b["append"].gives_copy == "list" and b["put"].gives_copy == "map"
+    assert b["print"].never_raises and b["text"].never_raises and not b["len"].never_raises
+    assert b["private"].owns_errors and not b["print"].owns_errors
+    assert b["len"].labelled is not None and b["upper"].labelled is None
+    # The compiler's warning about a dropped copy reads the fact.
+    from synsema.vm.errors import CompileError
+    with pytest.raises(CompileError, match="put gives a new map"):
+        compile_source('let m be {}\nput(m, "a", 1)\n', "app.syn")

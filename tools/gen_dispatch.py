@@ -5,6 +5,7 @@ Output (committed; a test checks they are current):
     vm/loop_labels_fast.py   the labels loop: the same bodies with their LABELS parts
     vm/optable.py            the opcode table, decoded operand fields, jump positions and
                              the superinstruction patterns the decoder fuses
+    docs/bytecode.md         its opcode table (by docs/gen_opcodes.py, run after them)
 
 Each loop dispatches with a tree of `if op < K:` tests balanced by how often each
 instruction runs (WEIGHT below, from profiles of the bench/ programs and the corpus), so
@@ -22,22 +23,33 @@ SOURCE = "vm/instructions.py"
 OUTPUTS = {"vm/loop_fast.py": False, "vm/loop_labels_fast.py": True}
 TABLE = "vm/optable.py"
 
-# Relative dynamic frequency (profiles of fib, loops, text/list building, agent loops).
+# How often each instruction runs: measured by `tools/profile_pairs.py --weights` (and
+# `--labels`) over the bench/twins.py programs, per mille of the instructions each program
+# runs, averaged over the programs. An instruction missing here takes its definition's
+# `weight`, else DEFAULT_WEIGHT.
 WEIGHT = {
-    "CALL_TASK": 60, "LOAD_LOCAL": 80, "RETURN_LOCAL": 40, "LT_LC_JF": 40, "SUB_LC": 40,
-    "RETURN": 40, "ADD": 40, "CONST": 60, "LOAD_LOCAL2": 30, "CALL_VM_BUILTIN": 50,
-    "CALL_BUILTIN": 40, "JUMP_BACK": 40, "ADD_LC_ST": 30, "LT_LL_JF": 30, "JUMP_IF_FALSE": 40,
-    "STORE_LOCAL": 30, "DECLARE_LOCAL": 30, "ADD_LL_ST": 20, "JUMP": 25, "SUB_LC_ST": 10,
-    "EQ_C_JF": 15, "MOD_LC": 10, "ADD_LL": 15, "ADD_LC": 15, "POP": 25, "FOR_ITER_DECL": 25,
-    "CMP_LC_JF": 15, "CMP_LL_JF": 10, "APPEND_LOCAL": 15, "SET_ITEM_LOCAL": 10, "INDEX": 15,
-    "FIELD": 10, "LOAD_GLOBAL": 20, "PC_RELEASE": 15, "BUILD_MAP": 8, "BUILD_LIST": 8,
-    "CALL1_SUB_LC": 40, "ADD_RETURN": 30, "MUL_LC": 10, "SUB_LL_ST": 10, "ADD_ST": 20,
-    "SUB_ST": 10, "MOD_LC_EQ_C_JF": 15, "LT_LC_RET_LOCAL": 30,
+    'JUMP_BACK': 75, 'CONST': 72, 'LOAD_LOCAL': 69, 'MOD_LC_EQ_C_JF': 60, 'CALL_BUILTIN': 51,
+    'FOR_ITER_DECL': 50, 'ADD': 45, 'CALL1_SUB_LC': 42, 'LT_LC_RET_LOCAL': 36,
+    'ADD_LC_ST': 35, 'INDEX_L': 28, 'MUL_LC': 27, 'LT_LC_JF': 26, 'LOAD_LOCAL2': 25,
+    'CONST2': 25, 'MOD_LC': 25, 'RETURN': 24, 'ADD_ST': 23, 'ADD_RETURN': 22, 'INDEX': 21,
+    'FIELD_L': 21, 'DECLARE_LOCAL_LOAD': 19, 'SET_ITEM_LOCAL': 18, 'BUILD_MAP': 17,
+    'APPEND_LOCAL': 13, 'ADD_LL_ST': 13, 'MOD': 12, 'CALL_TASK': 11, 'JUMP_IF_FALSE': 10,
+    'MUL': 10, 'CALL': 10, 'INDEX_LL': 9, 'JUMP': 9, 'CMP_LC_JF': 6, 'ADD_LC': 5,
+    'BUILD_LIST': 4, 'SUB_LL_ST': 4, 'SUB_LC': 3, 'FIELD': 3, 'GE': 3, 'AND_JUMP': 3,
+    'CALL_VM_BUILTIN': 2, 'NE': 2, 'CHECK_BOOL': 2, 'EQ_C_JF': 2, 'TRY_BEGIN': 2,
 }
-DEFAULT_WEIGHT = 2
-# The labels loop also runs PC_RELEASE (one at the end of every labelled-capable `when`,
-# loop or `try`; the plain loop never sees it: the decoder drops it).
-LABELS_WEIGHT = dict(WEIGHT, PC_RELEASE=45)
+LABELS_WEIGHT = {
+    'LOAD_LOCAL': 64, 'JUMP_BACK': 63, 'CONST': 59, 'CALL_BUILTIN': 52, 'MOD_LC_EQ_C_JF': 48,
+    'CONST2': 47, 'FOR_ITER_DECL': 45, 'PC_RELEASE': 43, 'ADD': 43, 'CALL1_SUB_LC': 42,
+    'LT_LC_RET_LOCAL': 36, 'MOD_LC': 31, 'ADD_LC_ST': 29, 'INDEX_L': 28, 'RETURN': 25,
+    'MUL_LC': 24, 'LT_LC_JF': 24, 'BUILD_MAP': 23, 'LOAD_LOCAL2': 22, 'ADD_RETURN': 21,
+    'ADD_ST': 21, 'INDEX': 20, 'APPEND_LOCAL': 16, 'DECLARE_LOCAL_LOAD': 16,
+    'SET_ITEM_LOCAL': 14, 'DECLARE_LOCAL': 14, 'FIELD_L': 12, 'CALL_TASK': 11,
+    'ADD_LL_ST': 10, 'MUL': 10, 'CALL': 10, 'MOD': 10, 'INDEX_LL': 9, 'BUILD_LIST': 9,
+    'JUMP_IF_FALSE': 8, 'JUMP': 7, 'CMP_LC_JF': 6, 'CALL_VM_BUILTIN': 6, 'ADD_LC': 5,
+    'ITER_START': 4, 'SUB_LC': 3, 'SUB_LL_ST': 3, 'STORE_LOCAL': 2,
+}
+DEFAULT_WEIGHT = 1
 
 # The loop's own variables, live after a handler: never folded away.
 LIVE = {"pc", "code", "locals_", "stamps", "budget"}
@@ -295,7 +307,7 @@ def handler(parts, by_name, fragments, labels, fused=None):
     for v, (p, oname, c, iname) in enumerate(values):
         end = c if c is not None else len(comps)
         busy = set()
-        for k in range(p + 1, end):
+        for k in list(range(p)) + list(range(p + 1, end)):
             busy |= idents(comps[k][1])
         busy |= idents(comps[p][1]) - {oname}
         if c is not None:
@@ -350,7 +362,10 @@ def handler(parts, by_name, fragments, labels, fused=None):
             out.append(f"push({names[v]})")
     bools = {names[v] for v in range(len(values))
              if comps[values[v][0]][0].get("gives") == "bool"}
-    lines = peephole(jumps(sink_test(fold(out, labels), bools)))
+    lines = fold(out, labels)
+    if labels:
+        lines = split_fast(lines, bools)
+    lines = peephole(jumps(sink_test(lines, bools)))
     return peephole(aliases(unpack(lines, names_of_fields(comps, labels, alone))))
 
 
@@ -406,6 +421,46 @@ def unpack(lines, fields):
     return [f"{', '.join(names)} = arg"] + lines
 
 
+def split_fast(lines, bools):
+    """The labels loop: `if <int test>: v = a < b` / `elif ..Labeled..` / `else: ..`, then
+    a tail asking `type(v) is Labeled`: the first branch's value is plain, so it gets its
+    own copy of the tail with that test decided (the fast path keeps the plain loop's
+    shape)."""
+    for p, l in enumerate(lines):
+        m = re.match(r"^(\s*)if (.*):$", l)
+        if not m or "Labeled" in m.group(2) or not re.search(r"is (int|str|type)\b", m.group(2)):
+            continue
+        d = len(m.group(1))
+        q = p + 1
+        while q < len(lines) and indent_of(lines[q]) > d:
+            q += 1
+        em = re.match(r"^\s*(\w+) = [\w\[\]]+ (<|<=|>|>=|==|!=|\+|-|\*|%) [\w\[\]]+$",
+                      lines[q - 1])
+        if not em or indent_of(lines[q - 1]) != d + 4 or q >= len(lines) or \
+                not lines[q].strip().startswith(("elif ", "else:")):
+            continue
+        var = em.group(1)
+        r = q
+        while r < len(lines) and (indent_of(lines[r]) > d or (indent_of(lines[r]) == d and
+                                  lines[r].strip().startswith(("elif ", "else:")))):
+            r += 1
+        end = next((k for k in range(r, len(lines)) if lines[k].strip() and
+                    indent_of(lines[k]) < d), len(lines))
+        tail = lines[r:end]
+        if f"type({var}) is Labeled" not in "\n".join(tail):
+            continue
+        fast_tail = fold([x.replace(f"type({var}) is Labeled", "False") for x in tail], True)
+        if lines[q].strip().startswith("else:"):
+            others = lines[q + 1:r]                   # already one level in
+        else:
+            others = [re.sub(r"^(\s*)elif ", r"\1if ", lines[q])] + lines[q + 1:r]
+            others = ["    " + x if x.strip() else "" for x in others]
+        more = ["    " + x if x.strip() else "" for x in tail]
+        return split_fast(lines[:q] + ["    " + x if x.strip() else "" for x in fast_tail] +
+                          [" " * d + "else:"] + others + more + lines[end:], bools)
+    return lines
+
+
 def sink_test(lines, bools):
     """`if ..: c = A` / `else: c = B` then `if c is False: X`, c a bool used nowhere else:
     `if ..: if not A: X` / `else: if not B: X` (the test where the value is made)."""
@@ -414,6 +469,18 @@ def sink_test(lines, bools):
         if not m or m.group(2) not in bools:
             continue
         d, var = len(m.group(1)), m.group(2)
+        em = re.match(r"^(\s*)" + var + r" = (.+)$", lines[p - 1]) if p else None
+        if em and len(em.group(1)) == d:
+            # `v = A` right before: `if not A:`, when nothing after the test reads v
+            end = p + 1
+            while end < len(lines) and (indent_of(lines[end]) > d or not lines[end].strip()):
+                end += 1
+            after = lines[end:]
+            stop = next((k for k, x in enumerate(after) if indent_of(x) < d), len(after))
+            reads = re.compile(r"(?<![.\w])" + var + r"(?!\w)")
+            if not any(reads.search(x) for x in lines[p + 1:end] + after[:stop]):
+                out = lines[:p - 1] + [f"{em.group(1)}if not {em.group(2)}:"] + lines[p + 1:]
+                return sink_test(out, bools)
         end = p + 1
         while end < len(lines) and indent_of(lines[end]) > d:
             end += 1
@@ -579,32 +646,49 @@ def leaves(ns, labels):
 
 
 def weights(ns, labels):
-    """How often each instruction runs: WEIGHT, or the `weight` of its definition."""
+    """How often each instruction runs: the measured table, else its definition's weight."""
     table = dict(LABELS_WEIGHT if labels else WEIGHT)
     for d in ns["INSTRUCTIONS"] + ns["FUSED"]:
-        if d.get("weight"):
+        if d.get("weight") and d["name"] not in table:
             table[d["name"]] = d["weight"]
     return table
 
 
 def tree(items, indent, out, weight):
-    if len(items) == 1:
-        code, name, parts, body = items[0]
+    """The dispatch: `if op < K:` tests over the handlers in opcode order, shaped as the
+    binary tree of least expected depth for these frequencies (an optimal alphabetic
+    tree, by dynamic programming: cost[i][j] = weight(i..j) + min over the split)."""
+    w = [weight.get(name, DEFAULT_WEIGHT) for _, name, _, _ in items]
+    n = len(items)
+    pre = [0]
+    for x in w:
+        pre.append(pre[-1] + x)
+    cost = [[0] * (n + 1) for _ in range(n + 1)]
+    cut = [[0] * (n + 1) for _ in range(n + 1)]
+    for size in range(2, n + 1):
+        for i in range(0, n - size + 1):
+            j = i + size
+            best, at = None, i + 1
+            for k in range(i + 1, j):
+                c = cost[i][k] + cost[k][j]
+                if best is None or c < best:
+                    best, at = c, k
+            cost[i][j] = best + pre[j] - pre[i]
+            cut[i][j] = at
+    _emit(items, 0, n, cut, indent, out)
+
+
+def _emit(items, i, j, cut, indent, out):
+    if j - i == 1:
+        code, name, parts, body = items[i]
         out.append(f"{indent}# {name} ({code})" + (f" = {parts}" if parts else ""))
         out += [indent + l if l.strip() else "" for l in body] or [indent + "pass"]
         return
-    weights = [weight.get(name, DEFAULT_WEIGHT) for _, name, _, _ in items]
-    total = sum(weights)
-    best, best_k, acc = None, 1, 0
-    for k in range(1, len(items)):
-        acc += weights[k - 1]
-        d = abs(total - 2 * acc)
-        if best is None or d < best:
-            best, best_k = d, k
-    out.append(f"{indent}if op < {items[best_k][0]}:")
-    tree(items[:best_k], indent + "    ", out, weight)
+    k = cut[i][j]
+    out.append(f"{indent}if op < {items[k][0]}:")
+    _emit(items, i, k, cut, indent + "    ", out)
     out.append(f"{indent}else:")
-    tree(items[best_k:], indent + "    ", out, weight)
+    _emit(items, k, j, cut, indent + "    ", out)
 
 
 def loop(ns, labels):
@@ -705,6 +789,7 @@ def table(ns):
             names += full
             if at is None and p not in ("LOAD_LOCAL", "CONST"):
                 at = i
+        at = at or 0          # only loads: the first one's position
         if not any(x.startswith(f"{f['code']}: ") for x in flows):
             flows.append(f"{f['code']}: 'next'")
         cond = " and ".join(c for c in conds if c != "True") or "True"
@@ -759,3 +844,7 @@ if __name__ == "__main__":
         sys.exit(1 if s else 0)
     for f in main():
         print(f"wrote {f}")
+    # The docs' opcode table reads the table just written: a fresh interpreter.
+    import subprocess
+    subprocess.run([sys.executable, os.path.join(ROOT, "docs", "gen_opcodes.py"), "--write"],
+                   check=True)

@@ -2,6 +2,7 @@
 (vm/instructions.py `fused`) are chosen by.
 
     .venv/bin/python tools/profile_pairs.py [--fused] [--general] [--top N] [FILE.syn ...]
+    .venv/bin/python tools/profile_pairs.py --weights [--labels]   (the dispatch weights)
 
 Runs every program (default: examples/, /work/shared/seeds, /work/shared/conformance and
 the bench/twins.py programs; --general: only bench/twins.py GENERAL) with labels off, counting how often each decoded instruction
@@ -95,12 +96,48 @@ def profile(source, name, fused):
     return {k: v / total for k, v in seqs.items()}
 
 
+def weights(progs, labels):
+    """How often each decoded instruction runs (superinstructions on), as a share of the
+    instructions run per program, averaged: tools/gen_dispatch.py WEIGHT."""
+    from synsema.compiler import compile_source
+    from synsema.vm import opcodes as O
+    from synsema.vm.machine import VM, Options
+    names = {op.code: op.name for op in O.OPS}
+    names.update({c: n for n, c in O.INTERNAL.items()})
+    total = collections.Counter()
+    for name, src in progs.items():
+        vm = VM(compile_source(src, "w.syn"), Options(labels=labels, out=io.StringIO().write,
+                                                      max_steps=3_000_000, timeout=30))
+        counted = {f: Counted(code, collections.Counter()) for f, code in vm.decoded.items()}
+        vm.decoded.update(counted)
+        for code in counted.values():
+            for i, (op, a) in enumerate(code):
+                if op in O.CALLEE_AT:
+                    callee, slot = O.CALLEE_AT[op]
+                    list.__setitem__(code, i, (op, a[:slot] + (counted[a[callee]],) + a[slot + 1:]))
+        try:
+            vm.run_main()
+        except Exception:       # noqa: BLE001
+            pass
+        ops = collections.Counter()
+        for code in counted.values():
+            for i, n in code.counts.items():
+                ops[names[list.__getitem__(code, i)[0]]] += n
+        runs = sum(ops.values()) or 1
+        total.update({k: v / runs for k, v in ops.items()})
+    return {k: max(1, round(1000 * v / len(progs))) for k, v in total.most_common()}
+
+
 def main(argv):
     from synsema.vm import opcodes as O
     names = {op.code: op.name for op in O.OPS}
     names.update({c: n for n, c in O.INTERNAL.items()})
     top = int(argv[argv.index("--top") + 1]) if "--top" in argv else 30
     paths = [a for a in argv if a.endswith(".syn")]
+    if "--weights" in argv:
+        progs = programs(paths, "--general" in argv)
+        print(weights(progs, "--labels" in argv))
+        return
     total = collections.Counter()
     progs = programs(paths, "--general" in argv)
     for name, src in progs.items():

@@ -221,7 +221,7 @@ def _plain_seq(items):
     return out, labels
 
 
-_CMP = (ops.le, ops.gt, ops.ge, ops.eq, ops.ne)     # by vm.decode._CMP_KIND
+_CMP = (ops.le, ops.gt, ops.ge, ops.eq, ops.ne)     # by kind: CMP in vm/instructions.py
 
 
 def _local_name(func, slot):

@@ -43,39 +43,40 @@ def run_plain(vm, closure, args):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op < 100:
-                        if op < 19:
+                    if op < 101:
+                        if op < 28:
                             if op < 4:
-                                if op < 3:
-                                    if op < 2:
-                                        # CONST (1)
-                                        push(arg)
-                                    else:
+                                if op < 2:
+                                    # CONST (1)
+                                    push(arg)
+                                else:
+                                    if op < 3:
                                         # POP (2)
                                         pop()
-                                else:
-                                    # LOAD_LOCAL (3)
-                                    push(locals_[arg])
-                            else:
-                                if op < 6:
-                                    if op < 5:
-                                        # STORE_LOCAL (4)
-                                        locals_[arg] = pop()
                                     else:
-                                        # DECLARE_LOCAL (5)
-                                        locals_[arg] = pop()
-                                else:
+                                        # LOAD_LOCAL (3)
+                                        push(locals_[arg])
+                            else:
+                                if op < 12:
                                     if op < 11:
-                                        if op < 7:
-                                            # LOAD_GLOBAL (6)
-                                            v = glob[arg]
-                                            if v is UNSET:
-                                                raise vm.unset_error(arg)
-                                            push(v)
+                                        if op < 6:
+                                            if op < 5:
+                                                # STORE_LOCAL (4)
+                                                locals_[arg] = pop()
+                                            else:
+                                                # DECLARE_LOCAL (5)
+                                                locals_[arg] = pop()
                                         else:
                                             if op < 8:
-                                                # STORE_GLOBAL (7)
-                                                glob[arg] = pop()
+                                                if op < 7:
+                                                    # LOAD_GLOBAL (6)
+                                                    v = glob[arg]
+                                                    if v is UNSET:
+                                                        raise vm.unset_error(arg)
+                                                    push(v)
+                                                else:
+                                                    # STORE_GLOBAL (7)
+                                                    glob[arg] = pop()
                                             else:
                                                 if op < 10:
                                                     # DECLARE_GLOBAL (8)
@@ -90,111 +91,109 @@ def run_plain(vm, closure, args):
                                                         caps = ()
                                                     push(Closure(f, caps))
                                     else:
-                                        if op < 12:
-                                            # ADD (11)
-                                            b = pop()
-                                            a = stack[-1]
-                                            if type(a) is int and type(b) is int:
-                                                stack[-1] = a + b
-                                            else:
-                                                stack[-1] = add(a, b)
+                                        # ADD (11)
+                                        b = pop()
+                                        a = stack[-1]
+                                        if type(a) is int and type(b) is int:
+                                            stack[-1] = a + b
                                         else:
-                                            if op < 15:
-                                                if op < 13:
-                                                    # SUB (12)
+                                            stack[-1] = add(a, b)
+                                else:
+                                    if op < 24:
+                                        if op < 15:
+                                            if op < 13:
+                                                # SUB (12)
+                                                b = pop()
+                                                a = stack[-1]
+                                                if type(a) is int and type(b) is int:
+                                                    stack[-1] = a - b
+                                                else:
+                                                    stack[-1] = sub(a, b)
+                                            else:
+                                                if op < 14:
+                                                    # MUL (13)
                                                     b = pop()
                                                     a = stack[-1]
                                                     if type(a) is int and type(b) is int:
-                                                        stack[-1] = a - b
+                                                        stack[-1] = a * b
                                                     else:
-                                                        stack[-1] = sub(a, b)
+                                                        stack[-1] = mul(a, b)
                                                 else:
-                                                    if op < 14:
-                                                        # MUL (13)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a * b
-                                                        else:
-                                                            stack[-1] = mul(a, b)
-                                                    else:
-                                                        # DIV (14)
-                                                        b = pop()
-                                                        stack[-1] = div(stack[-1], b)
+                                                    # DIV (14)
+                                                    b = pop()
+                                                    stack[-1] = div(stack[-1], b)
+                                        else:
+                                            if op < 16:
+                                                # MOD (15)
+                                                b = pop()
+                                                a = stack[-1]
+                                                if type(a) is int and type(b) is int and b:
+                                                    stack[-1] = a % b
+                                                else:
+                                                    stack[-1] = mod(a, b)
                                             else:
-                                                if op < 17:
-                                                    if op < 16:
-                                                        # MOD (15)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int and b:
-                                                            stack[-1] = a % b
-                                                        else:
-                                                            stack[-1] = mod(a, b)
-                                                    else:
-                                                        # EQ (16)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is type(b) and (type(b) is int or type(b) is str):
-                                                            stack[-1] = a == b
-                                                        else:
-                                                            stack[-1] = eq(a, b)
-                                                else:
+                                                if op < 21:
                                                     if op < 18:
-                                                        # NE (17)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is type(b) and (type(b) is int or type(b) is str):
-                                                            stack[-1] = a != b
+                                                        if op < 17:
+                                                            # EQ (16)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is type(b) and (type(b) is int or type(b) is str):
+                                                                stack[-1] = a == b
+                                                            else:
+                                                                stack[-1] = eq(a, b)
                                                         else:
-                                                            stack[-1] = not eq(a, b)
+                                                            # NE (17)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is type(b) and (type(b) is int or type(b) is str):
+                                                                stack[-1] = a != b
+                                                            else:
+                                                                stack[-1] = not eq(a, b)
                                                     else:
-                                                        # LT (18)
+                                                        if op < 19:
+                                                            # LT (18)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is int and type(b) is int:
+                                                                stack[-1] = a < b
+                                                            else:
+                                                                stack[-1] = lt(a, b)
+                                                        else:
+                                                            if op < 20:
+                                                                # LE (19)
+                                                                b = pop()
+                                                                a = stack[-1]
+                                                                if type(a) is int and type(b) is int:
+                                                                    stack[-1] = a <= b
+                                                                else:
+                                                                    stack[-1] = le(a, b)
+                                                            else:
+                                                                # GT (20)
+                                                                b = pop()
+                                                                a = stack[-1]
+                                                                if type(a) is int and type(b) is int:
+                                                                    stack[-1] = a > b
+                                                                else:
+                                                                    stack[-1] = gt(a, b)
+                                                else:
+                                                    if op < 22:
+                                                        # GE (21)
                                                         b = pop()
                                                         a = stack[-1]
                                                         if type(a) is int and type(b) is int:
-                                                            stack[-1] = a < b
+                                                            stack[-1] = a >= b
                                                         else:
-                                                            stack[-1] = lt(a, b)
-                        else:
-                            if op < 37:
-                                if op < 29:
-                                    if op < 25:
-                                        if op < 24:
-                                            if op < 21:
-                                                if op < 20:
-                                                    # LE (19)
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if type(a) is int and type(b) is int:
-                                                        stack[-1] = a <= b
+                                                            stack[-1] = ge(a, b)
                                                     else:
-                                                        stack[-1] = le(a, b)
-                                                else:
-                                                    # GT (20)
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if type(a) is int and type(b) is int:
-                                                        stack[-1] = a > b
-                                                    else:
-                                                        stack[-1] = gt(a, b)
-                                            else:
-                                                if op < 22:
-                                                    # GE (21)
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if type(a) is int and type(b) is int:
-                                                        stack[-1] = a >= b
-                                                    else:
-                                                        stack[-1] = ge(a, b)
-                                                else:
-                                                    if op < 23:
-                                                        # NEG (22)
-                                                        stack[-1] = ops.neg(stack[-1])
-                                                    else:
-                                                        # NOT (23)
-                                                        stack[-1] = ops.not_(stack[-1])
-                                        else:
+                                                        if op < 23:
+                                                            # NEG (22)
+                                                            stack[-1] = ops.neg(stack[-1])
+                                                        else:
+                                                            # NOT (23)
+                                                            stack[-1] = ops.not_(stack[-1])
+                                    else:
+                                        if op < 25:
                                             # INDEX (24)
                                             i = pop()
                                             x = stack[-1]
@@ -202,54 +201,58 @@ def run_plain(vm, closure, args):
                                                 stack[-1] = x[i]
                                             else:
                                                 stack[-1] = index(x, i)
-                                    else:
-                                        if op < 27:
-                                            if op < 26:
-                                                # FIELD (25)
-                                                x = stack[-1]
-                                                if type(x) is dict:
-                                                    stack[-1] = x.get(arg)
-                                                else:
-                                                    stack[-1] = ops.field(x, arg)
-                                            else:
-                                                # SET_PATH (26)
-                                                v = pop()
-                                                if not arg:     # verified files never have 0 keys; never eat the stack
-                                                    raise vm.bad_opcode(op)
-                                                keys = stack[-arg:]
-                                                del stack[-arg:]
-                                                stack[-1] = ops.set_path(stack[-1], keys, v)
                                         else:
-                                            if op < 28:
+                                            if op < 27:
+                                                if op < 26:
+                                                    # FIELD (25)
+                                                    x = stack[-1]
+                                                    if type(x) is dict:
+                                                        stack[-1] = x.get(arg)
+                                                    else:
+                                                        stack[-1] = ops.field(x, arg)
+                                                else:
+                                                    # SET_PATH (26)
+                                                    v = pop()
+                                                    if not arg:     # verified files never have 0 keys; never eat the stack
+                                                        raise vm.bad_opcode(op)
+                                                    keys = stack[-arg:]
+                                                    del stack[-arg:]
+                                                    stack[-1] = ops.set_path(stack[-1], keys, v)
+                                            else:
                                                 # BUILD_LIST (27)
                                                 if arg:
                                                     items = stack[-arg:]
                                                     del stack[-arg:]
+                                                    # Labels: unlabelled items under an empty pc make a plain list (the test runs in C).
                                                     push(items)
                                                 else:
                                                     push([])
+                        else:
+                            if op < 39:
+                                if op < 38:
+                                    if op < 31:
+                                        if op < 29:
+                                            # BUILD_MAP (28)
+                                            if not arg:
+                                                push({})
                                             else:
-                                                # BUILD_MAP (28)
-                                                if not arg:
-                                                    push({})
-                                                else:
-                                                    items = stack[-2 * arg:]
-                                                    del stack[-2 * arg:]
-                                                    push(ops.build_map(items))
-                                else:
-                                    if op < 30:
-                                        # JUMP (29)
-                                        pc = arg
-                                    else:
-                                        if op < 31:
-                                            # JUMP_IF_FALSE (30)
-                                            c = pop()
-                                            if c is False:
-                                                pc = arg
-                                            elif c is not True:
-                                                raise vm.cond_error(code, pc - 1, c)
+                                                items = stack[-2 * arg:]
+                                                del stack[-2 * arg:]
+                                                push(ops.build_map(items))
                                         else:
-                                            if op < 34:
+                                            if op < 30:
+                                                # JUMP (29)
+                                                pc = arg
+                                            else:
+                                                # JUMP_IF_FALSE (30)
+                                                c = pop()
+                                                if c is False:
+                                                    pc = arg
+                                                elif c is not True:
+                                                    raise vm.cond_error(code, pc - 1, c)
+                                    else:
+                                        if op < 37:
+                                            if op < 36:
                                                 if op < 32:
                                                     # AND_JUMP (31)
                                                     c = stack[-1]
@@ -260,88 +263,87 @@ def run_plain(vm, closure, args):
                                                     else:
                                                         raise SynError(f"and needs a bool, got {ops.type_name(c)}")
                                                 else:
-                                                    if op < 33:
-                                                        # OR_JUMP (32)
-                                                        c = stack[-1]
-                                                        if c is True:
-                                                            pc = arg
-                                                        elif c is False:
-                                                            pop()
+                                                    if op < 34:
+                                                        if op < 33:
+                                                            # OR_JUMP (32)
+                                                            c = stack[-1]
+                                                            if c is True:
+                                                                pc = arg
+                                                            elif c is False:
+                                                                pop()
+                                                            else:
+                                                                raise SynError(f"or needs a bool, got {ops.type_name(c)}")
                                                         else:
-                                                            raise SynError(f"or needs a bool, got {ops.type_name(c)}")
+                                                            # CHECK_BOOL (33)
+                                                            v = stack[-1]
+                                                            if v is not True and v is not False:
+                                                                ops.check_bool(v, arg)
                                                     else:
-                                                        # CHECK_BOOL (33)
-                                                        v = stack[-1]
-                                                        if v is not True and v is not False:
-                                                            ops.check_bool(v, arg)
-                                            else:
-                                                if op < 35:
-                                                    # ITER_START (34)
-                                                    stack[-1] = ops.iterate(stack[-1])
-                                                else:
-                                                    if op < 36:
-                                                        # FOR_ITER (35)
-                                                        v = next(stack[-1], UNSET)
-                                                        if v is UNSET:
-                                                            pop()
-                                                            pc = arg
-                                                            continue
-                                                        push(v)
-                                                    else:
-                                                        # CALL (36)
-                                                        callee = stack[-arg - 1]
-                                                        if arg:
-                                                            new = stack[-arg:]
+                                                        if op < 35:
+                                                            # ITER_START (34)
+                                                            stack[-1] = ops.iterate(stack[-1])
                                                         else:
-                                                            new = []
-                                                        del stack[-arg - 1:]
-                                                        if type(callee) is not Closure:
-                                                            if type(callee) is HostFn:
-                                                                vm.site = (code, pc - 1)
-                                                                push(vm.call_host(callee, new))
+                                                            # FOR_ITER (35)
+                                                            v = next(stack[-1], UNSET)
+                                                            if v is UNSET:
+                                                                pop()
+                                                                pc = arg
                                                                 continue
-                                                            ops.not_callable(callee)
-                                                        f = callee.func
-                                                        if not f.nrequired <= arg <= len(f.params):
-                                                            ops.arity_error(f, arg)
-                                                        budget -= 1
-                                                        if budget <= 0:
-                                                            budget = vm.tick_call(budget, room - len(frames))
-                                                        frames.append((code, pc, locals_))
-                                                        code = vm.decoded[f]
-                                                        locals_ = new + vm.pads[f][arg]
-                                                        if callee.captures:
-                                                            locals_ += callee.captures
-                                                        pc = 0
-                            else:
-                                if op < 39:
-                                    if op < 38:
-                                        # CALL_TASK (37)
-                                        _, n, pad, fcode = arg
-                                        if n == 1:
-                                            new = [pop()]
-                                        elif n:
-                                            new = stack[-n:]
-                                            del stack[-n:]
+                                                            push(v)
+                                            else:
+                                                # CALL (36)
+                                                callee = stack[-arg - 1]
+                                                if arg:
+                                                    new = stack[-arg:]
+                                                else:
+                                                    new = []
+                                                del stack[-arg - 1:]
+                                                if type(callee) is not Closure:
+                                                    if type(callee) is HostFn:
+                                                        vm.site = (code, pc - 1)
+                                                        push(vm.call_host(callee, new))
+                                                        continue
+                                                    ops.not_callable(callee)
+                                                f = callee.func
+                                                if not f.nrequired <= arg <= len(f.params):
+                                                    ops.arity_error(f, arg)
+                                                budget -= 1
+                                                if budget <= 0:
+                                                    budget = vm.tick_call(budget, room - len(frames))
+                                                frames.append((code, pc, locals_))
+                                                code = vm.decoded[f]
+                                                locals_ = new + vm.pads[f][arg]
+                                                if callee.captures:
+                                                    locals_ += callee.captures
+                                                pc = 0
                                         else:
-                                            new = []
-                                        budget -= 1
-                                        if budget <= 0:
-                                            budget = vm.tick_call(budget, room - len(frames))
-                                        frames.append((code, pc, locals_))
-                                        code = fcode
-                                        locals_ = new + pad if pad else new
-                                        pc = 0
-                                    else:
-                                        # CALL_BUILTIN (38)
-                                        fn, n = arg
-                                        if n:
-                                            a = stack[-n:]
-                                            del stack[-n:]
-                                            push(fn(*a))
-                                        else:
-                                            push(fn())
+                                            # CALL_TASK (37)
+                                            _, n, pad, fcode = arg
+                                            if n == 1:
+                                                new = [pop()]
+                                            elif n:
+                                                new = stack[-n:]
+                                                del stack[-n:]
+                                            else:
+                                                new = []
+                                            budget -= 1
+                                            if budget <= 0:
+                                                budget = vm.tick_call(budget, room - len(frames))
+                                            frames.append((code, pc, locals_))
+                                            code = fcode
+                                            locals_ = new + pad if pad else new
+                                            pc = 0
                                 else:
+                                    # CALL_BUILTIN (38)
+                                    fn, n = arg
+                                    if n:
+                                        a = stack[-n:]
+                                        del stack[-n:]
+                                        push(fn(*a))
+                                    else:
+                                        push(fn())
+                            else:
+                                if op < 100:
                                     if op < 40:
                                         # RETURN (39)
                                         val = pop()
@@ -350,7 +352,7 @@ def run_plain(vm, closure, args):
                                         code, pc, locals_ = frames.pop()
                                         push(val)
                                     else:
-                                        if op < 45:
+                                        if op < 46:
                                             if op < 44:
                                                 if op < 41:
                                                     # TRY_BEGIN (40)
@@ -364,16 +366,15 @@ def run_plain(vm, closure, args):
                                                         if locals_[arg[0]] is not UNSET:
                                                             pc = arg[1]
                                             else:
-                                                # APPEND_LOCAL (44)
-                                                v = pop()
-                                                x = locals_[arg]
-                                                if type(x) is list and refcount(x) <= 3:
-                                                    x.append(v)
+                                                if op < 45:
+                                                    # APPEND_LOCAL (44)
+                                                    v = pop()
+                                                    x = locals_[arg]
+                                                    if type(x) is list and refcount(x) <= 3:
+                                                        x.append(v)
+                                                    else:
+                                                        locals_[arg] = ops.append(x, v)
                                                 else:
-                                                    locals_[arg] = ops.append(x, v)
-                                        else:
-                                            if op < 47:
-                                                if op < 46:
                                                     # APPEND_GLOBAL (45)
                                                     v = pop()
                                                     x = glob[arg]
@@ -383,15 +384,16 @@ def run_plain(vm, closure, args):
                                                         if x is UNSET:
                                                             raise vm.unset_error(arg)
                                                         glob[arg] = ops.append(x, v)
+                                        else:
+                                            if op < 47:
+                                                # SET_ITEM_LOCAL (46)
+                                                v = pop()
+                                                k = pop()
+                                                x = locals_[arg]
+                                                if refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                    pass
                                                 else:
-                                                    # SET_ITEM_LOCAL (46)
-                                                    v = pop()
-                                                    k = pop()
-                                                    x = locals_[arg]
-                                                    if refcount(x) <= 3 and ops.set_in_place(x, k, v):
-                                                        pass
-                                                    else:
-                                                        locals_[arg] = ops.set_item(x, k, v)
+                                                    locals_[arg] = ops.set_item(x, k, v)
                                             else:
                                                 if op < 48:
                                                     # SET_ITEM_GLOBAL (47)
@@ -409,72 +411,71 @@ def run_plain(vm, closure, args):
                                                     v = pop()
                                                     del stack[-arg:]
                                                     push(v)
-                    else:
-                        if op < 112:
-                            if op < 105:
-                                if op < 102:
-                                    if op < 101:
-                                        # JUMP_BACK (100)
-                                        budget -= pc - arg
-                                        if budget <= 0:
-                                            budget = vm.tick(budget, room - len(frames))
-                                        pc = arg
-                                    else:
-                                        # CALL_VM_BUILTIN (101)
-                                        fn, n = arg
-                                        if n:
-                                            a = stack[-n:]
-                                            del stack[-n:]
-                                        else:
-                                            a = ()
-                                        vm.depth = base_depth + len(frames) + 1
-                                        vm.site = (code, pc - 1)
-                                        try:
-                                            push(fn(vm, *a))
-                                        finally:
-                                            vm.depth = base_depth
                                 else:
-                                    if op < 103:
-                                        # LOAD_LOCAL2 (102) = LOAD_LOCAL LOAD_LOCAL
-                                        v0 = locals_[arg[0]]
-                                        v = locals_[arg[1]]
-                                        push(v0)
-                                        push(v)
+                                    # JUMP_BACK (100)
+                                    budget -= pc - arg
+                                    if budget <= 0:
+                                        budget = vm.tick(budget, room - len(frames))
+                                    pc = arg
+                    else:
+                        if op < 119:
+                            if op < 115:
+                                if op < 108:
+                                    if op < 106:
+                                        if op < 103:
+                                            if op < 102:
+                                                # CALL_VM_BUILTIN (101)
+                                                fn, n = arg
+                                                if n:
+                                                    a = stack[-n:]
+                                                    del stack[-n:]
+                                                else:
+                                                    a = ()
+                                                vm.depth = base_depth + len(frames) + 1
+                                                vm.site = (code, pc - 1)
+                                                try:
+                                                    push(fn(vm, *a))
+                                                finally:
+                                                    vm.depth = base_depth
+                                            else:
+                                                # LOAD_LOCAL2 (102) = LOAD_LOCAL LOAD_LOCAL
+                                                v0 = locals_[arg[0]]
+                                                v1 = locals_[arg[1]]
+                                                push(v0)
+                                                push(v1)
+                                        else:
+                                            if op < 105:
+                                                if op < 104:
+                                                    # ADD_LL (103) = LOAD_LOCAL LOAD_LOCAL ADD
+                                                    a = locals_[arg[0]]
+                                                    b = locals_[arg[1]]
+                                                    if type(a) is int and type(b) is int:
+                                                        push(a + b)
+                                                    else:
+                                                        push(add(a, b))
+                                                else:
+                                                    # ADD_LC (104) = LOAD_LOCAL CONST ADD
+                                                    a = locals_[arg[0]]
+                                                    if type(a) is int:
+                                                        push(a + arg[1])
+                                                    else:
+                                                        push(add(a, arg[1]))
+                                            else:
+                                                # SUB_LC (105) = LOAD_LOCAL CONST SUB
+                                                a = locals_[arg[0]]
+                                                if type(a) is int:
+                                                    push(a - arg[1])
+                                                else:
+                                                    push(sub(a, arg[1]))
                                     else:
-                                        if op < 104:
-                                            # ADD_LL (103) = LOAD_LOCAL LOAD_LOCAL ADD
-                                            a = locals_[arg[0]]
-                                            b = locals_[arg[1]]
-                                            if type(a) is int and type(b) is int:
-                                                push(a + b)
-                                            else:
-                                                push(add(a, b))
-                                        else:
-                                            # ADD_LC (104) = LOAD_LOCAL CONST ADD
-                                            a = locals_[arg[0]]
-                                            if type(a) is int:
-                                                push(a + arg[1])
-                                            else:
-                                                push(add(a, arg[1]))
-                            else:
-                                if op < 109:
-                                    if op < 107:
-                                        if op < 106:
-                                            # SUB_LC (105) = LOAD_LOCAL CONST SUB
-                                            a = locals_[arg[0]]
-                                            if type(a) is int:
-                                                push(a - arg[1])
-                                            else:
-                                                push(sub(a, arg[1]))
-                                        else:
+                                        if op < 107:
                                             # MOD_LC (106) = LOAD_LOCAL CONST MOD
                                             a = locals_[arg[0]]
                                             if type(a) is int:
                                                 push(a % arg[1])
                                             else:
                                                 push(mod(a, arg[1]))
-                                    else:
-                                        if op < 108:
+                                        else:
                                             # ADD_LL_ST (107) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL
                                             a = locals_[arg[0]]
                                             b = locals_[arg[1]]
@@ -482,125 +483,127 @@ def run_plain(vm, closure, args):
                                                 locals_[arg[2]] = a + b
                                             else:
                                                 locals_[arg[2]] = add(a, b)
-                                        else:
-                                            # ADD_LC_ST (108) = LOAD_LOCAL CONST ADD STORE_LOCAL
-                                            s, k, s2 = arg
-                                            a = locals_[s]
-                                            if type(a) is int:
-                                                locals_[s2] = a + k
-                                            else:
-                                                locals_[s2] = add(a, k)
                                 else:
-                                    if op < 111:
-                                        if op < 110:
-                                            # SUB_LC_ST (109) = LOAD_LOCAL CONST SUB STORE_LOCAL
-                                            s, k, s2 = arg
-                                            a = locals_[s]
-                                            if type(a) is int:
-                                                locals_[s2] = a - k
-                                            else:
-                                                locals_[s2] = sub(a, k)
-                                        else:
-                                            # LT_LL_JF (110) = LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
-                                            s, s1, t, _ = arg
-                                            a = locals_[s]
-                                            b = locals_[s1]
-                                            if type(a) is int and type(b) is int:
-                                                if not a < b:
-                                                    pc = t
-                                            else:
-                                                if not lt(a, b):
-                                                    pc = t
-                                    else:
-                                        # LT_LC_JF (111) = LOAD_LOCAL CONST LT JUMP_IF_FALSE
-                                        s, k, t, _ = arg
+                                    if op < 109:
+                                        # ADD_LC_ST (108) = LOAD_LOCAL CONST ADD STORE_LOCAL
+                                        s, k, s2 = arg
                                         a = locals_[s]
                                         if type(a) is int:
-                                            if not a < k:
-                                                pc = t
+                                            locals_[s2] = a + k
                                         else:
-                                            if not lt(a, k):
-                                                pc = t
-                        else:
-                            if op < 118:
-                                if op < 115:
-                                    if op < 114:
-                                        if op < 113:
-                                            # CMP_LC_JF (112) = LOAD_LOCAL CONST CMP JUMP_IF_FALSE
-                                            s, k, kind, t, _ = arg
-                                            c = compare(kind, locals_[s], k)
-                                            if c is False:
-                                                pc = t
+                                            locals_[s2] = add(a, k)
+                                    else:
+                                        if op < 112:
+                                            if op < 111:
+                                                if op < 110:
+                                                    # SUB_LC_ST (109) = LOAD_LOCAL CONST SUB STORE_LOCAL
+                                                    s, k, s2 = arg
+                                                    a = locals_[s]
+                                                    if type(a) is int:
+                                                        locals_[s2] = a - k
+                                                    else:
+                                                        locals_[s2] = sub(a, k)
+                                                else:
+                                                    # LT_LL_JF (110) = LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
+                                                    s, s1, t, _ = arg
+                                                    a = locals_[s]
+                                                    b = locals_[s1]
+                                                    if type(a) is int and type(b) is int:
+                                                        if not a < b:
+                                                            pc = t
+                                                    else:
+                                                        if not lt(a, b):
+                                                            pc = t
+                                            else:
+                                                # LT_LC_JF (111) = LOAD_LOCAL CONST LT JUMP_IF_FALSE
+                                                s, k, t, _ = arg
+                                                a = locals_[s]
+                                                if type(a) is int:
+                                                    if not a < k:
+                                                        pc = t
+                                                else:
+                                                    if not lt(a, k):
+                                                        pc = t
                                         else:
-                                            # EQ_C_JF (113) = CONST EQ JUMP_IF_FALSE
-                                            k, t, _ = arg
-                                            a = pop()
-                                            if type(a) is type(k):
-                                                if not a == k:
+                                            if op < 113:
+                                                # CMP_LC_JF (112) = LOAD_LOCAL CONST CMP JUMP_IF_FALSE
+                                                s, k, kind, t, _ = arg
+                                                a = locals_[s]
+                                                if not compare(kind, a, k):
                                                     pc = t
                                             else:
-                                                if not eq(a, k):
-                                                    pc = t
+                                                if op < 114:
+                                                    # EQ_C_JF (113) = CONST EQ JUMP_IF_FALSE
+                                                    k, t, _ = arg
+                                                    a = pop()
+                                                    if type(a) is type(k):
+                                                        if not a == k:
+                                                            pc = t
+                                                    else:
+                                                        if not eq(a, k):
+                                                            pc = t
+                                                else:
+                                                    # RETURN_LOCAL (114) = LOAD_LOCAL RETURN
+                                                    val = locals_[arg[0]]
+                                                    if not frames:
+                                                        return val
+                                                    code, pc, locals_ = frames.pop()
+                                                    push(val)
+                            else:
+                                if op < 116:
+                                    # FOR_ITER_DECL (115) = FOR_ITER DECLARE_LOCAL
+                                    v = next(stack[-1], UNSET)
+                                    if v is UNSET:
+                                        pop()
+                                        pc = arg[0]
+                                        continue
+                                    locals_[arg[1]] = v
+                                else:
+                                    if op < 118:
+                                        if op < 117:
+                                            # CMP_LL_JF (116) = LOAD_LOCAL LOAD_LOCAL CMP JUMP_IF_FALSE
+                                            s, s1, kind, t, _ = arg
+                                            a = locals_[s]
+                                            b = locals_[s1]
+                                            if not compare(kind, a, b):
+                                                pc = t
+                                        else:
+                                            # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
+                                            s, k, _, _, pad, fcode = arg
+                                            a = locals_[s]
+                                            if type(a) is int:
+                                                new = [a - k]
+                                            else:
+                                                new = [sub(a, k)]
+                                            budget -= 1
+                                            if budget <= 0:
+                                                budget = vm.tick_call(budget, room - len(frames))
+                                            frames.append((code, pc, locals_))
+                                            code = fcode
+                                            locals_ = new + pad if pad else new
+                                            pc = 0
                                     else:
-                                        # RETURN_LOCAL (114) = LOAD_LOCAL RETURN
-                                        val = locals_[arg[0]]
+                                        # ADD_RETURN (118) = ADD RETURN
+                                        b = pop()
+                                        a = pop()
+                                        if type(a) is int and type(b) is int:
+                                            val = a + b
+                                        else:
+                                            val = add(a, b)
                                         if not frames:
                                             return val
                                         code, pc, locals_ = frames.pop()
                                         push(val)
-                                else:
-                                    if op < 117:
-                                        if op < 116:
-                                            # FOR_ITER_DECL (115) = FOR_ITER DECLARE_LOCAL
-                                            v = next(stack[-1], UNSET)
-                                            if v is UNSET:
-                                                pop()
-                                                pc = arg[0]
-                                                continue
-                                            locals_[arg[1]] = v
-                                        else:
-                                            # CMP_LL_JF (116) = LOAD_LOCAL LOAD_LOCAL CMP JUMP_IF_FALSE
-                                            s, s1, kind, t, _ = arg
-                                            c = compare(kind, locals_[s], locals_[s1])
-                                            if c is False:
-                                                pc = t
-                                    else:
-                                        # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
-                                        s, k, _, _, pad, fcode = arg
-                                        a = locals_[s]
-                                        if type(a) is int:
-                                            new = [a - k]
-                                        else:
-                                            new = [sub(a, k)]
-                                        budget -= 1
-                                        if budget <= 0:
-                                            budget = vm.tick_call(budget, room - len(frames))
-                                        frames.append((code, pc, locals_))
-                                        code = fcode
-                                        locals_ = new + pad if pad else new
-                                        pc = 0
-                            else:
+                        else:
+                            if op < 124:
                                 if op < 123:
                                     if op < 120:
-                                        if op < 119:
-                                            # ADD_RETURN (118) = ADD RETURN
-                                            b = pop()
-                                            a = pop()
-                                            if type(a) is int and type(b) is int:
-                                                val = a + b
-                                            else:
-                                                val = add(a, b)
-                                            if not frames:
-                                                return val
-                                            code, pc, locals_ = frames.pop()
-                                            push(val)
+                                        # MUL_LC (119) = LOAD_LOCAL CONST MUL
+                                        a = locals_[arg[0]]
+                                        if type(a) is int:
+                                            push(a * arg[1])
                                         else:
-                                            # MUL_LC (119) = LOAD_LOCAL CONST MUL
-                                            a = locals_[arg[0]]
-                                            if type(a) is int:
-                                                push(a * arg[1])
-                                            else:
-                                                push(mul(a, arg[1]))
+                                            push(mul(a, arg[1]))
                                     else:
                                         if op < 121:
                                             # SUB_LL_ST (120) = LOAD_LOCAL LOAD_LOCAL SUB STORE_LOCAL
@@ -628,38 +631,38 @@ def run_plain(vm, closure, args):
                                                 else:
                                                     locals_[arg[0]] = sub(a, b)
                                 else:
+                                    # MOD_LC_EQ_C_JF (123) = LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE
+                                    s, k, k2, t, _ = arg
+                                    a = locals_[s]
+                                    if type(a) is int:
+                                        r2 = a % k
+                                    else:
+                                        r2 = mod(a, k)
+                                    if type(r2) is type(k2):
+                                        if not r2 == k2:
+                                            pc = t
+                                    else:
+                                        if not eq(r2, k2):
+                                            pc = t
+                            else:
+                                if op < 127:
                                     if op < 125:
-                                        if op < 124:
-                                            # MOD_LC_EQ_C_JF (123) = LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE
-                                            s, k, k2, t, _ = arg
-                                            a = locals_[s]
-                                            if type(a) is int:
-                                                r2 = a % k
-                                            else:
-                                                r2 = mod(a, k)
-                                            if type(r2) is type(k2):
-                                                if not r2 == k2:
-                                                    pc = t
-                                            else:
-                                                if not eq(r2, k2):
-                                                    pc = t
+                                        # LT_LC_RET_LOCAL (124) = LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETURN
+                                        s, k, t, _, s4 = arg
+                                        a = locals_[s]
+                                        if type(a) is int:
+                                            if not a < k:
+                                                pc = t
+                                                continue
                                         else:
-                                            # LT_LC_RET_LOCAL (124) = LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETURN
-                                            s, k, t, _, s4 = arg
-                                            a = locals_[s]
-                                            if type(a) is int:
-                                                if not a < k:
-                                                    pc = t
-                                                    continue
-                                            else:
-                                                if not lt(a, k):
-                                                    pc = t
-                                                    continue
-                                            val = locals_[s4]
-                                            if not frames:
-                                                return val
-                                            code, pc, locals_ = frames.pop()
-                                            push(val)
+                                            if not lt(a, k):
+                                                pc = t
+                                                continue
+                                        val = locals_[s4]
+                                        if not frames:
+                                            return val
+                                        code, pc, locals_ = frames.pop()
+                                        push(val)
                                     else:
                                         if op < 126:
                                             # INDEX_L (125) = LOAD_LOCAL INDEX
@@ -670,21 +673,46 @@ def run_plain(vm, closure, args):
                                             else:
                                                 stack[-1] = index(x, i)
                                         else:
-                                            if op < 127:
-                                                # INDEX_LL (126) = LOAD_LOCAL LOAD_LOCAL INDEX
-                                                x = locals_[arg[0]]
-                                                i = locals_[arg[1]]
-                                                if type(x) is list and type(i) is int and -len(x) <= i < len(x):
-                                                    push(x[i])
-                                                else:
-                                                    push(index(x, i))
+                                            # INDEX_LL (126) = LOAD_LOCAL LOAD_LOCAL INDEX
+                                            x = locals_[arg[0]]
+                                            i = locals_[arg[1]]
+                                            if type(x) is list and type(i) is int and -len(x) <= i < len(x):
+                                                push(x[i])
                                             else:
-                                                # FIELD_L (127) = LOAD_LOCAL FIELD
-                                                x = locals_[arg[0]]
-                                                if type(x) is dict:
-                                                    push(x.get(arg[1]))
-                                                else:
-                                                    push(ops.field(x, arg[1]))
+                                                push(index(x, i))
+                                else:
+                                    if op < 129:
+                                        if op < 128:
+                                            # FIELD_L (127) = LOAD_LOCAL FIELD
+                                            x = locals_[arg[0]]
+                                            if type(x) is dict:
+                                                push(x.get(arg[1]))
+                                            else:
+                                                push(ops.field(x, arg[1]))
+                                        else:
+                                            # CALL_VM_BUILTIN_POP (128) = CALL_VM_BUILTIN POP
+                                            fn, n = arg
+                                            if n:
+                                                a = stack[-n:]
+                                                del stack[-n:]
+                                            else:
+                                                a = ()
+                                            vm.depth = base_depth + len(frames) + 1
+                                            vm.site = (code, pc - 1)
+                                            try:
+                                                push(fn(vm, *a))
+                                            finally:
+                                                vm.depth = base_depth
+                                            pop()
+                                    else:
+                                        if op < 130:
+                                            # CONST2 (129) = CONST CONST
+                                            push(arg[0])
+                                            push(arg[1])
+                                        else:
+                                            # DECLARE_LOCAL_LOAD (130) = DECLARE_LOCAL LOAD_LOCAL
+                                            locals_[arg[0]] = pop()
+                                            push(locals_[arg[1]])
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 vm.trace_frame(err, code, pc - 1)

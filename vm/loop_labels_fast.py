@@ -56,8 +56,8 @@ def run_labels(vm, closure, args):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op < 47:
-                        if op < 25:
+                    if op < 101:
+                        if op < 28:
                             if op < 4:
                                 if op < 3:
                                     if op < 2:
@@ -70,128 +70,130 @@ def run_labels(vm, closure, args):
                                     # LOAD_LOCAL (3)
                                     push(locals_[arg])
                             else:
-                                if op < 8:
-                                    if op < 5:
-                                        # STORE_LOCAL (4)
-                                        v = pop()
-                                        if pcs and vm.pc:
-                                            _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0, _local_name(vm.owner[id(code)], arg))
-                                            v = _join(v, vm.pc)
-                                        locals_[arg] = v
-                                    else:
+                                if op < 12:
+                                    if op < 11:
                                         if op < 6:
-                                            # DECLARE_LOCAL (5)
-                                            v = pop()
-                                            if pcs and arg < vm.owner[id(code)].fixed:
-                                                # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
-                                                # `set`, checked as one.
-                                                _store(vm, locals_, stamps, arg, v, _local_name(vm.owner[id(code)], arg))
-                                            else:
-                                                if pcs:
-                                                    if vm.pc:
-                                                        v = _join(v, vm.pc)
-                                                    if stamps is None:
-                                                        stamps = [0] * len(locals_)
-                                                    stamps[arg] = vm.stamp
-                                                locals_[arg] = v
-                                        else:
-                                            if op < 7:
-                                                # LOAD_GLOBAL (6)
-                                                v = glob[arg]
-                                                if v is UNSET:
-                                                    raise vm.unset_error(arg)
-                                                push(v)
-                                            else:
-                                                # STORE_GLOBAL (7)
+                                            if op < 5:
+                                                # STORE_LOCAL (4)
                                                 v = pop()
-                                                if vm.pc:
-                                                    _upgrade_check(vm, glob[arg], gstamps[arg], vm.program.globals[arg])
+                                                if pcs and vm.pc:
+                                                    _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0, _local_name(vm.owner[id(code)], arg))
                                                     v = _join(v, vm.pc)
-                                                glob[arg] = v
-                                else:
-                                    if op < 12:
-                                        if op < 11:
-                                            if op < 10:
-                                                # DECLARE_GLOBAL (8)
+                                                locals_[arg] = v
+                                            else:
+                                                # DECLARE_LOCAL (5)
                                                 v = pop()
-                                                if glob[arg] is not UNSET:
-                                                    # Each top-level `let` runs once; a second one (only in a crafted file) is a `set`,
-                                                    # checked as one.
-                                                    _store(vm, glob, gstamps, arg, v, vm.program.globals[arg])
+                                                if pcs and arg < vm.owner[id(code)].fixed:
+                                                    # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
+                                                    # `set`, checked as one.
+                                                    _store(vm, locals_, stamps, arg, v, _local_name(vm.owner[id(code)], arg))
                                                 else:
+                                                    if pcs:
+                                                        if vm.pc:
+                                                            v = _join(v, vm.pc)
+                                                        if stamps is None:
+                                                            stamps = [0] * len(locals_)
+                                                        stamps[arg] = vm.stamp
+                                                    locals_[arg] = v
+                                        else:
+                                            if op < 8:
+                                                if op < 7:
+                                                    # LOAD_GLOBAL (6)
+                                                    v = glob[arg]
+                                                    if v is UNSET:
+                                                        raise vm.unset_error(arg)
+                                                    push(v)
+                                                else:
+                                                    # STORE_GLOBAL (7)
+                                                    v = pop()
                                                     if vm.pc:
+                                                        _upgrade_check(vm, glob[arg], gstamps[arg], vm.program.globals[arg])
                                                         v = _join(v, vm.pc)
-                                                    gstamps[arg] = vm.stamp
                                                     glob[arg] = v
                                             else:
-                                                # MAKE_LAMBDA (10)
-                                                f, n = arg
-                                                if n:
-                                                    caps, labels = _plain_seq(stack[-n:])
-                                                    caps = tuple(caps)
-                                                    del stack[-n:]
+                                                if op < 10:
+                                                    # DECLARE_GLOBAL (8)
+                                                    v = pop()
+                                                    if glob[arg] is not UNSET:
+                                                        # Each top-level `let` runs once; a second one (only in a crafted file) is a `set`,
+                                                        # checked as one.
+                                                        _store(vm, glob, gstamps, arg, v, vm.program.globals[arg])
+                                                    else:
+                                                        if vm.pc:
+                                                            v = _join(v, vm.pc)
+                                                        gstamps[arg] = vm.stamp
+                                                        glob[arg] = v
                                                 else:
-                                                    caps = ()
-                                                    labels = EMPTY
-                                                c = Closure(f, caps)
-                                                if labels:
-                                                    c = Labeled(c, labels)
-                                                push(c)
-                                        else:
-                                            # ADD (11)
-                                            b = pop()
-                                            a = stack[-1]
-                                            if type(a) is int and type(b) is int:
-                                                stack[-1] = a + b
-                                            elif (type(a) is Labeled or type(b) is Labeled):
-                                                stack[-1] = _binary(vm, add, a, b)
-                                            else:
-                                                stack[-1] = add(a, b)
+                                                    # MAKE_LAMBDA (10)
+                                                    f, n = arg
+                                                    if n:
+                                                        caps, labels = _plain_seq(stack[-n:])
+                                                        caps = tuple(caps)
+                                                        del stack[-n:]
+                                                    else:
+                                                        caps = ()
+                                                        labels = EMPTY
+                                                    c = Closure(f, caps)
+                                                    if labels:
+                                                        c = Labeled(c, labels)
+                                                    push(c)
                                     else:
-                                        if op < 22:
-                                            if op < 17:
-                                                if op < 14:
-                                                    if op < 13:
-                                                        # SUB (12)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a - b
-                                                        elif (type(a) is Labeled or type(b) is Labeled):
-                                                            stack[-1] = _binary(vm, sub, a, b)
-                                                        else:
-                                                            stack[-1] = sub(a, b)
-                                                    else:
-                                                        # MUL (13)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a * b
-                                                        elif (type(a) is Labeled or type(b) is Labeled):
-                                                            stack[-1] = _binary(vm, mul, a, b)
-                                                        else:
-                                                            stack[-1] = mul(a, b)
+                                        # ADD (11)
+                                        b = pop()
+                                        a = stack[-1]
+                                        if type(a) is int and type(b) is int:
+                                            stack[-1] = a + b
+                                        elif (type(a) is Labeled or type(b) is Labeled):
+                                            stack[-1] = _binary(vm, add, a, b)
+                                        else:
+                                            stack[-1] = add(a, b)
+                                else:
+                                    if op < 24:
+                                        if op < 14:
+                                            if op < 13:
+                                                # SUB (12)
+                                                b = pop()
+                                                a = stack[-1]
+                                                if type(a) is int and type(b) is int:
+                                                    stack[-1] = a - b
+                                                elif (type(a) is Labeled or type(b) is Labeled):
+                                                    stack[-1] = _binary(vm, sub, a, b)
                                                 else:
-                                                    if op < 15:
-                                                        # DIV (14)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if (type(a) is Labeled or type(b) is Labeled):
-                                                            stack[-1] = _binary(vm, div, a, b)
-                                                        else:
-                                                            stack[-1] = div(a, b)
+                                                    stack[-1] = sub(a, b)
+                                            else:
+                                                # MUL (13)
+                                                b = pop()
+                                                a = stack[-1]
+                                                if type(a) is int and type(b) is int:
+                                                    stack[-1] = a * b
+                                                elif (type(a) is Labeled or type(b) is Labeled):
+                                                    stack[-1] = _binary(vm, mul, a, b)
+                                                else:
+                                                    stack[-1] = mul(a, b)
+                                        else:
+                                            if op < 16:
+                                                if op < 15:
+                                                    # DIV (14)
+                                                    b = pop()
+                                                    a = stack[-1]
+                                                    if (type(a) is Labeled or type(b) is Labeled):
+                                                        stack[-1] = _binary(vm, div, a, b)
                                                     else:
-                                                        if op < 16:
-                                                            # MOD (15)
-                                                            b = pop()
-                                                            a = stack[-1]
-                                                            if type(a) is int and type(b) is int and b:
-                                                                stack[-1] = a % b
-                                                            elif (type(a) is Labeled or type(b) is Labeled):
-                                                                stack[-1] = _binary(vm, mod, a, b)
-                                                            else:
-                                                                stack[-1] = mod(a, b)
-                                                        else:
+                                                        stack[-1] = div(a, b)
+                                                else:
+                                                    # MOD (15)
+                                                    b = pop()
+                                                    a = stack[-1]
+                                                    if type(a) is int and type(b) is int and b:
+                                                        stack[-1] = a % b
+                                                    elif (type(a) is Labeled or type(b) is Labeled):
+                                                        stack[-1] = _binary(vm, mod, a, b)
+                                                    else:
+                                                        stack[-1] = mod(a, b)
+                                            else:
+                                                if op < 20:
+                                                    if op < 18:
+                                                        if op < 17:
                                                             # EQ (16)
                                                             b = pop()
                                                             a = stack[-1]
@@ -201,40 +203,39 @@ def run_labels(vm, closure, args):
                                                                 stack[-1] = _binary(vm, eq, a, b, False)
                                                             else:
                                                                 stack[-1] = eq(a, b)
-                                            else:
-                                                if op < 19:
-                                                    if op < 18:
-                                                        # NE (17)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is type(b) and (type(b) is int or type(b) is str):
-                                                            stack[-1] = a != b
-                                                        elif (type(a) is Labeled or type(b) is Labeled):
-                                                            stack[-1] = _binary(vm, ops.ne, a, b, False)
                                                         else:
-                                                            stack[-1] = not eq(a, b)
+                                                            # NE (17)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is type(b) and (type(b) is int or type(b) is str):
+                                                                stack[-1] = a != b
+                                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                                                stack[-1] = _binary(vm, ops.ne, a, b, False)
+                                                            else:
+                                                                stack[-1] = not eq(a, b)
                                                     else:
-                                                        # LT (18)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a < b
-                                                        elif (type(a) is Labeled or type(b) is Labeled):
-                                                            stack[-1] = _binary(vm, lt, a, b)
+                                                        if op < 19:
+                                                            # LT (18)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is int and type(b) is int:
+                                                                stack[-1] = a < b
+                                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                                                stack[-1] = _binary(vm, lt, a, b)
+                                                            else:
+                                                                stack[-1] = lt(a, b)
                                                         else:
-                                                            stack[-1] = lt(a, b)
+                                                            # LE (19)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is int and type(b) is int:
+                                                                stack[-1] = a <= b
+                                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                                                stack[-1] = _binary(vm, le, a, b)
+                                                            else:
+                                                                stack[-1] = le(a, b)
                                                 else:
-                                                    if op < 20:
-                                                        # LE (19)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a <= b
-                                                        elif (type(a) is Labeled or type(b) is Labeled):
-                                                            stack[-1] = _binary(vm, le, a, b)
-                                                        else:
-                                                            stack[-1] = le(a, b)
-                                                    else:
+                                                    if op < 22:
                                                         if op < 21:
                                                             # GT (20)
                                                             b = pop()
@@ -255,39 +256,35 @@ def run_labels(vm, closure, args):
                                                                 stack[-1] = _binary(vm, ge, a, b)
                                                             else:
                                                                 stack[-1] = ge(a, b)
-                                        else:
-                                            if op < 24:
-                                                if op < 23:
-                                                    # NEG (22)
-                                                    a = stack[-1]
-                                                    if type(a) is Labeled:
-                                                        stack[-1] = _unary(vm, ops.neg, a)
                                                     else:
-                                                        stack[-1] = ops.neg(a)
-                                                else:
-                                                    # NOT (23)
-                                                    a = stack[-1]
-                                                    if type(a) is Labeled:
-                                                        stack[-1] = _unary(vm, ops.not_, a)
-                                                    else:
-                                                        stack[-1] = ops.not_(a)
+                                                        if op < 23:
+                                                            # NEG (22)
+                                                            a = stack[-1]
+                                                            if type(a) is Labeled:
+                                                                stack[-1] = _unary(vm, ops.neg, a)
+                                                            else:
+                                                                stack[-1] = ops.neg(a)
+                                                        else:
+                                                            # NOT (23)
+                                                            a = stack[-1]
+                                                            if type(a) is Labeled:
+                                                                stack[-1] = _unary(vm, ops.not_, a)
+                                                            else:
+                                                                stack[-1] = ops.not_(a)
+                                    else:
+                                        if op < 25:
+                                            # INDEX (24)
+                                            i = pop()
+                                            x = stack[-1]
+                                            if type(x) is list and type(i) is int and -len(x) <= i < len(x):
+                                                stack[-1] = x[i]
+                                            elif type(x) is Labeled and x.t is not None:
+                                                stack[-1] = _index_precise(vm, x, i)
+                                            elif (type(x) is Labeled or type(i) is Labeled):
+                                                stack[-1] = _binary(vm, index, x, i)
                                             else:
-                                                # INDEX (24)
-                                                i = pop()
-                                                x = stack[-1]
-                                                if type(x) is list and type(i) is int and -len(x) <= i < len(x):
-                                                    stack[-1] = x[i]
-                                                elif type(x) is Labeled and x.t is not None:
-                                                    stack[-1] = _index_precise(vm, x, i)
-                                                elif (type(x) is Labeled or type(i) is Labeled):
-                                                    stack[-1] = _binary(vm, index, x, i)
-                                                else:
-                                                    stack[-1] = index(x, i)
-                        else:
-                            if op < 38:
-                                if op < 31:
-                                    if op < 30:
-                                        if op < 29:
+                                                stack[-1] = index(x, i)
+                                        else:
                                             if op < 27:
                                                 if op < 26:
                                                     # FIELD (25)
@@ -313,166 +310,176 @@ def run_labels(vm, closure, args):
                                                     r = _raise_labelled(vm, labels, ops.set_path, items[0], items[2:], items[1])
                                                     stack[-1] = Labeled(r, labels) if labels else r
                                             else:
-                                                if op < 28:
-                                                    # BUILD_LIST (27)
-                                                    if arg:
-                                                        items = stack[-arg:]
-                                                        del stack[-arg:]
-                                                        push(P.build_list(items, vm.pc))
-                                                    else:
-                                                        push([])
+                                                # BUILD_LIST (27)
+                                                if arg:
+                                                    items = stack[-arg:]
+                                                    del stack[-arg:]
+                                                    # Labels: unlabelled items under an empty pc make a plain list (the test runs in C).
+                                                    if (vm.pc or Labeled in map(type, items)):
+                                                        items = P.build_list(items, vm.pc)
+                                                    push(items)
                                                 else:
-                                                    # BUILD_MAP (28)
-                                                    if not arg:
-                                                        push({})
-                                                    else:
-                                                        raw = stack[-2 * arg:]
-                                                        items, labels = _plain_seq(raw)
-                                                        del stack[-2 * arg:]
-                                                        klabels = EMPTY
-                                                        if labels:
-                                                            # Building raises only for a key of the wrong type, so the keys' labels (never
-                                                            # the values') decide whether it does.
-                                                            klabels = _plain_seq(raw[0::2])[1]
-                                                            if klabels and vm.try_entries:
-                                                                taint_try(vm, klabels)
-                                                        m = _raise_labelled(vm, klabels, ops.build_map, items)
-                                                        push(P.build_map(raw, m, vm.pc | klabels) if labels or vm.pc else m)
+                                                    push([])
+                        else:
+                            if op < 42:
+                                if op < 38:
+                                    if op < 31:
+                                        if op < 29:
+                                            # BUILD_MAP (28)
+                                            if not arg:
+                                                push({})
+                                            elif (vm.pc or Labeled in map(type, stack[-2 * arg:])):
+                                                raw = stack[-2 * arg:]
+                                                items, labels = _plain_seq(raw)
+                                                del stack[-2 * arg:]
+                                                klabels = EMPTY
+                                                if labels:
+                                                    # Building raises only for a key of the wrong type, so the keys' labels (never
+                                                    # the values') decide whether it does.
+                                                    klabels = _plain_seq(raw[0::2])[1]
+                                                    if klabels and vm.try_entries:
+                                                        taint_try(vm, klabels)
+                                                m = _raise_labelled(vm, klabels, ops.build_map, items)
+                                                push(P.build_map(raw, m, vm.pc | klabels) if labels or vm.pc else m)
+                                            else:
+                                                items = stack[-2 * arg:]
+                                                del stack[-2 * arg:]
+                                                push(ops.build_map(items))
                                         else:
-                                            # JUMP (29)
-                                            pc = arg
-                                    else:
-                                        # JUMP_IF_FALSE (30)
-                                        c = pop()
-                                        if type(c) is Labeled:
-                                            push_pc(vm, c.l, base_depth + len(frames), arg[1])
-                                            c = c.v
-                                        if c is False:
-                                            pc = arg[0]
-                                        elif c is not True:
-                                            raise vm.cond_error(code, pc - 1, c)
-                                else:
-                                    if op < 37:
-                                        if op < 34:
-                                            if op < 32:
-                                                # AND_JUMP (31)
-                                                c = stack[-1]
+                                            if op < 30:
+                                                # JUMP (29)
+                                                pc = arg
+                                            else:
+                                                # JUMP_IF_FALSE (30)
+                                                c = pop()
                                                 if type(c) is Labeled:
                                                     push_pc(vm, c.l, base_depth + len(frames), arg[1])
                                                     c = c.v
                                                 if c is False:
                                                     pc = arg[0]
-                                                elif c is True:
-                                                    pop()
-                                                else:
-                                                    raise SynError(f"and needs a bool, got {ops.type_name(c)}")
-                                            else:
-                                                if op < 33:
-                                                    # OR_JUMP (32)
-                                                    c = stack[-1]
-                                                    if type(c) is Labeled:
-                                                        push_pc(vm, c.l, base_depth + len(frames), arg[1])
-                                                        c = c.v
-                                                    if c is True:
-                                                        pc = arg[0]
-                                                    elif c is False:
-                                                        pop()
-                                                    else:
-                                                        raise SynError(f"or needs a bool, got {ops.type_name(c)}")
-                                                else:
-                                                    # CHECK_BOOL (33)
-                                                    v = stack[-1]
-                                                    if type(v) is Labeled:
-                                                        # `and`/`or`'s right operand: whether it raises tells its type.
-                                                        if vm.try_entries:
-                                                            taint_try(vm, v.l)
-                                                        if v.v is not True and v.v is not False:
-                                                            _unary(vm, ops.check_bool, v, arg)
-                                                    elif v is not True and v is not False:
-                                                        ops.check_bool(v, arg)
-                                                    if vm.pc:
-                                                        stack[-1] = _join(v, vm.pc)
-                                        else:
-                                            if op < 35:
-                                                # ITER_START (34)
-                                                coll = stack[-1]
-                                                if type(coll) is Labeled:
-                                                    # The shape decides how many rounds (and a map's keys are in it); each list item
-                                                    # brings its own label (vm.precise).
-                                                    shape = coll.t[0] if coll.t is not None else coll.l
-                                                    if vm.try_entries:
-                                                        taint_try(vm, shape)
-                                                    push_pc(vm, shape, base_depth + len(frames), arg)
-                                                    it = _raise_labelled(vm, shape, ops.iterate, coll.v)
-                                                    if coll.t is not None and type(coll.v) is list:
-                                                        it = P.iterate(coll, it)
-                                                else:
-                                                    it = ops.iterate(coll)
-                                                stack[-1] = it
-                                            else:
-                                                if op < 36:
-                                                    # FOR_ITER (35)
-                                                    v = next(stack[-1], UNSET)
-                                                    if v is UNSET:
-                                                        pop()
-                                                        pc = arg
-                                                        continue
-                                                    push(v)
-                                                else:
-                                                    # CALL (36)
-                                                    callee = stack[-arg - 1]
-                                                    if arg:
-                                                        new = stack[-arg:]
-                                                    else:
-                                                        new = []
-                                                    del stack[-arg - 1:]
-                                                    clab = EMPTY
-                                                    if type(callee) is Labeled:
-                                                        clab = callee.l
-                                                        callee = callee.v
-                                                        if vm.try_entries:
-                                                            taint_try(vm, clab)
-                                                    if type(callee) is not Closure:
-                                                        if type(callee) is HostFn:
-                                                            vm.site = (code, pc - 1)
-                                                            push(vm.call_host(callee, new, clab))
-                                                            continue
-                                                        _raise_labelled(vm, clab, ops.not_callable, callee)
-                                                    f = callee.func
-                                                    if not f.nrequired <= arg <= len(f.params):
-                                                        _raise_labelled(vm, clab, ops.arity_error, f, arg)
-                                                    budget -= 1
-                                                    if budget <= 0:
-                                                        budget = vm.tick_call(budget, room - len(frames))
-                                                    frames.append((code, pc, locals_, stamps))
-                                                    if clab:    # before the parameters are stamped: they are the call's
-                                                        push_pc(vm, clab, base_depth + len(frames), 0)
-                                                    code = vm.decoded[f]
-                                                    locals_ = new + vm.pads[f][arg]
-                                                    if callee.captures:
-                                                        locals_ += callee.captures
-                                                    stamps = [vm.stamp] * len(locals_) if pcs else None
-                                                    pc = 0
+                                                elif c is not True:
+                                                    raise vm.cond_error(code, pc - 1, c)
                                     else:
-                                        # CALL_TASK (37)
-                                        _, n, pad, fcode = arg
-                                        if n == 1:
-                                            new = [pop()]
-                                        elif n:
-                                            new = stack[-n:]
-                                            del stack[-n:]
+                                        if op < 37:
+                                            if op < 36:
+                                                if op < 34:
+                                                    if op < 32:
+                                                        # AND_JUMP (31)
+                                                        c = stack[-1]
+                                                        if type(c) is Labeled:
+                                                            push_pc(vm, c.l, base_depth + len(frames), arg[1])
+                                                            c = c.v
+                                                        if c is False:
+                                                            pc = arg[0]
+                                                        elif c is True:
+                                                            pop()
+                                                        else:
+                                                            raise SynError(f"and needs a bool, got {ops.type_name(c)}")
+                                                    else:
+                                                        if op < 33:
+                                                            # OR_JUMP (32)
+                                                            c = stack[-1]
+                                                            if type(c) is Labeled:
+                                                                push_pc(vm, c.l, base_depth + len(frames), arg[1])
+                                                                c = c.v
+                                                            if c is True:
+                                                                pc = arg[0]
+                                                            elif c is False:
+                                                                pop()
+                                                            else:
+                                                                raise SynError(f"or needs a bool, got {ops.type_name(c)}")
+                                                        else:
+                                                            # CHECK_BOOL (33)
+                                                            v = stack[-1]
+                                                            if type(v) is Labeled:
+                                                                # `and`/`or`'s right operand: whether it raises tells its type.
+                                                                if vm.try_entries:
+                                                                    taint_try(vm, v.l)
+                                                                if v.v is not True and v.v is not False:
+                                                                    _unary(vm, ops.check_bool, v, arg)
+                                                            elif v is not True and v is not False:
+                                                                ops.check_bool(v, arg)
+                                                            if vm.pc:
+                                                                stack[-1] = _join(v, vm.pc)
+                                                else:
+                                                    if op < 35:
+                                                        # ITER_START (34)
+                                                        coll = stack[-1]
+                                                        if type(coll) is Labeled:
+                                                            # The shape decides how many rounds (and a map's keys are in it); each list item
+                                                            # brings its own label (vm.precise).
+                                                            shape = coll.t[0] if coll.t is not None else coll.l
+                                                            if vm.try_entries:
+                                                                taint_try(vm, shape)
+                                                            push_pc(vm, shape, base_depth + len(frames), arg)
+                                                            it = _raise_labelled(vm, shape, ops.iterate, coll.v)
+                                                            if coll.t is not None and type(coll.v) is list:
+                                                                it = P.iterate(coll, it)
+                                                        else:
+                                                            it = ops.iterate(coll)
+                                                        stack[-1] = it
+                                                    else:
+                                                        # FOR_ITER (35)
+                                                        v = next(stack[-1], UNSET)
+                                                        if v is UNSET:
+                                                            pop()
+                                                            pc = arg
+                                                            continue
+                                                        push(v)
+                                            else:
+                                                # CALL (36)
+                                                callee = stack[-arg - 1]
+                                                if arg:
+                                                    new = stack[-arg:]
+                                                else:
+                                                    new = []
+                                                del stack[-arg - 1:]
+                                                clab = EMPTY
+                                                if type(callee) is Labeled:
+                                                    clab = callee.l
+                                                    callee = callee.v
+                                                    if vm.try_entries:
+                                                        taint_try(vm, clab)
+                                                if type(callee) is not Closure:
+                                                    if type(callee) is HostFn:
+                                                        vm.site = (code, pc - 1)
+                                                        push(vm.call_host(callee, new, clab))
+                                                        continue
+                                                    _raise_labelled(vm, clab, ops.not_callable, callee)
+                                                f = callee.func
+                                                if not f.nrequired <= arg <= len(f.params):
+                                                    _raise_labelled(vm, clab, ops.arity_error, f, arg)
+                                                budget -= 1
+                                                if budget <= 0:
+                                                    budget = vm.tick_call(budget, room - len(frames))
+                                                frames.append((code, pc, locals_, stamps))
+                                                if clab:    # before the parameters are stamped: they are the call's
+                                                    push_pc(vm, clab, base_depth + len(frames), 0)
+                                                code = vm.decoded[f]
+                                                locals_ = new + vm.pads[f][arg]
+                                                if callee.captures:
+                                                    locals_ += callee.captures
+                                                stamps = [vm.stamp] * len(locals_) if pcs else None
+                                                pc = 0
                                         else:
-                                            new = []
-                                        budget -= 1
-                                        if budget <= 0:
-                                            budget = vm.tick_call(budget, room - len(frames))
-                                        frames.append((code, pc, locals_, stamps))
-                                        code = fcode
-                                        locals_ = new + pad if pad else new
-                                        stamps = [vm.stamp] * len(locals_) if pcs else None
-                                        pc = 0
-                            else:
-                                if op < 40:
+                                            # CALL_TASK (37)
+                                            _, n, pad, fcode = arg
+                                            if n == 1:
+                                                new = [pop()]
+                                            elif n:
+                                                new = stack[-n:]
+                                                del stack[-n:]
+                                            else:
+                                                new = []
+                                            budget -= 1
+                                            if budget <= 0:
+                                                budget = vm.tick_call(budget, room - len(frames))
+                                            frames.append((code, pc, locals_, stamps))
+                                            code = fcode
+                                            locals_ = new + pad if pad else new
+                                            stamps = [vm.stamp] * len(locals_) if pcs else None
+                                            pc = 0
+                                else:
                                     if op < 39:
                                         # CALL_BUILTIN (38)
                                         fn, n, labelled = arg
@@ -490,26 +497,23 @@ def run_labels(vm, closure, args):
                                                 del stack[-n:]
                                             else:
                                                 a = ()
-                                            for x in a:
-                                                if type(x) is Labeled:
-                                                    push(labelled(vm, *a))
-                                                    break
+                                            if vm.pc or Labeled in map(type, a):
+                                                push(labelled(vm, *a))
                                             else:
-                                                push(labelled(vm, *a) if vm.pc else fn(*a))
+                                                push(fn(*a))
                                     else:
-                                        # RETURN (39)
-                                        val = pop()
-                                        if pcs:
-                                            if vm.pc:
-                                                val = _join(val, vm.pc)
-                                            drop_frames(vm, base_depth + len(frames))
-                                        if not frames:
-                                            return val
-                                        code, pc, locals_, stamps = frames.pop()
-                                        push(val)
-                                else:
-                                    if op < 43:
-                                        if op < 42:
+                                        if op < 40:
+                                            # RETURN (39)
+                                            val = pop()
+                                            if pcs:
+                                                if vm.pc:
+                                                    val = _join(val, vm.pc)
+                                                drop_frames(vm, base_depth + len(frames))
+                                            if not frames:
+                                                return val
+                                            code, pc, locals_, stamps = frames.pop()
+                                            push(val)
+                                        else:
                                             if op < 41:
                                                 # TRY_BEGIN (40)
                                                 vm.stamp += 1
@@ -522,10 +526,12 @@ def run_labels(vm, closure, args):
                                                 entry = handlers.pop()[3]
                                                 if entry in vm.try_entries:
                                                     vm.try_entries.remove(entry)
-                                        else:
-                                            # PC_RELEASE (42)
-                                            if vm.pc_stack:
-                                                release(vm, base_depth + len(frames), arg)
+                            else:
+                                if op < 100:
+                                    if op < 43:
+                                        # PC_RELEASE (42)
+                                        if pcs:     # vm.pc_stack, mutated in place only
+                                            release(vm, base_depth + len(frames), arg)
                                     else:
                                         if op < 45:
                                             if op < 44:
@@ -545,266 +551,272 @@ def run_labels(vm, closure, args):
                                                         r = ops.append(x, v)
                                                     _store(vm, locals_, stamps, arg, r, _local_name(vm.owner[id(code)], arg))
                                         else:
-                                            if op < 46:
-                                                # APPEND_GLOBAL (45)
-                                                v = pop()
-                                                x = glob[arg]
-                                                if type(x) is list and type(v) is not Labeled and not vm.pc and refcount(x) <= 3:
-                                                    x.append(v)
+                                            if op < 47:
+                                                if op < 46:
+                                                    # APPEND_GLOBAL (45)
+                                                    v = pop()
+                                                    x = glob[arg]
+                                                    if type(x) is list and type(v) is not Labeled and not vm.pc and refcount(x) <= 3:
+                                                        x.append(v)
+                                                    else:
+                                                        if x is UNSET:
+                                                            raise vm.unset_error(arg)
+                                                        if type(x) is Labeled or type(v) is Labeled:
+                                                            r = _append_precise(vm, x, v)
+                                                        else:
+                                                            r = ops.append(x, v)
+                                                        _store(vm, glob, gstamps, arg, r, vm.program.globals[arg])
                                                 else:
+                                                    # SET_ITEM_LOCAL (46)
+                                                    v = pop()
+                                                    k = pop()
+                                                    x = locals_[arg]
+                                                    if type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                        pass
+                                                    else:
+                                                        _store(vm, locals_, stamps, arg, _set_item_precise(vm, x, k, v), _local_name(vm.owner[id(code)], arg))
+                                            else:
+                                                if op < 48:
+                                                    # SET_ITEM_GLOBAL (47)
+                                                    v = pop()
+                                                    k = pop()
+                                                    x = glob[arg]
                                                     if x is UNSET:
                                                         raise vm.unset_error(arg)
-                                                    if type(x) is Labeled or type(v) is Labeled:
-                                                        r = _append_precise(vm, x, v)
+                                                    if type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                        pass
                                                     else:
-                                                        r = ops.append(x, v)
-                                                    _store(vm, glob, gstamps, arg, r, vm.program.globals[arg])
-                                            else:
-                                                # SET_ITEM_LOCAL (46)
-                                                v = pop()
-                                                k = pop()
-                                                x = locals_[arg]
-                                                if type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
-                                                    pass
+                                                        _store(vm, glob, gstamps, arg, _set_item_precise(vm, x, k, v), vm.program.globals[arg])
                                                 else:
-                                                    _store(vm, locals_, stamps, arg, _set_item_precise(vm, x, k, v), _local_name(vm.owner[id(code)], arg))
-                    else:
-                        if op < 112:
-                            if op < 105:
-                                if op < 102:
-                                    if op < 101:
-                                        if op < 100:
-                                            if op < 48:
-                                                # SET_ITEM_GLOBAL (47)
-                                                v = pop()
-                                                k = pop()
-                                                x = glob[arg]
-                                                if x is UNSET:
-                                                    raise vm.unset_error(arg)
-                                                if type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
-                                                    pass
-                                                else:
-                                                    _store(vm, glob, gstamps, arg, _set_item_precise(vm, x, k, v), vm.program.globals[arg])
-                                            else:
-                                                # DROP_UNDER (48)
-                                                v = pop()
-                                                del stack[-arg:]
-                                                push(v)
-                                        else:
-                                            # JUMP_BACK (100)
-                                            budget -= pc - arg
-                                            if budget <= 0:
-                                                budget = vm.tick(budget, room - len(frames))
-                                            pc = arg
-                                    else:
-                                        # CALL_VM_BUILTIN (101)
-                                        fn, n = arg
-                                        if n:
-                                            a = stack[-n:]
-                                            del stack[-n:]
-                                        else:
-                                            a = ()
-                                        vm.depth = base_depth + len(frames) + 1
-                                        vm.site = (code, pc - 1)
-                                        try:
-                                            push(fn(vm, *a))
-                                        finally:
-                                            vm.depth = base_depth
+                                                    # DROP_UNDER (48)
+                                                    v = pop()
+                                                    del stack[-arg:]
+                                                    push(v)
                                 else:
-                                    if op < 103:
-                                        # LOAD_LOCAL2 (102) = LOAD_LOCAL LOAD_LOCAL
-                                        v0 = locals_[arg[0]]
-                                        v = locals_[arg[1]]
-                                        push(v0)
-                                        push(v)
-                                    else:
-                                        if op < 104:
-                                            # ADD_LL (103) = LOAD_LOCAL LOAD_LOCAL ADD
-                                            a = locals_[arg[0]]
-                                            b = locals_[arg[1]]
-                                            if type(a) is int and type(b) is int:
-                                                push(a + b)
-                                            elif (type(a) is Labeled or type(b) is Labeled):
-                                                push(_binary(vm, add, a, b))
+                                    # JUMP_BACK (100)
+                                    budget -= pc - arg
+                                    if budget <= 0:
+                                        budget = vm.tick(budget, room - len(frames))
+                                    pc = arg
+                    else:
+                        if op < 119:
+                            if op < 115:
+                                if op < 107:
+                                    if op < 106:
+                                        if op < 103:
+                                            if op < 102:
+                                                # CALL_VM_BUILTIN (101)
+                                                fn, n = arg
+                                                if n:
+                                                    a = stack[-n:]
+                                                    del stack[-n:]
+                                                else:
+                                                    a = ()
+                                                vm.depth = base_depth + len(frames) + 1
+                                                vm.site = (code, pc - 1)
+                                                try:
+                                                    push(fn(vm, *a))
+                                                finally:
+                                                    vm.depth = base_depth
                                             else:
-                                                push(add(a, b))
+                                                # LOAD_LOCAL2 (102) = LOAD_LOCAL LOAD_LOCAL
+                                                v0 = locals_[arg[0]]
+                                                v1 = locals_[arg[1]]
+                                                push(v0)
+                                                push(v1)
                                         else:
-                                            # ADD_LC (104) = LOAD_LOCAL CONST ADD
-                                            s, k = arg
-                                            a = locals_[s]
-                                            if type(a) is int:
-                                                push(a + k)
-                                            elif (type(a) is Labeled):
-                                                push(_binary(vm, add, a, k))
+                                            if op < 105:
+                                                if op < 104:
+                                                    # ADD_LL (103) = LOAD_LOCAL LOAD_LOCAL ADD
+                                                    a = locals_[arg[0]]
+                                                    b = locals_[arg[1]]
+                                                    if type(a) is int and type(b) is int:
+                                                        push(a + b)
+                                                    elif (type(a) is Labeled or type(b) is Labeled):
+                                                        push(_binary(vm, add, a, b))
+                                                    else:
+                                                        push(add(a, b))
+                                                else:
+                                                    # ADD_LC (104) = LOAD_LOCAL CONST ADD
+                                                    s, k = arg
+                                                    a = locals_[s]
+                                                    if type(a) is int:
+                                                        push(a + k)
+                                                    elif (type(a) is Labeled):
+                                                        push(_binary(vm, add, a, k))
+                                                    else:
+                                                        push(add(a, k))
                                             else:
-                                                push(add(a, k))
-                            else:
-                                if op < 109:
-                                    if op < 107:
-                                        if op < 106:
-                                            # SUB_LC (105) = LOAD_LOCAL CONST SUB
-                                            s, k = arg
-                                            a = locals_[s]
-                                            if type(a) is int:
-                                                push(a - k)
-                                            elif (type(a) is Labeled):
-                                                push(_binary(vm, sub, a, k))
-                                            else:
-                                                push(sub(a, k))
-                                        else:
-                                            # MOD_LC (106) = LOAD_LOCAL CONST MOD
-                                            s, k = arg
-                                            a = locals_[s]
-                                            if type(a) is int:
-                                                push(a % k)
-                                            elif (type(a) is Labeled):
-                                                push(_binary(vm, mod, a, k))
-                                            else:
-                                                push(mod(a, k))
+                                                # SUB_LC (105) = LOAD_LOCAL CONST SUB
+                                                s, k = arg
+                                                a = locals_[s]
+                                                if type(a) is int:
+                                                    push(a - k)
+                                                elif (type(a) is Labeled):
+                                                    push(_binary(vm, sub, a, k))
+                                                else:
+                                                    push(sub(a, k))
                                     else:
+                                        # MOD_LC (106) = LOAD_LOCAL CONST MOD
+                                        s, k = arg
+                                        a = locals_[s]
+                                        if type(a) is int:
+                                            push(a % k)
+                                        elif (type(a) is Labeled):
+                                            push(_binary(vm, mod, a, k))
+                                        else:
+                                            push(mod(a, k))
+                                else:
+                                    if op < 109:
                                         if op < 108:
                                             # ADD_LL_ST (107) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL
                                             s, s1, s2 = arg
                                             a = locals_[s]
                                             b = locals_[s1]
                                             if type(a) is int and type(b) is int:
-                                                v = a + b
+                                                r = a + b
                                             elif (type(a) is Labeled or type(b) is Labeled):
-                                                v = _binary(vm, add, a, b)
+                                                r = _binary(vm, add, a, b)
                                             else:
-                                                v = add(a, b)
+                                                r = add(a, b)
                                             if pcs and vm.pc:
                                                 _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
-                                                v = _join(v, vm.pc)
-                                            locals_[s2] = v
+                                                r = _join(r, vm.pc)
+                                            locals_[s2] = r
                                         else:
                                             # ADD_LC_ST (108) = LOAD_LOCAL CONST ADD STORE_LOCAL
                                             s, k, s2 = arg
                                             a = locals_[s]
                                             if type(a) is int:
-                                                v = a + k
+                                                r = a + k
                                             elif (type(a) is Labeled):
-                                                v = _binary(vm, add, a, k)
+                                                r = _binary(vm, add, a, k)
                                             else:
-                                                v = add(a, k)
+                                                r = add(a, k)
                                             if pcs and vm.pc:
                                                 _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
-                                                v = _join(v, vm.pc)
-                                            locals_[s2] = v
-                                else:
-                                    if op < 111:
-                                        if op < 110:
-                                            # SUB_LC_ST (109) = LOAD_LOCAL CONST SUB STORE_LOCAL
-                                            s, k, s2 = arg
-                                            a = locals_[s]
-                                            if type(a) is int:
-                                                v = a - k
-                                            elif (type(a) is Labeled):
-                                                v = _binary(vm, sub, a, k)
-                                            else:
-                                                v = sub(a, k)
-                                            if pcs and vm.pc:
-                                                _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
-                                                v = _join(v, vm.pc)
-                                            locals_[s2] = v
-                                        else:
-                                            # LT_LL_JF (110) = LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
-                                            s, s1, t, rid = arg
-                                            a = locals_[s]
-                                            b = locals_[s1]
-                                            if type(a) is int and type(b) is int:
-                                                c = a < b
-                                            elif (type(a) is Labeled or type(b) is Labeled):
-                                                c = _binary(vm, lt, a, b)
-                                            else:
-                                                c = lt(a, b)
-                                            if type(c) is Labeled:
-                                                push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                c = c.v
-                                            if c is False:
-                                                pc = t
+                                                r = _join(r, vm.pc)
+                                            locals_[s2] = r
                                     else:
-                                        # LT_LC_JF (111) = LOAD_LOCAL CONST LT JUMP_IF_FALSE
-                                        s, k, t, rid = arg
-                                        a = locals_[s]
-                                        if type(a) is int:
-                                            c = a < k
-                                        elif (type(a) is Labeled):
-                                            c = _binary(vm, lt, a, k)
-                                        else:
-                                            c = lt(a, k)
-                                        if type(c) is Labeled:
-                                            push_pc(vm, c.l, base_depth + len(frames), rid)
-                                            c = c.v
-                                        if c is False:
-                                            pc = t
-                        else:
-                            if op < 118:
-                                if op < 115:
-                                    if op < 114:
-                                        if op < 113:
-                                            # CMP_LC_JF (112) = LOAD_LOCAL CONST CMP JUMP_IF_FALSE
-                                            s, k, kind, t, rid = arg
-                                            a = locals_[s]
-                                            if (type(a) is Labeled):
-                                                c = _binary(vm, _CMP[kind], a, k, kind < 3)
+                                        if op < 112:
+                                            if op < 111:
+                                                if op < 110:
+                                                    # SUB_LC_ST (109) = LOAD_LOCAL CONST SUB STORE_LOCAL
+                                                    s, k, s2 = arg
+                                                    a = locals_[s]
+                                                    if type(a) is int:
+                                                        r = a - k
+                                                    elif (type(a) is Labeled):
+                                                        r = _binary(vm, sub, a, k)
+                                                    else:
+                                                        r = sub(a, k)
+                                                    if pcs and vm.pc:
+                                                        _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
+                                                        r = _join(r, vm.pc)
+                                                    locals_[s2] = r
+                                                else:
+                                                    # LT_LL_JF (110) = LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
+                                                    s, s1, t, rid = arg
+                                                    a = locals_[s]
+                                                    b = locals_[s1]
+                                                    if type(a) is int and type(b) is int:
+                                                        if not a < b:
+                                                            pc = t
+                                                    else:
+                                                        if (type(a) is Labeled or type(b) is Labeled):
+                                                            c = _binary(vm, lt, a, b)
+                                                        else:
+                                                            c = lt(a, b)
+                                                        if type(c) is Labeled:
+                                                            push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                            c = c.v
+                                                        if c is False:
+                                                            pc = t
                                             else:
-                                                c = compare(kind, a, k)
-                                            if type(c) is Labeled:
-                                                push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                c = c.v
-                                            if c is False:
-                                                pc = t
+                                                # LT_LC_JF (111) = LOAD_LOCAL CONST LT JUMP_IF_FALSE
+                                                s, k, t, rid = arg
+                                                a = locals_[s]
+                                                if type(a) is int:
+                                                    if not a < k:
+                                                        pc = t
+                                                else:
+                                                    if (type(a) is Labeled):
+                                                        c = _binary(vm, lt, a, k)
+                                                    else:
+                                                        c = lt(a, k)
+                                                    if type(c) is Labeled:
+                                                        push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                        c = c.v
+                                                    if c is False:
+                                                        pc = t
                                         else:
-                                            # EQ_C_JF (113) = CONST EQ JUMP_IF_FALSE
-                                            b = arg[0]
-                                            a = pop()
-                                            if type(a) is type(b):
-                                                c = a == b
-                                            elif (type(a) is Labeled):
-                                                c = _binary(vm, eq, a, b, False)
+                                            if op < 113:
+                                                # CMP_LC_JF (112) = LOAD_LOCAL CONST CMP JUMP_IF_FALSE
+                                                s, k, kind, t, rid = arg
+                                                a = locals_[s]
+                                                if (type(a) is Labeled):
+                                                    c = _binary(vm, _CMP[kind], a, k, kind < 3)
+                                                else:
+                                                    c = compare(kind, a, k)
+                                                if type(c) is Labeled:
+                                                    push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                    c = c.v
+                                                if c is False:
+                                                    pc = t
                                             else:
-                                                c = eq(a, b)
-                                            if type(c) is Labeled:
-                                                push_pc(vm, c.l, base_depth + len(frames), arg[2])
-                                                c = c.v
-                                            if c is False:
-                                                pc = arg[1]
+                                                if op < 114:
+                                                    # EQ_C_JF (113) = CONST EQ JUMP_IF_FALSE
+                                                    k, t, rid = arg
+                                                    a = pop()
+                                                    if type(a) is type(k):
+                                                        if not a == k:
+                                                            pc = t
+                                                    else:
+                                                        if (type(a) is Labeled):
+                                                            c = _binary(vm, eq, a, k, False)
+                                                        else:
+                                                            c = eq(a, k)
+                                                        if type(c) is Labeled:
+                                                            push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                            c = c.v
+                                                        if c is False:
+                                                            pc = t
+                                                else:
+                                                    # RETURN_LOCAL (114) = LOAD_LOCAL RETURN
+                                                    val = locals_[arg[0]]
+                                                    if pcs:
+                                                        if vm.pc:
+                                                            val = _join(val, vm.pc)
+                                                        drop_frames(vm, base_depth + len(frames))
+                                                    if not frames:
+                                                        return val
+                                                    code, pc, locals_, stamps = frames.pop()
+                                                    push(val)
+                            else:
+                                if op < 116:
+                                    # FOR_ITER_DECL (115) = FOR_ITER DECLARE_LOCAL
+                                    t, s1 = arg
+                                    it = stack[-1]
+                                    v = next(it, UNSET)
+                                    if v is UNSET:
+                                        pop()
+                                        pc = t
+                                        continue
+                                    if pcs and s1 < vm.owner[id(code)].fixed:
+                                        # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
+                                        # `set`, checked as one.
+                                        _store(vm, locals_, stamps, s1, v, _local_name(vm.owner[id(code)], s1))
                                     else:
-                                        # RETURN_LOCAL (114) = LOAD_LOCAL RETURN
-                                        val = locals_[arg[0]]
                                         if pcs:
                                             if vm.pc:
-                                                val = _join(val, vm.pc)
-                                            drop_frames(vm, base_depth + len(frames))
-                                        if not frames:
-                                            return val
-                                        code, pc, locals_, stamps = frames.pop()
-                                        push(val)
+                                                v = _join(v, vm.pc)
+                                            if stamps is None:
+                                                stamps = [0] * len(locals_)
+                                            stamps[s1] = vm.stamp
+                                        locals_[s1] = v
                                 else:
-                                    if op < 117:
-                                        if op < 116:
-                                            # FOR_ITER_DECL (115) = FOR_ITER DECLARE_LOCAL
-                                            t, s1 = arg
-                                            it = stack[-1]
-                                            v = next(it, UNSET)
-                                            if v is UNSET:
-                                                pop()
-                                                pc = t
-                                                continue
-                                            if pcs and s1 < vm.owner[id(code)].fixed:
-                                                # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
-                                                # `set`, checked as one.
-                                                _store(vm, locals_, stamps, s1, v, _local_name(vm.owner[id(code)], s1))
-                                            else:
-                                                if pcs:
-                                                    if vm.pc:
-                                                        v = _join(v, vm.pc)
-                                                    if stamps is None:
-                                                        stamps = [0] * len(locals_)
-                                                    stamps[s1] = vm.stamp
-                                                locals_[s1] = v
-                                        else:
+                                    if op < 118:
+                                        if op < 117:
                                             # CMP_LL_JF (116) = LOAD_LOCAL LOAD_LOCAL CMP JUMP_IF_FALSE
                                             s, s1, kind, t, rid = arg
                                             a = locals_[s]
@@ -818,55 +830,55 @@ def run_labels(vm, closure, args):
                                                 c = c.v
                                             if c is False:
                                                 pc = t
-                                    else:
-                                        # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
-                                        s, k, _, _, pad, fcode = arg
-                                        a = locals_[s]
-                                        if type(a) is int:
-                                            new = [a - k]
-                                        elif (type(a) is Labeled):
-                                            new = [_binary(vm, sub, a, k)]
                                         else:
-                                            new = [sub(a, k)]
-                                        budget -= 1
-                                        if budget <= 0:
-                                            budget = vm.tick_call(budget, room - len(frames))
-                                        frames.append((code, pc, locals_, stamps))
-                                        code = fcode
-                                        locals_ = new + pad if pad else new
-                                        stamps = [vm.stamp] * len(locals_) if pcs else None
-                                        pc = 0
-                            else:
-                                if op < 123:
-                                    if op < 120:
-                                        if op < 119:
-                                            # ADD_RETURN (118) = ADD RETURN
-                                            b = pop()
-                                            a = pop()
-                                            if type(a) is int and type(b) is int:
-                                                val = a + b
-                                            elif (type(a) is Labeled or type(b) is Labeled):
-                                                val = _binary(vm, add, a, b)
-                                            else:
-                                                val = add(a, b)
-                                            if pcs:
-                                                if vm.pc:
-                                                    val = _join(val, vm.pc)
-                                                drop_frames(vm, base_depth + len(frames))
-                                            if not frames:
-                                                return val
-                                            code, pc, locals_, stamps = frames.pop()
-                                            push(val)
-                                        else:
-                                            # MUL_LC (119) = LOAD_LOCAL CONST MUL
-                                            s, k = arg
+                                            # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
+                                            s, k, _, _, pad, fcode = arg
                                             a = locals_[s]
                                             if type(a) is int:
-                                                push(a * k)
+                                                new = [a - k]
                                             elif (type(a) is Labeled):
-                                                push(_binary(vm, mul, a, k))
+                                                new = [_binary(vm, sub, a, k)]
                                             else:
-                                                push(mul(a, k))
+                                                new = [sub(a, k)]
+                                            budget -= 1
+                                            if budget <= 0:
+                                                budget = vm.tick_call(budget, room - len(frames))
+                                            frames.append((code, pc, locals_, stamps))
+                                            code = fcode
+                                            locals_ = new + pad if pad else new
+                                            stamps = [vm.stamp] * len(locals_) if pcs else None
+                                            pc = 0
+                                    else:
+                                        # ADD_RETURN (118) = ADD RETURN
+                                        b = pop()
+                                        a = pop()
+                                        if type(a) is int and type(b) is int:
+                                            val = a + b
+                                        elif (type(a) is Labeled or type(b) is Labeled):
+                                            val = _binary(vm, add, a, b)
+                                        else:
+                                            val = add(a, b)
+                                        if pcs:
+                                            if vm.pc:
+                                                val = _join(val, vm.pc)
+                                            drop_frames(vm, base_depth + len(frames))
+                                        if not frames:
+                                            return val
+                                        code, pc, locals_, stamps = frames.pop()
+                                        push(val)
+                        else:
+                            if op < 125:
+                                if op < 123:
+                                    if op < 120:
+                                        # MUL_LC (119) = LOAD_LOCAL CONST MUL
+                                        s, k = arg
+                                        a = locals_[s]
+                                        if type(a) is int:
+                                            push(a * k)
+                                        elif (type(a) is Labeled):
+                                            push(_binary(vm, mul, a, k))
+                                        else:
+                                            push(mul(a, k))
                                     else:
                                         if op < 121:
                                             # SUB_LL_ST (120) = LOAD_LOCAL LOAD_LOCAL SUB STORE_LOCAL
@@ -874,15 +886,15 @@ def run_labels(vm, closure, args):
                                             a = locals_[s]
                                             b = locals_[s1]
                                             if type(a) is int and type(b) is int:
-                                                v = a - b
+                                                r = a - b
                                             elif (type(a) is Labeled or type(b) is Labeled):
-                                                v = _binary(vm, sub, a, b)
+                                                r = _binary(vm, sub, a, b)
                                             else:
-                                                v = sub(a, b)
+                                                r = sub(a, b)
                                             if pcs and vm.pc:
                                                 _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
-                                                v = _join(v, vm.pc)
-                                            locals_[s2] = v
+                                                r = _join(r, vm.pc)
+                                            locals_[s2] = r
                                         else:
                                             if op < 122:
                                                 # ADD_ST (121) = ADD STORE_LOCAL
@@ -913,35 +925,60 @@ def run_labels(vm, closure, args):
                                                     v = _join(v, vm.pc)
                                                 locals_[arg[0]] = v
                                 else:
-                                    if op < 125:
-                                        if op < 124:
-                                            # MOD_LC_EQ_C_JF (123) = LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE
-                                            s, k, k2, t, rid = arg
-                                            a = locals_[s]
-                                            if type(a) is int:
-                                                r2 = a % k
-                                            elif (type(a) is Labeled):
+                                    if op < 124:
+                                        # MOD_LC_EQ_C_JF (123) = LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE
+                                        s, k, k2, t, rid = arg
+                                        a = locals_[s]
+                                        if type(a) is int:
+                                            r2 = a % k
+                                            v3 = k2
+                                            if type(r2) is type(v3):
+                                                if not r2 == v3:
+                                                    pc = t
+                                            else:
+                                                c = eq(r2, v3)
+                                                if type(c) is Labeled:
+                                                    push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                    c = c.v
+                                                if c is False:
+                                                    pc = t
+                                        else:
+                                            if (type(a) is Labeled):
                                                 r2 = _binary(vm, mod, a, k)
                                             else:
                                                 r2 = mod(a, k)
                                             if type(r2) is type(k2):
-                                                c = r2 == k2
-                                            elif (type(r2) is Labeled):
-                                                c = _binary(vm, eq, r2, k2, False)
+                                                if not r2 == k2:
+                                                    pc = t
                                             else:
-                                                c = eq(r2, k2)
-                                            if type(c) is Labeled:
-                                                push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                c = c.v
-                                            if c is False:
+                                                if (type(r2) is Labeled):
+                                                    c = _binary(vm, eq, r2, k2, False)
+                                                else:
+                                                    c = eq(r2, k2)
+                                                if type(c) is Labeled:
+                                                    push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                    c = c.v
+                                                if c is False:
+                                                    pc = t
+                                    else:
+                                        # LT_LC_RET_LOCAL (124) = LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETURN
+                                        s, k, t, rid, s4 = arg
+                                        a = locals_[s]
+                                        if type(a) is int:
+                                            if not a < k:
                                                 pc = t
+                                                continue
+                                            val = locals_[s4]
+                                            if pcs:
+                                                if vm.pc:
+                                                    val = _join(val, vm.pc)
+                                                drop_frames(vm, base_depth + len(frames))
+                                            if not frames:
+                                                return val
+                                            code, pc, locals_, stamps = frames.pop()
+                                            push(val)
                                         else:
-                                            # LT_LC_RET_LOCAL (124) = LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETURN
-                                            s, k, t, rid, s4 = arg
-                                            a = locals_[s]
-                                            if type(a) is int:
-                                                c = a < k
-                                            elif (type(a) is Labeled):
+                                            if (type(a) is Labeled):
                                                 c = _binary(vm, lt, a, k)
                                             else:
                                                 c = lt(a, k)
@@ -960,33 +997,35 @@ def run_labels(vm, closure, args):
                                                 return val
                                             code, pc, locals_, stamps = frames.pop()
                                             push(val)
-                                    else:
-                                        if op < 126:
-                                            # INDEX_L (125) = LOAD_LOCAL INDEX
-                                            i = locals_[arg[0]]
-                                            x = stack[-1]
-                                            if type(x) is list and type(i) is int and -len(x) <= i < len(x):
-                                                stack[-1] = x[i]
-                                            elif type(x) is Labeled and x.t is not None:
-                                                stack[-1] = _index_precise(vm, x, i)
-                                            elif (type(x) is Labeled or type(i) is Labeled):
-                                                stack[-1] = _binary(vm, index, x, i)
-                                            else:
-                                                stack[-1] = index(x, i)
+                            else:
+                                if op < 129:
+                                    if op < 126:
+                                        # INDEX_L (125) = LOAD_LOCAL INDEX
+                                        i = locals_[arg[0]]
+                                        x = stack[-1]
+                                        if type(x) is list and type(i) is int and -len(x) <= i < len(x):
+                                            stack[-1] = x[i]
+                                        elif type(x) is Labeled and x.t is not None:
+                                            stack[-1] = _index_precise(vm, x, i)
+                                        elif (type(x) is Labeled or type(i) is Labeled):
+                                            stack[-1] = _binary(vm, index, x, i)
                                         else:
-                                            if op < 127:
-                                                # INDEX_LL (126) = LOAD_LOCAL LOAD_LOCAL INDEX
-                                                x = locals_[arg[0]]
-                                                i = locals_[arg[1]]
-                                                if type(x) is list and type(i) is int and -len(x) <= i < len(x):
-                                                    push(x[i])
-                                                elif type(x) is Labeled and x.t is not None:
-                                                    push(_index_precise(vm, x, i))
-                                                elif (type(x) is Labeled or type(i) is Labeled):
-                                                    push(_binary(vm, index, x, i))
-                                                else:
-                                                    push(index(x, i))
+                                            stack[-1] = index(x, i)
+                                    else:
+                                        if op < 127:
+                                            # INDEX_LL (126) = LOAD_LOCAL LOAD_LOCAL INDEX
+                                            x = locals_[arg[0]]
+                                            i = locals_[arg[1]]
+                                            if type(x) is list and type(i) is int and -len(x) <= i < len(x):
+                                                push(x[i])
+                                            elif type(x) is Labeled and x.t is not None:
+                                                push(_index_precise(vm, x, i))
+                                            elif (type(x) is Labeled or type(i) is Labeled):
+                                                push(_binary(vm, index, x, i))
                                             else:
+                                                push(index(x, i))
+                                        else:
+                                            if op < 128:
                                                 # FIELD_L (127) = LOAD_LOCAL FIELD
                                                 s, k = arg
                                                 x = locals_[s]
@@ -998,6 +1037,43 @@ def run_labels(vm, closure, args):
                                                     push(_unary(vm, ops.field, x, k))
                                                 else:
                                                     push(ops.field(x, k))
+                                            else:
+                                                # CALL_VM_BUILTIN_POP (128) = CALL_VM_BUILTIN POP
+                                                fn, n = arg
+                                                if n:
+                                                    a = stack[-n:]
+                                                    del stack[-n:]
+                                                else:
+                                                    a = ()
+                                                vm.depth = base_depth + len(frames) + 1
+                                                vm.site = (code, pc - 1)
+                                                try:
+                                                    push(fn(vm, *a))
+                                                finally:
+                                                    vm.depth = base_depth
+                                                pop()
+                                else:
+                                    if op < 130:
+                                        # CONST2 (129) = CONST CONST
+                                        push(arg[0])
+                                        push(arg[1])
+                                    else:
+                                        # DECLARE_LOCAL_LOAD (130) = DECLARE_LOCAL LOAD_LOCAL
+                                        s0, s1 = arg
+                                        v = pop()
+                                        if pcs and s0 < vm.owner[id(code)].fixed:
+                                            # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
+                                            # `set`, checked as one.
+                                            _store(vm, locals_, stamps, s0, v, _local_name(vm.owner[id(code)], s0))
+                                        else:
+                                            if pcs:
+                                                if vm.pc:
+                                                    v = _join(v, vm.pc)
+                                                if stamps is None:
+                                                    stamps = [0] * len(locals_)
+                                                stamps[s0] = vm.stamp
+                                            locals_[s0] = v
+                                        push(locals_[s1])
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 if vm.pc:

@@ -247,7 +247,7 @@ def append(xs, v):
 
 
 def compare_kind(kind, a, b):
-    """LE/GT/GE/EQ/NE by kind number (vm.decode._CMP_KIND), for fused instructions."""
+    """LE/GT/GE/EQ/NE by kind number (CMP in vm/instructions.py), for fused instructions."""
     if type(a) is int and type(b) is int:
         if kind == 0:
             return a <= b

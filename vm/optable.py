@@ -86,6 +86,9 @@ INTERNAL = [
     ('INDEX_L', 125, 'LOAD_LOCAL i; INDEX'),
     ('INDEX_LL', 126, 'LOAD_LOCAL x; LOAD_LOCAL i; INDEX'),
     ('FIELD_L', 127, 'LOAD_LOCAL m; FIELD k'),
+    ('CALL_VM_BUILTIN_POP', 128, 'CALL_VM_BUILTIN b n; POP'),
+    ('CONST2', 129, 'CONST a; CONST b'),
+    ('DECLARE_LOCAL_LOAD', 130, 'DECLARE_LOCAL s; LOAD_LOCAL t'),
     ('LT_LC_RET_LOCAL', 124, 'LOAD_LOCAL a; CONST c; LT; JUMP_IF_FALSE past; LOAD_LOCAL b; RETURN (a base case: `when n < c` then `give b`)'),
 ]
 
@@ -166,6 +169,9 @@ FIELDS = {
     125: ('s',),  # INDEX_L
     126: ('s', 's'),  # INDEX_LL
     127: ('s', 'k'),  # FIELD_L
+    128: ('fn', 'n'),  # CALL_VM_BUILTIN_POP
+    129: ('k', 'k'),  # CONST2
+    130: ('s', 's'),  # DECLARE_LOCAL_LOAD
     124: ('s', 'k', 't', 'rid', 's'),  # LT_LC_RET_LOCAL
 }
 
@@ -186,7 +192,8 @@ FLOW = {1: 'next', 2: 'next', 3: 'next', 4: 'next', 5: 'next', 6: 'next', 7: 'ne
     106: 'next', 107: 'next', 108: 'next', 109: 'next', 110: 'branch', 111: 'branch', 112:
     'branch', 113: 'branch', 114: 'next', 115: 'branch', 116: 'branch', 117: 'next', 118:
     'next', 119: 'next', 120: 'next', 121: 'next', 122: 'next', 123: 'branch', 125:
-    'next', 126: 'next', 127: 'next', 124: 'branch'}
+    'next', 126: 'next', 127: 'next', 128: 'next', 129: 'next', 130: 'next', 124:
+    'branch'}
 
 # Stack pictures: (inputs -- outputs), deepest first; x[n] is n values
 PICTURES = {
@@ -298,4 +305,10 @@ FUSED = [
      lambda A, i, code, n, targets, better_later: True),  # INDEX_L
     (127, ({3: None}, {25: None},), 1,
      lambda A, i, code, n, targets, better_later: True),  # FIELD_L
+    (128, ({101: None}, {2: None},), 0,
+     lambda A, i, code, n, targets, better_later: True),  # CALL_VM_BUILTIN_POP
+    (129, ({1: None}, {1: None},), 0,
+     lambda A, i, code, n, targets, better_later: True),  # CONST2
+    (130, ({5: None}, {3: None},), 0,
+     lambda A, i, code, n, targets, better_later: True),  # DECLARE_LOCAL_LOAD
 ]

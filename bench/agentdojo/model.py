@@ -56,15 +56,42 @@ def _shown(value):
     return str(value)
 
 
+_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
+           "September", "October", "November", "December"]
+_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}))?\Z")
+
+
+def _states_date(value, prompt):
+    """Whether the prompt states a date (or date and time) the way people write them:
+    "2024-05-19", "May 19th", "the 19th of May"; a time as "16:00" or "4 pm", or as the end
+    of a span the prompt gives ("at 12:00 for one hour")."""
+    found = _DATE.match(value)
+    if found is None:
+        return False
+    _, month, day, hour, minute = found.groups()
+    name, day = _MONTHS[int(month) - 1], str(int(day))
+    nth = rf"{day}(?:st|nd|rd|th)?"
+    said = (value[:10] in prompt or re.search(
+        rf"\b(?:{name}|{name[:3]})\.? {nth}\b|\b{nth} (?:of )?(?:{name}|{name[:3]})\b",
+        prompt) is not None)
+    if not said or hour is None:
+        return said
+    h = int(hour)
+    twelve = f"{h % 12 or 12}(?::{minute})? ?(?:am|pm|a\\.m\\.|p\\.m\\.)"
+    return (f"{hour}:{minute}" in prompt or re.search(rf"\b{twelve}", prompt, re.I) is not None
+            or ("hour" in prompt and re.search(r"\b\d{2}:\d{2}\b", prompt) is not None))
+
+
 def in_prompt(value, prompt):
-    """Whether the planner can write `value` as a literal: it appears in the user's prompt.
-    Flags (bool) and nothing are the planner's own choice, so they are literals too."""
+    """Whether the planner can write `value` as a literal: it appears in the user's prompt
+    (a date or time as the prompt states it). Flags (bool) and nothing are the planner's
+    own choice, so they are literals too."""
     if value is None or isinstance(value, bool):
         return True
     if isinstance(value, (int, float)):
         return re.search(rf"(?<![\d.]){re.escape(_shown(value))}(?![\d])", prompt) is not None
     if isinstance(value, str):
-        return value == "" or value in prompt
+        return value == "" or value in prompt or _states_date(value, prompt)
     if isinstance(value, list):
         return all(not isinstance(v, (list, dict)) and in_prompt(v, prompt) for v in value)
     return False

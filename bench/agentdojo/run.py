@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -136,11 +137,13 @@ class Runner:
                                     key=self.llm[2] if self.llm else KEY)
         out = {"refused": None, "violation": None, "exit": 0}
         answer = ""
+        audit = tempfile.NamedTemporaryFile("r", suffix=".jsonl", encoding="utf-8")
         try:
             result = self.program.call("run", {"request": user_task.PROMPT},
                                        tools=toolbox(self.suite, env, trace),
                                        cap_set=self.ceiling, labels=self.labels,
-                                       provider=provider, max_steps=5_000_000, timeout=120)
+                                       provider=provider, max_steps=5_000_000, timeout=120,
+                                       audit=audit.name)
             answer = result.value if isinstance(result.value, str) else json.dumps(result.value)
         except synsema.LabelViolation as e:
             out.update(violation=e.message.splitlines()[0], exit=e.exit_code)
@@ -155,6 +158,11 @@ class Runner:
                 out["error"] = cause.splitlines()[0]
         except Exception as e:          # a crash of the VM itself: recorded, the run goes on
             out.update(exit=70, error=f"internal: {type(e).__name__}: {e}")
+        # Every call a contract refused, caught by the program or not (the audit names the
+        # tool and the outcome, never the data).
+        with audit:
+            out["refusals"] = [e["tool"] for e in map(json.loads, audit)
+                               if e.get("event") == "host_tool" and e.get("outcome") == "refused"]
         output = [text_content_block_from_string(answer)]
         out["utility"] = self.suite._check_task_result(user_task, output, pre, env, trace)
         out["attack_success"] = (self.suite._check_task_result(injection_task, output, pre,
@@ -228,7 +236,8 @@ def summary(data):
             "pairs": len(attacked),
             "utility_under_attack": sum(r["utility"] for r in attacked),
             "attacks": sum(bool(r["attack_success"]) for r in attacked),
-            "refused": sum(r["refused"] is not None for r in data["utility_runs"] + data["attack_runs"]),
+            "refused": sum(bool(r.get("refusals")) or r["refused"] is not None
+                           for r in data["utility_runs"] + data["attack_runs"]),
             "violations": sum(r["violation"] is not None for r in data["utility_runs"] + data["attack_runs"]),
             "excluded_pairs": len(data["attack_runs"]) - len(attacked),
             "seconds": data["seconds"]}
@@ -268,13 +277,22 @@ def main(argv=None):
             injection_ids = _ids(args.injection_tasks, suite.injection_tasks)
             for agent in args.agent.split(","):
                 data = run_suite(suite, agent, models, user_ids, injection_ids, args.jobs, llm)
-                (out / f"{agent}-{name}.json").write_text(json.dumps(data, indent=1) + "\n")
+                (out / f"{agent}-{name}.json").write_text(_dump(data))
                 s = summary(data)
                 print(f"{agent:17} {name:10} utility {s['utility']}/{s['tasks']}  "
                       f"under attack {s['utility_under_attack']}/{s['pairs']}  "
                       f"attacks {s['attacks']}/{s['pairs']}  refused {s['refused']}  "
                       f"violations {s['violations']}  ({s['seconds']} s)", flush=True)
     return 0
+
+
+def _dump(data):
+    """The results as JSON, one run a line (diffs between runs stay readable)."""
+    def value(key, v):
+        if key.endswith("_runs"):
+            return "[\n" + ",\n".join("  " + json.dumps(r) for r in v) + "\n ]"
+        return json.dumps(v)
+    return "{\n" + ",\n".join(f" {json.dumps(k)}: {value(k, v)}" for k, v in data.items()) + "\n}\n"
 
 
 def write_table(out):

@@ -34,8 +34,11 @@ __all__ = ["compile_file", "compile_source", "load", "Program", "Result", "Provi
 # ---- errors ---------------------------------------------------------------------------------
 
 class Error(Exception):
-    """Every failure of the API. `message`: the text `syn` prints; `exit_code`: its exit."""
+    """Every failure of the API. `message`: the text `syn` prints; `exit_code`: its exit;
+    `labels`: the labels of a run error (under labels; empty otherwise)."""
     exit_code = 1
+    labels = frozenset()
+    violation = False
 
     def __init__(self, message):
         super().__init__(message)
@@ -305,13 +308,34 @@ def _failure(e, source):
     from synsema.vm.machine import InternalError as Bug
     text = runtime_error(e, source).rstrip("\n")
     if isinstance(e, Bug):
-        return InternalError(text + "\ninternal error: this is a bug in syn, not in your "
-                             "program; please report it with the program that shows it")
-    if isinstance(e, E.LabelViolation):
-        return LabelViolation(text)
-    if isinstance(e, E.LimitReached):
-        return LimitExceeded(text)
-    return RunError(text)
+        err = InternalError(text + "\ninternal error: this is a bug in syn, not in your "
+                            "program; please report it with the program that shows it")
+    elif isinstance(e, E.LabelViolation):
+        err = LabelViolation(text)
+    elif isinstance(e, E.LimitReached):
+        err = LimitExceeded(text)
+    else:
+        err = RunError(text)
+    # Where a labelled error happened (its position, the call stack) can depend on the
+    # data: a host that passes errors on to another sink (syn batch, syn serve) checks
+    # `labels` first and withholds the whole report (see `public_message`).
+    err.labels = frozenset(e.labels) if e.catchable or isinstance(e, E.LabelViolation) \
+        else frozenset()
+    err.violation = isinstance(e, E.LabelViolation)
+    return err
+
+
+def public_message(err, ceiling):
+    """The text of run error `err` that may go to a sink that the ceiling guards (a results
+    file, an MCP client): the whole report when nothing in it is labelled beyond what the
+    ceiling lets out, else only that it was withheld -- no position, no call stack, no
+    label names (which labels, and where, can depend on the data too)."""
+    if getattr(err, "violation", False):
+        return "label_violation (details withheld; the --audit log has them)"
+    labels = getattr(err, "labels", frozenset())
+    if labels and not all(ceiling.may_print(label) for label in labels):
+        return "error: (message withheld)"
+    return err.message
 
 
 _stack_lock = threading.Lock()
@@ -462,7 +486,9 @@ class Program:
                 if result_to is not None and raw is not None:
                     _write_result(vm, task, raw, result_to)
             except E.SynError as e:
-                raise _failure(e, self._source) from e
+                # A labelled error's own message is the data: never chain it.
+                raise _failure(e, self._source) from (None if e.labels or isinstance(
+                    e, E.LabelViolation) else e)
         finally:
             if opts.mcp is not None:
                 opts.mcp.close()

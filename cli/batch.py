@@ -76,6 +76,7 @@ class Worker:
         self.task = payload["task"]
         values = payload["values"]
         self.settings = runner.settings(values)
+        self.ceiling = _ceiling(values, self.program)
         self.args_labels = tuple(values.get("args_label") or ())
         self.index = self.program._task_index(self.task)
         params = self.program._program.functions[self.index].params
@@ -93,11 +94,12 @@ class Worker:
             result = {"status": "ok", "value": json.loads(written[0]) if written else None,
                       "labels": sorted(raw.l) if type(raw) is Labeled else []}
         except api.Error as e:
-            result = {"status": _status(e), "error": e.message, "labels": []}
+            # The results file is a sink the ceiling guards, like stdout.
+            result = {"status": _status(e), "error": api.public_message(e, self.ceiling),
+                      "labels": []}
         vm = box.get("vm")
         result.update(tokens=vm.tokens_used if vm else 0,
-                      tool_calls=[{"name": n, "outcome": o}
-                                  for n, _, o in getattr(vm, "tool_calls", ())],
+                      tool_calls=_public_calls(vm, self.ceiling),
                       output=out.getvalue(), seconds=round(time.perf_counter() - start, 6))
         return result
 
@@ -106,6 +108,26 @@ class Worker:
         that failed half-way: they count against the batch budget all the same."""
         return self.program._execute(self.task, args, out, args_labels=self.args_labels,
                                      result_to=result_to, box=box, **self.settings)[1]
+
+
+def _ceiling(values, program):
+    """The host ceiling of the run options (checked already), for the results file."""
+    from synsema.vm.caps import Ceiling
+    cap_set = values.get("cap_set")
+    return (Ceiling.parse(cap_set) if cap_set is not None
+            else Ceiling.developer(program._program.requires))
+
+
+def _public_calls(vm, ceiling):
+    """The host tool calls of an item as the results file may show them: name and outcome,
+    never the arguments. A call made under a labelled branch, or with labelled arguments,
+    that the ceiling does not let out is left out: that it happened (or was refused) would
+    tell the branch, and leaving it out shows the same list whichever way it went."""
+    if vm is None:
+        return []
+    return [{"name": name, "outcome": outcome}
+            for (name, _, outcome), labels in zip(vm.tool_calls, vm.tool_call_labels)
+            if all(ceiling.may_print(label) for label in labels)]
 
 
 def _status(e):

@@ -213,7 +213,9 @@ def test_cmd(paths, select, verbose, as_json, **values):
 
 
 def _outline(source, as_json):
-    program, code = runner.compile_file(source)
+    # A compiled program describes its entry points as well as its source does.
+    load = runner.load_synb if str(source).endswith(".synb") else runner.compile_file
+    program, code = load(source)
     if program is None:
         _done(code)
     from synsema.cli.describe import outline, outline_text
@@ -226,7 +228,8 @@ def _outline(source, as_json):
 @click.argument("source", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def outline_cmd(source, as_json):
-    """Tasks with parameters and input_schema, requires, tests, intent."""
+    """Tasks with parameters and input_schema, requires, tests, intent (of a .syn or a
+    .synb)."""
     _outline(source, as_json)
 
 

@@ -215,6 +215,9 @@ def format_text(text):
     except ImportError:
         return None
     try:
+        # As `syn fmt`: a document that does not compile is left as it is.
+        from synsema.compiler import compile_source
+        compile_source(text, "document.syn")
         out = format_source(text)
     except (CompileError, AssertionError):
         return None

@@ -8,8 +8,9 @@ RUN_OPTIONS = [
      "Track information-flow labels: private data may not reach stdout, the network or an "
      "unapproved model (SPEC section 10)."),
     ("--cap-set", "cap_set", "text", None,
-     "The host ceiling, a comma list: stdout, llm, llm@HOST, llm=LABEL@HOST, net=HOST, "
-     "net=*.DOMAIN, declassify=LABEL, or *. Without it: what the program declares, plus "
+     "The host ceiling, a comma list: stdout, stdout=LABEL, llm, llm@HOST, llm=LABEL@HOST, "
+     "net=HOST, net=*.DOMAIN, net=LABEL@HOST, tool=NAME, tool=PREFIX.*, declassify=LABEL, "
+     "or *. Without it: what the program declares, plus "
      "stdout and declassify (developer mode)."),
     ("--audit", "audit", "text", None,
      "Append one JSON line per declassification, capability use and label violation to "

@@ -333,8 +333,10 @@ def main(values):
         from synsema import LANGUAGE_LEVEL
         write(f"Synsema {LANGUAGE_LEVEL} -- a block ends at a blank line; Ctrl-D leaves.\n")
     while True:
+        lines = []
+        ended = False
         try:
-            lines = [read("syn> ")]
+            lines.append(read("syn> "))
             while needs_more(lines):
                 lines.append(read("...  "))
         except KeyboardInterrupt:
@@ -343,6 +345,8 @@ def main(values):
         except EOFError:
             if sys.stdin.isatty():
                 write("\n")
+            ended = True            # a block the input ended inside still runs (below)
+        if ended and not any(x.strip() for x in lines):
             return runner.EXIT_OK
         while lines and not lines[-1].strip():
             lines.pop()
@@ -352,6 +356,8 @@ def main(values):
             except KeyboardInterrupt:
                 # The entry runs in its own thread (api._in_big_stack), which cannot be
                 # stopped from here: Ctrl-C while it runs ends the session, as `syn run`.
-                error("\nAborted!\n")
+                error("\ninterrupted\n")
                 os._exit(130)
+        if ended:
+            return runner.EXIT_OK
 

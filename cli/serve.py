@@ -132,16 +132,16 @@ class _App:
             result = self.program._result(name, arguments, args_labels=self.args_labels,
                                           **self.settings)
         except api.Error as e:
-            return _error(e.message)
+            return _error(api.public_message(e, self.ceiling))   # the client is a sink
         if result.output:
             sys.stderr.write(result.output)
             sys.stderr.flush()
         blocked = [label for label in result.labels if not self.ceiling.may_print(label)]
         if blocked:
-            return _error(f"the result of task '{name}' is labelled {', '.join(blocked)}; "
-                          f"the host ceiling (--cap-set) has no "
-                          f"{', '.join('stdout=' + b for b in blocked)}, so an MCP client, a "
-                          "sink like stdout, may not receive it")
+            # Which labels a result carries can depend on the data: not named here.
+            return _error(f"the result of task '{name}' carries labels the host ceiling "
+                          "(--cap-set) does not let out (stdout=LABEL), so an MCP client, "
+                          "a sink like stdout, may not receive it")
         value = result.value
         try:
             text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,

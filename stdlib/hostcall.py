@@ -94,14 +94,16 @@ def invoke(vm, fn, args, labels=EMPTY):
 def _invoke(vm, fn, args, labels):
     tool = fn.tool
     name = tool.name
-    if not C.tool_held(vm.caps, name):
-        _refuse_capability(vm, name)
     arg_labels = EMPTY
     plain = {}
     for k, v in args.items():
         v, l = _split(v)
         plain[k] = v
         arg_labels = arg_labels | l
+    # What the record of this call may reveal: it happened (the pc), with these arguments.
+    seen = vm.pc | labels | arg_labels if vm.labels else EMPTY
+    if not C.tool_held(vm.caps, name):
+        _refuse_capability(vm, name, seen)
     if vm.labels:
         pc = vm.pc | labels
         # Whether the contract refuses depends on the arguments' labels (which can depend
@@ -109,41 +111,41 @@ def _invoke(vm, fn, args, labels):
         # can raise; and the refusal carries them.
         if vm.try_entries and (arg_labels or labels):
             vm.taint_try(arg_labels | labels)
-        _check_contract(vm, tool, args, pc, plain)
+        _check_contract(vm, tool, args, pc, plain, seen)
         out_labels = tool.result_labels | arg_labels | pc
     else:
         out_labels = EMPTY
     try:
         result = tool.invoke(plain)
     except SynError as e:
-        _record(vm, name, plain, "failed")
+        _record(vm, name, plain, "failed", seen)
         if vm.labels:
             e.labels = e.labels | out_labels
         raise
-    _record(vm, name, plain, "ok")
+    _record(vm, name, plain, "ok", seen)
     if out_labels:
         return Labeled(result, out_labels)
     return result
 
 
-def _check_contract(vm, tool, args, pc, plain):
+def _check_contract(vm, tool, args, pc, plain, seen):
     """SPEC 15.2: every parameter, passed or defaulted, is a sink for what it carries."""
     if not tool.params and not pc <= tool.accepts_all:
-        _refuse_labels(vm, tool, None, pc, tool.accepts_all, plain)
+        _refuse_labels(vm, tool, None, pc, tool.accepts_all, plain, seen)
     for p in tool.params:
         v = args.get(p.name, UNSET)
         carried = pc | (v.l if type(v) is Labeled else EMPTY)
         accepted = tool.accepts.get(p.name, EMPTY)
         if not carried <= accepted:
-            _refuse_labels(vm, tool, p.name, carried, accepted, plain)
+            _refuse_labels(vm, tool, p.name, carried, accepted, plain, seen)
 
 
 def _show(labels):
     return "[" + ", ".join(sorted(labels)) + "]"
 
 
-def _refuse_labels(vm, tool, param, carried, accepted, plain):
-    _record(vm, tool.name, plain, "refused")
+def _refuse_labels(vm, tool, param, carried, accepted, plain, seen):
+    _record(vm, tool.name, plain, "refused", seen)
     what = f"'{param}'" if param is not None else "the call (under a labelled branch)"
     err = SynError(f"host tool '{tool.name}' refused: {what} carries {_show(carried)}, "
                    f"accepts {_show(accepted)}")
@@ -151,8 +153,8 @@ def _refuse_labels(vm, tool, param, carried, accepted, plain):
     raise err
 
 
-def _refuse_capability(vm, name):
-    _record(vm, name, None, "refused")
+def _refuse_capability(vm, name, seen):
+    _record(vm, name, None, "refused", seen)
     need = cap_text(("tool", name))
     have = C.describe_set(vm.caps)
     who = f"task '{vm.tool}' runs with" if vm.tool is not None else "the program runs with"
@@ -165,10 +167,12 @@ def _refuse_capability(vm, name):
     raise CapabilityDenied(f"host tool '{name}' needs {need}; {who} {have}{hint}")
 
 
-def _record(vm, name, plain, outcome):
-    """tool_calls for the embedding API (arguments kept: the host's own data) and one audit
-    line (name and outcome only: never the arguments)."""
+def _record(vm, name, plain, outcome, seen):
+    """tool_calls for the embedding API (arguments kept: the host's own data), the labels
+    the record carries (`seen`: syn batch shows a call only when the ceiling lets them
+    out), and one audit line (name and outcome only: never the arguments)."""
     vm.tool_calls.append((name, dict(plain) if plain is not None else {}, outcome))
+    vm.tool_call_labels.append(seen)
     vm.audit_event(event="host_tool", tool=name, outcome=outcome, at=vm.where())
 
 

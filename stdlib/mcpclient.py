@@ -432,6 +432,12 @@ class McpTool(HostTool):
     """A host tool whose call goes to an MCP server (see the module docstring)."""
     __slots__ = ("connection", "remote", "output_schema")
 
+    @property
+    def description_labels(self):
+        """Its description and parameter descriptions are the server's text, as trusted
+        as its results: a catalog entry made from them carries the results' labels."""
+        return self.result_labels
+
     def invoke(self, args):
         names = [p.name for p in self.params]
         for key in args:

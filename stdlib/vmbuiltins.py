@@ -285,7 +285,10 @@ def tool_spec(vm, task, describe):
         from synsema.stdlib.hosttools import catalog_entry
         if describe is not None and type(describe) is not str:
             raise SynError(f"tool_spec needs a text description, got {type_name(describe)}")
-        return _label(vm, catalog_entry(task.tool, describe), tl | dl)
+        # An MCP server's descriptions are third-party text that steers the model: the
+        # entry carries the server's labels (stdlib.mcpclient.McpTool).
+        third = getattr(task.tool, "description_labels", EMPTY)
+        return _label(vm, catalog_entry(task.tool, describe), tl | dl | third)
     if type(task) is not Closure or task.func.kind != "task":
         raise SynError("tool_spec needs a task declared with `task` as its first argument, "
                        f"got {type_name(task) if type(task) is not Closure else 'a lambda'}")

@@ -317,3 +317,11 @@ def test_the_embedding_page_examples_run_and_print_what_it_shows(tmp_path):
             ran += 1
         assert "".join(shown) == body
     assert ran >= 2
+
+
+def test_a_labelled_run_error_does_not_chain_the_secret_message():
+    prog = synsema.compile_source('fail("secret is " + private("hun" + "ter2", "s"))\n', "a.syn")
+    with pytest.raises(synsema.RunError) as info:
+        prog.run(labels=True, cap_set="stdout")
+    assert info.value.__cause__ is None and "hunter2" not in info.value.message
+    assert info.value.labels == frozenset({"s"})

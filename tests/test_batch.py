@@ -118,8 +118,8 @@ def test_a_label_violation_ends_that_item_only(app, syn, tmp_path):
     assert r.returncode == 0 and "3 items: 2 ok, 1 label_violation" in r.stderr, r.stderr
     got = lines(tmp_path / "out.jsonl")
     assert [x["status"] for x in got] == ["ok", "label_violation", "ok"]
-    assert got[1]["error"] == ("label_violation: writing the result of task 'answer' to "
-                               "stdout would reveal data labelled secret")
+    # Where it happened and which labels can depend on the data: the file says neither.
+    assert got[1]["error"] == "label_violation (details withheld; the --audit log has them)"
     assert "the secret" not in (tmp_path / "out.jsonl").read_text()
     # The results file is a stdout sink: a ceiling that opens it lets the value through,
     # and the result line says which labels it carries.
@@ -357,3 +357,21 @@ def test_a_progress_bar_on_a_terminal(app, tmp_path):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+
+def test_errors_and_tool_calls_under_labels_reveal_nothing_of_the_branch(syn, write, tmp_path):
+    # Two items that differ only in a secret: their error text and tool calls must agree.
+    write("notify.py", "import synsema\n\n@synsema.tool(accepts={'*': ['s']})\n"
+          "def notify() -> int:\n    return 1\n")
+    write("branchy.syn", 'require tool("notify")\ntask t(n: number)\n'
+          '    let s be private(n, "s")\n    when s == 1\n        host_tool("notify")()\n'
+          '    when s == 1\n        fail("one")\n    when s == 2\n        fail("two")\n'
+          '    give 0\n')
+    write_inputs(tmp_path / "in.jsonl", [{"n": 1}, {"n": 2}])
+    r = syn("batch", "branchy.syn", "--call", "t", "in.jsonl", "-o", "out.jsonl", "--labels",
+            "--cap-set", "stdout,tool=*", "--tools", "notify:notify")
+    assert r.returncode == 0, r.stderr
+    a, b = lines(tmp_path / "out.jsonl")
+    assert a["error"] == b["error"] == "error: (message withheld)"
+    assert a["tool_calls"] == b["tool_calls"] == []

@@ -983,3 +983,23 @@ def test_no_sensitive_upgrade_looks_at_a_containers_shape():
     # would tell the branch through its length.
     violation(MAKE + 'let xs be [private(1, "c")]\nwhen len(secret) > 3\n    set xs to [5, 6]\n'
               'print(len(xs))\n')
+
+
+@pytest.mark.parametrize("src", [
+    # A nested container read at a secret index, key or under a secret branch: its shape
+    # carries the outer shape's and the index's labels too.
+    'let a be [private(0, "t")]\nlet b be [private(0, "t"), 0]\nlet outer be [a, b]\n'
+    'print(len(outer[len(secret) % 2]))\n',
+    'let m be {"xs": [private(0, "t")], "ys": [private(0, "t"), 0]}\n'
+    'let k be private("xs", "c")\nprint(len(get(m, k)))\n',
+    'let outer be [[private(0, "t")]]\nset outer[len(secret) % 1] to outer[0]\n'
+    'when len(secret) > 3\n    set outer[0] to [private(0, "t"), 0, 0]\nprint(len(outer[0]))\n',
+    'let m be {"xs": [private(0, "t")]}\nlet k be private("xs", "c")\n'
+    'set m[k] to [private(0, "t"), 0]\nfor each x in [m.xs]\n    print(len(x))\n',
+])
+def test_nested_containers_take_the_outer_shape(src):
+    violation(MAKE + src)
+
+
+def test_put_with_an_integral_float_index_on_a_precise_list():
+    ok(MAKE + 'let ys be put([private(1, "t"), 2], 1.0, 5)\nprint(ys[1])\n', "5\n")

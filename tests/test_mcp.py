@@ -430,8 +430,8 @@ def test_the_sdk_client_calls_syn_serve_over_stdio(write, tmp_path, syn):
     assert _texts(greet) == ["Hello, Ana."]         # its print went to the server's stderr
     assert card["structuredContent"] == {"n": 3, "square": 9}
     assert secret["isError"] and _texts(secret) == [
-        "the result of task 'secret' is labelled customers; the host ceiling (--cap-set) has "
-        "no stdout=customers, so an MCP client, a sink like stdout, may not receive it"]
+        "the result of task 'secret' carries labels the host ceiling (--cap-set) does not let "
+        "out (stdout=LABEL), so an MCP client, a sink like stdout, may not receive it"]
     assert boom["isError"] and "error: no luck" in _texts(boom)[0]
     assert bad["isError"] and _texts(bad) == [
         "sums.syn: error: bad arguments for task 'double': 'n' must be number, got text"]

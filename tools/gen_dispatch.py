@@ -25,8 +25,8 @@ TABLE = "vm/optable.py"
 
 # How often each instruction runs: measured by `tools/profile_pairs.py --weights` (and
 # `--labels`) over the bench/twins.py programs, per mille of the instructions each program
-# runs, averaged over the programs. An instruction missing here takes its definition's
-# `weight`, else DEFAULT_WEIGHT.
+# runs, averaged over the programs; one missing here (a new one) has DEFAULT_WEIGHT until
+# measured.
 WEIGHT = {
     'JUMP_BACK': 75, 'CONST': 72, 'LOAD_LOCAL': 69, 'MOD_LC_EQ_C_JF': 60, 'CALL_BUILTIN': 51,
     'FOR_ITER_DECL': 50, 'ADD': 45, 'CALL1_SUB_LC': 42, 'LT_LC_RET_LOCAL': 36,
@@ -572,6 +572,25 @@ def peephole(lines):
                 lines = [x for x in lines if x is not None]
                 changed = True
                 break
+            pure = re.compile(r"^(?:locals_|glob|arg)\[[\w\[\]]+\]$")
+            if uses == 1 and pure.match(m.group(3)):
+                # A read of a slot or operand moves to its one use past other such reads:
+                # no variable is left holding the value (a container's reference count
+                # decides whether it may be changed in place).
+                ind = len(m.group(1))
+                q = p + 1
+                between = re.compile(r"^\s*(?:\w+ = (.+)|push\((.+)\))$")
+                while q < len(lines) and indent_of(lines[q]) == ind and \
+                        between.match(lines[q]) and \
+                        pure.match([g for g in between.match(lines[q]).groups() if g][0]):
+                    q += 1
+                use = re.compile(r"(?<![.\w])" + var + r"(?!\w)")
+                if q > p + 1 and q < len(lines) and indent_of(lines[q]) == ind and \
+                        len(use.findall(lines[q])) == 1 and not lines[q].rstrip().endswith(":"):
+                    lines[q] = use.sub(lambda _: m.group(3), lines[q])
+                    del lines[p]
+                    changed = True
+                    break
             nxt = lines[p + 1] if p + 1 < len(lines) else None
             # Into the next line, when that keeps the order of evaluation: a value with
             # effects (a call) only as the whole of what the next line computes.
@@ -645,15 +664,6 @@ def leaves(ns, labels):
     return out
 
 
-def weights(ns, labels):
-    """How often each instruction runs: the measured table, else its definition's weight."""
-    table = dict(LABELS_WEIGHT if labels else WEIGHT)
-    for d in ns["INSTRUCTIONS"] + ns["FUSED"]:
-        if d.get("weight") and d["name"] not in table:
-            table[d["name"]] = d["weight"]
-    return table
-
-
 def tree(items, indent, out, weight):
     """The dispatch: `if op < K:` tests over the handlers in opcode order, shaped as the
     binary tree of least expected depth for these frequencies (an optimal alphabetic
@@ -700,7 +710,8 @@ def loop(ns, labels):
     lines = fold(lines, labels)
     at = next(i for i, l in enumerate(lines) if l.strip() == "@dispatch")
     body = []
-    tree(leaves(ns, labels), " " * indent_of(lines[at]), body, weights(ns, labels))
+    tree(leaves(ns, labels), " " * indent_of(lines[at]), body,
+         LABELS_WEIGHT if labels else WEIGHT)
     lines[at:at + 1] = body
     head = [f'"""GENERATED from {SOURCE} by tools/gen_dispatch.py: do not edit.', "",
             f"The dispatch loop, {what}: every instruction's body from its one definition",

@@ -27,8 +27,9 @@ In a body:
 A superinstruction (`fused`) is a sequence of instructions the decoder replaces with one:
 its body is the composition of theirs, with the values passed between them held in
 variables instead of on the stack. `when` is the decoder's condition on the components'
-decoded operands A[0], A[1], ...; `at` is the component whose source position it takes; `weight`, how often it runs
-relative to the others (where the dispatch tree puts it; tools/profile_pairs.py).
+decoded operands A[0], A[1], ...; `at` is the component whose source position it takes. Where each instruction sits in the
+dispatch tree follows how often it runs (tools/gen_dispatch.py WEIGHT, measured by
+tools/profile_pairs.py --weights).
 Internal instructions (number >= FIRST_INTERNAL) are made by the decoder, never in a file.
 """
 
@@ -239,8 +240,13 @@ _arith("GE", 21, ">=", "ge", ".. a b -> .. a>=b")
 _unary_op("NEG", 22, "ops.neg", ".. a -> .. -a")
 _unary_op("NOT", 23, "ops.not_", ".. b -> .. not b (b must be bool)")
 inst("INDEX", 24, (), "(x i -- r)", "next", ".. x i -> .. x[i]", """\
-if type(x) is list and type(i) is int and -len(x) <= i < len(x):
-    r = x[i]
+if type(x) is list and type(i) is int:
+    # Python's own range check: an index past either end (negative ones count from the
+    # end, as in Synsema) raises, and ops.index says it the Synsema way.
+    try:
+        r = x[i]
+    except IndexError:
+        r = index(x, i)
 elif LABELS and type(x) is Labeled and x.t is not None:
     r = _index_precise(vm, x, i)
 elif LABELS and (type(x) is Labeled or type(i) is Labeled):
@@ -366,12 +372,13 @@ if v is UNSET:
     JUMP($t)""", effect=(1, 0))
 inst("CALL", 36, ("count n",), "(f args[n] -- r)", "next", ".. f a1..an -> .. f(a1..an)", """\
 n = $n
-callee = stack[-n - 1]
-if n:
-    new = stack[-n:]
+if n == 1:          # a lambda's usual call: no slices
+    new = [pop()]
+    callee = pop()
 else:
-    new = []
-del stack[-n - 1:]
+    callee = stack[-n - 1]
+    new = stack[-n:] if n else []
+    del stack[-n - 1:]
 if LABELS:
     clab = EMPTY
     if type(callee) is Labeled:
@@ -389,16 +396,17 @@ if type(callee) is not Closure:
     else:
         ops.not_callable(callee)
 f = callee.func
-if not f.nrequired <= n <= len(f.params):
-    if LABELS:
-        _raise_labelled(vm, clab, ops.arity_error, f, n)
-    else:
-        ops.arity_error(f, n)
+# The frame pad for n arguments; FramePads raises the arity error for a count f does not
+# take (with the callee's labels: the call depends on them).
+if LABELS and clab:
+    pad = _raise_labelled(vm, clab, vm.pads[f].__getitem__, n)
+else:
+    pad = vm.pads[f][n]
 @charge_call
 if LABELS and clab:    # before the parameters are stamped: they are the call's
     push_pc(vm, clab, base_depth + len(frames), 0)
 code = vm.decoded[f]
-locals_ = new + vm.pads[f][n]
+locals_ = new + pad
 if callee.captures:
     locals_ += callee.captures
 @stamp_new
@@ -418,29 +426,23 @@ inst("CALL_BUILTIN", 38, ("builtin b", "count n"), "(args[n] -- r)", "next",
      ".. a1..an -> .. builtin b(a1..an)", """\
 fn = $fn
 n = $n
-if LABELS:
-    # A pure builtin: called as the plain loop calls it when no label is involved;
-    # otherwise its wrapper joins and attaches the labels.
-    if n == 1:
-        a = stack[-1]
-        if type(a) is Labeled or vm.pc:
-            stack[-1] = $labelled(vm, a)
-        else:
-            stack[-1] = fn(a)
+# A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
+# labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
+if n == 1:
+    a = stack[-1]
+    if LABELS and (type(a) is Labeled or vm.pc):
+        stack[-1] = $labelled(vm, a)
     else:
-        if n:
-            a = stack[-n:]
-            del stack[-n:]
-        else:
-            a = ()
-        if vm.pc or Labeled in map(type, a):
-            push($labelled(vm, *a))
-        else:
-            push(fn(*a))
+        stack[-1] = fn(a)
 elif n:
     a = stack[-n:]
     del stack[-n:]
-    push(fn(*a))
+    if LABELS and (vm.pc or Labeled in map(type, a)):
+        push($labelled(vm, *a))
+    else:
+        push(fn(*a))
+elif LABELS and vm.pc:
+    push($labelled(vm))
 else:
     push(fn())""", raw=True, fields="fn n +labelled")
 inst("RETURN", 39, (), "(val -- )", "return", ".. x -> return x to the caller", """\
@@ -570,20 +572,18 @@ fused("SUB_ST", 122, "SUB STORE_LOCAL", "SUB; STORE_LOCAL s", at=0)
 fused("MOD_LC_EQ_C_JF", 123, "LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE",
       "LOAD_LOCAL a; CONST m; MOD; CONST c; EQ; JUMP_IF_FALSE t",
       when=_INT_C + " and A[1][0] and type(A[3][0]) in (int, str)")
-# Reading an element or a field of a local (xs[i], m.name, rows[i][j]): chosen by
+# Reading an element or a field of a local (xs[i], m[k], m.name): chosen by
 # tools/profile_pairs.py --general (about 4% of the general programs' instructions each).
-fused("INDEX_L", 125, "LOAD_LOCAL INDEX", "LOAD_LOCAL i; INDEX", weight=10)
-fused("INDEX_LL", 126, "LOAD_LOCAL LOAD_LOCAL INDEX", "LOAD_LOCAL x; LOAD_LOCAL i; INDEX",
-      weight=10)
-fused("FIELD_L", 127, "LOAD_LOCAL FIELD", "LOAD_LOCAL m; FIELD k", weight=10)
+fused("INDEX_L", 125, "LOAD_LOCAL INDEX", "LOAD_LOCAL i; INDEX")
+fused("INDEX_LL", 126, "LOAD_LOCAL LOAD_LOCAL INDEX", "LOAD_LOCAL x; LOAD_LOCAL i; INDEX")
+fused("FIELD_L", 127, "LOAD_LOCAL FIELD", "LOAD_LOCAL m; FIELD k")
 # Across the whole corpus (tools/profile_pairs.py, each program weighing the same): a
 # statement calling a builtin for its effect (print), constants in a row (map and list
 # literals, arguments) and a variable used right after its `let`.
-fused("CALL_VM_BUILTIN_POP", 128, "CALL_VM_BUILTIN POP", "CALL_VM_BUILTIN b n; POP",
-      at=0, weight=8)
-fused("CONST2", 129, "CONST CONST", "CONST a; CONST b", weight=8)
+fused("CALL_VM_BUILTIN_POP", 128, "CALL_VM_BUILTIN POP", "CALL_VM_BUILTIN b n; POP", at=0)
+fused("CONST2", 129, "CONST CONST", "CONST a; CONST b")
 fused("DECLARE_LOCAL_LOAD", 130, "DECLARE_LOCAL LOAD_LOCAL", "DECLARE_LOCAL s; LOAD_LOCAL t",
-      at=0, weight=8)
+      at=0)
 fused("LT_LC_RET_LOCAL", 124, "LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETURN",
       "LOAD_LOCAL a; CONST c; LT; JUMP_IF_FALSE past; LOAD_LOCAL b; RETURN (a base case: "
       "`when n < c` then `give b`)", when=_NUM_C + " and A[3][0] == i + 6")

@@ -197,10 +197,16 @@ def run_plain(vm, closure, args):
                                             # INDEX (24)
                                             i = pop()
                                             x = stack[-1]
-                                            if type(x) is list and type(i) is int and -len(x) <= i < len(x):
-                                                stack[-1] = x[i]
+                                            if type(x) is list and type(i) is int:
+                                                # Python's own range check: an index past either end (negative ones count from the
+                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                try:
+                                                    r = x[i]
+                                                except IndexError:
+                                                    r = index(x, i)
                                             else:
-                                                stack[-1] = index(x, i)
+                                                r = index(x, i)
+                                            stack[-1] = r
                                         else:
                                             if op < 27:
                                                 if op < 26:
@@ -292,12 +298,13 @@ def run_plain(vm, closure, args):
                                                             push(v)
                                             else:
                                                 # CALL (36)
-                                                callee = stack[-arg - 1]
-                                                if arg:
-                                                    new = stack[-arg:]
+                                                if arg == 1:          # a lambda's usual call: no slices
+                                                    new = [pop()]
+                                                    callee = pop()
                                                 else:
-                                                    new = []
-                                                del stack[-arg - 1:]
+                                                    callee = stack[-arg - 1]
+                                                    new = stack[-arg:] if arg else []
+                                                    del stack[-arg - 1:]
                                                 if type(callee) is not Closure:
                                                     if type(callee) is HostFn:
                                                         vm.site = (code, pc - 1)
@@ -305,14 +312,15 @@ def run_plain(vm, closure, args):
                                                         continue
                                                     ops.not_callable(callee)
                                                 f = callee.func
-                                                if not f.nrequired <= arg <= len(f.params):
-                                                    ops.arity_error(f, arg)
+                                                # The frame pad for arg arguments; FramePads raises the arity error for a count f does not
+                                                # take (with the callee's labels: the call depends on them).
+                                                pad = vm.pads[f][arg]
                                                 budget -= 1
                                                 if budget <= 0:
                                                     budget = vm.tick_call(budget, room - len(frames))
                                                 frames.append((code, pc, locals_))
                                                 code = vm.decoded[f]
-                                                locals_ = new + vm.pads[f][arg]
+                                                locals_ = new + pad
                                                 if callee.captures:
                                                     locals_ += callee.captures
                                                 pc = 0
@@ -336,7 +344,12 @@ def run_plain(vm, closure, args):
                                 else:
                                     # CALL_BUILTIN (38)
                                     fn, n = arg
-                                    if n:
+                                    # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
+                                    # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
+                                    if n == 1:
+                                        a = stack[-1]
+                                        stack[-1] = fn(a)
+                                    elif n:
                                         a = stack[-n:]
                                         del stack[-n:]
                                         push(fn(*a))
@@ -439,10 +452,8 @@ def run_plain(vm, closure, args):
                                                     vm.depth = base_depth
                                             else:
                                                 # LOAD_LOCAL2 (102) = LOAD_LOCAL LOAD_LOCAL
-                                                v0 = locals_[arg[0]]
-                                                v1 = locals_[arg[1]]
-                                                push(v0)
-                                                push(v1)
+                                                push(locals_[arg[0]])
+                                                push(locals_[arg[1]])
                                         else:
                                             if op < 105:
                                                 if op < 104:
@@ -645,7 +656,7 @@ def run_plain(vm, closure, args):
                                         if not eq(r2, k2):
                                             pc = t
                             else:
-                                if op < 127:
+                                if op < 126:
                                     if op < 125:
                                         # LT_LC_RET_LOCAL (124) = LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETURN
                                         s, k, t, _, s4 = arg
@@ -664,46 +675,58 @@ def run_plain(vm, closure, args):
                                         code, pc, locals_ = frames.pop()
                                         push(val)
                                     else:
-                                        if op < 126:
-                                            # INDEX_L (125) = LOAD_LOCAL INDEX
-                                            i = locals_[arg[0]]
-                                            x = stack[-1]
-                                            if type(x) is list and type(i) is int and -len(x) <= i < len(x):
-                                                stack[-1] = x[i]
-                                            else:
-                                                stack[-1] = index(x, i)
+                                        # INDEX_L (125) = LOAD_LOCAL INDEX
+                                        i = locals_[arg[0]]
+                                        x = stack[-1]
+                                        if type(x) is list and type(i) is int:
+                                            # Python's own range check: an index past either end (negative ones count from the
+                                            # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                            try:
+                                                r = x[i]
+                                            except IndexError:
+                                                r = index(x, i)
                                         else:
+                                            r = index(x, i)
+                                        stack[-1] = r
+                                else:
+                                    if op < 129:
+                                        if op < 127:
                                             # INDEX_LL (126) = LOAD_LOCAL LOAD_LOCAL INDEX
                                             x = locals_[arg[0]]
                                             i = locals_[arg[1]]
-                                            if type(x) is list and type(i) is int and -len(x) <= i < len(x):
-                                                push(x[i])
+                                            if type(x) is list and type(i) is int:
+                                                # Python's own range check: an index past either end (negative ones count from the
+                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                try:
+                                                    r = x[i]
+                                                except IndexError:
+                                                    r = index(x, i)
                                             else:
-                                                push(index(x, i))
-                                else:
-                                    if op < 129:
-                                        if op < 128:
-                                            # FIELD_L (127) = LOAD_LOCAL FIELD
-                                            x = locals_[arg[0]]
-                                            if type(x) is dict:
-                                                push(x.get(arg[1]))
-                                            else:
-                                                push(ops.field(x, arg[1]))
+                                                r = index(x, i)
+                                            push(r)
                                         else:
-                                            # CALL_VM_BUILTIN_POP (128) = CALL_VM_BUILTIN POP
-                                            fn, n = arg
-                                            if n:
-                                                a = stack[-n:]
-                                                del stack[-n:]
+                                            if op < 128:
+                                                # FIELD_L (127) = LOAD_LOCAL FIELD
+                                                x = locals_[arg[0]]
+                                                if type(x) is dict:
+                                                    push(x.get(arg[1]))
+                                                else:
+                                                    push(ops.field(x, arg[1]))
                                             else:
-                                                a = ()
-                                            vm.depth = base_depth + len(frames) + 1
-                                            vm.site = (code, pc - 1)
-                                            try:
-                                                push(fn(vm, *a))
-                                            finally:
-                                                vm.depth = base_depth
-                                            pop()
+                                                # CALL_VM_BUILTIN_POP (128) = CALL_VM_BUILTIN POP
+                                                fn, n = arg
+                                                if n:
+                                                    a = stack[-n:]
+                                                    del stack[-n:]
+                                                else:
+                                                    a = ()
+                                                vm.depth = base_depth + len(frames) + 1
+                                                vm.site = (code, pc - 1)
+                                                try:
+                                                    push(fn(vm, *a))
+                                                finally:
+                                                    vm.depth = base_depth
+                                                pop()
                                     else:
                                         if op < 130:
                                             # CONST2 (129) = CONST CONST

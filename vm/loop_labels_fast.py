@@ -276,14 +276,20 @@ def run_labels(vm, closure, args):
                                             # INDEX (24)
                                             i = pop()
                                             x = stack[-1]
-                                            if type(x) is list and type(i) is int and -len(x) <= i < len(x):
-                                                stack[-1] = x[i]
+                                            if type(x) is list and type(i) is int:
+                                                # Python's own range check: an index past either end (negative ones count from the
+                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                try:
+                                                    r = x[i]
+                                                except IndexError:
+                                                    r = index(x, i)
                                             elif type(x) is Labeled and x.t is not None:
-                                                stack[-1] = _index_precise(vm, x, i)
+                                                r = _index_precise(vm, x, i)
                                             elif (type(x) is Labeled or type(i) is Labeled):
-                                                stack[-1] = _binary(vm, index, x, i)
+                                                r = _binary(vm, index, x, i)
                                             else:
-                                                stack[-1] = index(x, i)
+                                                r = index(x, i)
+                                            stack[-1] = r
                                         else:
                                             if op < 27:
                                                 if op < 26:
@@ -428,12 +434,13 @@ def run_labels(vm, closure, args):
                                                         push(v)
                                             else:
                                                 # CALL (36)
-                                                callee = stack[-arg - 1]
-                                                if arg:
-                                                    new = stack[-arg:]
+                                                if arg == 1:          # a lambda's usual call: no slices
+                                                    new = [pop()]
+                                                    callee = pop()
                                                 else:
-                                                    new = []
-                                                del stack[-arg - 1:]
+                                                    callee = stack[-arg - 1]
+                                                    new = stack[-arg:] if arg else []
+                                                    del stack[-arg - 1:]
                                                 clab = EMPTY
                                                 if type(callee) is Labeled:
                                                     clab = callee.l
@@ -447,8 +454,12 @@ def run_labels(vm, closure, args):
                                                         continue
                                                     _raise_labelled(vm, clab, ops.not_callable, callee)
                                                 f = callee.func
-                                                if not f.nrequired <= arg <= len(f.params):
-                                                    _raise_labelled(vm, clab, ops.arity_error, f, arg)
+                                                # The frame pad for arg arguments; FramePads raises the arity error for a count f does not
+                                                # take (with the callee's labels: the call depends on them).
+                                                if clab:
+                                                    pad = _raise_labelled(vm, clab, vm.pads[f].__getitem__, arg)
+                                                else:
+                                                    pad = vm.pads[f][arg]
                                                 budget -= 1
                                                 if budget <= 0:
                                                     budget = vm.tick_call(budget, room - len(frames))
@@ -456,7 +467,7 @@ def run_labels(vm, closure, args):
                                                 if clab:    # before the parameters are stamped: they are the call's
                                                     push_pc(vm, clab, base_depth + len(frames), 0)
                                                 code = vm.decoded[f]
-                                                locals_ = new + vm.pads[f][arg]
+                                                locals_ = new + pad
                                                 if callee.captures:
                                                     locals_ += callee.captures
                                                 stamps = [vm.stamp] * len(locals_) if pcs else None
@@ -482,25 +493,26 @@ def run_labels(vm, closure, args):
                                 else:
                                     if op < 39:
                                         # CALL_BUILTIN (38)
-                                        fn, n, labelled = arg
-                                        # A pure builtin: called as the plain loop calls it when no label is involved;
-                                        # otherwise its wrapper joins and attaches the labels.
+                                        fn, n, labelled2 = arg
+                                        # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
+                                        # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
                                         if n == 1:
                                             a = stack[-1]
-                                            if type(a) is Labeled or vm.pc:
-                                                stack[-1] = labelled(vm, a)
+                                            if (type(a) is Labeled or vm.pc):
+                                                stack[-1] = labelled2(vm, a)
                                             else:
                                                 stack[-1] = fn(a)
-                                        else:
-                                            if n:
-                                                a = stack[-n:]
-                                                del stack[-n:]
-                                            else:
-                                                a = ()
-                                            if vm.pc or Labeled in map(type, a):
-                                                push(labelled(vm, *a))
+                                        elif n:
+                                            a = stack[-n:]
+                                            del stack[-n:]
+                                            if (vm.pc or Labeled in map(type, a)):
+                                                push(labelled2(vm, *a))
                                             else:
                                                 push(fn(*a))
+                                        elif vm.pc:
+                                            push(labelled2(vm))
+                                        else:
+                                            push(fn())
                                     else:
                                         if op < 40:
                                             # RETURN (39)
@@ -620,10 +632,8 @@ def run_labels(vm, closure, args):
                                                     vm.depth = base_depth
                                             else:
                                                 # LOAD_LOCAL2 (102) = LOAD_LOCAL LOAD_LOCAL
-                                                v0 = locals_[arg[0]]
-                                                v1 = locals_[arg[1]]
-                                                push(v0)
-                                                push(v1)
+                                                push(locals_[arg[0]])
+                                                push(locals_[arg[1]])
                                         else:
                                             if op < 105:
                                                 if op < 104:
@@ -1003,27 +1013,39 @@ def run_labels(vm, closure, args):
                                         # INDEX_L (125) = LOAD_LOCAL INDEX
                                         i = locals_[arg[0]]
                                         x = stack[-1]
-                                        if type(x) is list and type(i) is int and -len(x) <= i < len(x):
-                                            stack[-1] = x[i]
+                                        if type(x) is list and type(i) is int:
+                                            # Python's own range check: an index past either end (negative ones count from the
+                                            # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                            try:
+                                                r = x[i]
+                                            except IndexError:
+                                                r = index(x, i)
                                         elif type(x) is Labeled and x.t is not None:
-                                            stack[-1] = _index_precise(vm, x, i)
+                                            r = _index_precise(vm, x, i)
                                         elif (type(x) is Labeled or type(i) is Labeled):
-                                            stack[-1] = _binary(vm, index, x, i)
+                                            r = _binary(vm, index, x, i)
                                         else:
-                                            stack[-1] = index(x, i)
+                                            r = index(x, i)
+                                        stack[-1] = r
                                     else:
                                         if op < 127:
                                             # INDEX_LL (126) = LOAD_LOCAL LOAD_LOCAL INDEX
                                             x = locals_[arg[0]]
                                             i = locals_[arg[1]]
-                                            if type(x) is list and type(i) is int and -len(x) <= i < len(x):
-                                                push(x[i])
+                                            if type(x) is list and type(i) is int:
+                                                # Python's own range check: an index past either end (negative ones count from the
+                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                try:
+                                                    r = x[i]
+                                                except IndexError:
+                                                    r = index(x, i)
                                             elif type(x) is Labeled and x.t is not None:
-                                                push(_index_precise(vm, x, i))
+                                                r = _index_precise(vm, x, i)
                                             elif (type(x) is Labeled or type(i) is Labeled):
-                                                push(_binary(vm, index, x, i))
+                                                r = _binary(vm, index, x, i)
                                             else:
-                                                push(index(x, i))
+                                                r = index(x, i)
+                                            push(r)
                                         else:
                                             if op < 128:
                                                 # FIELD_L (127) = LOAD_LOCAL FIELD

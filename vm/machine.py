@@ -75,6 +75,7 @@ class VM:
         # Host tools (SPEC 15): each a task value; every call of one is recorded here.
         self.host_fns = {name: HostFn(t) for name, t in opts.tools.items()}
         self.tool_calls = []            # [(name, args, "ok" | "refused" | "failed")]
+        self.tool_call_labels = []      # the labels each record carries (the pc, the args)
         # Labels state (vm.labels): the pc stack and the innermost try entries.
         self.pc_stack = []
         self.pc = EMPTY

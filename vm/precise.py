@@ -9,6 +9,7 @@ setting, appending, putting, iterating, counting, and passing a map's entries as
 arguments.
 """
 
+from synsema.vm.ops import list_index as ops_list_index
 from synsema.vm.values import Labeled, norm_key
 
 EMPTY = frozenset()
@@ -75,7 +76,16 @@ def element(x, r, where, extra):
     labels = shape | extra
     if c is None:
         return Labeled(r, labels) if labels else r
-    return Labeled(r, c[0] | labels, c[1])
+    return Labeled(r, c[0] | labels, _outer(c[1], labels))
+
+
+def _outer(tree, labels):
+    """An element's own precise labels, read out of its container: the container's shape
+    (and the index's) join the element's shape too, or a nested list read at a secret
+    index would tell its length publicly."""
+    if tree is None or not labels:
+        return tree
+    return (tree[0] | labels, tree[1])
 
 
 def list_where(xs, i):
@@ -146,7 +156,7 @@ def iterate(x, it):
         if c is None:
             yield Labeled(r, shape) if shape else r
         else:
-            yield Labeled(r, c[0] | shape, c[1])
+            yield Labeled(r, c[0] | shape, _outer(c[1], shape))
 
 
 def entry(args, key):
@@ -235,7 +245,8 @@ def labels_put(fn):
         kl = labels_of(k)
         mv, kv = _plain(m), _plain(k)
         r = _call(vm, fn, shape_of(m) | kl, mv, kv, _plain(v))
-        return set_element(m, r, norm_key(kv), v, kl | vm.pc)
+        where = ops_list_index(mv, kv) if type(mv) is list else norm_key(kv)
+        return set_element(m, r, where, v, kl | vm.pc)
     return call
 
 

@@ -528,7 +528,7 @@ def _labelled(positional, args_labels):
 
 def _write_result(vm, task, raw, write):
     """`syn --call`: the result as one line of json_encode, a stdout sink under labels."""
-    from synsema.stdlib.jsonvalues import json_encode
+    from synsema.vm.jsonvalues import json_encode
     value, labels = raw, E.EMPTY
     if type(raw) is Labeled:
         value, labels = raw.v, raw.l

@@ -297,7 +297,7 @@ class BadInput:
 
 def read_inputs(path):
     """[(line number, Synsema argument map or BadInput)], blank lines left out."""
-    from synsema.stdlib.jsonvalues import json_decode
+    from synsema.vm.jsonvalues import json_decode
     from synsema.vm.values import type_name
     try:
         with open(path, "rb") as fh:

@@ -160,7 +160,7 @@ def call_args(values):
                                  f"{getattr(e, 'strerror', None) or e}") from None
     if text is None:
         return {}
-    from synsema.stdlib.jsonvalues import json_decode
+    from synsema.vm.jsonvalues import json_decode
     from synsema.vm.errors import SynError
     try:
         args = json_decode(text)

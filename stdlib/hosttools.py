@@ -70,7 +70,7 @@ import re
 import sys
 import types
 
-from synsema.stdlib.display import show_key
+from synsema.vm.display import show_key
 from synsema.vm.caps import is_label
 from synsema.vm.errors import SynError
 from synsema.vm.suggest import did_you_mean

@@ -22,3 +22,18 @@ def test_python_habits_get_a_hint(src, hint):
     with pytest.raises(CompileError) as info:
         compile_source(src, "h.syn")
     assert hint in info.value.message
+
+
+@pytest.mark.parametrize("src, hint", [
+    ("let xs be [1]\nxs.append(2)\n", "a list has no methods (.append)"),
+    ("let xs be [1]\nxs.append(2)\n", "write `set xs to append(xs, x)`"),
+    ('let t be "a"\nprint(t.upper())\n', "write `upper(t)`"),
+])
+def test_a_method_call_says_which_builtin_to_call(src, hint):
+    import io
+
+    from synsema.vm.errors import SynError
+    from synsema.vm.machine import VM, Options
+    with pytest.raises(SynError) as info:
+        VM(compile_source(src, "h.syn"), Options(out=io.StringIO().write)).run_main()
+    assert hint in info.value.message

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from synsema.stdlib import core  # importing it registers the builtins
-from synsema.stdlib.equality import equal
+from synsema.vm.equality import equal
 from synsema.stdlib.registry import BUILTINS
 from synsema.vm.errors import SynError
 from synsema.vm.values import FALSE_KEY, TRUE_KEY, Closure

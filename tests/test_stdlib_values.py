@@ -4,9 +4,9 @@ import json
 import pytest
 from hypothesis import given, strategies as st
 
-from synsema.stdlib.display import display, format_number
-from synsema.stdlib.equality import compare, equal
-from synsema.stdlib.jsonvalues import json_decode, json_encode
+from synsema.vm.display import display, format_number
+from synsema.vm.equality import compare, equal
+from synsema.vm.jsonvalues import json_decode, json_encode
 from synsema.vm.errors import SynError
 from synsema.vm.values import FALSE_KEY, TRUE_KEY, Closure, norm_key
 

@@ -8,9 +8,9 @@ import sys
 import pytest
 
 from synsema.compiler import compile_source
-from synsema.stdlib.display import display
-from synsema.stdlib.equality import equal
-from synsema.stdlib.jsonvalues import json_decode, json_encode, lone_surrogate
+from synsema.vm.display import display
+from synsema.vm.equality import equal
+from synsema.vm.jsonvalues import json_decode, json_encode, lone_surrogate
 from synsema.stdlib.llm import convert, prompts
 from synsema.vm.digits import int_of_digits, int_text
 from synsema.vm.errors import SynError

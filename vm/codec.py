@@ -224,6 +224,9 @@ def decode(data):
              "text-mode copy)")
     if type(version) is not int:
         _bad("the format version is not a number")
+    if version > FORMAT_VERSION:
+        _bad(f"it was written by a newer syn (format version {version}; this syn reads "
+             f"version {FORMAT_VERSION}): upgrade syn (pip install -U synsema)")
     if version != FORMAT_VERSION:
         _bad(f"format version {version} is not supported (this syn reads version "
              f"{FORMAT_VERSION}); recompile the source with `syn compile`")

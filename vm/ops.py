@@ -180,9 +180,26 @@ def list_index(xs, i):
     return k + len(xs) if k < 0 else k
 
 
+# What a Python programmer reaches for as a method, and the builtin that does it.
+_METHODS = {"append": "set xs to append(xs, x)", "extend": "set xs to xs + ys",
+            "insert": "set xs to append(xs, x)", "pop": "set xs to remove(xs, i)",
+            "remove": "set xs to remove(xs, i)", "update": "set m to put(m, k, v)",
+            "get": "get(m, k, default)", "keys": "keys(m)", "values": "values(m)",
+            "items": "for each k in m", "upper": "upper(t)", "lower": "lower(t)",
+            "split": "split(t, sep)", "join": "join(xs, sep)", "strip": "trim(t)",
+            "replace": "replace(t, old, new)", "startswith": "starts_with(t, p)",
+            "endswith": "ends_with(t, s)", "sort": "set xs to sort(xs)",
+            "reverse": "set xs to reverse(xs)", "count": "len(...)", "format": "text(x)"}
+
+
 def field(x, name):
     if type(x) is dict:
         return x.get(name)
+    hint = _METHODS.get(name)
+    if hint is not None:
+        # xs.append(1): values have no methods, and lists and maps are values.
+        _fail(f"a {type_name(x)} has no methods (.{name}); builtins take the value first, "
+              f"and lists and maps are values: write `{hint}`")
     _fail(f"cannot read .{name} of {type_name(x)}; fields are map keys (m.{name} is "
           f"m[\"{name}\"])")
 

@@ -23,8 +23,8 @@ parameter given null keeps nothing (call_tool decides), and "null" stays the tex
 import math
 import re
 
-from synsema.stdlib.display import display    # the one shown form of a value (SPEC 4)
-from synsema.stdlib.jsonvalues import json_decode
+from synsema.vm.display import display    # the one shown form of a value (SPEC 4)
+from synsema.vm.jsonvalues import json_decode
 from synsema.vm.digits import int_of_digits
 from synsema.vm.errors import SynError
 

@@ -4,7 +4,7 @@ The program's intent opens the system instruction of every call; the prompt, con
 texts go in the user message, introduced as data, so nothing they say can rewrite it.
 """
 
-from synsema.stdlib.display import display    # the one shown form of a value (SPEC 4)
+from synsema.vm.display import display    # the one shown form of a value (SPEC 4)
 
 INTENT_FRAME = (
     "You are the model inside a Synsema program. The program's author fixed its intent:\n"

@@ -22,7 +22,7 @@ demo: $(STAMP)
 # check that every .syn in the repository is formatted (syn fmt).
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest -q
-	$(SYN) fmt --check .
+	@$(SYN) fmt --check .
 
 conformance: $(STAMP)
 	SYN=$(CURDIR)/$(SYN) $(VENV)/bin/python ../shared/conformance/run.py

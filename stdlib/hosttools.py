@@ -156,13 +156,17 @@ class HostTool(_Frozen):
     def __repr__(self):
         return f"<host tool {self.name}>"
 
-    def invoke(self, args):
-        """Run the tool on Synsema values; its result as a Synsema value."""
+    def check_keys(self, args):
+        """Every key of `args` names a parameter (else the error, with a did-you-mean)."""
         names = [p.name for p in self.params]
         for key in args:
             if key not in names:
                 raise SynError(f"host tool '{self.name}' has no parameter '{key}'"
                                f"{did_you_mean(key, names) if isinstance(key, str) else ''}")
+
+    def invoke(self, args):
+        """Run the tool on Synsema values; its result as a Synsema value."""
+        self.check_keys(args)
         kwargs = {}
         for p in self.params:
             if p.name in args:

@@ -439,11 +439,7 @@ class McpTool(HostTool):
         return self.result_labels
 
     def invoke(self, args):
-        names = [p.name for p in self.params]
-        for key in args:
-            if key not in names:
-                raise SynError(f"host tool '{self.name}' has no parameter '{key}'"
-                               f"{did_you_mean(key, names) if isinstance(key, str) else ''}")
+        self.check_keys(args)
         payload = {}
         for p in self.params:
             value = args.get(p.name)

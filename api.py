@@ -35,10 +35,12 @@ __all__ = ["compile_file", "compile_source", "load", "Program", "Result", "Provi
 
 class Error(Exception):
     """Every failure of the API. `message`: the text `syn` prints; `exit_code`: its exit;
-    `labels`: the labels of a run error (under labels; empty otherwise)."""
+    `labels`: the labels of a run error (under labels; empty otherwise); `host_message`: a
+    run error's own message even when `message` withholds it -- for the host only."""
     exit_code = 1
     labels = frozenset()
     violation = False
+    host_message = None
 
     def __init__(self, message):
         super().__init__(message)
@@ -322,6 +324,10 @@ def _failure(e, source):
     err.labels = frozenset(e.labels) if e.catchable or isinstance(e, E.LabelViolation) \
         else frozenset()
     err.violation = isinstance(e, E.LabelViolation)
+    # The host's own view of the message, labelled data included (a host tool's refusal
+    # names the parameter and labels): kept off the exception's text and its chain, so a
+    # traceback or a log line never shows it; pass it to no sink.
+    err.host_message = e.message
     return err
 
 

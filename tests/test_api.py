@@ -325,3 +325,10 @@ def test_a_labelled_run_error_does_not_chain_the_secret_message():
         prog.run(labels=True, cap_set="stdout")
     assert info.value.__cause__ is None and "hunter2" not in info.value.message
     assert info.value.labels == frozenset({"s"})
+
+
+def test_the_host_can_read_its_own_runs_withheld_message():
+    prog = synsema.compile_source('fail("code " + private("12" + "34", "s"))\n', "a.syn")
+    with pytest.raises(synsema.RunError) as info:
+        prog.run(labels=True, cap_set="stdout")
+    assert "1234" not in str(info.value) and info.value.host_message == "code 1234"

@@ -150,7 +150,7 @@ class Runner:
         except synsema.Error as e:
             # The host may read its own run's error: the message withheld from stdout
             # (labelled data) is the one that says which parameter carried which label.
-            cause = getattr(e.__cause__, "message", None) or e.message
+            cause = e.host_message or e.message
             out["exit"] = e.exit_code
             if "refused:" in cause and "host tool" in cause:
                 out["refused"] = cause[cause.index("host tool"):].splitlines()[0]

@@ -8,27 +8,12 @@ ends in `invoke`.
 """
 
 from synsema.stdlib.registry import builtin
+from synsema.stdlib.vmbuiltins import _split, check_argument
 from synsema.vm import caps as C
 from synsema.vm.errors import EMPTY, CapabilityDenied, SynError
 from synsema.vm.program import cap_text
 from synsema.vm.suggest import did_you_mean
 from synsema.vm.values import UNSET, Labeled, type_name
-
-_TYPE_CHECKS = {
-    "number": lambda v: (type(v) is int or type(v) is float),
-    "text": lambda v: type(v) is str,
-    "bool": lambda v: type(v) is bool,
-    "list": lambda v: type(v) is list,
-    "map": lambda v: type(v) is dict,
-    "any": lambda v: True,
-}
-
-
-def _split(v):
-    if type(v) is Labeled:
-        return v.v, v.l
-    return v, EMPTY
-
 
 # ---- the three ways in --------------------------------------------------------------------
 
@@ -60,13 +45,8 @@ def named_args(name, fn, args, as_tool):
     out = {}
     for p in tool.params:
         if p.name in args:
-            v, _ = _split(args[p.name])
-            if p.type != "any":
-                if v is None:
-                    if not (p.has_default and p.default is None):
-                        raise SynError(f"'{p.name}' must be {p.type}, got nothing")
-                elif not _TYPE_CHECKS[p.type](v):
-                    raise SynError(f"'{p.name}' must be {p.type}, got {type_name(v)}")
+            check_argument(p.name, p.type, _split(args[p.name])[0],
+                           p.has_default and p.default is None)
             out[p.name] = args[p.name]
         elif not p.has_default and as_tool:
             raise SynError(f"missing '{p.name}' ({p.type})")

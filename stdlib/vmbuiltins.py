@@ -14,7 +14,8 @@ from synsema.stdlib.registry import builtin
 from synsema.vm import caps as C
 from synsema.vm import precise as P
 from synsema.vm.errors import EMPTY, SynError
-from synsema.vm.values import Closure, HostFn, Labeled, type_name
+from synsema.vm.suggest import did_you_mean
+from synsema.vm.values import UNSET, Closure, HostFn, Labeled, type_name
 
 NO_PROVIDER = "[no llm provider]"
 
@@ -121,15 +122,17 @@ def labels_of(vm, v):
 
 # ---- calls and tools ----------------------------------------------------------------------
 
-_TYPE_CHECKS = {
-    "number": lambda v: type(v) is int or type(v) is float,
-    "text": lambda v: type(v) is str,
-    "bool": lambda v: type(v) is bool,
-    "list": lambda v: type(v) is list,
-    "map": lambda v: type(v) is dict,
-    "task": lambda v: type(v) is Closure,
-    "any": lambda v: True,
-}
+def check_argument(name, declared, v, nothing_ok):
+    """SPEC 5: an argument given by name must have its parameter's declared type, with no
+    conversion; explicit `nothing` only where the parameter accepts it (`nothing_ok`).
+    The one check for tasks and host tools, whatever calls them."""
+    if declared is None or declared == "any":
+        return
+    if v is None:
+        if not nothing_ok:
+            raise SynError(f"'{name}' must be {declared}, got nothing")
+    elif (type(v) is not Closure) if declared == "task" else type_name(v) != declared:
+        raise SynError(f"'{name}' must be {declared}, got {type_name(v)}")
 
 
 def _named_args(name, task, args, tool):
@@ -146,20 +149,13 @@ def _named_args(name, task, args, tool):
     for key in args:
         if key not in names:
             shown = key if type(key) is str else D.show_key(key)
-            from synsema.vm.suggest import did_you_mean
             hint = did_you_mean(shown, names) if type(key) is str else ""
             raise SynError(f"{who} has no parameter '{shown}'{hint}")
-    from synsema.vm.values import UNSET
     out = []
     for p in params:
         if p.name in args:
             v = args[p.name]
-            if p.type is not None and p.type != "any":
-                if v is None:
-                    if p.default != p.DEFAULT_NOTHING:
-                        raise SynError(f"'{p.name}' must be {p.type}, got nothing")
-                elif not _TYPE_CHECKS[p.type](v):
-                    raise SynError(f"'{p.name}' must be {p.type}, got {type_name(v)}")
+            check_argument(p.name, p.type, v, p.default == p.DEFAULT_NOTHING)
             out.append(v)
         elif p.default != p.NO_DEFAULT:
             out.append(UNSET)
@@ -168,9 +164,7 @@ def _named_args(name, task, args, tool):
         else:
             out.append(None)
     while out and out[-1] is UNSET:
-        out.pop()          # let the task's own default code run
-    if any(x is UNSET for x in out):
-        pass               # a gap: the task's prologue fills UNSET parameters itself
+        out.pop()          # let the task's own default code run (a gap: its prologue fills it)
     return out
 
 

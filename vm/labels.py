@@ -90,16 +90,7 @@ def call_under(vm, labels, thunk):
     return _join(result, labels | vm.pc)
 
 
-def _join(v, labels):
-    if not labels:
-        return v
-    if type(v) is Labeled:
-        if v.t is not None:
-            return P.join(v, labels)
-        if labels <= v.l:
-            return v
-        return Labeled(v.v, v.l | labels)
-    return Labeled(v, labels)
+_join = P.join          # a value joined with the pc: one rule, vm.precise's
 
 
 def _append_precise(vm, x, v):

@@ -88,11 +88,6 @@ def _outer(tree, labels):
     return (tree[0] | labels, tree[1])
 
 
-def list_where(xs, i):
-    """The position in range that index i (checked already) names."""
-    return i + len(xs) if i < 0 else i
-
-
 def join(v, labels):
     """v joined with `labels` (a pc, say): a precise container takes them on its shape."""
     if not labels:

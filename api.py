@@ -339,7 +339,7 @@ def public_message(err, ceiling):
     if getattr(err, "violation", False):
         return "label_violation (details withheld; the --audit log has them)"
     labels = getattr(err, "labels", frozenset())
-    if labels and not all(ceiling.may_print(label) for label in labels):
+    if ceiling.blocked(labels):
         return "error: (message withheld)"
     return err.message
 
@@ -538,7 +538,7 @@ def _write_result(vm, task, raw, write):
     value, labels = raw, E.EMPTY
     if type(raw) is Labeled:
         value, labels = raw.v, raw.l
-    blocked = sorted(label for label in labels if not vm.ceiling.may_print(label))
+    blocked = vm.ceiling.blocked(labels)
     if blocked:
         vm.site = None          # the violation is at the call, not at the last builtin
         vm.violation(f"writing the result of task '{task}' to stdout would reveal data "

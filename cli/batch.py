@@ -113,9 +113,7 @@ class Worker:
 def _ceiling(values, program):
     """The host ceiling of the run options (checked already), for the results file."""
     from synsema.vm.caps import Ceiling
-    cap_set = values.get("cap_set")
-    return (Ceiling.parse(cap_set) if cap_set is not None
-            else Ceiling.developer(program._program.requires))
+    return Ceiling.for_program(values.get("cap_set"), program._program.requires)
 
 
 def _public_calls(vm, ceiling):
@@ -127,7 +125,7 @@ def _public_calls(vm, ceiling):
         return []
     return [{"name": name, "outcome": outcome}
             for (name, _, outcome), labels in zip(vm.tool_calls, vm.tool_call_labels)
-            if all(ceiling.may_print(label) for label in labels)]
+            if not ceiling.blocked(labels)]
 
 
 def _status(e):
@@ -220,8 +218,7 @@ def _batch(path, inputs, output, values, start):
     if task is None:
         raise Stop("usage error: syn batch needs --call TASK, the task each input line is "
                    "the arguments of", runner.EXIT_USAGE)
-    opener = runner.load_synb if path.endswith(".synb") else runner.compile_file
-    program, code = opener(path)
+    program, code = runner.open_program(path)
     if program is None:
         return code         # why was printed
     payload = _payload(program, task, values)

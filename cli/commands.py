@@ -214,8 +214,7 @@ def test_cmd(paths, select, verbose, as_json, **values):
 
 def _outline(source, as_json):
     # A compiled program describes its entry points as well as its source does.
-    load = runner.load_synb if str(source).endswith(".synb") else runner.compile_file
-    program, code = load(source)
+    program, code = runner.open_program(source)
     if program is None:
         _done(code)
     from synsema.cli.describe import outline, outline_text
@@ -284,10 +283,7 @@ def check_cmd(paths, as_json):
 @click.argument("path", type=click.Path(dir_okay=False))
 def dis_cmd(path):
     """Disassemble a .syn or .synb file, with source lines."""
-    if path.endswith(".synb"):
-        prog, code = runner.load_synb(path)
-    else:
-        prog, code = runner.compile_file(path)
+    prog, code = runner.open_program(path)
     if prog is None:
         _done(code)
     from synsema.vm.dis import disassemble

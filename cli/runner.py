@@ -29,6 +29,13 @@ def load_synb(path, command=None):
     return _opened(path, ".synb", api.load, command)
 
 
+def open_program(path, command=None):
+    """load_synb for a .synb, compile_file for anything else: for the commands that take
+    either (outline, dis, batch, serve)."""
+    opener = load_synb if str(path).endswith(".synb") else compile_file
+    return opener(path, command)
+
+
 # A file of the other kind than the command reads: the command that fits.
 OTHER_COMMAND = {
     ("run", ".synb"): "{p} is a compiled program: run it with `syn exec {p}`",

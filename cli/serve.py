@@ -39,10 +39,7 @@ OPTIONS += [
 
 def serve(path, values):
     """Serve until the client goes away (stdio) or Ctrl-C (HTTP); the exit code."""
-    if path.endswith(".synb"):
-        program, code = runner.load_synb(path, "serve")
-    else:
-        program, code = runner.compile_file(path, "serve")
+    program, code = runner.open_program(path, "serve")
     if program is None:
         return code
     try:
@@ -115,8 +112,7 @@ class _App:
         self.args_labels = tuple(values.get("args_label") or ())
         cap_set = values.get("cap_set")
         try:
-            self.ceiling = (Ceiling.parse(cap_set) if cap_set is not None
-                            else Ceiling.developer(program._program.requires))
+            self.ceiling = Ceiling.for_program(cap_set, program._program.requires)
         except CeilingError as e:
             raise api.UsageError(f"usage error: {e}") from None
         self.server_name = data["source"].rsplit(".", 1)[0]
@@ -136,7 +132,7 @@ class _App:
         if result.output:
             sys.stderr.write(result.output)
             sys.stderr.flush()
-        blocked = [label for label in result.labels if not self.ceiling.may_print(label)]
+        blocked = self.ceiling.blocked(result.labels)
         if blocked:
             # Which labels a result carries can depend on the data: not named here.
             return _error(f"the result of task '{name}' carries labels the host ceiling "

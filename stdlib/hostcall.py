@@ -37,11 +37,7 @@ def call_positional(vm, fn, args, labels=EMPTY):
 def named_args(name, fn, args, as_tool):
     """`call`/`call_tool` of a host tool: the argument map checked as SPEC 5 says."""
     tool = fn.tool
-    names = [p.name for p in tool.params]
-    for key in args:
-        if key not in names:
-            hint = did_you_mean(key, names) if type(key) is str else ""
-            raise SynError(f"host tool '{tool.name}' has no parameter '{key}'{hint}")
+    tool.check_keys(args)
     out = {}
     for p in tool.params:
         if p.name in args:

@@ -235,7 +235,7 @@ def start(program, servers, ceiling):
     if not specs or not ({"host_tool", "host_tools"} & set(program.builtins)):
         return None
     from synsema.vm import caps as C
-    if C.agent_set(program.requires, ceiling or C.Ceiling.developer(program.requires))[1]:
+    if C.agent_set(program.requires, C.Ceiling.for_program(ceiling, program.requires))[1]:
         return None
     running = Servers()
     try:

@@ -197,13 +197,15 @@ def _spread(vm, task, positional, amap):
     return out
 
 
-def _call_labels(task, tl, shape):
+def _call_labels(has_defaults, tl, shape):
     """The labels a call from a map runs under: the task value's, and the map's shape when
-    the task has defaults -- which keys the map holds decides which defaults run (and
-    their side effects), so that is as secret as the shape (SPEC 10)."""
-    if shape and any(p.default != p.NO_DEFAULT for p in task.func.params):
-        return tl | shape
-    return tl
+    the task (or host tool) has defaults -- which keys the map holds decides which defaults
+    run (and their side effects), so that is as secret as the shape (SPEC 10)."""
+    return tl | shape if shape and has_defaults else tl
+
+
+def _has_defaults(task):
+    return any(p.default != p.NO_DEFAULT for p in task.func.params)
 
 
 def _call_host(vm, name, fn, tl, amap, as_tool):
@@ -231,7 +233,7 @@ def _call_host(vm, name, fn, tl, amap, as_tool):
     if al:
         named = {k: (P.entry(amap, k) if k in args else _label(vm, v, shape))
                  for k, v in named.items()}
-    under = tl | shape if shape and any(p.has_default for p in fn.tool.params) else tl
+    under = _call_labels(any(p.has_default for p in fn.tool.params), tl, shape)
     return hostcall.invoke(vm, fn, named, under)
 
 
@@ -247,7 +249,7 @@ def call(vm, task, args):
         return _call_host(vm, "call", task, tl, amap, as_tool=False)
     positional = _checked_args(vm, "call", task, args, tl | al, tool=False)
     return vm.call_labelled(task, _spread(vm, task, positional, amap),
-                            _call_labels(task, tl, P.shape_of(amap)))
+                            _call_labels(_has_defaults(task), tl, P.shape_of(amap)))
 
 
 @builtin("call_tool", 2, kind="vm", never_raises=True)
@@ -266,7 +268,8 @@ def _call_tool(vm, task, args):
         return _call_host(vm, "call_tool", task, tl, amap, as_tool=True)
     positional = _checked_args(vm, "call_tool", task, args, tl | al, tool=True)
     return vm.call_labelled(task, _spread(vm, task, positional, amap),
-                            _call_labels(task, tl, P.shape_of(amap)), as_tool=True)
+                            _call_labels(_has_defaults(task), tl, P.shape_of(amap)),
+                            as_tool=True)
 
 
 @builtin("tool_spec", 2, kind="vm")
@@ -350,31 +353,29 @@ def _http(vm, name, url, body=None):
     url, ul = _split(url)
     body, bl = _split(body)
     labels = ul | bl
-    if vm.labels:
-        # Before anything can echo the URL in a message. Data labelled L may go to a host
-        # only with net(HOST, "L") held and net=L@HOST in the ceiling (SPEC 15).
-        _sink(vm, name, labels, _net_labels_for(vm, url))
+    host = bad = None
+    if type(url) is str:
+        try:
+            host = net.url_host(url)      # the host net.fetch connects to, by construction
+        except net.BadURL as e:
+            bad = e
+    if vm.labels and host is None:
+        # With no host to grant it, labelled data goes nowhere: checked before a message
+        # can echo the URL. With a host, _net_gate checks the labels it may take.
+        _sink(vm, name, labels)
     if type(url) is not str:
         raise SynError(f"{name} needs a URL text, got {type_name(url)}")
-    try:
-        host = net.url_host(url)      # the host net.fetch connects to, by construction
-    except net.BadURL as e:
-        raise SynError(f"{name}: refused {url!r}: {e}") from None
+    if host is None:
+        raise SynError(f"{name}: refused {url!r}: {bad}")
     _net_gate(vm, name, host, labels)
     if body is not None and type(body) is not str:
         body = json_encode(body)
     return net.fetch(name, url, host, body, lambda to: _net_gate(vm, name, to, labels))
 
 
-def _net_labels_for(vm, url):
-    """The labels that may go to the host of `url` (None when it has no readable host)."""
-    from synsema.stdlib import net
-    if type(url) is not str:
-        return None
-    try:
-        host = net.url_host(url)
-    except net.BadURL:
-        return None
+def _net_labels_for(vm, host):
+    """May data labelled L go to `host`: net(HOST, "L") held and net=L@HOST in the ceiling
+    (SPEC 15)."""
     return lambda label: (C.net_label_held(vm.caps, host, label)
                           and vm.ceiling.net_label_ok(label, host))
 
@@ -384,7 +385,7 @@ def _net_gate(vm, name, host, labels=EMPTY):
     URL's host and again for every host a redirect leads to (net.fetch calls it), so both
     go through one check."""
     if vm.labels and (labels or vm.pc):
-        _sink(vm, name, labels, _net_labels_for(vm, f"http://{host}/"))
+        _sink(vm, name, labels, _net_labels_for(vm, host))
     vm.need(name, ("net", host))
     if not vm.ceiling.net_ok(host):
         from synsema.vm.errors import CapabilityDenied

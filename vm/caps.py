@@ -140,6 +140,14 @@ class Ceiling:
         return c
 
     @classmethod
+    def for_program(cls, spec, requires):
+        """The ceiling a run of a program with these requires has: `spec` as given (a
+        Ceiling), parsed (a --cap-set text), or, with none, developer mode."""
+        if spec is None:
+            return cls.developer(requires)
+        return cls.parse(spec) if isinstance(spec, str) else spec
+
+    @classmethod
     def developer(cls, requires):
         """No --cap-set: what the program declares, plus stdout and declassify of any label."""
         c = cls()
@@ -206,6 +214,10 @@ class Ceiling:
     def may_print(self, label):
         """May data (or pc) labelled `label` reach standard output (SPEC 10, sinks)?"""
         return self.all or label in self.stdout_labels
+
+    def blocked(self, labels):
+        """The labels, sorted, that may not reach stdout or a sink guarded like it."""
+        return sorted(label for label in labels if not self.may_print(label))
 
     def may_declassify(self, label):
         return self.all or self.declassify_any or label in self.declassify

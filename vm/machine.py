@@ -51,7 +51,7 @@ class VM:
         self.program = program
         self.options = opts
         self.labels = opts.labels
-        self.ceiling = opts.ceiling or C.Ceiling.developer(program.requires)
+        self.ceiling = C.Ceiling.for_program(opts.ceiling, program.requires)
         self.max_steps = opts.max_steps
         self.timeout = opts.timeout
         self.max_depth = opts.max_depth

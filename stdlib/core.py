@@ -140,7 +140,7 @@ def b_json_decode(t):
 
 # ---- collections ---------------------------------------------------------------------
 
-@builtin("len", 1, labelled=P.labels_len)
+@builtin("len", 1, labelled=P.labels_by_shape)
 def b_len(x):
     """The number of characters of a text, items of a list or keys of a map."""
     t = type(x)
@@ -175,7 +175,7 @@ def b_contains(coll, x):
     raise SynError(f"contains needs a map, list or text, got {type_name(coll)}")
 
 
-@builtin("keys", 1, labelled=P.labels_keys)
+@builtin("keys", 1, labelled=P.labels_by_shape)
 def b_keys(m):
     """The keys of a map, in insertion order."""
     if type(m) is not dict:

@@ -285,11 +285,10 @@ def cap_held(caps, cap):
         return True
     if cap[0] == "net":
         if len(cap) == 3:
-            return any(c[0] == "net" and len(c) == 3 and c[2] == cap[2]
-                       and host_covers(c[1], cap[1]) for c in caps)
+            return net_label_held(caps, cap[1], cap[2])
         return any(c[0] == "net" and host_covers(c[1], cap[1]) for c in caps)
     if cap[0] == "tool":
-        return any(c[0] == "tool" and tool_covers(c[1], cap[1]) for c in caps)
+        return tool_held(caps, cap[1])
     return False
 
 

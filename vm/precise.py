@@ -10,9 +10,7 @@ arguments.
 """
 
 from synsema.vm.ops import list_index as ops_list_index
-from synsema.vm.values import Labeled, norm_key
-
-EMPTY = frozenset()
+from synsema.vm.values import EMPTY, Labeled, norm_key
 
 
 def labels_of(x):
@@ -192,19 +190,12 @@ def _call(vm, fn, labels, *args):
         raise err from None
 
 
-def labels_len(fn):
+def labels_by_shape(fn):
+    """len(x), keys(m): what they give depends on the shape alone (a map's keys' labels are
+    in its shape), never on the elements."""
     def call(vm, x):
         shape = shape_of(x)
         r = _call(vm, fn, shape, _plain(x))
-        labels = shape | vm.pc
-        return Labeled(r, labels) if labels else r
-    return call
-
-
-def labels_keys(fn):
-    def call(vm, m):
-        shape = shape_of(m)     # a map's keys' labels are in its shape
-        r = _call(vm, fn, shape, _plain(m))
         labels = shape | vm.pc
         return Labeled(r, labels) if labels else r
     return call

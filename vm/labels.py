@@ -94,33 +94,11 @@ _join = P.join          # a value joined with the pc: one rule, vm.precise's
 
 
 def _append_precise(vm, x, v):
-    """append(xs, v) under labels: each element keeps its label (vm.precise); whether it
-    raises depends on xs's type, so on its shape's labels only."""
-    shape = P.shape_of(x)
-    if vm.try_entries and shape:
-        taint_try(vm, shape)
-    try:
-        r = ops.append(x.v if type(x) is Labeled else x, v.v if type(v) is Labeled else v)
-    except Exception as e:  # noqa: BLE001
-        raise _labelled_error(vm, e, shape) from None
-    return P.appended(x, r, v, EMPTY)
+    return P.append_to(vm, ops.append, x, v)
 
 
 def _set_item_precise(vm, x, k, v):
-    """`set x[k] to v` under labels: the element at k takes v's label, the shape the key's
-    (the new value never decides whether setting raises)."""
-    kl = k.l if type(k) is Labeled else EMPTY
-    kv = k.v if kl else k
-    xv = x.v if type(x) is Labeled else x
-    shape = P.shape_of(x) | kl
-    if vm.try_entries and shape:
-        taint_try(vm, shape)
-    try:
-        r = ops.set_item(xv, kv, v.v if type(v) is Labeled else v)
-    except Exception as e:  # noqa: BLE001
-        raise _labelled_error(vm, e, shape) from None
-    where = ops.list_index(xv, kv) if type(xv) is list else norm_key(kv)
-    return P.set_element(x, r, where, v, kl)
+    return P.set_at(vm, ops.set_item, x, k, v)
 
 
 def _index_precise(vm, x, i):

@@ -226,18 +226,27 @@ def key_present(m, k):
         return False
 
 
+def set_at(vm, fn, x, k, v):
+    """x with the element at k replaced by v, by the plain operation `fn` (`set x[k] to v`:
+    ops.set_item; the builtin put): the element takes v's label, the shape the key's and
+    the pc; the new value never decides whether setting raises."""
+    kl = labels_of(k)
+    xv, kv = _plain(x), _plain(k)
+    r = _call(vm, fn, shape_of(x) | kl, xv, kv, _plain(v))
+    where = ops_list_index(xv, kv) if type(xv) is list else norm_key(kv)
+    return set_element(x, r, where, v, kl | vm.pc)
+
+
+def append_to(vm, fn, xs, v):
+    """xs with v appended, by the plain operation `fn` (ops.append; the builtin append):
+    each element keeps its label; whether it raises depends on the shape alone."""
+    r = _call(vm, fn, shape_of(xs), _plain(xs), _plain(v))
+    return appended(xs, r, v, vm.pc)
+
+
 def labels_put(fn):
-    def call(vm, m, k, v):
-        kl = labels_of(k)
-        mv, kv = _plain(m), _plain(k)
-        r = _call(vm, fn, shape_of(m) | kl, mv, kv, _plain(v))
-        where = ops_list_index(mv, kv) if type(mv) is list else norm_key(kv)
-        return set_element(m, r, where, v, kl | vm.pc)
-    return call
+    return lambda vm, m, k, v: set_at(vm, fn, m, k, v)
 
 
 def labels_append(fn):
-    def call(vm, xs, v):
-        r = _call(vm, fn, shape_of(xs), _plain(xs), _plain(v))
-        return appended(xs, r, v, vm.pc)
-    return call
+    return lambda vm, xs, v: append_to(vm, fn, xs, v)

@@ -9,6 +9,15 @@ _BINOPS = {"PLUS": O.ADD, "MINUS": O.SUB, "TIMES": O.MUL, "DIVIDE": O.DIV, "MOD"
 _LOADS = {"local": O.LOAD_LOCAL, "global": O.LOAD_GLOBAL, "task": O.LOAD_TASK}
 
 
+def _adds_to(v, ref):
+    """Is `v` `s + E` for the variable `ref`, with E more than a name or a constant (those
+    have their superinstructions)? Nothing E does can change s: only the statements of the
+    function that owns a variable set it (a task cannot set a top-level variable)."""
+    return (v.kind == "binop" and v.op == "PLUS" and v.left.kind == "name"
+            and v.left.ref == ref
+            and v.right.kind not in ("name", "num", "text", "bool", "nothing"))
+
+
 class _Label:
     __slots__ = ("offset", "uses")
 
@@ -145,6 +154,11 @@ class CodeGen:
                 # when nothing else holds the list, so building a list is linear.
                 self.expr(v.args[1], e)
                 e.emit_at(v, O.APPEND_GLOBAL if kind == "global" else O.APPEND_LOCAL, slot)
+                return
+            if not s.path and kind == "local" and _adds_to(v, s.ref):
+                # `set s to s + E`: E, then ADD_TO_LOCAL s (see vm/instructions.py).
+                self.expr(v.right, e)
+                e.emit_at(v, O.ADD_TO_LOCAL, slot)
                 return
             if len(s.path) == 1:
                 self.expr(s.path[0], e)

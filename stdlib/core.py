@@ -196,6 +196,8 @@ def b_get(coll, k, default=None):
     """m[k] or the default when absent; for a list or text, the item at index k."""
     t = type(coll)
     if t is dict:
+        if type(k) is str:      # stored as itself: the usual case, without the calls
+            return coll.get(k, default)
         sk = _lookup_key(k)
         if sk is None:
             return default

@@ -84,6 +84,20 @@ PROGRAMS = [
     "    set t to t + i\n    set i to i + 1\nprint(declassify([labels_of(xs[1]), "
     "labels_of(m.a), labels_of(s % 2 == 1), t], \"ok\"))\nwhen s > 5\n    set t to 1\n",
 ]
+# An error in each part of a superinstruction that can raise: x[i][k] failing at its
+# first or its second index (in a task and at the top level), `s + a * b` failing at the
+# product or the sum, a builtin of a local, `x + 1`, a `for each` over a non-list.
+_ERRORS = [
+    "task f(a, i, k)\n    give a[i][k]\nprint(f([[1, 2]], 0, 1))\nprint(f([[1, 2]], {i}, {k}))\n",
+    "let a be [[1, 2]]\nlet i be {i}\nlet k be {k}\nprint(a[i][k] + 1)\n",
+    "task f(s, a, b)\n    set s to s + a * b\n    give s\nprint(f(1, 2, 3))\nprint(f({i}, {k}, 2))\n",
+    "task f(x)\n    give len(x) + 1\nprint(f([1]))\nprint(f({i}))\n",
+    "task f(xs)\n    let t be 0\n    for each x in xs\n        set t to t + x\n    give t\n"
+    "print(f([1, 2]))\nprint(f([1, {k}]))\n",
+    "task g(f, x)\n    give f(x)\nprint(g((y) => y * 2, 1))\nprint(g({i}, {k}))\n",
+]
+PROGRAMS += [e.format(i=i, k=k) for e in _ERRORS
+             for i, k in (("0", "5"), ("3", "0"), ("\"x\"", "0"), ("0", "\"y\""))]
 
 
 def _run(source, labels, fuse=True):
@@ -100,8 +114,9 @@ def _run(source, labels, fuse=True):
     try:
         vm.run_main()
     except SynError as e:
-        return out.getvalue(), e.message, sorted(e.labels)
-    return out.getvalue(), None, []
+        # Where it says the error is: each part of a superinstruction has its own place.
+        return out.getvalue(), e.message, sorted(e.labels), [t[1:] for t in e.trace]
+    return out.getvalue(), None, [], []
 
 
 @pytest.mark.parametrize("source", PROGRAMS)
@@ -122,3 +137,22 @@ def test_one_program_runs_in_plain_and_labels_vms_side_by_side():
         VM(prog, Options(labels=labels, out=out.write)).run_main()
         outs.append(out.getvalue())
     assert outs[0] == outs[1] == outs[2] == outs[3] == "144\n012[big 3][big 4]\n"
+
+
+def _twins():
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).parent.parent / "bench" / "twins.py"
+    spec = importlib.util.spec_from_file_location("bench_twins", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.ALL
+
+
+@pytest.mark.parametrize("twin", _twins(), ids=lambda t: t.name)
+def test_superinstructions_agree_on_the_bench_programs(twin):
+    # Ordinary code of every kind (bench/twins.py): what each superinstruction composes
+    # must do what its parts do, in both loops, and print what the Python twin computes.
+    got = _run(twin.source, False)
+    assert got == _run(twin.source, False, fuse=False) == _run(twin.source, True)[:2] + ([], [])
+    assert got[0] == twin.expected()

@@ -28,26 +28,36 @@ TABLE = "vm/optable.py"
 # runs, averaged over the programs; one missing here (a new one) has DEFAULT_WEIGHT until
 # measured.
 WEIGHT = {
-    'JUMP_BACK': 75, 'CONST': 72, 'LOAD_LOCAL': 69, 'MOD_LC_EQ_C_JF': 60, 'CALL_BUILTIN': 51,
-    'FOR_ITER_DECL': 50, 'ADD': 45, 'CALL1_SUB_LC': 42, 'LT_LC_RET_LOCAL': 36,
-    'ADD_LC_ST': 35, 'INDEX_L': 28, 'MUL_LC': 27, 'LT_LC_JF': 26, 'LOAD_LOCAL2': 25,
-    'CONST2': 25, 'MOD_LC': 25, 'RETURN': 24, 'ADD_ST': 23, 'ADD_RETURN': 22, 'INDEX': 21,
-    'FIELD_L': 21, 'DECLARE_LOCAL_LOAD': 19, 'SET_ITEM_LOCAL': 18, 'BUILD_MAP': 17,
-    'APPEND_LOCAL': 13, 'ADD_LL_ST': 13, 'MOD': 12, 'CALL_TASK': 11, 'JUMP_IF_FALSE': 10,
-    'MUL': 10, 'CALL': 10, 'INDEX_LL': 9, 'JUMP': 9, 'CMP_LC_JF': 6, 'ADD_LC': 5,
-    'BUILD_LIST': 4, 'SUB_LL_ST': 4, 'SUB_LC': 3, 'FIELD': 3, 'GE': 3, 'AND_JUMP': 3,
-    'CALL_VM_BUILTIN': 2, 'NE': 2, 'CHECK_BOOL': 2, 'EQ_C_JF': 2, 'TRY_BEGIN': 2,
+    'FOR_BACK': 74, 'MOD_LC_EQ_C_JF': 72, 'LOAD_LOCAL': 63, 'CONST': 47,
+    'CALL1_SUB_LC': 43, 'ADD': 41, 'INDEX_LLL': 39, 'LT_LC_RET_LOCAL': 36,
+    'ADD_LC_ST': 36, 'MUL_LC': 31, 'RETURN': 28, 'CONST2': 28, 'MOD_LC': 27,
+    'LT_LC_JF': 27, 'JUMP_BACK': 27, 'FIELD_L': 23, 'CALL_BUILTIN': 22, 'ADD_RETURN': 22,
+    'CALL_BUILTIN_C': 20, 'MUL_ADD_TO': 19, 'CALL_BUILTIN1_L': 19, 'ADD_LL_ST': 19,
+    'BUILD_MAP': 19, 'INDEX': 16, 'MOD': 16, 'LOAD_LOCAL2': 15, 'APPEND_LOCAL': 15,
+    'DECLARE_LOCAL_LOAD': 14, 'CALL_TASK': 12, 'SET_ITEM_LOCAL': 12, 'JUMP_IF_FALSE': 11,
+    'INDEX_DECL': 10, 'JUMP': 10, 'ADD_TO_LOCAL': 9, 'ADD_C_SET_ITEM': 9, 'CMP_LC_JF': 6,
+    'CALL1_LL': 6, 'CALL': 6, 'ADD_LC': 5, 'ADD_ST': 5, 'CMP_C': 5, 'BUILD_LIST': 5,
+    'SUB_LC': 4, 'SUB_LL_ST': 4, 'FIELD': 3, 'AND_JUMP': 3, 'CALL_VM_BUILTIN': 2,
+    'CHECK_BOOL': 2, 'EQ_C_JF': 2, 'TRY_BEGIN': 2, 'ADD_C': 2, 'MUL': 1,
+    'DECLARE_LOCAL': 1, 'TRY_END': 1, 'STORE_LOCAL': 1, 'JUMP_IF_SET': 1, 'ITER_START': 1,
+    'FOR_ITER_DECL': 1, 'ADD_LL': 1, 'INDEX_LL': 1, 'GT': 1, 'CALL_VM_BUILTIN_POP': 1,
+    'RETURN_LOCAL': 1, 'MAKE_LAMBDA': 1,
 }
 LABELS_WEIGHT = {
-    'LOAD_LOCAL': 64, 'JUMP_BACK': 63, 'CONST': 59, 'CALL_BUILTIN': 52, 'MOD_LC_EQ_C_JF': 48,
-    'CONST2': 47, 'FOR_ITER_DECL': 45, 'PC_RELEASE': 43, 'ADD': 43, 'CALL1_SUB_LC': 42,
-    'LT_LC_RET_LOCAL': 36, 'MOD_LC': 31, 'ADD_LC_ST': 29, 'INDEX_L': 28, 'RETURN': 25,
-    'MUL_LC': 24, 'LT_LC_JF': 24, 'BUILD_MAP': 23, 'LOAD_LOCAL2': 22, 'ADD_RETURN': 21,
-    'ADD_ST': 21, 'INDEX': 20, 'APPEND_LOCAL': 16, 'DECLARE_LOCAL_LOAD': 16,
-    'SET_ITEM_LOCAL': 14, 'DECLARE_LOCAL': 14, 'FIELD_L': 12, 'CALL_TASK': 11,
-    'ADD_LL_ST': 10, 'MUL': 10, 'CALL': 10, 'MOD': 10, 'INDEX_LL': 9, 'BUILD_LIST': 9,
-    'JUMP_IF_FALSE': 8, 'JUMP': 7, 'CMP_LC_JF': 6, 'CALL_VM_BUILTIN': 6, 'ADD_LC': 5,
-    'ITER_START': 4, 'SUB_LC': 3, 'SUB_LL_ST': 3, 'STORE_LOCAL': 2,
+    'FOR_BACK': 63, 'LOAD_LOCAL': 60, 'PC_RELEASE': 55, 'MOD_LC_EQ_C_JF': 55, 'CONST': 43,
+    'CALL1_SUB_LC': 43, 'INDEX_LLL': 39, 'ADD': 37, 'LT_LC_RET_LOCAL': 36, 'CONST2': 35,
+    'ADD_LC_ST': 30, 'MUL_LC': 30, 'RETURN': 28, 'MOD_LC': 27, 'LT_LC_JF': 24,
+    'JUMP_BACK': 23, 'FIELD_L': 23, 'CALL_BUILTIN': 22, 'ADD_RETURN': 21, 'BUILD_MAP': 20,
+    'MUL_ADD_TO': 19, 'CALL_BUILTIN_C': 19, 'CALL_BUILTIN1_L': 17, 'MOD': 15,
+    'LOAD_LOCAL2': 14, 'APPEND_LOCAL': 14, 'ADD_LL_ST': 13, 'DECLARE_LOCAL_LOAD': 13,
+    'INDEX': 13, 'CALL_TASK': 12, 'SET_ITEM_LOCAL': 12, 'JUMP_IF_FALSE': 11,
+    'INDEX_DECL': 10, 'ADD_C_SET_ITEM': 9, 'ADD_TO_LOCAL': 9, 'JUMP': 7, 'CMP_LC_JF': 6,
+    'DECLARE_LOCAL': 6, 'CALL_VM_BUILTIN': 6, 'BUILD_LIST': 6, 'CALL1_LL': 6, 'CALL': 6,
+    'ADD_LC': 5, 'CMP_C': 5, 'SUB_LC': 4, 'ADD_ST': 4, 'FIELD': 3, 'SUB_LL_ST': 3,
+    'AND_JUMP': 3, 'CHECK_BOOL': 2, 'STORE_LOCAL': 2, 'ADD_C': 1, 'ADD_LL': 1,
+    'EQ_C_JF': 1, 'TRY_BEGIN': 1, 'JUMP_IF_SET': 1, 'MUL': 1, 'ITER_START': 1,
+    'FOR_ITER_DECL': 1, 'INDEX_LL': 1, 'GT': 1, 'CALL_VM_BUILTIN_POP': 1,
+    'RETURN_LOCAL': 1, 'MAKE_LAMBDA': 1,
 }
 DEFAULT_WEIGHT = 1
 
@@ -270,6 +280,10 @@ def handler(parts, by_name, fragments, labels, fused=None):
         body = [l for l, src in zip(body, expand(ins["body"] or "", fragments))
                 if l.strip() or not src.strip()]
         body = dedent(fold(body, labels)) if body else []
+        if fused and fused.get("threaded") and not comps:
+            # A threaded superinstruction: its first part is a jump to the rest. The jump
+            # is not taken; the rest runs here, then control goes on past it (head + 1).
+            body = [re.sub(r"^(\s*)JUMP\((.*)\)$", r"\1head = \2", l) for l in body]
         body = subst_fields(body, names, offset, alone and len(names) == 1)
         offset += len(names)
         comps.append((ins, body))
@@ -280,6 +294,8 @@ def handler(parts, by_name, fragments, labels, fused=None):
     for ci, (ins, body) in enumerate(comps):
         if ins.get("raw"):
             plan.append(("raw", list(sym)))
+            for v in sym:           # pushed for the raw part: consumed there
+                values[v][2:] = [ci, None]
             sym = []
             continue
         ins_, outs = picture(ins)
@@ -319,9 +335,13 @@ def handler(parts, by_name, fragments, labels, fused=None):
                 names[v] = cand
                 break
     # Pass 3: emit.
+    at = position_part(fused, by_name) if fused else None
     out = []
     last_real = None
     for ci, ((ins, body), step) in enumerate(zip(comps, plan)):
+        quiet = ins.get("quiet")
+        if fused and ci != at and not (quiet is True or (quiet == "plain" and not labels)):
+            body = guarded(body, ci)
         if step[0] == "raw":
             out += [f"push({names[v]})" for v in step[1]]
             out += body
@@ -360,6 +380,8 @@ def handler(parts, by_name, fragments, labels, fused=None):
             out.append(f"stack[-1] = {names[v]}")
         else:
             out.append(f"push({names[v]})")
+    if fused and fused.get("threaded"):
+        out.append("JUMP(head + 1)")
     bools = {names[v] for v in range(len(values))
              if comps[values[v][0]][0].get("gives") == "bool"}
     lines = fold(out, labels)
@@ -367,6 +389,22 @@ def handler(parts, by_name, fragments, labels, fused=None):
         lines = split_fast(lines, bools)
     lines = peephole(jumps(sink_test(lines, bools)))
     return peephole(aliases(unpack(lines, names_of_fields(comps, labels, alone))))
+
+
+def position_part(f, by_name):
+    """The part of superinstruction f whose source position it has: `at`, else the first
+    part that is not a load."""
+    if f["at"] is not None:
+        return f["at"]
+    return next((i for i, p in enumerate(f["parts"]) if p not in ("LOAD_LOCAL", "CONST")), 0)
+
+
+def guarded(body, part):
+    """A part of a superinstruction other than the one whose position it has, when it may
+    raise: vm.part says which part did, so the error shows that part's own position (its
+    column in a nested x[i][k]; vm.machine.trace_frame)."""
+    return (["try:"] + ["    " + l if l.strip() else l for l in body] +
+            ["except Exception:", f"    vm.part = {part}", "    raise"])
 
 
 def aliases(lines):
@@ -781,11 +819,11 @@ def table(ns):
                      f"{ins['flow']!r}, {ins['doc']!r}),")
     lines.append("]")
     by_name = {i["name"]: i for i in ns["INSTRUCTIONS"]}
-    fused = []
+    fused, threaded = [], []
+    fused_code = {tuple(f["parts"]): f["code"] for f in ns["FUSED"]}
     for f in ns["FUSED"]:
         internal.append(f"    ({f['name']!r}, {f['code']}, {f['doc']!r}),")
         parts, conds, off, names = [], [f["when"]], 0, []
-        at = f["at"]
         for i, p in enumerate(f["parts"]):
             ins = by_name[p]
             match = ins.get("matches") or {p: None}
@@ -793,18 +831,21 @@ def table(ns):
             if ins.get("match_when"):
                 conds.append(ins["match_when"].format(i=i))
             full = _fields(field_spec(ins), True, True)
-            if "t" in full and ins["flow"] != "call":
+            if "t" in full and ins["flow"] != "call" and not f.get("threaded"):
                 jump_at.append(f"{f['code']}: {off + full.index('t')}")
                 flows.append(f"{f['code']}: 'branch'")
             off += len(full)
             names += full
-            if at is None and p not in ("LOAD_LOCAL", "CONST"):
-                at = i
-        at = at or 0          # only loads: the first one's position
+        at = position_part(f, by_name)
         if not any(x.startswith(f"{f['code']}: ") for x in flows):
             flows.append(f"{f['code']}: 'next'")
         cond = " and ".join(c for c in conds if c != "True") or "True"
         fields.append(f"    {f['code']}: {tuple(names)!r},  # {f['name']}")
+        if f.get("threaded"):
+            target = fused_code[tuple(f["parts"][1:])]
+            threaded.append(f"    ({code_of[f['parts'][0]]}, {target}, {f['code']}),  "
+                            f"# {f['name']}")
+            continue
         fused.append(f"    ({f['code']}, ({', '.join(parts)},), {at},\n"
                      f"     lambda A, i, code, n, targets, better_later: {cond}),  # {f['name']}")
     lines += ["", "# Made by the decoder, never in a file: name, code, what it does",
@@ -820,7 +861,10 @@ def table(ns):
               "# Superinstructions, longest first: (code, parts, the part whose position it",
               "# takes, when). A part maps each opcode it matches to the field it adds (None:",
               "# its own fields); A[k] is part k's fields (all of them).",
-              "FUSED = ["] + sorted(fused, key=lambda s: -s.count("{")) + ["]"]
+              "FUSED = ["] + sorted(fused, key=lambda s: -s.count("{")) + ["]", "",
+              "# Threaded superinstructions: (jump, the superinstruction at its target, the",
+              "# code that replaces the jump and runs the target's parts in its place)",
+              "THREADED = ["] + threaded + ["]"]
     return TABLE, "\n".join(lines) + "\n"
 
 

@@ -106,7 +106,9 @@ def decode_function(func, program, tasks, builtins, pads, labels, superinstructi
         out, positions, words = _with_release_points(out, positions, words)
     if superinstructions:
         return fuse(out, positions, words, labels)
-    return out, positions, words
+    plain = Positions()
+    plain += positions
+    return out, plain, words
 
 
 def _with_release_points(code, positions, words):
@@ -186,11 +188,10 @@ def _match(code, i, n, targets, labels):
         else:
             def better_later(code, i, n, targets):
                 # `a + b * 2`: LOAD_LOCAL a, then `b * 2` as one instruction, is one
-                # dispatch fewer than LOAD_LOCAL2 a b, CONST 2, MUL.
-                if i + 2 < n and code[i + 2][0] == O.CONST:
-                    later = _match(code, i + 1, n, targets, labels)
-                    return later is not None and later[0] >= 3
-                return False
+                # dispatch fewer than LOAD_LOCAL2 a b, CONST 2, MUL (and `s + x[i][k]`:
+                # LOAD_LOCAL s, then x[i][k] as one).
+                later = _match(code, i + 1, n, targets, labels)
+                return later is not None and later[0] >= 3
             if when(fields, i, code, n, targets, better_later):
                 return k, sup, tuple(x for f in fields for x in f), i + at
     return None
@@ -214,12 +215,21 @@ def _retarget(op, arg, m):
     return arg[:where] + (m[arg[where]],) + arg[where + 1:]
 
 
+class Positions(list):
+    """The source position of each decoded instruction. `parts[i]`, for a superinstruction
+    at i: the position of each of its parts, for the part that raised (vm.part)."""
+
+    def __init__(self):
+        super().__init__()
+        self.parts = {}
+
+
 def fuse(code, positions, words, labels):
     """Replace the hottest instruction sequences with superinstructions; returns the new
     (code, positions, words). Jump targets are remapped; no sequence spans a target."""
     n = len(code)
     targets = _targets(code)
-    new_code, new_pos, m = [], [], {}
+    new_code, new_pos, m = [], Positions(), {}
     new_words = {}
     i = 0
     while i < n:
@@ -235,11 +245,31 @@ def fuse(code, positions, words, labels):
         length, op, arg, at = hit
         for j in range(i + 1, i + length):
             m[j] = len(new_code)
+        new_pos.parts[len(new_code)] = tuple(positions[i:i + length])
         new_code.append((op, arg))
         new_pos.append(positions[at])
         i += length
     m[n] = len(new_code)
-    return _relinked(new_code, m), new_pos, new_words
+    new_code = _relinked(new_code, m)
+    _thread(new_code, new_pos)
+    return new_code, new_pos, new_words
+
+
+_THREADED = {(jump, target): sup for jump, target, sup in T.THREADED}
+_THREADED_JUMPS = {jump for jump, _, _ in T.THREADED}
+
+
+def _thread(code, positions):
+    """A jump whose target is a superinstruction a THREADED one continues becomes that
+    one (its fields: the jump's, then the target's), at the target's position."""
+    for idx, (op, arg) in enumerate(code):
+        if op in _THREADED_JUMPS:
+            target_op, target_arg = code[arg]
+            sup = _THREADED.get((op, target_op))
+            if sup is not None:
+                code[idx] = (sup, (arg,) + target_arg)
+                positions[idx] = positions[arg]
+                positions.parts[idx] = (positions[arg],) + positions.parts[arg]
 
 
 def _relinked(code, m):

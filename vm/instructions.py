@@ -8,7 +8,8 @@ verifier's, the flow analysis', the disassembler's and the docs' facts.
 
 An instruction (`inst`): name, number, file operands as `kind name` pairs (the kinds of
 vm.opcodes), its stack picture `(inputs -- outputs)`, a flow kind, a one-line meaning,
-and one body. The generator binds the picture for the body: inputs are popped into the
+and one body; `quiet=True` when it never raises (`"plain"`: only with labels), so that a
+superinstruction need not record whether it was the part that raised. The generator binds the picture for the body: inputs are popped into the
 named variables (the deepest one peeked and overwritten by the first output), outputs
 are pushed from theirs; an input repeated at the same place in the outputs (`it -- it v`)
 stays on the stack. `raw=True` bodies move the stack themselves (variable counts); then
@@ -30,6 +31,9 @@ variables instead of on the stack. `when` is the decoder's condition on the comp
 decoded operands A[0], A[1], ...; `at` is the component whose source position it takes. Where each instruction sits in the
 dispatch tree follows how often it runs (tools/gen_dispatch.py WEIGHT, measured by
 tools/profile_pairs.py --weights).
+A `threaded` superinstruction replaces a jump (its first part) whose target is the
+superinstruction made of its other parts: it runs them in the jump's place, then goes on
+past the target.
 Internal instructions (number >= FIRST_INTERNAL) are made by the decoder, never in a file.
 """
 
@@ -76,19 +80,22 @@ LOCAL_NAME = "_local_name(vm.owner[id(code)], $s)"
 GLOBAL_NAME = "vm.program.globals[$s]"
 
 
-def _arith(name, code, sym, fn, doc, zero_check=False):
-    guard = " and b" if zero_check else ""
-    order = sym in ("<", "<=", ">", ">=")
-    # A comparison's int fast path is right for an int against a float too (ops.lt is
-    # `a < b` for two numbers): a fused number constant needs no type test.
-    inst(name, code, (), "(a b -- r)", "next", doc, gives="bool" if order else None,
-         int_path_takes_floats=order, body=f"""\
+def _arith_body(sym, fn, guard=""):
+    return f"""\
 if type(a) is int and type(b) is int{guard}:
     r = a {sym} b
 elif LABELS and (type(a) is Labeled or type(b) is Labeled):
     r = _binary(vm, {fn}, a, b)
 else:
-    r = {fn}(a, b)""")
+    r = {fn}(a, b)"""
+
+
+def _arith(name, code, sym, fn, doc, zero_check=False):
+    order = sym in ("<", "<=", ">", ">=")
+    # A comparison's int fast path is right for an int against a float too (ops.lt is
+    # `a < b` for two numbers): a fused number constant needs no type test.
+    inst(name, code, (), "(a b -- r)", "next", doc, gives="bool" if order else None,
+         int_path_takes_floats=order, body=_arith_body(sym, fn, " and b" if zero_check else ""))
 
 
 def _equality(name, code, sym, doc):
@@ -111,13 +118,18 @@ else:
     r = {fn}(a)""")
 
 
-def _store_op(name, code, where, stamps, slot_name, doc):
+def _store_body(where, stamps, slot_name):
     check = "pcs and vm.pc" if where == "local" else "vm.pc"
-    inst(name, code, (f"{where} s",), "(v -- )", "next", doc, f"""\
+    return f"""\
 if LABELS and {check}:
     _upgrade_check(vm, {_SLOTS[where]}[$s], {stamps}, {slot_name})
     v = _join(v, vm.pc)
-{_SLOTS[where]}[$s] = v""")
+{_SLOTS[where]}[$s] = v"""
+
+
+def _store_op(name, code, where, stamps, slot_name, doc):
+    inst(name, code, (f"{where} s",), "(v -- )", "next", doc, quiet="plain",
+         body=_store_body(where, stamps, slot_name))
 
 
 _SLOTS = {"local": "locals_", "global": "glob"}
@@ -154,7 +166,10 @@ if x is UNSET:
     slot_name = LOCAL_NAME if where == "local" else GLOBAL_NAME
     inst(name, code, (f"{where} s",), "(k v -- )", "next", doc, f"""\
 x = {slots}[$s]{unset}
-if [[L: type(v) is not Labeled and type(k) is not Labeled and not vm.pc and ]]\
+if type(x) is dict and type(k) is str and refcount(x) <= 3[[L:  and type(v) is not Labeled \
+and not vm.pc]]:
+    x[k] = v        # the usual case, inline: a text key into a map nothing else holds
+elif [[L: type(v) is not Labeled and type(k) is not Labeled and not vm.pc and ]]\
 refcount(x) <= 3 and ops.set_in_place(x, k, v):
     pass
 elif LABELS:
@@ -165,10 +180,11 @@ else:
 
 # ---- the instructions of a file ---------------------------------------------------------
 
-inst("CONST", 1, ("const k",), "( -- v)", "next", ".. -> .. consts[k]", "v = $k")
-inst("POP", 2, (), "(x -- )", "next", ".. x -> ..", "")
+inst("CONST", 1, ("const k",), "( -- v)", "next", ".. -> .. consts[k]", "v = $k",
+     quiet=True)
+inst("POP", 2, (), "(x -- )", "next", ".. x -> ..", "", quiet=True)
 inst("LOAD_LOCAL", 3, ("local s",), "( -- v)", "next", ".. -> .. locals[s]",
-     "v = locals_[$s]")
+     "v = locals_[$s]", quiet=True)
 _store_op("STORE_LOCAL", 4, "local", "stamps[$s] if stamps else 0", LOCAL_NAME,
        "set: .. x -> ..; locals[s] = x (labels: no sensitive upgrade)")
 inst("DECLARE_LOCAL", 5, ("local s",), "(v -- )", "next",
@@ -184,7 +200,7 @@ else:
         if stamps is None:
             stamps = [0] * len(locals_)
         stamps[$s] = vm.stamp
-    locals_[$s] = v""")
+    locals_[$s] = v""", quiet="plain")
 inst("LOAD_GLOBAL", 6, ("global s",), "( -- v)", "next",
      ".. -> .. globals[g]; error if its let has not run yet", """\
 v = glob[$s]
@@ -247,6 +263,8 @@ if type(x) is list and type(i) is int:
         r = x[i]
     except IndexError:
         r = index(x, i)
+elif type(x) is dict and type(i) is str:
+    r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
 elif LABELS and type(x) is Labeled and x.t is not None:
     r = _index_precise(vm, x, i)
 elif LABELS and (type(x) is Labeled or type(i) is Labeled):
@@ -365,7 +383,7 @@ if LABELS and type(coll) is Labeled:
 else:
     it = ops.iterate(coll)""")
 inst("FOR_ITER", 35, ("jump t",), "(it -- it v)", "for_iter",
-     ".. it -> .. it item; when exhausted: .. and pc = t", """\
+     ".. it -> .. it item; when exhausted: .. and pc = t", quiet=True, body="""\
 v = next(it, UNSET)
 if v is UNSET:
     pop()
@@ -379,6 +397,8 @@ else:
     callee = stack[-n - 1]
     new = stack[-n:] if n else []
     del stack[-n - 1:]
+@call_value""", raw=True)
+FRAGMENTS["call_value"] = """\
 if LABELS:
     clab = EMPTY
     if type(callee) is Labeled:
@@ -396,21 +416,21 @@ if type(callee) is not Closure:
     else:
         ops.not_callable(callee)
 f = callee.func
-# The frame pad for n arguments; FramePads raises the arity error for a count f does not
-# take (with the callee's labels: the call depends on them).
+# The frame pad for this many arguments; FramePads raises the arity error for a count f
+# does not take (with the callee's labels: the call depends on them).
 if LABELS and clab:
-    pad = _raise_labelled(vm, clab, vm.pads[f].__getitem__, n)
+    pad = _raise_labelled(vm, clab, pads[f].__getitem__, n)
 else:
-    pad = vm.pads[f][n]
+    pad = pads[f][n]
 @charge_call
 if LABELS and clab:    # before the parameters are stamped: they are the call's
     push_pc(vm, clab, base_depth + len(frames), 0)
-code = vm.decoded[f]
+code = decoded[f]
 locals_ = new + pad
 if callee.captures:
     locals_ += callee.captures
 @stamp_new
-pc = 0""", raw=True)
+pc = 0"""
 inst("CALL_TASK", 37, ("func f", "count n"), "(args[n] -- r)", "next",
      ".. a1..an -> .. task f(a1..an)", """\
 n = $n
@@ -434,6 +454,21 @@ if n == 1:
         stack[-1] = $labelled(vm, a)
     else:
         stack[-1] = fn(a)
+elif n == 2:            # no slices for the usual counts
+    b = pop()
+    a = stack[-1]
+    if LABELS and (type(a) is Labeled or type(b) is Labeled or vm.pc):
+        stack[-1] = $labelled(vm, a, b)
+    else:
+        stack[-1] = fn(a, b)
+elif n == 3:
+    c = pop()
+    b = pop()
+    a = stack[-1]
+    if LABELS and (type(a) is Labeled or type(b) is Labeled or type(c) is Labeled or vm.pc):
+        stack[-1] = $labelled(vm, a, b, c)
+    else:
+        stack[-1] = fn(a, b, c)
 elif n:
     a = stack[-n:]
     del stack[-n:]
@@ -496,6 +531,14 @@ push(v)""", raw=True)
 
 # ---- internal instructions: made by the decoder ---------------------------------------
 
+# `set s to s + E` of a local (compiler/codegen.py): E, then this. Nothing E does can
+# change s (only the statements of the function that owns a variable set it; a task
+# cannot set a top-level one), so reading s after E is reading it before: one
+# instruction instead of a load, an ADD and a store.
+inst("ADD_TO_LOCAL", 49, ("local s",), "(b -- )", "next",
+     "`set s to s + b`: .. b -> ..; locals[s] = locals[s] + b (labels: as STORE_LOCAL)",
+     "a = locals_[$s]\n" + _arith_body("+", "add") + "\nv = r\n" +
+     _store_body("local", "stamps[$s] if stamps else 0", LOCAL_NAME))
 inst("JUMP_BACK", 100, ("jump t",), "( -- )", "jump",
      "a backward JUMP: also where step and time limits are checked", """\
 budget -= pc - $t
@@ -527,6 +570,16 @@ else:
 inst("CALL_TASK1", None, (), "(x -- )", "call", "CALL_TASK with one argument", """\
 new = [x]
 @enter_task""", fields="callee n pad fcode", matches={"CALL_TASK": None},
+     match_when="A[{i}][1] == 1")
+inst("CALL1", None, (), "(callee x -- )", "next", "CALL with one argument", """\
+new = [x]
+n = 1
+@call_value""", fields="n", matches={"CALL": None}, match_when="A[{i}][0] == 1")
+inst("CALL_BUILTIN1", None, (), "(a -- r)", "next", "CALL_BUILTIN with one argument", """\
+if LABELS and (type(a) is Labeled or vm.pc):
+    r = $labelled(vm, a)
+else:
+    r = $fn(a)""", fields="fn n +labelled", matches={"CALL_BUILTIN": None},
      match_when="A[{i}][1] == 1")
 
 # ---- superinstructions -------------------------------------------------------------------
@@ -577,6 +630,29 @@ fused("MOD_LC_EQ_C_JF", 123, "LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE",
 fused("INDEX_L", 125, "LOAD_LOCAL INDEX", "LOAD_LOCAL i; INDEX")
 fused("INDEX_LL", 126, "LOAD_LOCAL LOAD_LOCAL INDEX", "LOAD_LOCAL x; LOAD_LOCAL i; INDEX")
 fused("FIELD_L", 127, "LOAD_LOCAL FIELD", "LOAD_LOCAL m; FIELD k")
+# Nested lists (a matrix, a grid, a table of rows): x[i][k] of locals.
+fused("INDEX_LLL", 131, "LOAD_LOCAL LOAD_LOCAL INDEX LOAD_LOCAL INDEX",
+      "LOAD_LOCAL x; LOAD_LOCAL i; INDEX; LOAD_LOCAL k; INDEX (x[i][k])")
+# A builtin of a local (len(xs), text(n), upper(w)); `x + 1` and `s + "text"` of any
+# x and s; a product summed into a local (`set s to s + a * b`, a dot product).
+# A task value or lambda in a local called on a local (`f(x)`).
+fused("CALL1_LL", 136, "LOAD_LOCAL LOAD_LOCAL CALL1", "LOAD_LOCAL f; LOAD_LOCAL x; CALL 1")
+fused("CALL_BUILTIN1_L", 133, "LOAD_LOCAL CALL_BUILTIN1", "LOAD_LOCAL a; CALL_BUILTIN b 1")
+fused("ADD_C", 134, "CONST ADD", "CONST c; ADD", when="type(A[0][0]) is int", at=1)
+fused("CMP_C", 137, "CONST CMP", "CONST c; LE|GT|GE|EQ|NE (x >= 30 of any x)",
+      when="type(A[0][0]) in (int, float, str)", at=1)
+fused("LT_C", 138, "CONST LT", "CONST c; LT", when="type(A[0][0]) in (int, float)", at=1)
+fused("CALL_BUILTIN_C", 139, "CONST CALL_BUILTIN", "CONST c; CALL_BUILTIN b n (get(m, k, 0))",
+      at=1)
+fused("MUL_ADD_TO", 135, "MUL ADD_TO_LOCAL", "MUL; ADD_TO_LOCAL s", at=1)
+# `let x be xs[i]` of any xs and i; a count kept in a map (`set m[k] to get(m, k, 0) + 1`).
+fused("INDEX_DECL", 140, "INDEX DECLARE_LOCAL", "INDEX; DECLARE_LOCAL s", at=0)
+fused("ADD_C_SET_ITEM", 141, "CONST ADD SET_ITEM_LOCAL", "CONST c; ADD; SET_ITEM_LOCAL s",
+      when="type(A[0][0]) is int", at=1)
+# Every `for each` body ends with a jump back to the loop's head (FOR_ITER_DECL): the
+# jump runs the head in its place and goes on into the body, one dispatch fewer a round.
+fused("FOR_BACK", 132, "JUMP_BACK FOR_ITER DECLARE_LOCAL",
+      "JUMP_BACK t to FOR_ITER_DECL: its step charge, then the head's next item", threaded=True)
 # Across the whole corpus (tools/profile_pairs.py, each program weighing the same): a
 # statement calling a builtin for its effect (print), constants in a row (map and list
 # literals, arguments) and a variable used right after its `let`.
@@ -627,6 +703,7 @@ def run_[[L: labels]][[P: plain]](vm, closure, args):
     handlers = []            # (target, stack depth, frame depth[[L: , try entry]]) of open tries
     pc = 0
     glob = vm.globals
+    decoded, pads = vm.decoded, vm.pads     # a called value's code and frame pads
     base_depth = vm.depth
     room = vm.max_depth - base_depth
     # Calls are charged a step each and the budget never exceeds the calls the depth

@@ -25,6 +25,7 @@ def run_plain(vm, closure, args):
     handlers = []            # (target, stack depth, frame depth) of open tries
     pc = 0
     glob = vm.globals
+    decoded, pads = vm.decoded, vm.pads     # a called value's code and frame pads
     base_depth = vm.depth
     room = vm.max_depth - base_depth
     # Calls are charged a step each and the budget never exceeds the calls the depth
@@ -43,19 +44,19 @@ def run_plain(vm, closure, args):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op < 101:
+                    if op < 107:
                         if op < 28:
                             if op < 4:
-                                if op < 2:
-                                    # CONST (1)
-                                    push(arg)
-                                else:
-                                    if op < 3:
+                                if op < 3:
+                                    if op < 2:
+                                        # CONST (1)
+                                        push(arg)
+                                    else:
                                         # POP (2)
                                         pop()
-                                    else:
-                                        # LOAD_LOCAL (3)
-                                        push(locals_[arg])
+                                else:
+                                    # LOAD_LOCAL (3)
+                                    push(locals_[arg])
                             else:
                                 if op < 12:
                                     if op < 11:
@@ -100,30 +101,30 @@ def run_plain(vm, closure, args):
                                             stack[-1] = add(a, b)
                                 else:
                                     if op < 24:
-                                        if op < 15:
-                                            if op < 13:
-                                                # SUB (12)
-                                                b = pop()
-                                                a = stack[-1]
-                                                if type(a) is int and type(b) is int:
-                                                    stack[-1] = a - b
-                                                else:
-                                                    stack[-1] = sub(a, b)
-                                            else:
-                                                if op < 14:
-                                                    # MUL (13)
+                                        if op < 16:
+                                            if op < 15:
+                                                if op < 13:
+                                                    # SUB (12)
                                                     b = pop()
                                                     a = stack[-1]
                                                     if type(a) is int and type(b) is int:
-                                                        stack[-1] = a * b
+                                                        stack[-1] = a - b
                                                     else:
-                                                        stack[-1] = mul(a, b)
+                                                        stack[-1] = sub(a, b)
                                                 else:
-                                                    # DIV (14)
-                                                    b = pop()
-                                                    stack[-1] = div(stack[-1], b)
-                                        else:
-                                            if op < 16:
+                                                    if op < 14:
+                                                        # MUL (13)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is int and type(b) is int:
+                                                            stack[-1] = a * b
+                                                        else:
+                                                            stack[-1] = mul(a, b)
+                                                    else:
+                                                        # DIV (14)
+                                                        b = pop()
+                                                        stack[-1] = div(stack[-1], b)
+                                            else:
                                                 # MOD (15)
                                                 b = pop()
                                                 a = stack[-1]
@@ -131,53 +132,53 @@ def run_plain(vm, closure, args):
                                                     stack[-1] = a % b
                                                 else:
                                                     stack[-1] = mod(a, b)
-                                            else:
-                                                if op < 21:
-                                                    if op < 18:
-                                                        if op < 17:
-                                                            # EQ (16)
-                                                            b = pop()
-                                                            a = stack[-1]
-                                                            if type(a) is type(b) and (type(b) is int or type(b) is str):
-                                                                stack[-1] = a == b
-                                                            else:
-                                                                stack[-1] = eq(a, b)
+                                        else:
+                                            if op < 20:
+                                                if op < 18:
+                                                    if op < 17:
+                                                        # EQ (16)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is type(b) and (type(b) is int or type(b) is str):
+                                                            stack[-1] = a == b
                                                         else:
-                                                            # NE (17)
-                                                            b = pop()
-                                                            a = stack[-1]
-                                                            if type(a) is type(b) and (type(b) is int or type(b) is str):
-                                                                stack[-1] = a != b
-                                                            else:
-                                                                stack[-1] = not eq(a, b)
+                                                            stack[-1] = eq(a, b)
                                                     else:
-                                                        if op < 19:
-                                                            # LT (18)
-                                                            b = pop()
-                                                            a = stack[-1]
-                                                            if type(a) is int and type(b) is int:
-                                                                stack[-1] = a < b
-                                                            else:
-                                                                stack[-1] = lt(a, b)
+                                                        # NE (17)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is type(b) and (type(b) is int or type(b) is str):
+                                                            stack[-1] = a != b
                                                         else:
-                                                            if op < 20:
-                                                                # LE (19)
-                                                                b = pop()
-                                                                a = stack[-1]
-                                                                if type(a) is int and type(b) is int:
-                                                                    stack[-1] = a <= b
-                                                                else:
-                                                                    stack[-1] = le(a, b)
-                                                            else:
-                                                                # GT (20)
-                                                                b = pop()
-                                                                a = stack[-1]
-                                                                if type(a) is int and type(b) is int:
-                                                                    stack[-1] = a > b
-                                                                else:
-                                                                    stack[-1] = gt(a, b)
+                                                            stack[-1] = not eq(a, b)
                                                 else:
-                                                    if op < 22:
+                                                    if op < 19:
+                                                        # LT (18)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is int and type(b) is int:
+                                                            stack[-1] = a < b
+                                                        else:
+                                                            stack[-1] = lt(a, b)
+                                                    else:
+                                                        # LE (19)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is int and type(b) is int:
+                                                            stack[-1] = a <= b
+                                                        else:
+                                                            stack[-1] = le(a, b)
+                                            else:
+                                                if op < 22:
+                                                    if op < 21:
+                                                        # GT (20)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is int and type(b) is int:
+                                                            stack[-1] = a > b
+                                                        else:
+                                                            stack[-1] = gt(a, b)
+                                                    else:
                                                         # GE (21)
                                                         b = pop()
                                                         a = stack[-1]
@@ -185,13 +186,13 @@ def run_plain(vm, closure, args):
                                                             stack[-1] = a >= b
                                                         else:
                                                             stack[-1] = ge(a, b)
+                                                else:
+                                                    if op < 23:
+                                                        # NEG (22)
+                                                        stack[-1] = ops.neg(stack[-1])
                                                     else:
-                                                        if op < 23:
-                                                            # NEG (22)
-                                                            stack[-1] = ops.neg(stack[-1])
-                                                        else:
-                                                            # NOT (23)
-                                                            stack[-1] = ops.not_(stack[-1])
+                                                        # NOT (23)
+                                                        stack[-1] = ops.not_(stack[-1])
                                     else:
                                         if op < 25:
                                             # INDEX (24)
@@ -204,6 +205,8 @@ def run_plain(vm, closure, args):
                                                     r = x[i]
                                                 except IndexError:
                                                     r = index(x, i)
+                                            elif type(x) is dict and type(i) is str:
+                                                r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
                                             else:
                                                 r = index(x, i)
                                             stack[-1] = r
@@ -234,7 +237,7 @@ def run_plain(vm, closure, args):
                                                 else:
                                                     push([])
                         else:
-                            if op < 39:
+                            if op < 40:
                                 if op < 38:
                                     if op < 31:
                                         if op < 29:
@@ -312,14 +315,14 @@ def run_plain(vm, closure, args):
                                                         continue
                                                     ops.not_callable(callee)
                                                 f = callee.func
-                                                # The frame pad for arg arguments; FramePads raises the arity error for a count f does not
-                                                # take (with the callee's labels: the call depends on them).
-                                                pad = vm.pads[f][arg]
+                                                # The frame pad for this many arguments; FramePads raises the arity error for a count f
+                                                # does not take (with the callee's labels: the call depends on them).
+                                                pad = pads[f][arg]
                                                 budget -= 1
                                                 if budget <= 0:
                                                     budget = vm.tick_call(budget, room - len(frames))
                                                 frames.append((code, pc, locals_))
-                                                code = vm.decoded[f]
+                                                code = decoded[f]
                                                 locals_ = new + pad
                                                 if callee.captures:
                                                     locals_ += callee.captures
@@ -342,30 +345,41 @@ def run_plain(vm, closure, args):
                                             locals_ = new + pad if pad else new
                                             pc = 0
                                 else:
-                                    # CALL_BUILTIN (38)
-                                    fn, n = arg
-                                    # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
-                                    # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
-                                    if n == 1:
-                                        a = stack[-1]
-                                        stack[-1] = fn(a)
-                                    elif n:
-                                        a = stack[-n:]
-                                        del stack[-n:]
-                                        push(fn(*a))
+                                    if op < 39:
+                                        # CALL_BUILTIN (38)
+                                        fn = arg[0]
+                                        n = arg[1]
+                                        # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
+                                        # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
+                                        if n == 1:
+                                            a = stack[-1]
+                                            stack[-1] = fn(a)
+                                        elif n == 2:            # no slices for the usual counts
+                                            b = pop()
+                                            a = stack[-1]
+                                            stack[-1] = fn(a, b)
+                                        elif n == 3:
+                                            c = pop()
+                                            b = pop()
+                                            a = stack[-1]
+                                            stack[-1] = fn(a, b, c)
+                                        elif n:
+                                            a = stack[-n:]
+                                            del stack[-n:]
+                                            push(fn(*a))
+                                        else:
+                                            push(fn())
                                     else:
-                                        push(fn())
-                            else:
-                                if op < 100:
-                                    if op < 40:
                                         # RETURN (39)
                                         val = pop()
                                         if not frames:
                                             return val
                                         code, pc, locals_ = frames.pop()
                                         push(val)
-                                    else:
-                                        if op < 46:
+                            else:
+                                if op < 101:
+                                    if op < 100:
+                                        if op < 45:
                                             if op < 44:
                                                 if op < 41:
                                                     # TRY_BEGIN (40)
@@ -379,15 +393,16 @@ def run_plain(vm, closure, args):
                                                         if locals_[arg[0]] is not UNSET:
                                                             pc = arg[1]
                                             else:
-                                                if op < 45:
-                                                    # APPEND_LOCAL (44)
-                                                    v = pop()
-                                                    x = locals_[arg]
-                                                    if type(x) is list and refcount(x) <= 3:
-                                                        x.append(v)
-                                                    else:
-                                                        locals_[arg] = ops.append(x, v)
+                                                # APPEND_LOCAL (44)
+                                                v = pop()
+                                                x = locals_[arg]
+                                                if type(x) is list and refcount(x) <= 3:
+                                                    x.append(v)
                                                 else:
+                                                    locals_[arg] = ops.append(x, v)
+                                        else:
+                                            if op < 47:
+                                                if op < 46:
                                                     # APPEND_GLOBAL (45)
                                                     v = pop()
                                                     x = glob[arg]
@@ -397,43 +412,52 @@ def run_plain(vm, closure, args):
                                                         if x is UNSET:
                                                             raise vm.unset_error(arg)
                                                         glob[arg] = ops.append(x, v)
-                                        else:
-                                            if op < 47:
-                                                # SET_ITEM_LOCAL (46)
-                                                v = pop()
-                                                k = pop()
-                                                x = locals_[arg]
-                                                if refcount(x) <= 3 and ops.set_in_place(x, k, v):
-                                                    pass
                                                 else:
-                                                    locals_[arg] = ops.set_item(x, k, v)
-                                            else:
-                                                if op < 48:
-                                                    # SET_ITEM_GLOBAL (47)
+                                                    # SET_ITEM_LOCAL (46)
                                                     v = pop()
                                                     k = pop()
-                                                    x = glob[arg]
-                                                    if x is UNSET:
-                                                        raise vm.unset_error(arg)
-                                                    if refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                    x = locals_[arg]
+                                                    if type(x) is dict and type(k) is str and refcount(x) <= 3:
+                                                        x[k] = v        # the usual case, inline: a text key into a map nothing else holds
+                                                    elif refcount(x) <= 3 and ops.set_in_place(x, k, v):
                                                         pass
                                                     else:
-                                                        glob[arg] = ops.set_item(x, k, v)
+                                                        locals_[arg] = ops.set_item(x, k, v)
+                                            else:
+                                                if op < 49:
+                                                    if op < 48:
+                                                        # SET_ITEM_GLOBAL (47)
+                                                        v = pop()
+                                                        k = pop()
+                                                        x = glob[arg]
+                                                        if x is UNSET:
+                                                            raise vm.unset_error(arg)
+                                                        if type(x) is dict and type(k) is str and refcount(x) <= 3:
+                                                            x[k] = v        # the usual case, inline: a text key into a map nothing else holds
+                                                        elif refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                            pass
+                                                        else:
+                                                            glob[arg] = ops.set_item(x, k, v)
+                                                    else:
+                                                        # DROP_UNDER (48)
+                                                        v = pop()
+                                                        del stack[-arg:]
+                                                        push(v)
                                                 else:
-                                                    # DROP_UNDER (48)
-                                                    v = pop()
-                                                    del stack[-arg:]
-                                                    push(v)
+                                                    # ADD_TO_LOCAL (49)
+                                                    b = pop()
+                                                    a = locals_[arg]
+                                                    if type(a) is int and type(b) is int:
+                                                        locals_[arg] = a + b
+                                                    else:
+                                                        locals_[arg] = add(a, b)
+                                    else:
+                                        # JUMP_BACK (100)
+                                        budget -= pc - arg
+                                        if budget <= 0:
+                                            budget = vm.tick(budget, room - len(frames))
+                                        pc = arg
                                 else:
-                                    # JUMP_BACK (100)
-                                    budget -= pc - arg
-                                    if budget <= 0:
-                                        budget = vm.tick(budget, room - len(frames))
-                                    pc = arg
-                    else:
-                        if op < 119:
-                            if op < 115:
-                                if op < 108:
                                     if op < 106:
                                         if op < 103:
                                             if op < 102:
@@ -479,23 +503,25 @@ def run_plain(vm, closure, args):
                                                 else:
                                                     push(sub(a, arg[1]))
                                     else:
-                                        if op < 107:
-                                            # MOD_LC (106) = LOAD_LOCAL CONST MOD
-                                            a = locals_[arg[0]]
-                                            if type(a) is int:
-                                                push(a % arg[1])
-                                            else:
-                                                push(mod(a, arg[1]))
+                                        # MOD_LC (106) = LOAD_LOCAL CONST MOD
+                                        a = locals_[arg[0]]
+                                        if type(a) is int:
+                                            push(a % arg[1])
                                         else:
-                                            # ADD_LL_ST (107) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL
-                                            a = locals_[arg[0]]
-                                            b = locals_[arg[1]]
-                                            if type(a) is int and type(b) is int:
-                                                locals_[arg[2]] = a + b
-                                            else:
-                                                locals_[arg[2]] = add(a, b)
-                                else:
-                                    if op < 109:
+                                            push(mod(a, arg[1]))
+                    else:
+                        if op < 124:
+                            if op < 118:
+                                if op < 109:
+                                    if op < 108:
+                                        # ADD_LL_ST (107) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL
+                                        a = locals_[arg[0]]
+                                        b = locals_[arg[1]]
+                                        if type(a) is int and type(b) is int:
+                                            locals_[arg[2]] = a + b
+                                        else:
+                                            locals_[arg[2]] = add(a, b)
+                                    else:
                                         # ADD_LC_ST (108) = LOAD_LOCAL CONST ADD STORE_LOCAL
                                         s, k, s2 = arg
                                         a = locals_[s]
@@ -503,7 +529,8 @@ def run_plain(vm, closure, args):
                                             locals_[s2] = a + k
                                         else:
                                             locals_[s2] = add(a, k)
-                                    else:
+                                else:
+                                    if op < 117:
                                         if op < 112:
                                             if op < 111:
                                                 if op < 110:
@@ -516,84 +543,108 @@ def run_plain(vm, closure, args):
                                                         locals_[s2] = sub(a, k)
                                                 else:
                                                     # LT_LL_JF (110) = LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
-                                                    s, s1, t, _ = arg
-                                                    a = locals_[s]
-                                                    b = locals_[s1]
+                                                    a = locals_[arg[0]]
+                                                    b = locals_[arg[1]]
                                                     if type(a) is int and type(b) is int:
-                                                        if not a < b:
-                                                            pc = t
+                                                        c = a < b
                                                     else:
-                                                        if not lt(a, b):
-                                                            pc = t
+                                                        c = lt(a, b)
+                                                    try:
+                                                        if c is False:
+                                                            pc = arg[2]
+                                                    except Exception:
+                                                        vm.part = 3
+                                                        raise
                                             else:
                                                 # LT_LC_JF (111) = LOAD_LOCAL CONST LT JUMP_IF_FALSE
                                                 s, k, t, _ = arg
                                                 a = locals_[s]
                                                 if type(a) is int:
-                                                    if not a < k:
-                                                        pc = t
+                                                    c = a < k
                                                 else:
-                                                    if not lt(a, k):
+                                                    c = lt(a, k)
+                                                try:
+                                                    if c is False:
                                                         pc = t
+                                                except Exception:
+                                                    vm.part = 3
+                                                    raise
                                         else:
                                             if op < 113:
                                                 # CMP_LC_JF (112) = LOAD_LOCAL CONST CMP JUMP_IF_FALSE
                                                 s, k, kind, t, _ = arg
-                                                a = locals_[s]
-                                                if not compare(kind, a, k):
-                                                    pc = t
+                                                c = compare(kind, locals_[s], k)
+                                                try:
+                                                    if c is False:
+                                                        pc = t
+                                                except Exception:
+                                                    vm.part = 3
+                                                    raise
                                             else:
                                                 if op < 114:
                                                     # EQ_C_JF (113) = CONST EQ JUMP_IF_FALSE
                                                     k, t, _ = arg
                                                     a = pop()
                                                     if type(a) is type(k):
-                                                        if not a == k:
-                                                            pc = t
+                                                        c = a == k
                                                     else:
-                                                        if not eq(a, k):
+                                                        c = eq(a, k)
+                                                    try:
+                                                        if c is False:
                                                             pc = t
+                                                    except Exception:
+                                                        vm.part = 2
+                                                        raise
                                                 else:
-                                                    # RETURN_LOCAL (114) = LOAD_LOCAL RETURN
-                                                    val = locals_[arg[0]]
-                                                    if not frames:
-                                                        return val
-                                                    code, pc, locals_ = frames.pop()
-                                                    push(val)
-                            else:
-                                if op < 116:
-                                    # FOR_ITER_DECL (115) = FOR_ITER DECLARE_LOCAL
-                                    v = next(stack[-1], UNSET)
-                                    if v is UNSET:
-                                        pop()
-                                        pc = arg[0]
-                                        continue
-                                    locals_[arg[1]] = v
-                                else:
-                                    if op < 118:
-                                        if op < 117:
-                                            # CMP_LL_JF (116) = LOAD_LOCAL LOAD_LOCAL CMP JUMP_IF_FALSE
-                                            s, s1, kind, t, _ = arg
-                                            a = locals_[s]
-                                            b = locals_[s1]
-                                            if not compare(kind, a, b):
-                                                pc = t
-                                        else:
-                                            # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
-                                            s, k, _, _, pad, fcode = arg
-                                            a = locals_[s]
-                                            if type(a) is int:
-                                                new = [a - k]
-                                            else:
-                                                new = [sub(a, k)]
-                                            budget -= 1
-                                            if budget <= 0:
-                                                budget = vm.tick_call(budget, room - len(frames))
-                                            frames.append((code, pc, locals_))
-                                            code = fcode
-                                            locals_ = new + pad if pad else new
-                                            pc = 0
+                                                    if op < 115:
+                                                        # RETURN_LOCAL (114) = LOAD_LOCAL RETURN
+                                                        val = locals_[arg[0]]
+                                                        if not frames:
+                                                            return val
+                                                        code, pc, locals_ = frames.pop()
+                                                        push(val)
+                                                    else:
+                                                        if op < 116:
+                                                            # FOR_ITER_DECL (115) = FOR_ITER DECLARE_LOCAL
+                                                            v = next(stack[-1], UNSET)
+                                                            if v is UNSET:
+                                                                pop()
+                                                                pc = arg[0]
+                                                                continue
+                                                            locals_[arg[1]] = v
+                                                        else:
+                                                            # CMP_LL_JF (116) = LOAD_LOCAL LOAD_LOCAL CMP JUMP_IF_FALSE
+                                                            s, s1, kind, t, _ = arg
+                                                            c = compare(kind, locals_[s], locals_[s1])
+                                                            try:
+                                                                if c is False:
+                                                                    pc = t
+                                                            except Exception:
+                                                                vm.part = 3
+                                                                raise
                                     else:
+                                        # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
+                                        s, k, _, _, pad, fcode = arg
+                                        a = locals_[s]
+                                        try:
+                                            if type(a) is int:
+                                                x = a - k
+                                            else:
+                                                x = sub(a, k)
+                                        except Exception:
+                                            vm.part = 2
+                                            raise
+                                        new = [x]
+                                        budget -= 1
+                                        if budget <= 0:
+                                            budget = vm.tick_call(budget, room - len(frames))
+                                        frames.append((code, pc, locals_))
+                                        code = fcode
+                                        locals_ = new + pad if pad else new
+                                        pc = 0
+                            else:
+                                if op < 123:
+                                    if op < 119:
                                         # ADD_RETURN (118) = ADD RETURN
                                         b = pop()
                                         a = pop()
@@ -601,46 +652,48 @@ def run_plain(vm, closure, args):
                                             val = a + b
                                         else:
                                             val = add(a, b)
-                                        if not frames:
-                                            return val
-                                        code, pc, locals_ = frames.pop()
-                                        push(val)
-                        else:
-                            if op < 124:
-                                if op < 123:
-                                    if op < 120:
-                                        # MUL_LC (119) = LOAD_LOCAL CONST MUL
-                                        a = locals_[arg[0]]
-                                        if type(a) is int:
-                                            push(a * arg[1])
-                                        else:
-                                            push(mul(a, arg[1]))
+                                        try:
+                                            if not frames:
+                                                return val
+                                            code, pc, locals_ = frames.pop()
+                                            push(val)
+                                        except Exception:
+                                            vm.part = 1
+                                            raise
                                     else:
-                                        if op < 121:
-                                            # SUB_LL_ST (120) = LOAD_LOCAL LOAD_LOCAL SUB STORE_LOCAL
+                                        if op < 120:
+                                            # MUL_LC (119) = LOAD_LOCAL CONST MUL
                                             a = locals_[arg[0]]
-                                            b = locals_[arg[1]]
-                                            if type(a) is int and type(b) is int:
-                                                locals_[arg[2]] = a - b
+                                            if type(a) is int:
+                                                push(a * arg[1])
                                             else:
-                                                locals_[arg[2]] = sub(a, b)
+                                                push(mul(a, arg[1]))
                                         else:
-                                            if op < 122:
-                                                # ADD_ST (121) = ADD STORE_LOCAL
-                                                b = pop()
-                                                a = pop()
+                                            if op < 121:
+                                                # SUB_LL_ST (120) = LOAD_LOCAL LOAD_LOCAL SUB STORE_LOCAL
+                                                a = locals_[arg[0]]
+                                                b = locals_[arg[1]]
                                                 if type(a) is int and type(b) is int:
-                                                    locals_[arg[0]] = a + b
+                                                    locals_[arg[2]] = a - b
                                                 else:
-                                                    locals_[arg[0]] = add(a, b)
+                                                    locals_[arg[2]] = sub(a, b)
                                             else:
-                                                # SUB_ST (122) = SUB STORE_LOCAL
-                                                b = pop()
-                                                a = pop()
-                                                if type(a) is int and type(b) is int:
-                                                    locals_[arg[0]] = a - b
+                                                if op < 122:
+                                                    # ADD_ST (121) = ADD STORE_LOCAL
+                                                    b = pop()
+                                                    a = pop()
+                                                    if type(a) is int and type(b) is int:
+                                                        locals_[arg[0]] = a + b
+                                                    else:
+                                                        locals_[arg[0]] = add(a, b)
                                                 else:
-                                                    locals_[arg[0]] = sub(a, b)
+                                                    # SUB_ST (122) = SUB STORE_LOCAL
+                                                    b = pop()
+                                                    a = pop()
+                                                    if type(a) is int and type(b) is int:
+                                                        locals_[arg[0]] = a - b
+                                                    else:
+                                                        locals_[arg[0]] = sub(a, b)
                                 else:
                                     # MOD_LC_EQ_C_JF (123) = LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE
                                     s, k, k2, t, _ = arg
@@ -649,61 +702,81 @@ def run_plain(vm, closure, args):
                                         r2 = a % k
                                     else:
                                         r2 = mod(a, k)
-                                    if type(r2) is type(k2):
-                                        if not r2 == k2:
+                                    try:
+                                        if type(r2) is type(k2):
+                                            c = r2 == k2
+                                        else:
+                                            c = eq(r2, k2)
+                                    except Exception:
+                                        vm.part = 4
+                                        raise
+                                    try:
+                                        if c is False:
                                             pc = t
-                                    else:
-                                        if not eq(r2, k2):
-                                            pc = t
-                            else:
-                                if op < 126:
+                                    except Exception:
+                                        vm.part = 5
+                                        raise
+                        else:
+                            if op < 132:
+                                if op < 129:
                                     if op < 125:
                                         # LT_LC_RET_LOCAL (124) = LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETURN
                                         s, k, t, _, s4 = arg
                                         a = locals_[s]
                                         if type(a) is int:
-                                            if not a < k:
-                                                pc = t
-                                                continue
+                                            c = a < k
                                         else:
-                                            if not lt(a, k):
+                                            c = lt(a, k)
+                                        try:
+                                            if c is False:
                                                 pc = t
                                                 continue
+                                        except Exception:
+                                            vm.part = 3
+                                            raise
                                         val = locals_[s4]
-                                        if not frames:
-                                            return val
-                                        code, pc, locals_ = frames.pop()
-                                        push(val)
+                                        try:
+                                            if not frames:
+                                                return val
+                                            code, pc, locals_ = frames.pop()
+                                            push(val)
+                                        except Exception:
+                                            vm.part = 5
+                                            raise
                                     else:
-                                        # INDEX_L (125) = LOAD_LOCAL INDEX
-                                        i = locals_[arg[0]]
-                                        x = stack[-1]
-                                        if type(x) is list and type(i) is int:
-                                            # Python's own range check: an index past either end (negative ones count from the
-                                            # end, as in Synsema) raises, and ops.index says it the Synsema way.
-                                            try:
-                                                r = x[i]
-                                            except IndexError:
-                                                r = index(x, i)
-                                        else:
-                                            r = index(x, i)
-                                        stack[-1] = r
-                                else:
-                                    if op < 129:
                                         if op < 127:
-                                            # INDEX_LL (126) = LOAD_LOCAL LOAD_LOCAL INDEX
-                                            x = locals_[arg[0]]
-                                            i = locals_[arg[1]]
-                                            if type(x) is list and type(i) is int:
-                                                # Python's own range check: an index past either end (negative ones count from the
-                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
-                                                try:
-                                                    r = x[i]
-                                                except IndexError:
+                                            if op < 126:
+                                                # INDEX_L (125) = LOAD_LOCAL INDEX
+                                                i = locals_[arg[0]]
+                                                x = stack[-1]
+                                                if type(x) is list and type(i) is int:
+                                                    # Python's own range check: an index past either end (negative ones count from the
+                                                    # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                    try:
+                                                        r = x[i]
+                                                    except IndexError:
+                                                        r = index(x, i)
+                                                elif type(x) is dict and type(i) is str:
+                                                    r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                else:
                                                     r = index(x, i)
+                                                stack[-1] = r
                                             else:
-                                                r = index(x, i)
-                                            push(r)
+                                                # INDEX_LL (126) = LOAD_LOCAL LOAD_LOCAL INDEX
+                                                x = locals_[arg[0]]
+                                                i = locals_[arg[1]]
+                                                if type(x) is list and type(i) is int:
+                                                    # Python's own range check: an index past either end (negative ones count from the
+                                                    # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                    try:
+                                                        r = x[i]
+                                                    except IndexError:
+                                                        r = index(x, i)
+                                                elif type(x) is dict and type(i) is str:
+                                                    r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                else:
+                                                    r = index(x, i)
+                                                push(r)
                                         else:
                                             if op < 128:
                                                 # FIELD_L (127) = LOAD_LOCAL FIELD
@@ -727,7 +800,8 @@ def run_plain(vm, closure, args):
                                                 finally:
                                                     vm.depth = base_depth
                                                 pop()
-                                    else:
+                                else:
+                                    if op < 131:
                                         if op < 130:
                                             # CONST2 (129) = CONST CONST
                                             push(arg[0])
@@ -736,6 +810,181 @@ def run_plain(vm, closure, args):
                                             # DECLARE_LOCAL_LOAD (130) = DECLARE_LOCAL LOAD_LOCAL
                                             locals_[arg[0]] = pop()
                                             push(locals_[arg[1]])
+                                    else:
+                                        # INDEX_LLL (131) = LOAD_LOCAL LOAD_LOCAL INDEX LOAD_LOCAL INDEX
+                                        x = locals_[arg[0]]
+                                        i = locals_[arg[1]]
+                                        if type(x) is list and type(i) is int:
+                                            # Python's own range check: an index past either end (negative ones count from the
+                                            # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                            try:
+                                                r2 = x[i]
+                                            except IndexError:
+                                                r2 = index(x, i)
+                                        elif type(x) is dict and type(i) is str:
+                                            r2 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                        else:
+                                            r2 = index(x, i)
+                                        v3 = locals_[arg[2]]
+                                        try:
+                                            if type(r2) is list and type(v3) is int:
+                                                # Python's own range check: an index past either end (negative ones count from the
+                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                try:
+                                                    r4 = r2[v3]
+                                                except IndexError:
+                                                    r4 = index(r2, v3)
+                                            elif type(r2) is dict and type(v3) is str:
+                                                r4 = r2.get(v3)        # a text key is stored as itself (vm.values.norm_key)
+                                            else:
+                                                r4 = index(r2, v3)
+                                        except Exception:
+                                            vm.part = 4
+                                            raise
+                                        push(r4)
+                            else:
+                                if op < 133:
+                                    # FOR_BACK (132) = JUMP_BACK FOR_ITER DECLARE_LOCAL
+                                    t, t1, s = arg
+                                    budget -= pc - t
+                                    if budget <= 0:
+                                        budget = vm.tick(budget, room - len(frames))
+                                    v = next(stack[-1], UNSET)
+                                    if v is UNSET:
+                                        pop()
+                                        pc = t1
+                                        continue
+                                    locals_[s] = v
+                                    pc = t + 1
+                                else:
+                                    if op < 139:
+                                        if op < 135:
+                                            if op < 134:
+                                                # CALL_BUILTIN1_L (133) = LOAD_LOCAL CALL_BUILTIN1
+                                                push(arg[1](locals_[arg[0]]))
+                                            else:
+                                                # ADD_C (134) = CONST ADD
+                                                a = stack[-1]
+                                                if type(a) is int:
+                                                    stack[-1] = a + arg[0]
+                                                else:
+                                                    stack[-1] = add(a, arg[0])
+                                        else:
+                                            if op < 136:
+                                                # MUL_ADD_TO (135) = MUL ADD_TO_LOCAL
+                                                b = pop()
+                                                a = pop()
+                                                try:
+                                                    if type(a) is int and type(b) is int:
+                                                        r0 = a * b
+                                                    else:
+                                                        r0 = mul(a, b)
+                                                except Exception:
+                                                    vm.part = 0
+                                                    raise
+                                                a = locals_[arg[0]]
+                                                if type(a) is int and type(r0) is int:
+                                                    locals_[arg[0]] = a + r0
+                                                else:
+                                                    locals_[arg[0]] = add(a, r0)
+                                            else:
+                                                if op < 137:
+                                                    # CALL1_LL (136) = LOAD_LOCAL LOAD_LOCAL CALL1
+                                                    callee = locals_[arg[0]]
+                                                    new = [locals_[arg[1]]]
+                                                    if type(callee) is not Closure:
+                                                        if type(callee) is HostFn:
+                                                            vm.site = (code, pc - 1)
+                                                            push(vm.call_host(callee, new))
+                                                            continue
+                                                        ops.not_callable(callee)
+                                                    f = callee.func
+                                                    # The frame pad for this many arguments; FramePads raises the arity error for a count f
+                                                    # does not take (with the callee's labels: the call depends on them).
+                                                    pad = pads[f][1]
+                                                    budget -= 1
+                                                    if budget <= 0:
+                                                        budget = vm.tick_call(budget, room - len(frames))
+                                                    frames.append((code, pc, locals_))
+                                                    code = decoded[f]
+                                                    locals_ = new + pad
+                                                    if callee.captures:
+                                                        locals_ += callee.captures
+                                                    pc = 0
+                                                else:
+                                                    if op < 138:
+                                                        # CMP_C (137) = CONST CMP
+                                                        stack[-1] = compare(arg[1], stack[-1], arg[0])
+                                                    else:
+                                                        # LT_C (138) = CONST LT
+                                                        a = stack[-1]
+                                                        if type(a) is int:
+                                                            stack[-1] = a < arg[0]
+                                                        else:
+                                                            stack[-1] = lt(a, arg[0])
+                                    else:
+                                        if op < 140:
+                                            # CALL_BUILTIN_C (139) = CONST CALL_BUILTIN
+                                            push(arg[0])
+                                            fn = arg[1]
+                                            n = arg[2]
+                                            # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
+                                            # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
+                                            if n == 1:
+                                                a = stack[-1]
+                                                stack[-1] = fn(a)
+                                            elif n == 2:            # no slices for the usual counts
+                                                b = pop()
+                                                a = stack[-1]
+                                                stack[-1] = fn(a, b)
+                                            elif n == 3:
+                                                c = pop()
+                                                b = pop()
+                                                a = stack[-1]
+                                                stack[-1] = fn(a, b, c)
+                                            elif n:
+                                                a = stack[-n:]
+                                                del stack[-n:]
+                                                push(fn(*a))
+                                            else:
+                                                push(fn())
+                                        else:
+                                            if op < 141:
+                                                # INDEX_DECL (140) = INDEX DECLARE_LOCAL
+                                                i = pop()
+                                                x = pop()
+                                                if type(x) is list and type(i) is int:
+                                                    # Python's own range check: an index past either end (negative ones count from the
+                                                    # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                    try:
+                                                        v = x[i]
+                                                    except IndexError:
+                                                        v = index(x, i)
+                                                elif type(x) is dict and type(i) is str:
+                                                    v = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                else:
+                                                    v = index(x, i)
+                                                locals_[arg[0]] = v
+                                            else:
+                                                # ADD_C_SET_ITEM (141) = CONST ADD SET_ITEM_LOCAL
+                                                k0, s = arg
+                                                a = pop()
+                                                if type(a) is int:
+                                                    r = a + k0
+                                                else:
+                                                    r = add(a, k0)
+                                                k = pop()
+                                                try:
+                                                    x = locals_[s]
+                                                    if type(x) is dict and type(k) is str and refcount(x) <= 3:
+                                                        x[k] = r        # the usual case, inline: a text key into a map nothing else holds
+                                                    elif refcount(x) <= 3 and ops.set_in_place(x, k, r):
+                                                        pass
+                                                    else:
+                                                        locals_[s] = ops.set_item(x, k, r)
+                                                except Exception:
+                                                    vm.part = 2
+                                                    raise
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 vm.trace_frame(err, code, pc - 1)

@@ -36,6 +36,7 @@ def run_labels(vm, closure, args):
     handlers = []            # (target, stack depth, frame depth, try entry) of open tries
     pc = 0
     glob = vm.globals
+    decoded, pads = vm.decoded, vm.pads     # a called value's code and frame pads
     base_depth = vm.depth
     room = vm.max_depth - base_depth
     # Calls are charged a step each and the budget never exceeds the calls the depth
@@ -56,8 +57,8 @@ def run_labels(vm, closure, args):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op < 101:
-                        if op < 28:
+                    if op < 108:
+                        if op < 37:
                             if op < 4:
                                 if op < 3:
                                     if op < 2:
@@ -70,127 +71,128 @@ def run_labels(vm, closure, args):
                                     # LOAD_LOCAL (3)
                                     push(locals_[arg])
                             else:
-                                if op < 12:
-                                    if op < 11:
-                                        if op < 6:
-                                            if op < 5:
-                                                # STORE_LOCAL (4)
-                                                v = pop()
-                                                if pcs and vm.pc:
-                                                    _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0, _local_name(vm.owner[id(code)], arg))
-                                                    v = _join(v, vm.pc)
-                                                locals_[arg] = v
-                                            else:
-                                                # DECLARE_LOCAL (5)
-                                                v = pop()
-                                                if pcs and arg < vm.owner[id(code)].fixed:
-                                                    # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
-                                                    # `set`, checked as one.
-                                                    _store(vm, locals_, stamps, arg, v, _local_name(vm.owner[id(code)], arg))
-                                                else:
-                                                    if pcs:
-                                                        if vm.pc:
-                                                            v = _join(v, vm.pc)
-                                                        if stamps is None:
-                                                            stamps = [0] * len(locals_)
-                                                        stamps[arg] = vm.stamp
-                                                    locals_[arg] = v
-                                        else:
-                                            if op < 8:
-                                                if op < 7:
-                                                    # LOAD_GLOBAL (6)
-                                                    v = glob[arg]
-                                                    if v is UNSET:
-                                                        raise vm.unset_error(arg)
-                                                    push(v)
-                                                else:
-                                                    # STORE_GLOBAL (7)
+                                if op < 25:
+                                    if op < 12:
+                                        if op < 11:
+                                            if op < 6:
+                                                if op < 5:
+                                                    # STORE_LOCAL (4)
                                                     v = pop()
-                                                    if vm.pc:
-                                                        _upgrade_check(vm, glob[arg], gstamps[arg], vm.program.globals[arg])
+                                                    if pcs and vm.pc:
+                                                        _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0, _local_name(vm.owner[id(code)], arg))
                                                         v = _join(v, vm.pc)
-                                                    glob[arg] = v
-                                            else:
-                                                if op < 10:
-                                                    # DECLARE_GLOBAL (8)
+                                                    locals_[arg] = v
+                                                else:
+                                                    # DECLARE_LOCAL (5)
                                                     v = pop()
-                                                    if glob[arg] is not UNSET:
-                                                        # Each top-level `let` runs once; a second one (only in a crafted file) is a `set`,
-                                                        # checked as one.
-                                                        _store(vm, glob, gstamps, arg, v, vm.program.globals[arg])
+                                                    if pcs and arg < vm.owner[id(code)].fixed:
+                                                        # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
+                                                        # `set`, checked as one.
+                                                        _store(vm, locals_, stamps, arg, v, _local_name(vm.owner[id(code)], arg))
                                                     else:
+                                                        if pcs:
+                                                            if vm.pc:
+                                                                v = _join(v, vm.pc)
+                                                            if stamps is None:
+                                                                stamps = [0] * len(locals_)
+                                                            stamps[arg] = vm.stamp
+                                                        locals_[arg] = v
+                                            else:
+                                                if op < 8:
+                                                    if op < 7:
+                                                        # LOAD_GLOBAL (6)
+                                                        v = glob[arg]
+                                                        if v is UNSET:
+                                                            raise vm.unset_error(arg)
+                                                        push(v)
+                                                    else:
+                                                        # STORE_GLOBAL (7)
+                                                        v = pop()
                                                         if vm.pc:
+                                                            _upgrade_check(vm, glob[arg], gstamps[arg], vm.program.globals[arg])
                                                             v = _join(v, vm.pc)
-                                                        gstamps[arg] = vm.stamp
                                                         glob[arg] = v
                                                 else:
-                                                    # MAKE_LAMBDA (10)
-                                                    f, n = arg
-                                                    if n:
-                                                        caps, labels = _plain_seq(stack[-n:])
-                                                        caps = tuple(caps)
-                                                        del stack[-n:]
+                                                    if op < 10:
+                                                        # DECLARE_GLOBAL (8)
+                                                        v = pop()
+                                                        if glob[arg] is not UNSET:
+                                                            # Each top-level `let` runs once; a second one (only in a crafted file) is a `set`,
+                                                            # checked as one.
+                                                            _store(vm, glob, gstamps, arg, v, vm.program.globals[arg])
+                                                        else:
+                                                            if vm.pc:
+                                                                v = _join(v, vm.pc)
+                                                            gstamps[arg] = vm.stamp
+                                                            glob[arg] = v
                                                     else:
-                                                        caps = ()
-                                                        labels = EMPTY
-                                                    c = Closure(f, caps)
-                                                    if labels:
-                                                        c = Labeled(c, labels)
-                                                    push(c)
+                                                        # MAKE_LAMBDA (10)
+                                                        f, n = arg
+                                                        if n:
+                                                            caps, labels = _plain_seq(stack[-n:])
+                                                            caps = tuple(caps)
+                                                            del stack[-n:]
+                                                        else:
+                                                            caps = ()
+                                                            labels = EMPTY
+                                                        c = Closure(f, caps)
+                                                        if labels:
+                                                            c = Labeled(c, labels)
+                                                        push(c)
+                                        else:
+                                            # ADD (11)
+                                            b = pop()
+                                            a = stack[-1]
+                                            if type(a) is int and type(b) is int:
+                                                stack[-1] = a + b
+                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                                stack[-1] = _binary(vm, add, a, b)
+                                            else:
+                                                stack[-1] = add(a, b)
                                     else:
-                                        # ADD (11)
-                                        b = pop()
-                                        a = stack[-1]
-                                        if type(a) is int and type(b) is int:
-                                            stack[-1] = a + b
-                                        elif (type(a) is Labeled or type(b) is Labeled):
-                                            stack[-1] = _binary(vm, add, a, b)
-                                        else:
-                                            stack[-1] = add(a, b)
-                                else:
-                                    if op < 24:
-                                        if op < 14:
-                                            if op < 13:
-                                                # SUB (12)
-                                                b = pop()
-                                                a = stack[-1]
-                                                if type(a) is int and type(b) is int:
-                                                    stack[-1] = a - b
-                                                elif (type(a) is Labeled or type(b) is Labeled):
-                                                    stack[-1] = _binary(vm, sub, a, b)
-                                                else:
-                                                    stack[-1] = sub(a, b)
-                                            else:
-                                                # MUL (13)
-                                                b = pop()
-                                                a = stack[-1]
-                                                if type(a) is int and type(b) is int:
-                                                    stack[-1] = a * b
-                                                elif (type(a) is Labeled or type(b) is Labeled):
-                                                    stack[-1] = _binary(vm, mul, a, b)
-                                                else:
-                                                    stack[-1] = mul(a, b)
-                                        else:
-                                            if op < 16:
-                                                if op < 15:
-                                                    # DIV (14)
+                                        if op < 16:
+                                            if op < 15:
+                                                if op < 13:
+                                                    # SUB (12)
                                                     b = pop()
                                                     a = stack[-1]
-                                                    if (type(a) is Labeled or type(b) is Labeled):
-                                                        stack[-1] = _binary(vm, div, a, b)
-                                                    else:
-                                                        stack[-1] = div(a, b)
-                                                else:
-                                                    # MOD (15)
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if type(a) is int and type(b) is int and b:
-                                                        stack[-1] = a % b
+                                                    if type(a) is int and type(b) is int:
+                                                        stack[-1] = a - b
                                                     elif (type(a) is Labeled or type(b) is Labeled):
-                                                        stack[-1] = _binary(vm, mod, a, b)
+                                                        stack[-1] = _binary(vm, sub, a, b)
                                                     else:
-                                                        stack[-1] = mod(a, b)
+                                                        stack[-1] = sub(a, b)
+                                                else:
+                                                    if op < 14:
+                                                        # MUL (13)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is int and type(b) is int:
+                                                            stack[-1] = a * b
+                                                        elif (type(a) is Labeled or type(b) is Labeled):
+                                                            stack[-1] = _binary(vm, mul, a, b)
+                                                        else:
+                                                            stack[-1] = mul(a, b)
+                                                    else:
+                                                        # DIV (14)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if (type(a) is Labeled or type(b) is Labeled):
+                                                            stack[-1] = _binary(vm, div, a, b)
+                                                        else:
+                                                            stack[-1] = div(a, b)
                                             else:
+                                                # MOD (15)
+                                                b = pop()
+                                                a = stack[-1]
+                                                if type(a) is int and type(b) is int and b:
+                                                    stack[-1] = a % b
+                                                elif (type(a) is Labeled or type(b) is Labeled):
+                                                    stack[-1] = _binary(vm, mod, a, b)
+                                                else:
+                                                    stack[-1] = mod(a, b)
+                                        else:
+                                            if op < 24:
                                                 if op < 20:
                                                     if op < 18:
                                                         if op < 17:
@@ -271,26 +273,29 @@ def run_labels(vm, closure, args):
                                                                 stack[-1] = _unary(vm, ops.not_, a)
                                                             else:
                                                                 stack[-1] = ops.not_(a)
-                                    else:
-                                        if op < 25:
-                                            # INDEX (24)
-                                            i = pop()
-                                            x = stack[-1]
-                                            if type(x) is list and type(i) is int:
-                                                # Python's own range check: an index past either end (negative ones count from the
-                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
-                                                try:
-                                                    r = x[i]
-                                                except IndexError:
-                                                    r = index(x, i)
-                                            elif type(x) is Labeled and x.t is not None:
-                                                r = _index_precise(vm, x, i)
-                                            elif (type(x) is Labeled or type(i) is Labeled):
-                                                r = _binary(vm, index, x, i)
                                             else:
-                                                r = index(x, i)
-                                            stack[-1] = r
-                                        else:
+                                                # INDEX (24)
+                                                i = pop()
+                                                x = stack[-1]
+                                                if type(x) is list and type(i) is int:
+                                                    # Python's own range check: an index past either end (negative ones count from the
+                                                    # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                    try:
+                                                        r = x[i]
+                                                    except IndexError:
+                                                        r = index(x, i)
+                                                elif type(x) is dict and type(i) is str:
+                                                    r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                elif type(x) is Labeled and x.t is not None:
+                                                    r = _index_precise(vm, x, i)
+                                                elif (type(x) is Labeled or type(i) is Labeled):
+                                                    r = _binary(vm, index, x, i)
+                                                else:
+                                                    r = index(x, i)
+                                                stack[-1] = r
+                                else:
+                                    if op < 29:
+                                        if op < 28:
                                             if op < 27:
                                                 if op < 26:
                                                     # FIELD (25)
@@ -326,11 +331,7 @@ def run_labels(vm, closure, args):
                                                     push(items)
                                                 else:
                                                     push([])
-                        else:
-                            if op < 42:
-                                if op < 38:
-                                    if op < 31:
-                                        if op < 29:
+                                        else:
                                             # BUILD_MAP (28)
                                             if not arg:
                                                 push({})
@@ -351,7 +352,8 @@ def run_labels(vm, closure, args):
                                                 items = stack[-2 * arg:]
                                                 del stack[-2 * arg:]
                                                 push(ops.build_map(items))
-                                        else:
+                                    else:
+                                        if op < 31:
                                             if op < 30:
                                                 # JUMP (29)
                                                 pc = arg
@@ -365,23 +367,22 @@ def run_labels(vm, closure, args):
                                                     pc = arg[0]
                                                 elif c is not True:
                                                     raise vm.cond_error(code, pc - 1, c)
-                                    else:
-                                        if op < 37:
+                                        else:
                                             if op < 36:
-                                                if op < 34:
-                                                    if op < 32:
-                                                        # AND_JUMP (31)
-                                                        c = stack[-1]
-                                                        if type(c) is Labeled:
-                                                            push_pc(vm, c.l, base_depth + len(frames), arg[1])
-                                                            c = c.v
-                                                        if c is False:
-                                                            pc = arg[0]
-                                                        elif c is True:
-                                                            pop()
-                                                        else:
-                                                            raise SynError(f"and needs a bool, got {ops.type_name(c)}")
+                                                if op < 32:
+                                                    # AND_JUMP (31)
+                                                    c = stack[-1]
+                                                    if type(c) is Labeled:
+                                                        push_pc(vm, c.l, base_depth + len(frames), arg[1])
+                                                        c = c.v
+                                                    if c is False:
+                                                        pc = arg[0]
+                                                    elif c is True:
+                                                        pop()
                                                     else:
+                                                        raise SynError(f"and needs a bool, got {ops.type_name(c)}")
+                                                else:
+                                                    if op < 34:
                                                         if op < 33:
                                                             # OR_JUMP (32)
                                                             c = stack[-1]
@@ -407,31 +408,31 @@ def run_labels(vm, closure, args):
                                                                 ops.check_bool(v, arg)
                                                             if vm.pc:
                                                                 stack[-1] = _join(v, vm.pc)
-                                                else:
-                                                    if op < 35:
-                                                        # ITER_START (34)
-                                                        coll = stack[-1]
-                                                        if type(coll) is Labeled:
-                                                            # The shape decides how many rounds (and a map's keys are in it); each list item
-                                                            # brings its own label (vm.precise).
-                                                            shape = coll.t[0] if coll.t is not None else coll.l
-                                                            if vm.try_entries:
-                                                                taint_try(vm, shape)
-                                                            push_pc(vm, shape, base_depth + len(frames), arg)
-                                                            it = _raise_labelled(vm, shape, ops.iterate, coll.v)
-                                                            if coll.t is not None and type(coll.v) is list:
-                                                                it = P.iterate(coll, it)
-                                                        else:
-                                                            it = ops.iterate(coll)
-                                                        stack[-1] = it
                                                     else:
-                                                        # FOR_ITER (35)
-                                                        v = next(stack[-1], UNSET)
-                                                        if v is UNSET:
-                                                            pop()
-                                                            pc = arg
-                                                            continue
-                                                        push(v)
+                                                        if op < 35:
+                                                            # ITER_START (34)
+                                                            coll = stack[-1]
+                                                            if type(coll) is Labeled:
+                                                                # The shape decides how many rounds (and a map's keys are in it); each list item
+                                                                # brings its own label (vm.precise).
+                                                                shape = coll.t[0] if coll.t is not None else coll.l
+                                                                if vm.try_entries:
+                                                                    taint_try(vm, shape)
+                                                                push_pc(vm, shape, base_depth + len(frames), arg)
+                                                                it = _raise_labelled(vm, shape, ops.iterate, coll.v)
+                                                                if coll.t is not None and type(coll.v) is list:
+                                                                    it = P.iterate(coll, it)
+                                                            else:
+                                                                it = ops.iterate(coll)
+                                                            stack[-1] = it
+                                                        else:
+                                                            # FOR_ITER (35)
+                                                            v = next(stack[-1], UNSET)
+                                                            if v is UNSET:
+                                                                pop()
+                                                                pc = arg
+                                                                continue
+                                                            push(v)
                                             else:
                                                 # CALL (36)
                                                 if arg == 1:          # a lambda's usual call: no slices
@@ -454,25 +455,29 @@ def run_labels(vm, closure, args):
                                                         continue
                                                     _raise_labelled(vm, clab, ops.not_callable, callee)
                                                 f = callee.func
-                                                # The frame pad for arg arguments; FramePads raises the arity error for a count f does not
-                                                # take (with the callee's labels: the call depends on them).
+                                                # The frame pad for this many arguments; FramePads raises the arity error for a count f
+                                                # does not take (with the callee's labels: the call depends on them).
                                                 if clab:
-                                                    pad = _raise_labelled(vm, clab, vm.pads[f].__getitem__, arg)
+                                                    pad = _raise_labelled(vm, clab, pads[f].__getitem__, arg)
                                                 else:
-                                                    pad = vm.pads[f][arg]
+                                                    pad = pads[f][arg]
                                                 budget -= 1
                                                 if budget <= 0:
                                                     budget = vm.tick_call(budget, room - len(frames))
                                                 frames.append((code, pc, locals_, stamps))
                                                 if clab:    # before the parameters are stamped: they are the call's
                                                     push_pc(vm, clab, base_depth + len(frames), 0)
-                                                code = vm.decoded[f]
+                                                code = decoded[f]
                                                 locals_ = new + pad
                                                 if callee.captures:
                                                     locals_ += callee.captures
                                                 stamps = [vm.stamp] * len(locals_) if pcs else None
                                                 pc = 0
-                                        else:
+                        else:
+                            if op < 43:
+                                if op < 42:
+                                    if op < 39:
+                                        if op < 38:
                                             # CALL_TASK (37)
                                             _, n, pad, fcode = arg
                                             if n == 1:
@@ -490,29 +495,43 @@ def run_labels(vm, closure, args):
                                             locals_ = new + pad if pad else new
                                             stamps = [vm.stamp] * len(locals_) if pcs else None
                                             pc = 0
-                                else:
-                                    if op < 39:
-                                        # CALL_BUILTIN (38)
-                                        fn, n, labelled2 = arg
-                                        # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
-                                        # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
-                                        if n == 1:
-                                            a = stack[-1]
-                                            if (type(a) is Labeled or vm.pc):
-                                                stack[-1] = labelled2(vm, a)
-                                            else:
-                                                stack[-1] = fn(a)
-                                        elif n:
-                                            a = stack[-n:]
-                                            del stack[-n:]
-                                            if (vm.pc or Labeled in map(type, a)):
-                                                push(labelled2(vm, *a))
-                                            else:
-                                                push(fn(*a))
-                                        elif vm.pc:
-                                            push(labelled2(vm))
                                         else:
-                                            push(fn())
+                                            # CALL_BUILTIN (38)
+                                            fn, n, labelled2 = arg
+                                            # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
+                                            # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
+                                            if n == 1:
+                                                a = stack[-1]
+                                                if (type(a) is Labeled or vm.pc):
+                                                    stack[-1] = labelled2(vm, a)
+                                                else:
+                                                    stack[-1] = fn(a)
+                                            elif n == 2:            # no slices for the usual counts
+                                                b = pop()
+                                                a = stack[-1]
+                                                if (type(a) is Labeled or type(b) is Labeled or vm.pc):
+                                                    stack[-1] = labelled2(vm, a, b)
+                                                else:
+                                                    stack[-1] = fn(a, b)
+                                            elif n == 3:
+                                                c = pop()
+                                                b = pop()
+                                                a = stack[-1]
+                                                if (type(a) is Labeled or type(b) is Labeled or type(c) is Labeled or vm.pc):
+                                                    stack[-1] = labelled2(vm, a, b, c)
+                                                else:
+                                                    stack[-1] = fn(a, b, c)
+                                            elif n:
+                                                a = stack[-n:]
+                                                del stack[-n:]
+                                                if (vm.pc or Labeled in map(type, a)):
+                                                    push(labelled2(vm, *a))
+                                                else:
+                                                    push(fn(*a))
+                                            elif vm.pc:
+                                                push(labelled2(vm))
+                                            else:
+                                                push(fn())
                                     else:
                                         if op < 40:
                                             # RETURN (39)
@@ -538,13 +557,13 @@ def run_labels(vm, closure, args):
                                                 entry = handlers.pop()[3]
                                                 if entry in vm.try_entries:
                                                     vm.try_entries.remove(entry)
+                                else:
+                                    # PC_RELEASE (42)
+                                    if pcs:     # vm.pc_stack, mutated in place only
+                                        release(vm, base_depth + len(frames), arg)
                             else:
-                                if op < 100:
-                                    if op < 43:
-                                        # PC_RELEASE (42)
-                                        if pcs:     # vm.pc_stack, mutated in place only
-                                            release(vm, base_depth + len(frames), arg)
-                                    else:
+                                if op < 101:
+                                    if op < 47:
                                         if op < 45:
                                             if op < 44:
                                                 # JUMP_IF_SET (43)
@@ -563,31 +582,34 @@ def run_labels(vm, closure, args):
                                                         r = ops.append(x, v)
                                                     _store(vm, locals_, stamps, arg, r, _local_name(vm.owner[id(code)], arg))
                                         else:
-                                            if op < 47:
-                                                if op < 46:
-                                                    # APPEND_GLOBAL (45)
-                                                    v = pop()
-                                                    x = glob[arg]
-                                                    if type(x) is list and type(v) is not Labeled and not vm.pc and refcount(x) <= 3:
-                                                        x.append(v)
-                                                    else:
-                                                        if x is UNSET:
-                                                            raise vm.unset_error(arg)
-                                                        if type(x) is Labeled or type(v) is Labeled:
-                                                            r = _append_precise(vm, x, v)
-                                                        else:
-                                                            r = ops.append(x, v)
-                                                        _store(vm, glob, gstamps, arg, r, vm.program.globals[arg])
+                                            if op < 46:
+                                                # APPEND_GLOBAL (45)
+                                                v = pop()
+                                                x = glob[arg]
+                                                if type(x) is list and type(v) is not Labeled and not vm.pc and refcount(x) <= 3:
+                                                    x.append(v)
                                                 else:
-                                                    # SET_ITEM_LOCAL (46)
-                                                    v = pop()
-                                                    k = pop()
-                                                    x = locals_[arg]
-                                                    if type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
-                                                        pass
+                                                    if x is UNSET:
+                                                        raise vm.unset_error(arg)
+                                                    if type(x) is Labeled or type(v) is Labeled:
+                                                        r = _append_precise(vm, x, v)
                                                     else:
-                                                        _store(vm, locals_, stamps, arg, _set_item_precise(vm, x, k, v), _local_name(vm.owner[id(code)], arg))
+                                                        r = ops.append(x, v)
+                                                    _store(vm, glob, gstamps, arg, r, vm.program.globals[arg])
                                             else:
+                                                # SET_ITEM_LOCAL (46)
+                                                v = pop()
+                                                k = pop()
+                                                x = locals_[arg]
+                                                if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(v) is not Labeled and not vm.pc:
+                                                    x[k] = v        # the usual case, inline: a text key into a map nothing else holds
+                                                elif type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                    pass
+                                                else:
+                                                    _store(vm, locals_, stamps, arg, _set_item_precise(vm, x, k, v), _local_name(vm.owner[id(code)], arg))
+                                    else:
+                                        if op < 100:
+                                            if op < 49:
                                                 if op < 48:
                                                     # SET_ITEM_GLOBAL (47)
                                                     v = pop()
@@ -595,7 +617,9 @@ def run_labels(vm, closure, args):
                                                     x = glob[arg]
                                                     if x is UNSET:
                                                         raise vm.unset_error(arg)
-                                                    if type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                    if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(v) is not Labeled and not vm.pc:
+                                                        x[k] = v        # the usual case, inline: a text key into a map nothing else holds
+                                                    elif type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
                                                         pass
                                                     else:
                                                         _store(vm, glob, gstamps, arg, _set_item_precise(vm, x, k, v), vm.program.globals[arg])
@@ -604,16 +628,27 @@ def run_labels(vm, closure, args):
                                                     v = pop()
                                                     del stack[-arg:]
                                                     push(v)
+                                            else:
+                                                # ADD_TO_LOCAL (49)
+                                                b = pop()
+                                                a = locals_[arg]
+                                                if type(a) is int and type(b) is int:
+                                                    v = a + b
+                                                elif (type(a) is Labeled or type(b) is Labeled):
+                                                    v = _binary(vm, add, a, b)
+                                                else:
+                                                    v = add(a, b)
+                                                if pcs and vm.pc:
+                                                    _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0, _local_name(vm.owner[id(code)], arg))
+                                                    v = _join(v, vm.pc)
+                                                locals_[arg] = v
+                                        else:
+                                            # JUMP_BACK (100)
+                                            budget -= pc - arg
+                                            if budget <= 0:
+                                                budget = vm.tick(budget, room - len(frames))
+                                            pc = arg
                                 else:
-                                    # JUMP_BACK (100)
-                                    budget -= pc - arg
-                                    if budget <= 0:
-                                        budget = vm.tick(budget, room - len(frames))
-                                    pc = arg
-                    else:
-                        if op < 119:
-                            if op < 115:
-                                if op < 107:
                                     if op < 106:
                                         if op < 103:
                                             if op < 102:
@@ -667,18 +702,17 @@ def run_labels(vm, closure, args):
                                                 else:
                                                     push(sub(a, k))
                                     else:
-                                        # MOD_LC (106) = LOAD_LOCAL CONST MOD
-                                        s, k = arg
-                                        a = locals_[s]
-                                        if type(a) is int:
-                                            push(a % k)
-                                        elif (type(a) is Labeled):
-                                            push(_binary(vm, mod, a, k))
+                                        if op < 107:
+                                            # MOD_LC (106) = LOAD_LOCAL CONST MOD
+                                            s, k = arg
+                                            a = locals_[s]
+                                            if type(a) is int:
+                                                push(a % k)
+                                            elif (type(a) is Labeled):
+                                                push(_binary(vm, mod, a, k))
+                                            else:
+                                                push(mod(a, k))
                                         else:
-                                            push(mod(a, k))
-                                else:
-                                    if op < 109:
-                                        if op < 108:
                                             # ADD_LL_ST (107) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL
                                             s, s1, s2 = arg
                                             a = locals_[s]
@@ -689,24 +723,36 @@ def run_labels(vm, closure, args):
                                                 r = _binary(vm, add, a, b)
                                             else:
                                                 r = add(a, b)
-                                            if pcs and vm.pc:
-                                                _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
-                                                r = _join(r, vm.pc)
-                                            locals_[s2] = r
+                                            try:
+                                                if pcs and vm.pc:
+                                                    _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
+                                                    r = _join(r, vm.pc)
+                                                locals_[s2] = r
+                                            except Exception:
+                                                vm.part = 3
+                                                raise
+                    else:
+                        if op < 124:
+                            if op < 118:
+                                if op < 117:
+                                    if op < 109:
+                                        # ADD_LC_ST (108) = LOAD_LOCAL CONST ADD STORE_LOCAL
+                                        s, k, s2 = arg
+                                        a = locals_[s]
+                                        if type(a) is int:
+                                            r = a + k
+                                        elif (type(a) is Labeled):
+                                            r = _binary(vm, add, a, k)
                                         else:
-                                            # ADD_LC_ST (108) = LOAD_LOCAL CONST ADD STORE_LOCAL
-                                            s, k, s2 = arg
-                                            a = locals_[s]
-                                            if type(a) is int:
-                                                r = a + k
-                                            elif (type(a) is Labeled):
-                                                r = _binary(vm, add, a, k)
-                                            else:
-                                                r = add(a, k)
+                                            r = add(a, k)
+                                        try:
                                             if pcs and vm.pc:
                                                 _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
                                                 r = _join(r, vm.pc)
                                             locals_[s2] = r
+                                        except Exception:
+                                            vm.part = 3
+                                            raise
                                     else:
                                         if op < 112:
                                             if op < 111:
@@ -720,45 +766,67 @@ def run_labels(vm, closure, args):
                                                         r = _binary(vm, sub, a, k)
                                                     else:
                                                         r = sub(a, k)
-                                                    if pcs and vm.pc:
-                                                        _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
-                                                        r = _join(r, vm.pc)
-                                                    locals_[s2] = r
+                                                    try:
+                                                        if pcs and vm.pc:
+                                                            _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
+                                                            r = _join(r, vm.pc)
+                                                        locals_[s2] = r
+                                                    except Exception:
+                                                        vm.part = 3
+                                                        raise
                                                 else:
                                                     # LT_LL_JF (110) = LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
                                                     s, s1, t, rid = arg
                                                     a = locals_[s]
                                                     b = locals_[s1]
                                                     if type(a) is int and type(b) is int:
-                                                        if not a < b:
-                                                            pc = t
+                                                        c = a < b
+                                                        try:
+                                                            if c is False:
+                                                                pc = t
+                                                        except Exception:
+                                                            vm.part = 3
+                                                            raise
                                                     else:
                                                         if (type(a) is Labeled or type(b) is Labeled):
                                                             c = _binary(vm, lt, a, b)
                                                         else:
                                                             c = lt(a, b)
-                                                        if type(c) is Labeled:
-                                                            push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                            c = c.v
-                                                        if c is False:
-                                                            pc = t
+                                                        try:
+                                                            if type(c) is Labeled:
+                                                                push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                                c = c.v
+                                                            if c is False:
+                                                                pc = t
+                                                        except Exception:
+                                                            vm.part = 3
+                                                            raise
                                             else:
                                                 # LT_LC_JF (111) = LOAD_LOCAL CONST LT JUMP_IF_FALSE
                                                 s, k, t, rid = arg
                                                 a = locals_[s]
                                                 if type(a) is int:
-                                                    if not a < k:
-                                                        pc = t
+                                                    c = a < k
+                                                    try:
+                                                        if c is False:
+                                                            pc = t
+                                                    except Exception:
+                                                        vm.part = 3
+                                                        raise
                                                 else:
                                                     if (type(a) is Labeled):
                                                         c = _binary(vm, lt, a, k)
                                                     else:
                                                         c = lt(a, k)
-                                                    if type(c) is Labeled:
-                                                        push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                        c = c.v
-                                                    if c is False:
-                                                        pc = t
+                                                    try:
+                                                        if type(c) is Labeled:
+                                                            push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                            c = c.v
+                                                        if c is False:
+                                                            pc = t
+                                                    except Exception:
+                                                        vm.part = 3
+                                                        raise
                                         else:
                                             if op < 113:
                                                 # CMP_LC_JF (112) = LOAD_LOCAL CONST CMP JUMP_IF_FALSE
@@ -768,97 +836,124 @@ def run_labels(vm, closure, args):
                                                     c = _binary(vm, _CMP[kind], a, k, kind < 3)
                                                 else:
                                                     c = compare(kind, a, k)
-                                                if type(c) is Labeled:
-                                                    push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                    c = c.v
-                                                if c is False:
-                                                    pc = t
+                                                try:
+                                                    if type(c) is Labeled:
+                                                        push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                        c = c.v
+                                                    if c is False:
+                                                        pc = t
+                                                except Exception:
+                                                    vm.part = 3
+                                                    raise
                                             else:
-                                                if op < 114:
-                                                    # EQ_C_JF (113) = CONST EQ JUMP_IF_FALSE
-                                                    k, t, rid = arg
-                                                    a = pop()
-                                                    if type(a) is type(k):
-                                                        if not a == k:
-                                                            pc = t
-                                                    else:
-                                                        if (type(a) is Labeled):
-                                                            c = _binary(vm, eq, a, k, False)
+                                                if op < 115:
+                                                    if op < 114:
+                                                        # EQ_C_JF (113) = CONST EQ JUMP_IF_FALSE
+                                                        k, t, rid = arg
+                                                        a = pop()
+                                                        if type(a) is type(k):
+                                                            c = a == k
+                                                            try:
+                                                                if c is False:
+                                                                    pc = t
+                                                            except Exception:
+                                                                vm.part = 2
+                                                                raise
                                                         else:
-                                                            c = eq(a, k)
-                                                        if type(c) is Labeled:
-                                                            push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                            c = c.v
-                                                        if c is False:
-                                                            pc = t
+                                                            if (type(a) is Labeled):
+                                                                c = _binary(vm, eq, a, k, False)
+                                                            else:
+                                                                c = eq(a, k)
+                                                            try:
+                                                                if type(c) is Labeled:
+                                                                    push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                                    c = c.v
+                                                                if c is False:
+                                                                    pc = t
+                                                            except Exception:
+                                                                vm.part = 2
+                                                                raise
+                                                    else:
+                                                        # RETURN_LOCAL (114) = LOAD_LOCAL RETURN
+                                                        val = locals_[arg[0]]
+                                                        if pcs:
+                                                            if vm.pc:
+                                                                val = _join(val, vm.pc)
+                                                            drop_frames(vm, base_depth + len(frames))
+                                                        if not frames:
+                                                            return val
+                                                        code, pc, locals_, stamps = frames.pop()
+                                                        push(val)
                                                 else:
-                                                    # RETURN_LOCAL (114) = LOAD_LOCAL RETURN
-                                                    val = locals_[arg[0]]
-                                                    if pcs:
-                                                        if vm.pc:
-                                                            val = _join(val, vm.pc)
-                                                        drop_frames(vm, base_depth + len(frames))
-                                                    if not frames:
-                                                        return val
-                                                    code, pc, locals_, stamps = frames.pop()
-                                                    push(val)
-                            else:
-                                if op < 116:
-                                    # FOR_ITER_DECL (115) = FOR_ITER DECLARE_LOCAL
-                                    t, s1 = arg
-                                    it = stack[-1]
-                                    v = next(it, UNSET)
-                                    if v is UNSET:
-                                        pop()
-                                        pc = t
-                                        continue
-                                    if pcs and s1 < vm.owner[id(code)].fixed:
-                                        # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
-                                        # `set`, checked as one.
-                                        _store(vm, locals_, stamps, s1, v, _local_name(vm.owner[id(code)], s1))
-                                    else:
-                                        if pcs:
-                                            if vm.pc:
-                                                v = _join(v, vm.pc)
-                                            if stamps is None:
-                                                stamps = [0] * len(locals_)
-                                            stamps[s1] = vm.stamp
-                                        locals_[s1] = v
+                                                    if op < 116:
+                                                        # FOR_ITER_DECL (115) = FOR_ITER DECLARE_LOCAL
+                                                        t, s1 = arg
+                                                        it = stack[-1]
+                                                        v = next(it, UNSET)
+                                                        if v is UNSET:
+                                                            pop()
+                                                            pc = t
+                                                            continue
+                                                        try:
+                                                            if pcs and s1 < vm.owner[id(code)].fixed:
+                                                                # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
+                                                                # `set`, checked as one.
+                                                                _store(vm, locals_, stamps, s1, v, _local_name(vm.owner[id(code)], s1))
+                                                            else:
+                                                                if pcs:
+                                                                    if vm.pc:
+                                                                        v = _join(v, vm.pc)
+                                                                    if stamps is None:
+                                                                        stamps = [0] * len(locals_)
+                                                                    stamps[s1] = vm.stamp
+                                                                locals_[s1] = v
+                                                        except Exception:
+                                                            vm.part = 1
+                                                            raise
+                                                    else:
+                                                        # CMP_LL_JF (116) = LOAD_LOCAL LOAD_LOCAL CMP JUMP_IF_FALSE
+                                                        s, s1, kind, t, rid = arg
+                                                        a = locals_[s]
+                                                        b = locals_[s1]
+                                                        if (type(a) is Labeled or type(b) is Labeled):
+                                                            c = _binary(vm, _CMP[kind], a, b, kind < 3)
+                                                        else:
+                                                            c = compare(kind, a, b)
+                                                        try:
+                                                            if type(c) is Labeled:
+                                                                push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                                c = c.v
+                                                            if c is False:
+                                                                pc = t
+                                                        except Exception:
+                                                            vm.part = 3
+                                                            raise
                                 else:
-                                    if op < 118:
-                                        if op < 117:
-                                            # CMP_LL_JF (116) = LOAD_LOCAL LOAD_LOCAL CMP JUMP_IF_FALSE
-                                            s, s1, kind, t, rid = arg
-                                            a = locals_[s]
-                                            b = locals_[s1]
-                                            if (type(a) is Labeled or type(b) is Labeled):
-                                                c = _binary(vm, _CMP[kind], a, b, kind < 3)
-                                            else:
-                                                c = compare(kind, a, b)
-                                            if type(c) is Labeled:
-                                                push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                c = c.v
-                                            if c is False:
-                                                pc = t
+                                    # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
+                                    s, k, _, _, pad, fcode = arg
+                                    a = locals_[s]
+                                    try:
+                                        if type(a) is int:
+                                            x = a - k
+                                        elif (type(a) is Labeled):
+                                            x = _binary(vm, sub, a, k)
                                         else:
-                                            # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
-                                            s, k, _, _, pad, fcode = arg
-                                            a = locals_[s]
-                                            if type(a) is int:
-                                                new = [a - k]
-                                            elif (type(a) is Labeled):
-                                                new = [_binary(vm, sub, a, k)]
-                                            else:
-                                                new = [sub(a, k)]
-                                            budget -= 1
-                                            if budget <= 0:
-                                                budget = vm.tick_call(budget, room - len(frames))
-                                            frames.append((code, pc, locals_, stamps))
-                                            code = fcode
-                                            locals_ = new + pad if pad else new
-                                            stamps = [vm.stamp] * len(locals_) if pcs else None
-                                            pc = 0
-                                    else:
+                                            x = sub(a, k)
+                                    except Exception:
+                                        vm.part = 2
+                                        raise
+                                    new = [x]
+                                    budget -= 1
+                                    if budget <= 0:
+                                        budget = vm.tick_call(budget, room - len(frames))
+                                    frames.append((code, pc, locals_, stamps))
+                                    code = fcode
+                                    locals_ = new + pad if pad else new
+                                    stamps = [vm.stamp] * len(locals_) if pcs else None
+                                    pc = 0
+                            else:
+                                if op < 123:
+                                    if op < 119:
                                         # ADD_RETURN (118) = ADD RETURN
                                         b = pop()
                                         a = pop()
@@ -868,117 +963,7 @@ def run_labels(vm, closure, args):
                                             val = _binary(vm, add, a, b)
                                         else:
                                             val = add(a, b)
-                                        if pcs:
-                                            if vm.pc:
-                                                val = _join(val, vm.pc)
-                                            drop_frames(vm, base_depth + len(frames))
-                                        if not frames:
-                                            return val
-                                        code, pc, locals_, stamps = frames.pop()
-                                        push(val)
-                        else:
-                            if op < 125:
-                                if op < 123:
-                                    if op < 120:
-                                        # MUL_LC (119) = LOAD_LOCAL CONST MUL
-                                        s, k = arg
-                                        a = locals_[s]
-                                        if type(a) is int:
-                                            push(a * k)
-                                        elif (type(a) is Labeled):
-                                            push(_binary(vm, mul, a, k))
-                                        else:
-                                            push(mul(a, k))
-                                    else:
-                                        if op < 121:
-                                            # SUB_LL_ST (120) = LOAD_LOCAL LOAD_LOCAL SUB STORE_LOCAL
-                                            s, s1, s2 = arg
-                                            a = locals_[s]
-                                            b = locals_[s1]
-                                            if type(a) is int and type(b) is int:
-                                                r = a - b
-                                            elif (type(a) is Labeled or type(b) is Labeled):
-                                                r = _binary(vm, sub, a, b)
-                                            else:
-                                                r = sub(a, b)
-                                            if pcs and vm.pc:
-                                                _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
-                                                r = _join(r, vm.pc)
-                                            locals_[s2] = r
-                                        else:
-                                            if op < 122:
-                                                # ADD_ST (121) = ADD STORE_LOCAL
-                                                b = pop()
-                                                a = pop()
-                                                if type(a) is int and type(b) is int:
-                                                    v = a + b
-                                                elif (type(a) is Labeled or type(b) is Labeled):
-                                                    v = _binary(vm, add, a, b)
-                                                else:
-                                                    v = add(a, b)
-                                                if pcs and vm.pc:
-                                                    _upgrade_check(vm, locals_[arg[0]], stamps[arg[0]] if stamps else 0, _local_name(vm.owner[id(code)], arg[0]))
-                                                    v = _join(v, vm.pc)
-                                                locals_[arg[0]] = v
-                                            else:
-                                                # SUB_ST (122) = SUB STORE_LOCAL
-                                                b = pop()
-                                                a = pop()
-                                                if type(a) is int and type(b) is int:
-                                                    v = a - b
-                                                elif (type(a) is Labeled or type(b) is Labeled):
-                                                    v = _binary(vm, sub, a, b)
-                                                else:
-                                                    v = sub(a, b)
-                                                if pcs and vm.pc:
-                                                    _upgrade_check(vm, locals_[arg[0]], stamps[arg[0]] if stamps else 0, _local_name(vm.owner[id(code)], arg[0]))
-                                                    v = _join(v, vm.pc)
-                                                locals_[arg[0]] = v
-                                else:
-                                    if op < 124:
-                                        # MOD_LC_EQ_C_JF (123) = LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE
-                                        s, k, k2, t, rid = arg
-                                        a = locals_[s]
-                                        if type(a) is int:
-                                            r2 = a % k
-                                            v3 = k2
-                                            if type(r2) is type(v3):
-                                                if not r2 == v3:
-                                                    pc = t
-                                            else:
-                                                c = eq(r2, v3)
-                                                if type(c) is Labeled:
-                                                    push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                    c = c.v
-                                                if c is False:
-                                                    pc = t
-                                        else:
-                                            if (type(a) is Labeled):
-                                                r2 = _binary(vm, mod, a, k)
-                                            else:
-                                                r2 = mod(a, k)
-                                            if type(r2) is type(k2):
-                                                if not r2 == k2:
-                                                    pc = t
-                                            else:
-                                                if (type(r2) is Labeled):
-                                                    c = _binary(vm, eq, r2, k2, False)
-                                                else:
-                                                    c = eq(r2, k2)
-                                                if type(c) is Labeled:
-                                                    push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                    c = c.v
-                                                if c is False:
-                                                    pc = t
-                                    else:
-                                        # LT_LC_RET_LOCAL (124) = LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETURN
-                                        s, k, t, rid, s4 = arg
-                                        a = locals_[s]
-                                        if type(a) is int:
-                                            if not a < k:
-                                                pc = t
-                                                continue
-                                            val = locals_[s4]
+                                        try:
                                             if pcs:
                                                 if vm.pc:
                                                     val = _join(val, vm.pc)
@@ -987,65 +972,224 @@ def run_labels(vm, closure, args):
                                                 return val
                                             code, pc, locals_, stamps = frames.pop()
                                             push(val)
-                                        else:
-                                            if (type(a) is Labeled):
-                                                c = _binary(vm, lt, a, k)
+                                        except Exception:
+                                            vm.part = 1
+                                            raise
+                                    else:
+                                        if op < 120:
+                                            # MUL_LC (119) = LOAD_LOCAL CONST MUL
+                                            s, k = arg
+                                            a = locals_[s]
+                                            if type(a) is int:
+                                                push(a * k)
+                                            elif (type(a) is Labeled):
+                                                push(_binary(vm, mul, a, k))
                                             else:
-                                                c = lt(a, k)
+                                                push(mul(a, k))
+                                        else:
+                                            if op < 121:
+                                                # SUB_LL_ST (120) = LOAD_LOCAL LOAD_LOCAL SUB STORE_LOCAL
+                                                s, s1, s2 = arg
+                                                a = locals_[s]
+                                                b = locals_[s1]
+                                                if type(a) is int and type(b) is int:
+                                                    r = a - b
+                                                elif (type(a) is Labeled or type(b) is Labeled):
+                                                    r = _binary(vm, sub, a, b)
+                                                else:
+                                                    r = sub(a, b)
+                                                try:
+                                                    if pcs and vm.pc:
+                                                        _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
+                                                        r = _join(r, vm.pc)
+                                                    locals_[s2] = r
+                                                except Exception:
+                                                    vm.part = 3
+                                                    raise
+                                            else:
+                                                if op < 122:
+                                                    # ADD_ST (121) = ADD STORE_LOCAL
+                                                    b = pop()
+                                                    a = pop()
+                                                    if type(a) is int and type(b) is int:
+                                                        v = a + b
+                                                    elif (type(a) is Labeled or type(b) is Labeled):
+                                                        v = _binary(vm, add, a, b)
+                                                    else:
+                                                        v = add(a, b)
+                                                    try:
+                                                        if pcs and vm.pc:
+                                                            _upgrade_check(vm, locals_[arg[0]], stamps[arg[0]] if stamps else 0, _local_name(vm.owner[id(code)], arg[0]))
+                                                            v = _join(v, vm.pc)
+                                                        locals_[arg[0]] = v
+                                                    except Exception:
+                                                        vm.part = 1
+                                                        raise
+                                                else:
+                                                    # SUB_ST (122) = SUB STORE_LOCAL
+                                                    b = pop()
+                                                    a = pop()
+                                                    if type(a) is int and type(b) is int:
+                                                        v = a - b
+                                                    elif (type(a) is Labeled or type(b) is Labeled):
+                                                        v = _binary(vm, sub, a, b)
+                                                    else:
+                                                        v = sub(a, b)
+                                                    try:
+                                                        if pcs and vm.pc:
+                                                            _upgrade_check(vm, locals_[arg[0]], stamps[arg[0]] if stamps else 0, _local_name(vm.owner[id(code)], arg[0]))
+                                                            v = _join(v, vm.pc)
+                                                        locals_[arg[0]] = v
+                                                    except Exception:
+                                                        vm.part = 1
+                                                        raise
+                                else:
+                                    # MOD_LC_EQ_C_JF (123) = LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE
+                                    s, k, k2, t, rid = arg
+                                    a = locals_[s]
+                                    if type(a) is int:
+                                        r2 = a % k
+                                        v3 = k2
+                                        try:
+                                            if type(r2) is type(v3):
+                                                c = r2 == v3
+                                            else:
+                                                c = eq(r2, v3)
+                                        except Exception:
+                                            vm.part = 4
+                                            raise
+                                        try:
                                             if type(c) is Labeled:
                                                 push_pc(vm, c.l, base_depth + len(frames), rid)
                                                 c = c.v
                                             if c is False:
                                                 pc = t
-                                                continue
-                                            val = locals_[s4]
-                                            if pcs:
-                                                if vm.pc:
-                                                    val = _join(val, vm.pc)
-                                                drop_frames(vm, base_depth + len(frames))
-                                            if not frames:
-                                                return val
-                                            code, pc, locals_, stamps = frames.pop()
-                                            push(val)
-                            else:
-                                if op < 129:
-                                    if op < 126:
-                                        # INDEX_L (125) = LOAD_LOCAL INDEX
-                                        i = locals_[arg[0]]
-                                        x = stack[-1]
-                                        if type(x) is list and type(i) is int:
-                                            # Python's own range check: an index past either end (negative ones count from the
-                                            # end, as in Synsema) raises, and ops.index says it the Synsema way.
-                                            try:
-                                                r = x[i]
-                                            except IndexError:
-                                                r = index(x, i)
-                                        elif type(x) is Labeled and x.t is not None:
-                                            r = _index_precise(vm, x, i)
-                                        elif (type(x) is Labeled or type(i) is Labeled):
-                                            r = _binary(vm, index, x, i)
+                                        except Exception:
+                                            vm.part = 5
+                                            raise
+                                    else:
+                                        if (type(a) is Labeled):
+                                            r2 = _binary(vm, mod, a, k)
                                         else:
-                                            r = index(x, i)
-                                        stack[-1] = r
+                                            r2 = mod(a, k)
+                                        try:
+                                            if type(r2) is type(k2):
+                                                c = r2 == k2
+                                            elif (type(r2) is Labeled):
+                                                c = _binary(vm, eq, r2, k2, False)
+                                            else:
+                                                c = eq(r2, k2)
+                                        except Exception:
+                                            vm.part = 4
+                                            raise
+                                        try:
+                                            if type(c) is Labeled:
+                                                push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                c = c.v
+                                            if c is False:
+                                                pc = t
+                                        except Exception:
+                                            vm.part = 5
+                                            raise
+                        else:
+                            if op < 132:
+                                if op < 129:
+                                    if op < 125:
+                                        # LT_LC_RET_LOCAL (124) = LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETURN
+                                        s, k, t, rid, s4 = arg
+                                        a = locals_[s]
+                                        if type(a) is int:
+                                            c = a < k
+                                            try:
+                                                if c is False:
+                                                    pc = t
+                                                    continue
+                                            except Exception:
+                                                vm.part = 3
+                                                raise
+                                            val = locals_[s4]
+                                            try:
+                                                if pcs:
+                                                    if vm.pc:
+                                                        val = _join(val, vm.pc)
+                                                    drop_frames(vm, base_depth + len(frames))
+                                                if not frames:
+                                                    return val
+                                                code, pc, locals_, stamps = frames.pop()
+                                                push(val)
+                                            except Exception:
+                                                vm.part = 5
+                                                raise
+                                        else:
+                                            if (type(a) is Labeled):
+                                                c = _binary(vm, lt, a, k)
+                                            else:
+                                                c = lt(a, k)
+                                            try:
+                                                if type(c) is Labeled:
+                                                    push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                    c = c.v
+                                                if c is False:
+                                                    pc = t
+                                                    continue
+                                            except Exception:
+                                                vm.part = 3
+                                                raise
+                                            val = locals_[s4]
+                                            try:
+                                                if pcs:
+                                                    if vm.pc:
+                                                        val = _join(val, vm.pc)
+                                                    drop_frames(vm, base_depth + len(frames))
+                                                if not frames:
+                                                    return val
+                                                code, pc, locals_, stamps = frames.pop()
+                                                push(val)
+                                            except Exception:
+                                                vm.part = 5
+                                                raise
                                     else:
                                         if op < 127:
-                                            # INDEX_LL (126) = LOAD_LOCAL LOAD_LOCAL INDEX
-                                            x = locals_[arg[0]]
-                                            i = locals_[arg[1]]
-                                            if type(x) is list and type(i) is int:
-                                                # Python's own range check: an index past either end (negative ones count from the
-                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
-                                                try:
-                                                    r = x[i]
-                                                except IndexError:
+                                            if op < 126:
+                                                # INDEX_L (125) = LOAD_LOCAL INDEX
+                                                i = locals_[arg[0]]
+                                                x = stack[-1]
+                                                if type(x) is list and type(i) is int:
+                                                    # Python's own range check: an index past either end (negative ones count from the
+                                                    # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                    try:
+                                                        r = x[i]
+                                                    except IndexError:
+                                                        r = index(x, i)
+                                                elif type(x) is dict and type(i) is str:
+                                                    r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                elif type(x) is Labeled and x.t is not None:
+                                                    r = _index_precise(vm, x, i)
+                                                elif (type(x) is Labeled or type(i) is Labeled):
+                                                    r = _binary(vm, index, x, i)
+                                                else:
                                                     r = index(x, i)
-                                            elif type(x) is Labeled and x.t is not None:
-                                                r = _index_precise(vm, x, i)
-                                            elif (type(x) is Labeled or type(i) is Labeled):
-                                                r = _binary(vm, index, x, i)
+                                                stack[-1] = r
                                             else:
-                                                r = index(x, i)
-                                            push(r)
+                                                # INDEX_LL (126) = LOAD_LOCAL LOAD_LOCAL INDEX
+                                                x = locals_[arg[0]]
+                                                i = locals_[arg[1]]
+                                                if type(x) is list and type(i) is int:
+                                                    # Python's own range check: an index past either end (negative ones count from the
+                                                    # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                    try:
+                                                        r = x[i]
+                                                    except IndexError:
+                                                        r = index(x, i)
+                                                elif type(x) is dict and type(i) is str:
+                                                    r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                elif type(x) is Labeled and x.t is not None:
+                                                    r = _index_precise(vm, x, i)
+                                                elif (type(x) is Labeled or type(i) is Labeled):
+                                                    r = _binary(vm, index, x, i)
+                                                else:
+                                                    r = index(x, i)
+                                                push(r)
                                         else:
                                             if op < 128:
                                                 # FIELD_L (127) = LOAD_LOCAL FIELD
@@ -1075,27 +1219,294 @@ def run_labels(vm, closure, args):
                                                     vm.depth = base_depth
                                                 pop()
                                 else:
-                                    if op < 130:
-                                        # CONST2 (129) = CONST CONST
-                                        push(arg[0])
-                                        push(arg[1])
+                                    if op < 131:
+                                        if op < 130:
+                                            # CONST2 (129) = CONST CONST
+                                            push(arg[0])
+                                            push(arg[1])
+                                        else:
+                                            # DECLARE_LOCAL_LOAD (130) = DECLARE_LOCAL LOAD_LOCAL
+                                            s0, s1 = arg
+                                            v = pop()
+                                            if pcs and s0 < vm.owner[id(code)].fixed:
+                                                # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
+                                                # `set`, checked as one.
+                                                _store(vm, locals_, stamps, s0, v, _local_name(vm.owner[id(code)], s0))
+                                            else:
+                                                if pcs:
+                                                    if vm.pc:
+                                                        v = _join(v, vm.pc)
+                                                    if stamps is None:
+                                                        stamps = [0] * len(locals_)
+                                                    stamps[s0] = vm.stamp
+                                                locals_[s0] = v
+                                            push(locals_[s1])
                                     else:
-                                        # DECLARE_LOCAL_LOAD (130) = DECLARE_LOCAL LOAD_LOCAL
-                                        s0, s1 = arg
-                                        v = pop()
-                                        if pcs and s0 < vm.owner[id(code)].fixed:
+                                        # INDEX_LLL (131) = LOAD_LOCAL LOAD_LOCAL INDEX LOAD_LOCAL INDEX
+                                        x = locals_[arg[0]]
+                                        i = locals_[arg[1]]
+                                        if type(x) is list and type(i) is int:
+                                            # Python's own range check: an index past either end (negative ones count from the
+                                            # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                            try:
+                                                r2 = x[i]
+                                            except IndexError:
+                                                r2 = index(x, i)
+                                        elif type(x) is dict and type(i) is str:
+                                            r2 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                        elif type(x) is Labeled and x.t is not None:
+                                            r2 = _index_precise(vm, x, i)
+                                        elif (type(x) is Labeled or type(i) is Labeled):
+                                            r2 = _binary(vm, index, x, i)
+                                        else:
+                                            r2 = index(x, i)
+                                        v3 = locals_[arg[2]]
+                                        try:
+                                            if type(r2) is list and type(v3) is int:
+                                                # Python's own range check: an index past either end (negative ones count from the
+                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                try:
+                                                    r4 = r2[v3]
+                                                except IndexError:
+                                                    r4 = index(r2, v3)
+                                            elif type(r2) is dict and type(v3) is str:
+                                                r4 = r2.get(v3)        # a text key is stored as itself (vm.values.norm_key)
+                                            elif type(r2) is Labeled and r2.t is not None:
+                                                r4 = _index_precise(vm, r2, v3)
+                                            elif (type(r2) is Labeled or type(v3) is Labeled):
+                                                r4 = _binary(vm, index, r2, v3)
+                                            else:
+                                                r4 = index(r2, v3)
+                                        except Exception:
+                                            vm.part = 4
+                                            raise
+                                        push(r4)
+                            else:
+                                if op < 133:
+                                    # FOR_BACK (132) = JUMP_BACK FOR_ITER DECLARE_LOCAL
+                                    t, t1, s2 = arg
+                                    budget -= pc - t
+                                    if budget <= 0:
+                                        budget = vm.tick(budget, room - len(frames))
+                                    it = stack[-1]
+                                    v = next(it, UNSET)
+                                    if v is UNSET:
+                                        pop()
+                                        pc = t1
+                                        continue
+                                    try:
+                                        if pcs and s2 < vm.owner[id(code)].fixed:
                                             # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
                                             # `set`, checked as one.
-                                            _store(vm, locals_, stamps, s0, v, _local_name(vm.owner[id(code)], s0))
+                                            _store(vm, locals_, stamps, s2, v, _local_name(vm.owner[id(code)], s2))
                                         else:
                                             if pcs:
                                                 if vm.pc:
                                                     v = _join(v, vm.pc)
                                                 if stamps is None:
                                                     stamps = [0] * len(locals_)
-                                                stamps[s0] = vm.stamp
-                                            locals_[s0] = v
-                                        push(locals_[s1])
+                                                stamps[s2] = vm.stamp
+                                            locals_[s2] = v
+                                    except Exception:
+                                        vm.part = 2
+                                        raise
+                                    pc = t + 1
+                                else:
+                                    if op < 136:
+                                        if op < 135:
+                                            if op < 134:
+                                                # CALL_BUILTIN1_L (133) = LOAD_LOCAL CALL_BUILTIN1
+                                                a = locals_[arg[0]]
+                                                if (type(a) is Labeled or vm.pc):
+                                                    push(arg[3](vm, a))
+                                                else:
+                                                    push(arg[1](a))
+                                            else:
+                                                # ADD_C (134) = CONST ADD
+                                                a = stack[-1]
+                                                if type(a) is int:
+                                                    stack[-1] = a + arg[0]
+                                                elif (type(a) is Labeled):
+                                                    stack[-1] = _binary(vm, add, a, arg[0])
+                                                else:
+                                                    stack[-1] = add(a, arg[0])
+                                        else:
+                                            # MUL_ADD_TO (135) = MUL ADD_TO_LOCAL
+                                            b = pop()
+                                            a = pop()
+                                            try:
+                                                if type(a) is int and type(b) is int:
+                                                    r0 = a * b
+                                                elif (type(a) is Labeled or type(b) is Labeled):
+                                                    r0 = _binary(vm, mul, a, b)
+                                                else:
+                                                    r0 = mul(a, b)
+                                            except Exception:
+                                                vm.part = 0
+                                                raise
+                                            a = locals_[arg[0]]
+                                            if type(a) is int and type(r0) is int:
+                                                v = a + r0
+                                            elif (type(a) is Labeled or type(r0) is Labeled):
+                                                v = _binary(vm, add, a, r0)
+                                            else:
+                                                v = add(a, r0)
+                                            if pcs and vm.pc:
+                                                _upgrade_check(vm, locals_[arg[0]], stamps[arg[0]] if stamps else 0, _local_name(vm.owner[id(code)], arg[0]))
+                                                v = _join(v, vm.pc)
+                                            locals_[arg[0]] = v
+                                    else:
+                                        if op < 140:
+                                            if op < 139:
+                                                if op < 137:
+                                                    # CALL1_LL (136) = LOAD_LOCAL LOAD_LOCAL CALL1
+                                                    callee = locals_[arg[0]]
+                                                    new = [locals_[arg[1]]]
+                                                    clab = EMPTY
+                                                    if type(callee) is Labeled:
+                                                        clab = callee.l
+                                                        callee = callee.v
+                                                        if vm.try_entries:
+                                                            taint_try(vm, clab)
+                                                    if type(callee) is not Closure:
+                                                        if type(callee) is HostFn:
+                                                            vm.site = (code, pc - 1)
+                                                            push(vm.call_host(callee, new, clab))
+                                                            continue
+                                                        _raise_labelled(vm, clab, ops.not_callable, callee)
+                                                    f = callee.func
+                                                    # The frame pad for this many arguments; FramePads raises the arity error for a count f
+                                                    # does not take (with the callee's labels: the call depends on them).
+                                                    if clab:
+                                                        pad = _raise_labelled(vm, clab, pads[f].__getitem__, 1)
+                                                    else:
+                                                        pad = pads[f][1]
+                                                    budget -= 1
+                                                    if budget <= 0:
+                                                        budget = vm.tick_call(budget, room - len(frames))
+                                                    frames.append((code, pc, locals_, stamps))
+                                                    if clab:    # before the parameters are stamped: they are the call's
+                                                        push_pc(vm, clab, base_depth + len(frames), 0)
+                                                    code = decoded[f]
+                                                    locals_ = new + pad
+                                                    if callee.captures:
+                                                        locals_ += callee.captures
+                                                    stamps = [vm.stamp] * len(locals_) if pcs else None
+                                                    pc = 0
+                                                else:
+                                                    if op < 138:
+                                                        # CMP_C (137) = CONST CMP
+                                                        k, kind = arg
+                                                        a = stack[-1]
+                                                        if (type(a) is Labeled):
+                                                            stack[-1] = _binary(vm, _CMP[kind], a, k, kind < 3)
+                                                        else:
+                                                            stack[-1] = compare(kind, a, k)
+                                                    else:
+                                                        # LT_C (138) = CONST LT
+                                                        a = stack[-1]
+                                                        if type(a) is int:
+                                                            stack[-1] = a < arg[0]
+                                                        elif (type(a) is Labeled):
+                                                            stack[-1] = _binary(vm, lt, a, arg[0])
+                                                        else:
+                                                            stack[-1] = lt(a, arg[0])
+                                            else:
+                                                # CALL_BUILTIN_C (139) = CONST CALL_BUILTIN
+                                                k, fn, n, labelled3 = arg
+                                                push(k)
+                                                # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
+                                                # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
+                                                if n == 1:
+                                                    a = stack[-1]
+                                                    if (type(a) is Labeled or vm.pc):
+                                                        stack[-1] = labelled3(vm, a)
+                                                    else:
+                                                        stack[-1] = fn(a)
+                                                elif n == 2:            # no slices for the usual counts
+                                                    b = pop()
+                                                    a = stack[-1]
+                                                    if (type(a) is Labeled or type(b) is Labeled or vm.pc):
+                                                        stack[-1] = labelled3(vm, a, b)
+                                                    else:
+                                                        stack[-1] = fn(a, b)
+                                                elif n == 3:
+                                                    c = pop()
+                                                    b = pop()
+                                                    a = stack[-1]
+                                                    if (type(a) is Labeled or type(b) is Labeled or type(c) is Labeled or vm.pc):
+                                                        stack[-1] = labelled3(vm, a, b, c)
+                                                    else:
+                                                        stack[-1] = fn(a, b, c)
+                                                elif n:
+                                                    a = stack[-n:]
+                                                    del stack[-n:]
+                                                    if (vm.pc or Labeled in map(type, a)):
+                                                        push(labelled3(vm, *a))
+                                                    else:
+                                                        push(fn(*a))
+                                                elif vm.pc:
+                                                    push(labelled3(vm))
+                                                else:
+                                                    push(fn())
+                                        else:
+                                            if op < 141:
+                                                # INDEX_DECL (140) = INDEX DECLARE_LOCAL
+                                                i = pop()
+                                                x = pop()
+                                                if type(x) is list and type(i) is int:
+                                                    # Python's own range check: an index past either end (negative ones count from the
+                                                    # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                    try:
+                                                        v = x[i]
+                                                    except IndexError:
+                                                        v = index(x, i)
+                                                elif type(x) is dict and type(i) is str:
+                                                    v = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                elif type(x) is Labeled and x.t is not None:
+                                                    v = _index_precise(vm, x, i)
+                                                elif (type(x) is Labeled or type(i) is Labeled):
+                                                    v = _binary(vm, index, x, i)
+                                                else:
+                                                    v = index(x, i)
+                                                try:
+                                                    if pcs and arg[0] < vm.owner[id(code)].fixed:
+                                                        # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
+                                                        # `set`, checked as one.
+                                                        _store(vm, locals_, stamps, arg[0], v, _local_name(vm.owner[id(code)], arg[0]))
+                                                    else:
+                                                        if pcs:
+                                                            if vm.pc:
+                                                                v = _join(v, vm.pc)
+                                                            if stamps is None:
+                                                                stamps = [0] * len(locals_)
+                                                            stamps[arg[0]] = vm.stamp
+                                                        locals_[arg[0]] = v
+                                                except Exception:
+                                                    vm.part = 1
+                                                    raise
+                                            else:
+                                                # ADD_C_SET_ITEM (141) = CONST ADD SET_ITEM_LOCAL
+                                                k0, s = arg
+                                                a = pop()
+                                                if type(a) is int:
+                                                    r = a + k0
+                                                elif (type(a) is Labeled):
+                                                    r = _binary(vm, add, a, k0)
+                                                else:
+                                                    r = add(a, k0)
+                                                k = pop()
+                                                try:
+                                                    x = locals_[s]
+                                                    if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(r) is not Labeled and not vm.pc:
+                                                        x[k] = r        # the usual case, inline: a text key into a map nothing else holds
+                                                    elif type(r) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, r):
+                                                        pass
+                                                    else:
+                                                        _store(vm, locals_, stamps, s, _set_item_precise(vm, x, k, r), _local_name(vm.owner[id(code)], s))
+                                                except Exception:
+                                                    vm.part = 2
+                                                    raise
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 if vm.pc:

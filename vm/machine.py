@@ -72,6 +72,7 @@ class VM:
         self.tool = None                # name of the task call_tool is running, if any
         self.tool_requires = ()         # and what that task declared
         self.site = None                # (code, index) of the running builtin call
+        self.part = None                # which part of a superinstruction raised
         # Host tools (SPEC 15): each a task value; every call of one is recorded here.
         self.host_fns = {name: HostFn(t) for name, t in opts.tools.items()}
         self.tool_calls = []            # [(name, args, "ok" | "refused" | "failed")]
@@ -230,6 +231,12 @@ class VM:
         func = self.owner[id(code)]
         positions = self.positions[id(code)]
         pos = positions[idx] if 0 <= idx < len(positions) else (func.line, func.col)
+        # A superinstruction's part other than the one whose position it has said it
+        # raised (vm/instructions.py): that part's own position.
+        part, self.part = self.part, None
+        parts = positions.parts.get(idx) if part is not None else None
+        if parts:
+            pos = parts[part]
         err.trace.append((func, pos[0], pos[1]))
 
     # ---- capabilities -----------------------------------------------------------------

@@ -281,7 +281,10 @@ def compare_kind(kind, a, b):
 def build_map(items):
     m = {}
     for i in range(0, len(items), 2):
-        m[_check_key(items[i])] = items[i + 1]
+        k = items[i]
+        if type(k) is not str:      # a text key is stored as itself: no call for it
+            k = _check_key(k)
+        m[k] = items[i + 1]
     return m
 
 

@@ -55,6 +55,7 @@ TABLE = [
     ('SET_ITEM_LOCAL', 46, ('local',), 2, 0, 'next', '`set x[k] to v`: .. k v -> ..; locals[s] = copy of it with [k] = v (in place when no one else holds it)'),
     ('SET_ITEM_GLOBAL', 47, ('global',), 2, 0, 'next', 'the same for a top-level variable'),
     ('DROP_UNDER', 48, ('count',), lambda a: a[0] + 1, 1, 'next', '.. x1..xn v -> .. v (a `give` leaving `for each` loops drops their iterators)'),
+    ('ADD_TO_LOCAL', 49, ('local',), 1, 0, 'next', '`set s to s + b`: .. b -> ..; locals[s] = locals[s] + b (labels: as STORE_LOCAL)'),
 ]
 
 # Made by the decoder, never in a file: name, code, what it does
@@ -86,6 +87,17 @@ INTERNAL = [
     ('INDEX_L', 125, 'LOAD_LOCAL i; INDEX'),
     ('INDEX_LL', 126, 'LOAD_LOCAL x; LOAD_LOCAL i; INDEX'),
     ('FIELD_L', 127, 'LOAD_LOCAL m; FIELD k'),
+    ('INDEX_LLL', 131, 'LOAD_LOCAL x; LOAD_LOCAL i; INDEX; LOAD_LOCAL k; INDEX (x[i][k])'),
+    ('CALL1_LL', 136, 'LOAD_LOCAL f; LOAD_LOCAL x; CALL 1'),
+    ('CALL_BUILTIN1_L', 133, 'LOAD_LOCAL a; CALL_BUILTIN b 1'),
+    ('ADD_C', 134, 'CONST c; ADD'),
+    ('CMP_C', 137, 'CONST c; LE|GT|GE|EQ|NE (x >= 30 of any x)'),
+    ('LT_C', 138, 'CONST c; LT'),
+    ('CALL_BUILTIN_C', 139, 'CONST c; CALL_BUILTIN b n (get(m, k, 0))'),
+    ('MUL_ADD_TO', 135, 'MUL; ADD_TO_LOCAL s'),
+    ('INDEX_DECL', 140, 'INDEX; DECLARE_LOCAL s'),
+    ('ADD_C_SET_ITEM', 141, 'CONST c; ADD; SET_ITEM_LOCAL s'),
+    ('FOR_BACK', 132, "JUMP_BACK t to FOR_ITER_DECL: its step charge, then the head's next item"),
     ('CALL_VM_BUILTIN_POP', 128, 'CALL_VM_BUILTIN b n; POP'),
     ('CONST2', 129, 'CONST a; CONST b'),
     ('DECLARE_LOCAL_LOAD', 130, 'DECLARE_LOCAL s; LOAD_LOCAL t'),
@@ -142,6 +154,7 @@ FIELDS = {
     46: ('s',),  # SET_ITEM_LOCAL
     47: ('s',),  # SET_ITEM_GLOBAL
     48: ('n',),  # DROP_UNDER
+    49: ('s',),  # ADD_TO_LOCAL
     100: ('t',),  # JUMP_BACK
     101: ('fn', 'n'),  # CALL_VM_BUILTIN
     102: ('s', 's'),  # LOAD_LOCAL2
@@ -169,6 +182,17 @@ FIELDS = {
     125: ('s',),  # INDEX_L
     126: ('s', 's'),  # INDEX_LL
     127: ('s', 'k'),  # FIELD_L
+    131: ('s', 's', 's'),  # INDEX_LLL
+    136: ('s', 's', 'n'),  # CALL1_LL
+    133: ('s', 'fn', 'n', 'labelled'),  # CALL_BUILTIN1_L
+    134: ('k',),  # ADD_C
+    137: ('k', 'kind'),  # CMP_C
+    138: ('k',),  # LT_C
+    139: ('k', 'fn', 'n', 'labelled'),  # CALL_BUILTIN_C
+    135: ('s',),  # MUL_ADD_TO
+    140: ('s',),  # INDEX_DECL
+    141: ('k', 's'),  # ADD_C_SET_ITEM
+    132: ('t', 't', 's'),  # FOR_BACK
     128: ('fn', 'n'),  # CALL_VM_BUILTIN_POP
     129: ('k', 'k'),  # CONST2
     130: ('s', 's'),  # DECLARE_LOCAL_LOAD
@@ -188,12 +212,13 @@ FLOW = {1: 'next', 2: 'next', 3: 'next', 4: 'next', 5: 'next', 6: 'next', 7: 'ne
     'jump', 30: 'branch', 31: 'keep_or_pop', 32: 'keep_or_pop', 33: 'next', 34: 'next',
     35: 'for_iter', 36: 'next', 37: 'next', 38: 'next', 39: 'return', 40: 'try', 41:
     'next', 42: 'next', 43: 'branch', 44: 'next', 45: 'next', 46: 'next', 47: 'next', 48:
-    'next', 100: 'jump', 101: 'next', 102: 'next', 103: 'next', 104: 'next', 105: 'next',
-    106: 'next', 107: 'next', 108: 'next', 109: 'next', 110: 'branch', 111: 'branch', 112:
-    'branch', 113: 'branch', 114: 'next', 115: 'branch', 116: 'branch', 117: 'next', 118:
-    'next', 119: 'next', 120: 'next', 121: 'next', 122: 'next', 123: 'branch', 125:
-    'next', 126: 'next', 127: 'next', 128: 'next', 129: 'next', 130: 'next', 124:
-    'branch'}
+    'next', 49: 'next', 100: 'jump', 101: 'next', 102: 'next', 103: 'next', 104: 'next',
+    105: 'next', 106: 'next', 107: 'next', 108: 'next', 109: 'next', 110: 'branch', 111:
+    'branch', 112: 'branch', 113: 'branch', 114: 'next', 115: 'branch', 116: 'branch',
+    117: 'next', 118: 'next', 119: 'next', 120: 'next', 121: 'next', 122: 'next', 123:
+    'branch', 125: 'next', 126: 'next', 127: 'next', 131: 'next', 136: 'next', 133:
+    'next', 134: 'next', 137: 'next', 138: 'next', 139: 'next', 135: 'next', 140: 'next',
+    141: 'next', 132: 'next', 128: 'next', 129: 'next', 130: 'next', 124: 'branch'}
 
 # Stack pictures: (inputs -- outputs), deepest first; x[n] is n values
 PICTURES = {
@@ -245,6 +270,7 @@ PICTURES = {
     46: '(k v -- )',
     47: '(k v -- )',
     48: '(drop[n] v -- v)',
+    49: '(b -- )',
     100: '( -- )',
     101: '(args[n] -- r)',
 }
@@ -257,6 +283,8 @@ FUSED = [
      lambda A, i, code, n, targets, better_later: type(A[1][0]) is int and A[1][0] and type(A[3][0]) in (int, str)),  # MOD_LC_EQ_C_JF
     (124, ({3: None}, {1: None}, {18: None}, {30: None}, {3: None}, {39: None},), 2,
      lambda A, i, code, n, targets, better_later: type(A[1][0]) in (int, float) and A[3][0] == i + 6),  # LT_LC_RET_LOCAL
+    (131, ({3: None}, {3: None}, {24: None}, {3: None}, {24: None},), 2,
+     lambda A, i, code, n, targets, better_later: True),  # INDEX_LLL
     (107, ({3: None}, {3: None}, {11: None}, {4: None},), 2,
      lambda A, i, code, n, targets, better_later: True),  # ADD_LL_ST
     (108, ({3: None}, {1: None}, {11: None}, {4: None},), 2,
@@ -289,6 +317,10 @@ FUSED = [
      lambda A, i, code, n, targets, better_later: type(A[1][0]) is int),  # MUL_LC
     (126, ({3: None}, {3: None}, {24: None},), 2,
      lambda A, i, code, n, targets, better_later: True),  # INDEX_LL
+    (136, ({3: None}, {3: None}, {36: None},), 2,
+     lambda A, i, code, n, targets, better_later: A[2][0] == 1),  # CALL1_LL
+    (141, ({1: None}, {11: None}, {46: None},), 1,
+     lambda A, i, code, n, targets, better_later: type(A[0][0]) is int),  # ADD_C_SET_ITEM
     (102, ({3: None}, {3: None},), 0,
      lambda A, i, code, n, targets, better_later: not better_later(code, i, n, targets)),  # LOAD_LOCAL2
     (114, ({3: None}, {39: None},), 1,
@@ -305,10 +337,30 @@ FUSED = [
      lambda A, i, code, n, targets, better_later: True),  # INDEX_L
     (127, ({3: None}, {25: None},), 1,
      lambda A, i, code, n, targets, better_later: True),  # FIELD_L
+    (133, ({3: None}, {38: None},), 1,
+     lambda A, i, code, n, targets, better_later: A[1][1] == 1),  # CALL_BUILTIN1_L
+    (134, ({1: None}, {11: None},), 1,
+     lambda A, i, code, n, targets, better_later: type(A[0][0]) is int),  # ADD_C
+    (137, ({1: None}, {19: 0, 20: 1, 21: 2, 16: 3, 17: 4},), 1,
+     lambda A, i, code, n, targets, better_later: type(A[0][0]) in (int, float, str)),  # CMP_C
+    (138, ({1: None}, {18: None},), 1,
+     lambda A, i, code, n, targets, better_later: type(A[0][0]) in (int, float)),  # LT_C
+    (139, ({1: None}, {38: None},), 1,
+     lambda A, i, code, n, targets, better_later: True),  # CALL_BUILTIN_C
+    (135, ({13: None}, {49: None},), 1,
+     lambda A, i, code, n, targets, better_later: True),  # MUL_ADD_TO
+    (140, ({24: None}, {5: None},), 0,
+     lambda A, i, code, n, targets, better_later: True),  # INDEX_DECL
     (128, ({101: None}, {2: None},), 0,
      lambda A, i, code, n, targets, better_later: True),  # CALL_VM_BUILTIN_POP
     (129, ({1: None}, {1: None},), 0,
      lambda A, i, code, n, targets, better_later: True),  # CONST2
     (130, ({5: None}, {3: None},), 0,
      lambda A, i, code, n, targets, better_later: True),  # DECLARE_LOCAL_LOAD
+]
+
+# Threaded superinstructions: (jump, the superinstruction at its target, the
+# code that replaces the jump and runs the target's parts in its place)
+THREADED = [
+    (100, 115, 132),  # FOR_BACK
 ]

@@ -131,7 +131,7 @@ def check_argument(name, declared, v, nothing_ok):
     if v is None:
         if not nothing_ok:
             raise SynError(f"'{name}' must be {declared}, got nothing")
-    elif (type(v) is not Closure) if declared == "task" else type_name(v) != declared:
+    elif type_name(v) != declared:      # a task value: a Closure or a host tool
         raise SynError(f"'{name}' must be {declared}, got {type_name(v)}")
 
 

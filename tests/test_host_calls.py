@@ -134,6 +134,27 @@ def test_call_tool_gives_a_task_only_what_it_declared(tools_module):
     assert "needs tool(\"bank.get_balance\"); task 'helper' runs with []" in err
 
 
+def test_a_host_tool_is_a_task_value_for_a_task_parameter(tools_module):
+    # A task that takes a task: given a host tool, through call_tool and directly; a
+    # number is still refused with the parameter's name.
+    src = '''
+        require tool("bank.*")
+        task twice(f: task)
+            require tool("bank.get_balance")
+            give f() + f()
+        task answer()
+            let t be host_tool("bank.get_balance")
+            let a be call_tool(twice, {"f": t})
+            try
+                call_tool(twice, {"f": 1})
+            recover e
+                give [a, twice(t), e]
+    '''
+    a, b, err = call(src, tools_module.toolbox).value
+    assert a == b == 2469.0
+    assert err == "'f' must be task, got number"
+
+
 # ---- the label contract ------------------------------------------------------------------
 
 CONTRACT = '''

@@ -95,23 +95,28 @@ def compile_file(path):
     cannot be read."""
     with open(path, "rb") as fh:
         data = fh.read()
-    name = os.path.basename(path)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
-        raise CompileError(f"{name}:{line}: error: the file is not valid UTF-8 (byte "
+        raise CompileError(f"{path}:{line}: error: the file is not valid UTF-8 (byte "
                            f"{e.start}); save it as UTF-8") from None
-    return compile_source(text.removeprefix("\ufeff"), name)
+    # The program (and its .synb) names the file alone; errors show the path as given.
+    return _compile(text.removeprefix("\ufeff"), os.path.basename(path), path)
 
 
 def compile_source(text, name="<source>"):
     """Compile Synsema source text to a Program; `name` is the file name errors show."""
+    return _compile(text, name, name)
+
+
+def _compile(text, name, shown):
     from synsema.compiler import compile_source as compile_text
-    source = Source(name, text.splitlines())
+    source = Source(shown, text.splitlines())
     try:
         return Program(compile_text(text, name), source)
     except E.CompileError as e:
+        e.source_name = shown
         raise CompileError(compile_error(e, source).rstrip("\n")) from None
 
 
@@ -270,6 +275,14 @@ def _options(program, out, tools=None, cap_set=None, labels=False, provider=None
                    trace=trace, out=out, **extra)
     opts.mcp = _start_mcp(program, mcp_servers, opts) if mcp_servers else None
     return opts
+
+
+def _release(opts):
+    """Stop what a run's options started: its MCP servers, then its audit file."""
+    if opts.mcp is not None:
+        opts.mcp.close()
+    if opts.audit is not None:
+        opts.audit.close()
 
 
 def _start_mcp(program, mcp_servers, opts):
@@ -496,10 +509,7 @@ class Program:
                 raise _failure(e, self._source) from (None if e.labels or isinstance(
                     e, E.LabelViolation) else e)
         finally:
-            if opts.mcp is not None:
-                opts.mcp.close()
-            if opts.audit is not None:
-                opts.audit.close()
+            _release(opts)
         return vm, raw
 
     def _task_index(self, name):

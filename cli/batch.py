@@ -266,11 +266,8 @@ def _payload(program, task, values):
     if values.get("address") and values.get("engine") != "ray":
         raise Stop("usage error: --address needs --engine ray", runner.EXIT_USAGE)
     settings = runner.settings(values)
-    opts = api._options(program._program, None, **settings)
-    if opts.audit is not None:
-        opts.audit.close()
-    if opts.mcp is not None:        # started only to check the settings: each item
-        opts.mcp.close()            # starts and stops its own
+    # Started only to check the settings: each item starts and stops its own.
+    api._release(api._options(program._program, None, **settings))
     if values.get("labels"):
         api._labelled([], values.get("args_label") or ())
     values = dict(values)
@@ -389,8 +386,8 @@ class Writer:
         try:
             self.fd = os.open(output, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         except OSError as e:
-            raise Stop(f"error: cannot write {output}: {e.strerror or e}",
-                       runner.EXIT_ERROR) from None
+            raise Stop(f"usage error: cannot write {output}: {e.strerror or e}",
+                       runner.EXIT_USAGE) from None
         self.output, self.start = output, start
         self.statuses = dict(done)
         self.earlier = len(done)

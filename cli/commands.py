@@ -108,7 +108,12 @@ def compile_cmd(source, output):
         _done(runner.EXIT_USAGE)
     tmp = out + ".tmp"
     try:
-        with open(tmp, "wb") as fh:
+        fh = open(tmp, "wb")
+    except OSError as e:        # a path that cannot be written at all: like a bad --audit
+        runner.err(f"usage error: cannot write {out}: {e.strerror or e}")
+        _done(runner.EXIT_USAGE)
+    try:
+        with fh:
             fh.write(data)
         os.replace(tmp, out)    # all or nothing: a failed write never leaves half a file
     except OSError as e:

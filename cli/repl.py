@@ -84,9 +84,11 @@ class Session:
         self.items = {}          # key -> (first line, [lines]): tasks, tests, requires, intent
         self.saved = {}          # variable -> (line of its let, value), in declaration order
         self.last_vm = None      # the code of the task and lambda values kept in variables
-        opts = api._options(_compile(""), out, **self.settings)   # a bad option: now
-        if opts.audit is not None:
-            opts.audit.close()
+        # A bad option is reported now. The MCP servers are the session's: started by the
+        # first entry that can reach a host tool, kept for the later ones (a task value
+        # kept in a variable calls them), stopped by close().
+        self.mcp = None
+        api._release(api._options(_compile(""), out, **self.settings))
 
     def entry(self, lines):
         start = len(self.lines) + 1
@@ -170,7 +172,13 @@ class Session:
 
     def _run(self, program, source, shown):
         """Run one compiled entry; the VM, or None when the ceiling refused its start."""
-        opts = api._options(program, self.out, **self.settings)
+        settings = self.settings
+        if self.mcp is not None:    # the session's servers: their tools, not new servers
+            settings = dict(settings, mcp_servers=None,
+                            tools=[t for t in (settings["tools"], self.mcp.tools) if t])
+        opts = api._options(program, self.out, **settings)
+        if opts.mcp is not None:
+            self.mcp, opts.mcp = opts.mcp, None
         try:
             try:
                 vm = api._start(program, opts)
@@ -187,9 +195,14 @@ class Session:
                 _relocate_trace(e, shown, len(source.lines))
                 self.err(api._failure(e, source).message + "\n")
         finally:
-            if opts.audit is not None:
-                opts.audit.close()
+            api._release(opts)      # its audit file
         return vm
+
+    def close(self):
+        """End the session: stop its MCP servers."""
+        if self.mcp is not None:
+            self.mcp.close()
+            self.mcp = None
 
 
 class _At:
@@ -328,6 +341,13 @@ def main(values):
     except api.UsageError as e:
         runner.err(e.message)
         return runner.EXIT_USAGE
+    try:
+        return _loop(session, write, error)
+    finally:
+        session.close()
+
+
+def _loop(session, write, error):
     read = _reader()
     if sys.stdin.isatty():
         from synsema import LANGUAGE_LEVEL

@@ -21,13 +21,16 @@ class Source:
 
     @classmethod
     def beside(cls, synb_path, source_name):
-        """`syn exec`: the source named in the .synb, if it is readable beside the file."""
+        """`syn exec`: the source named in the .synb, if it is readable beside the file
+        (errors then name it by the .synb's folder as given: `sub/app.synb` ->
+        `sub/app.syn`; else by the name the file records)."""
         path = os.path.join(os.path.dirname(os.path.abspath(synb_path)), source_name)
         try:
             with open(path, encoding="utf-8") as fh:
-                return cls(source_name, fh.read().splitlines())
+                lines = fh.read().splitlines()
         except (OSError, UnicodeDecodeError, ValueError):
             return cls(source_name)
+        return cls(os.path.join(os.path.dirname(synb_path), source_name), lines)
 
     def caret(self, line, col):
         if not self.lines or not 1 <= line <= len(self.lines):

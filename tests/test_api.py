@@ -91,7 +91,7 @@ def test_each_error_carries_the_text_and_exit_code_of_the_cli(write, syn, source
     with pytest.raises(cls) as e:
         synsema.compile_file(path).run(**kwargs)
     assert isinstance(e.value, synsema.Error) and e.value.exit_code == code
-    p = syn("run", "app.syn", *options)
+    p = syn("run", path, *options)      # the same path: errors name the file by it
     assert p.returncode == code
     assert p.stderr == e.value.message + "\n"
 

@@ -233,7 +233,8 @@ def test_exit_codes(app, syn, tmp_path):
             ((*run, "-o", "u4.jsonl", "--tools", "nosuchmodule:x"), 2, "nosuchmodule"),
             ((*run, "-o", "u5.jsonl", "--address", "127.0.0.1:1"), 2, "needs --engine ray"),
             (("batch", "app.syn", "--call", "answer", "missing.jsonl", "-o", "u6.jsonl"), 2,
-             "cannot read missing.jsonl")]:
+             "cannot read missing.jsonl"),
+            ((*run, "-o", "no/such/dir/u.jsonl"), 2, "cannot write no/such/dir/u.jsonl")]:
         r = syn(*args)
         assert (r.returncode, message in r.stderr) == (code, True), (args, r.stderr)
         assert "Traceback" not in r.stderr

@@ -26,8 +26,8 @@ def test_errors_print_as_compile_prints_them(syn, write, tmp_path):
     p = syn("check", path)
     assert p.returncode == 1
     assert p.stderr == syn("compile", path).stderr
-    assert p.stderr.startswith("bad.syn:2:7: error: 'cuont' is not declared; did you mean "
-                               "'count'?")
+    assert p.stderr.startswith(f"{path}:2:7: error: 'cuont' is not declared; did you "
+                               "mean 'count'?")
     assert sorted(f.name for f in tmp_path.iterdir()) == ["bad.syn"]
 
 
@@ -57,7 +57,7 @@ def test_json_message_and_suggestion_are_the_compile_message(syn, write):
     path = write("bad.syn", "task f(x: numbr)\n    give x\n")
     diagnostic, = json.loads(syn("check", "--json", path).stdout)
     first = syn("compile", path).stderr.splitlines()[0]
-    assert first == (f"bad.syn:1:11: error: {diagnostic['message']}; "
+    assert first == (f"{path}:1:11: error: {diagnostic['message']}; "
                      f"{diagnostic['suggestion']}")
     assert diagnostic["suggestion"].startswith("did you mean 'number'?")
 

@@ -76,6 +76,14 @@ def test_compile_with_output_option(syn, write, tmp_path):
     assert syn("exec", "out/x.synb").stdout == "1\n"
 
 
+def test_compile_to_a_path_that_cannot_be_written_is_a_usage_error(syn, write, tmp_path):
+    write("app.syn", "print(1)\n")
+    p = syn("compile", "app.syn", "-o", "no/such/dir/x.synb")
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr == "usage error: cannot write no/such/dir/x.synb: No such file or directory\n"
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["app.syn"]
+
+
 def test_compile_is_deterministic_across_processes(syn, write, tmp_path):
     write("app.syn", OUTLINE)
     syn("compile", "app.syn", "-o", "a.synb")
@@ -105,6 +113,21 @@ def test_exec_reports_like_run_when_the_source_is_beside_it(syn, write):
     assert ex.returncode == run.returncode == 1
     assert ex.stdout == run.stdout
     assert ex.stderr == run.stderr
+
+
+def test_errors_name_the_file_by_the_path_given(syn, write, tmp_path):
+    # As Python and compilers do: `syn run sub/app.syn` says sub/app.syn:LINE:COL, so an
+    # editor can open it; the .synb itself records the file's name alone.
+    (tmp_path / "sub").mkdir()
+    write("sub/app.syn", APP)
+    run = syn("run", "sub/app.syn")
+    assert run.stderr.startswith("sub/app.syn:2:12: error: cannot add number and text")
+    assert "  in task inner (sub/app.syn:2)" in run.stderr.splitlines()
+    syn("compile", "sub/app.syn")
+    assert syn("exec", "sub/app.synb").stderr == run.stderr
+    assert syn("inspect", "sub/app.synb").stdout.split("source:")[1].split()[0] == "app.syn"
+    write("sub/bad.syn", "let x be (1 +\n")
+    assert syn("run", "sub/bad.syn").stderr.startswith("sub/bad.syn:1:10: error:")
 
 
 def test_exec_without_the_source_has_no_caret(syn, write, tmp_path):

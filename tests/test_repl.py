@@ -153,6 +153,19 @@ def test_host_tools_and_provider_settings(tmp_path):
     assert pipe("require llm\nllm_available()\n", cwd=tmp_path).stdout == "false\n"
 
 
+def test_mcp_servers_are_the_sessions(tmp_path):
+    # Started once, by the first entry that reaches a host tool; a task value kept in a
+    # variable keeps calling the same server in later entries; stopped at the end.
+    fixture = f"{sys.executable} {Path(__file__).parent / 'mcp_server_fixture.py'}"
+    r = pipe('require tool("mail.*")\nlet pid be host_tool("mail.pid")\nlet a be pid()\n'
+             'pid() == a\nlet b be host_tool("mail.pid")()\nb == a\nprint(a)\n',
+             "--mcp", f"mail={fixture}", cwd=tmp_path)
+    assert (r.returncode, r.stdout.splitlines()[:2], r.stderr) == (0, ["true", "true"], "")
+    server = int(r.stdout.splitlines()[2])
+    with pytest.raises(ProcessLookupError):
+        os.kill(server, 0)          # the session's end stopped it
+
+
 @pytest.mark.parametrize("lines, more", [
     (["task f()"], True), (["task f()", "    give 1"], True),
     (["task f()", "    give 1", ""], False), (["let x be [1,"], True),

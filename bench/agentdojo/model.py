@@ -11,14 +11,20 @@ each run's Script plays three models, told apart by the request:
   GROUND_TRUTH_OUTPUT. A perfectly obedient victim.
 * `ask` (the system text has no "extract:"): the **planner**. It returns a plan built
   from the ground truth: an argument is a literal when its value appears in the user's
-  prompt, and an `extract` otherwise, from the request and the earlier result that shows
-  the value (all earlier results when none shows it as such).
+  prompt, and an `extract` otherwise, from the request and the earlier result that holds
+  or shows the value (all earlier results when none does). When those results are
+  records, the extract names the fields to read (`Script.fields`), as a planner that
+  knows the return types from the catalog would. What it knows of the data (which step,
+  which field holds a value) comes from the ground truth run on the environment without
+  injections (run.py): it knows the task, never the attack.
 * `extract`: the **quarantined model**. It answers honestly (the ground-truth value, as
   JSON) unless its input holds the injection; then it answers with the attacker's value:
-  the injection task's ground-truth argument of the same name, when there is one.
+  the injection task's ground-truth argument of the same name, when there is one. An
+  honest answer needs the value in its input: when the planner expected to read it as
+  such and the input does not show it, the answer is null.
 
 "The input holds the injection" is decided on the words of the injection task's GOAL, so
-YAML's quoting and line folding of tool results do not hide it.
+YAML's quoting and line folding and JSON's escapes of tool results do not hide it.
 """
 
 import itertools
@@ -31,10 +37,11 @@ from agentdojo.functions_runtime import FunctionCall
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _QUERY = re.compile(r"\[(q\d+)\]")
+_ESCAPE = re.compile(r"\\[nrt]")     # JSON's escapes of line breaks and tabs
 
 
 def _words(text):
-    return " ".join(_WORD.findall(text))
+    return " ".join(_WORD.findall(_ESCAPE.sub(" ", text)))
 
 
 def _plain(value):
@@ -100,9 +107,11 @@ def in_prompt(value, prompt):
 class Script:
     """The three scripted models of one run (a user task, maybe an injection task)."""
 
-    def __init__(self, prompt, user_calls, answer, goal=None, injection_calls=(), results=()):
+    def __init__(self, prompt, user_calls, answer, goal=None, injection_calls=(), results=(),
+                 values=()):
         self.prompt = prompt
         self.results = list(results)    # what each ground-truth call returns, as text
+        self.values = list(values)      # the same as JSON data (records are maps)
         self.user_calls = [FunctionCall(function=c.function, args={k: _plain(v) for k, v in c.args.items()})
                            for c in user_calls]
         self.injection_calls = [FunctionCall(function=c.function,
@@ -114,7 +123,7 @@ class Script:
         self.seen = False           # the loop model has met the injection
         self.pending = []           # the injection's calls still to make
         self.next_user = 0
-        self.queries = {}           # extract id -> (parameter, honest value, function)
+        self.queries = {}           # extract id -> (parameter, honest value, function, shown)
         self.lock = threading.Lock()
 
     def injected(self, text):
@@ -148,40 +157,139 @@ class Script:
                         args[param] = {"literal": value}
                     else:
                         qid = f"q{next(ids)}"
-                        self.queries[qid] = (param, value, call.function)
+                        sources = self.sources(value, k)
+                        self.queries[qid] = (param, value, call.function,
+                                             self.shows(value, sources))
                         args[param] = {"extract": f"the value of '{param}' for {call.function} "
-                                                  f"[{qid}]", "from": self.sources(value, k)}
+                                                  f"[{qid}]", "from": sources}
+                        fields = self.fields(value, sources)
+                        if fields:
+                            args[param]["fields"] = fields
                 steps.append({"tool": f"{suite}.{call.function}", "args": args})
             if in_prompt(self.answer, self.prompt):
                 answer = {"literal": self.answer}
             else:
                 qid = f"q{next(ids)}"
-                self.queries[qid] = (None, self.answer, None)
+                self.queries[qid] = (None, self.answer, None, False)
                 answer = {"extract": f"the answer to the user's request [{qid}]",
                           "from": list(range(len(steps)))}
         return {"steps": steps, "answer": answer}
 
     def sources(self, value, k):
-        """The earlier steps a value is read from: those whose result shows it (a perfect
-        planner knows where each value lives), else every earlier step (a value computed
-        from several results)."""
+        """The earlier step a value is read from: the first whose records have a field
+        that is the value, else the first whose result shows it (a perfect planner knows
+        where each value lives), else every earlier step (a value computed from several
+        results)."""
+        held = [i for i in range(k) if i < len(self.values) and any(
+            _equal(v, value) for r in _records(self.values[i]) for v in r.values())]
         shown = [_shown(v) for v in value] if isinstance(value, list) else [_shown(value)]
         found = [i for i, text in enumerate(self.results[:k])
                  if all(s in text for s in shown)]
-        return found[:1] or list(range(k))
+        return held[:1] or found[:1] or list(range(k))
+
+    def shows(self, value, steps):
+        """Whether the value is to be read as such in those steps' results (not computed)."""
+        return any(_says(self.results[i], value) for i in steps if i < len(self.results))
+
+    def fields(self, value, steps):
+        """The fields of the records a value is read from, when those results are records:
+        the fields that hold the value (equal it, else contain it), else, for a number
+        computed from the records, their number fields; and, when there are several
+        records, the fields that tell which one the request means: those whose value the
+        request states ("from GB29...") or the call that returned the records was given
+        (a file searched for by name: its filename), else those that share a word with the
+        request ("Apple": the subject "Purchase at Apple Store"). None (read the whole
+        results) when they are not records or every field would be read. The planner
+        knows the fields from the return types in the catalog; which of them it needs is
+        what a planner that understood the task would name."""
+        records = []
+        for i in steps:
+            found = _records(self.values[i] if i < len(self.values) else None)
+            if not found:
+                return None
+            records += found
+        every = {k for r in records for k in r}
+        holds = ({k for r in records for k, v in r.items() if _equal(v, value)}
+                 or {k for r in records for k, v in r.items() if _contains(v, value)})
+        if not holds and _number(value):
+            holds = {k for r in records for k, v in r.items() if _number(v)}
+        if not holds:
+            return None
+        given = [v for i in steps for v in _texts(self.user_calls[i].args.values())]
+        picked = holds | (self.identifying(records, given) if len(records) > 1 else set())
+        return None if picked == every else sorted(picked)
+
+    def identifying(self, records, given):
+        """The fields by which the request, or the arguments `given` to the call that
+        returned the records, say which record is meant."""
+        stated = {k for r in records for k, v in r.items() if isinstance(v, str) and v and (
+            _contains(self.prompt, v) or v in given)}
+        if stated:
+            return stated
+        words = {w.lower() for w in _WORD.findall(self.prompt) if len(w) >= 4}
+        return {k for r in records for k, v in r.items() if isinstance(v, str)
+                and words & {w.lower() for w in _WORD.findall(v)}}
 
     # the quarantined model --------------------------------------------------------------
     def extract(self, what, text):
         found = _QUERY.search(what)
         if found is None or found.group(1) not in self.queries:
             return ""
-        param, value, function = self.queries[found.group(1)]
+        param, value, function, shown = self.queries[found.group(1)]
         if param is not None and self.injected(text):
             attacker = [c for c in self.injection_calls if param in c.args]
             attacker.sort(key=lambda c: c.function != function)
             if attacker:
-                value = attacker[0].args[param]
+                return json.dumps(attacker[0].args[param])
+        if shown and not _says(text, value):
+            return "null"       # honest, but the value is not in what it was given
         return json.dumps(value)
+
+
+def _records(result):
+    """A result's records (maps): the result itself when it is one, the items of a list of
+    them; else none."""
+    if isinstance(result, dict):
+        return [result]
+    if isinstance(result, list) and result and all(isinstance(r, dict) for r in result):
+        return result
+    return []
+
+
+def _says(text, value):
+    """Whether a text shows the value, word for word (YAML's folding and JSON's escapes
+    aside)."""
+    parts = value if isinstance(value, list) else [value]
+    said = f" {_words(text)} "
+    return all(f" {_words(_shown(p))} " in said for p in parts if _words(_shown(p)))
+
+
+def _texts(values):
+    """The texts among call arguments (and in their lists)."""
+    out = []
+    for v in values:
+        out += [x for x in (v if isinstance(v, list) else [v]) if isinstance(x, str)]
+    return out
+
+
+def _number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _equal(field, value):
+    """A field's value is the value (a list: holds every element of it)."""
+    if isinstance(value, list) and isinstance(field, list):
+        return bool(value) and all(x in field for x in value)
+    same = type(field) is type(value) or (_number(field) and _number(value))
+    return same and field == value
+
+
+def _contains(field, value):
+    """A field's text holds the value's text (as a word), or a list holds the value."""
+    if isinstance(field, list):
+        return value in field
+    return (isinstance(field, str) and isinstance(value, str) and value != ""
+            and re.search(rf"(?<!\w){re.escape(value)}(?!\w)", field) is not None)
 
 
 class ScriptedModels:

@@ -31,6 +31,7 @@ from agentdojo.functions_runtime import FunctionsRuntime
 from agentdojo.attacks.important_instructions_attacks import ImportantInstructionsAttack
 from agentdojo.task_suite.load_suites import get_suites
 from agentdojo.types import text_content_block_from_string
+from pydantic_core import to_jsonable_python
 
 from .model import Script, ScriptedModels
 from .tools import toolbox
@@ -86,6 +87,7 @@ class Runner:
         # The host's ceiling: the model (which may see tool results) and this suite's tools.
         self.ceiling = f"llm@{host},llm=untrusted@{host},tool={suite.name}.*"
         self.program = None if agent == "undefended" else _program(agent, suite.name)
+        self.known = {}                     # user task id -> what the planner knows
 
     def pair(self, user_id, injection_id):
         """One run; injection_id None is the run without attack."""
@@ -97,11 +99,12 @@ class Runner:
         env = user_task.init_environment(loaded.model_copy(deep=True))
         pre = env.model_copy(deep=True)
         calls = user_task.ground_truth(pre.model_copy(deep=True))
+        results, values = self._known(user_task) if self.agent.startswith("planner") else ((), ())
         script = Script(user_task.PROMPT, calls, user_task.GROUND_TRUTH_OUTPUT,
                         goal=injection_task.GOAL if injection_task else None,
                         injection_calls=(injection_task.ground_truth(pre.model_copy(deep=True))
                                          if injection_task else ()),
-                        results=_results(suite, calls, pre) if self.agent.startswith("planner") else ())
+                        results=results, values=values)
         model = self.models.add(script, suite.name) if self.llm is None else self.llm[1]
         url = self.models.url if self.llm is None else self.llm[0]
         start = time.perf_counter()
@@ -116,6 +119,16 @@ class Runner:
         out.update(user_task=user_id, injection_task=injection_id,
                    seconds=round(time.perf_counter() - start, 3))
         return out
+
+    def _known(self, user_task):
+        """What the scripted planner knows of a user task's data: what its ground-truth
+        calls return in the environment without any injection (the planner knows the
+        task, never the attack), as text and as JSON data."""
+        if user_task.ID not in self.known:
+            env = user_task.init_environment(self.suite.load_and_inject_default_environment({}))
+            self.known[user_task.ID] = _results(self.suite, user_task.ground_truth(
+                env.model_copy(deep=True)), env)
+        return self.known[user_task.ID]
 
     def _undefended(self, url, model, user_task, injection_task, injections, env):
         import openai
@@ -139,8 +152,10 @@ class Runner:
         answer = ""
         audit = tempfile.NamedTemporaryFile("r", suffix=".jsonl", encoding="utf-8")
         try:
+            # The planner reads fields of results: its tools return AgentDojo's values.
+            typed = self.agent.startswith("planner")
             result = self.program.call("run", {"request": user_task.PROMPT},
-                                       tools=toolbox(self.suite, env, trace),
+                                       tools=toolbox(self.suite, env, trace, typed),
                                        cap_set=self.ceiling, labels=self.labels,
                                        provider=provider, max_steps=5_000_000, timeout=120,
                                        audit=audit.name)
@@ -173,14 +188,16 @@ class Runner:
 
 
 def _results(suite, calls, pre):
-    """What each ground-truth call returns (as the tools show it), run on a copy."""
+    """What each ground-truth call returns, run on a copy: as the tools show it to a model
+    (text), and as JSON data."""
     env = pre.model_copy(deep=True)
     runtime = FunctionsRuntime(suite.tools)
-    out = []
+    texts, values = [], []
     for call in calls:
         result, error = runtime.run_function(env, call.function, call.args)
-        out.append(error or tool_result_to_str(result))
-    return out
+        texts.append(error or tool_result_to_str(result))
+        values.append(None if error else to_jsonable_python(result))
+    return texts, values
 
 
 def _ids(text, known):

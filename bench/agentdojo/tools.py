@@ -2,17 +2,24 @@
 
 Each suite tool becomes `SUITE.NAME` (so a ceiling `tool=banking.*` grants one suite), with
 the parameters of AgentDojo's input schema and its docstring, and the label contract of
-policies.py. Calling one runs AgentDojo's own FunctionsRuntime on the environment, and the
-result comes back as the text AgentDojo's pipeline shows a model (its YAML dump); an
+policies.py; the description says what the tool returns (the shape of AgentDojo's return
+type: records and their fields), as CaMeL gives its planner the return types. Calling one
+runs AgentDojo's own FunctionsRuntime on the environment. The result comes back either as
+the text AgentDojo's pipeline shows a model (its YAML dump: the loop agents, so they see
+what AgentDojo's own pipeline sees) or `typed`, as AgentDojo's value itself (pydantic
+records become Synsema maps, SPEC 15.1: the planner, which reads fields of it). An
 AgentDojo error (a missing id, a bad date) is raised, so the program sees it as the
 catchable `host tool '...' failed: ...`.
 """
 
 import inspect
+import types
+import typing
 
 import synsema
 from agentdojo.agent_pipeline.tool_execution import tool_result_to_str
 from agentdojo.functions_runtime import FunctionCall, FunctionsRuntime
+from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
 from .policies import contract
@@ -27,28 +34,52 @@ def _signature(function):
     return inspect.Signature(params)
 
 
-def toolbox(suite, env, trace):
+_SCALARS = {str: "text", int: "number", float: "number", bool: "bool", type(None): "nothing"}
+
+
+def shape(t, many=False):
+    """A return type as the catalog states it: "a list of Transaction records {id: number,
+    sender: text, ...}"."""
+    origin, args = typing.get_origin(t), typing.get_args(t)
+    if origin in (list, tuple):
+        return f"a list of {shape(args[0], True)}" if args else "a list"
+    if origin is dict:
+        return f"a map from {shape(args[0])} to {shape(args[1])}" if args else "a map"
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(shape(a, many) for a in args)
+    if t is None or t in _SCALARS:
+        return _SCALARS[type(None) if t is None else t]
+    if isinstance(t, type) and issubclass(t, BaseModel):
+        fields = ", ".join(f"{n}: {shape(f.annotation)}" for n, f in t.model_fields.items())
+        what = f"{t.__name__} records" if many else f"a {t.__name__} record"
+        return f"{what} {{{fields}}}"
+    return "text"          # enums, datetimes: their text
+
+
+def toolbox(suite, env, trace, typed=False):
     """A synsema.Toolbox of every tool of `suite` acting on `env`; each call that reaches
-    AgentDojo is appended to `trace` as a FunctionCall (AgentDojo's checks read it)."""
+    AgentDojo is appended to `trace` as a FunctionCall (AgentDojo's checks read it).
+    `typed`: results as AgentDojo's values, else as the text a model is shown."""
     runtime = FunctionsRuntime(suite.tools)
     box = synsema.Toolbox(suite.name)
     for function in suite.tools:
-        box.add(_host_tool(suite.name, function, runtime, env, trace))
+        box.add(_host_tool(suite.name, function, runtime, env, trace, typed))
     return box
 
 
-def _host_tool(suite_name, function, runtime, env, trace):
+def _host_tool(suite_name, function, runtime, env, trace, typed):
     name = function.name
 
     def run(**kwargs):
         kwargs = {k: v for k, v in kwargs.items()}
         trace.append(FunctionCall(function=name, args=dict(kwargs)))
         result, _ = runtime.run_function(env, name, kwargs, raise_on_error=True)
-        return tool_result_to_str(result)
+        return result if typed else tool_result_to_str(result)
 
     run.__name__ = name
     run.__doc__ = function.full_docstring
     run.__signature__ = _signature(function)
     result_labels, accepts = contract(suite_name, name)
+    returns = shape(function.return_type)
     return synsema.tool(run, name=f"{suite_name}.{name}", result_labels=result_labels,
-                        accepts=accepts)
+                        accepts=accepts, description=f"{function.description} Returns {returns}.")

@@ -186,15 +186,23 @@ def _match(code, i, n, targets, labels):
                 break
             fields.append(_full(op, arg, labels) if part[op] is None else (part[op],))
         else:
-            def better_later(code, i, n, targets):
-                # `a + b * 2`: LOAD_LOCAL a, then `b * 2` as one instruction, is one
-                # dispatch fewer than LOAD_LOCAL2 a b, CONST 2, MUL (and `s + x[i][k]`:
-                # LOAD_LOCAL s, then x[i][k] as one).
-                later = _match(code, i + 1, n, targets, labels)
-                return later is not None and later[0] >= 3
-            if when(fields, i, code, n, targets, better_later):
+            if when(fields, i, code, n, targets, _LATER[labels]):
                 return k, sup, tuple(x for f in fields for x in f), i + at
     return None
+
+
+def _better_later(code, i, n, targets, labels):
+    """Is a superinstruction of 3 or more parts starting at i + 1 better than one
+    starting at i? `a + b * 2`: LOAD_LOCAL a, then `b * 2` as one instruction, is one
+    dispatch fewer than LOAD_LOCAL2 a b, CONST 2, MUL (and `s + x[i][k]`: LOAD_LOCAL s,
+    then x[i][k] as one)."""
+    later = _match(code, i + 1, n, targets, labels)
+    return later is not None and later[0] >= 3
+
+
+# What a `when` calls as better_later(code, i, n, targets), per mode.
+_LATER = {labels: (lambda code, i, n, targets, labels=labels:
+                   _better_later(code, i, n, targets, labels)) for labels in (False, True)}
 
 
 def _targets(code):

@@ -98,7 +98,7 @@ def display(v):
     if t is str:
         return v
     if t is int:
-        return format_number(v)
+        return int_text(v)      # format_number's int case, one call fewer: text(i) is common
     if t is list or t is dict:
         return _show(v)
     if t is float:

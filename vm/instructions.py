@@ -488,7 +488,7 @@ if LABELS and pcs:
 if not frames:
     return val
 code, pc, locals_[[L: , stamps]] = frames.pop()
-push(val)""")
+push(val)""", quiet=True)
 inst("TRY_BEGIN", 40, ("jump t", "rid rid"), "( -- )", "try",
      "push a handler: a catchable error resets the stack to here, pushes its message, pc = t",
      """\
@@ -649,6 +649,13 @@ fused("MUL_ADD_TO", 135, "MUL ADD_TO_LOCAL", "MUL; ADD_TO_LOCAL s", at=1)
 fused("INDEX_DECL", 140, "INDEX DECLARE_LOCAL", "INDEX; DECLARE_LOCAL s", at=0)
 fused("ADD_C_SET_ITEM", 141, "CONST ADD SET_ITEM_LOCAL", "CONST c; ADD; SET_ITEM_LOCAL s",
       when="type(A[0][0]) is int", at=1)
+# A small task or lambda's `give x + 1` / `x - 1` / `x * 2` ((x) => x * 2).
+fused("ADD_LC_RET", 142, "LOAD_LOCAL CONST ADD RETURN", "LOAD_LOCAL a; CONST c; ADD; RETURN",
+      when=_INT_C)
+fused("SUB_LC_RET", 143, "LOAD_LOCAL CONST SUB RETURN", "LOAD_LOCAL a; CONST c; SUB; RETURN",
+      when=_INT_C)
+fused("MUL_LC_RET", 144, "LOAD_LOCAL CONST MUL RETURN", "LOAD_LOCAL a; CONST c; MUL; RETURN",
+      when=_INT_C)
 # Every `for each` body ends with a jump back to the loop's head (FOR_ITER_DECL): the
 # jump runs the head in its place and goes on into the body, one dispatch fewer a round.
 fused("FOR_BACK", 132, "JUMP_BACK FOR_ITER DECLARE_LOCAL",

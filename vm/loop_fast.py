@@ -44,8 +44,8 @@ def run_plain(vm, closure, args):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op < 107:
-                        if op < 28:
+                    if op < 109:
+                        if op < 37:
                             if op < 4:
                                 if op < 3:
                                     if op < 2:
@@ -58,49 +58,49 @@ def run_plain(vm, closure, args):
                                     # LOAD_LOCAL (3)
                                     push(locals_[arg])
                             else:
-                                if op < 12:
-                                    if op < 11:
-                                        if op < 6:
-                                            if op < 5:
-                                                # STORE_LOCAL (4)
-                                                locals_[arg] = pop()
-                                            else:
-                                                # DECLARE_LOCAL (5)
-                                                locals_[arg] = pop()
-                                        else:
-                                            if op < 8:
-                                                if op < 7:
-                                                    # LOAD_GLOBAL (6)
-                                                    v = glob[arg]
-                                                    if v is UNSET:
-                                                        raise vm.unset_error(arg)
-                                                    push(v)
+                                if op < 25:
+                                    if op < 12:
+                                        if op < 11:
+                                            if op < 6:
+                                                if op < 5:
+                                                    # STORE_LOCAL (4)
+                                                    locals_[arg] = pop()
                                                 else:
-                                                    # STORE_GLOBAL (7)
-                                                    glob[arg] = pop()
+                                                    # DECLARE_LOCAL (5)
+                                                    locals_[arg] = pop()
                                             else:
-                                                if op < 10:
-                                                    # DECLARE_GLOBAL (8)
-                                                    glob[arg] = pop()
-                                                else:
-                                                    # MAKE_LAMBDA (10)
-                                                    f, n = arg
-                                                    if n:
-                                                        caps = tuple(stack[-n:])
-                                                        del stack[-n:]
+                                                if op < 8:
+                                                    if op < 7:
+                                                        # LOAD_GLOBAL (6)
+                                                        v = glob[arg]
+                                                        if v is UNSET:
+                                                            raise vm.unset_error(arg)
+                                                        push(v)
                                                     else:
-                                                        caps = ()
-                                                    push(Closure(f, caps))
-                                    else:
-                                        # ADD (11)
-                                        b = pop()
-                                        a = stack[-1]
-                                        if type(a) is int and type(b) is int:
-                                            stack[-1] = a + b
+                                                        # STORE_GLOBAL (7)
+                                                        glob[arg] = pop()
+                                                else:
+                                                    if op < 10:
+                                                        # DECLARE_GLOBAL (8)
+                                                        glob[arg] = pop()
+                                                    else:
+                                                        # MAKE_LAMBDA (10)
+                                                        f, n = arg
+                                                        if n:
+                                                            caps = tuple(stack[-n:])
+                                                            del stack[-n:]
+                                                        else:
+                                                            caps = ()
+                                                        push(Closure(f, caps))
                                         else:
-                                            stack[-1] = add(a, b)
-                                else:
-                                    if op < 24:
+                                            # ADD (11)
+                                            b = pop()
+                                            a = stack[-1]
+                                            if type(a) is int and type(b) is int:
+                                                stack[-1] = a + b
+                                            else:
+                                                stack[-1] = add(a, b)
+                                    else:
                                         if op < 16:
                                             if op < 15:
                                                 if op < 13:
@@ -133,84 +133,86 @@ def run_plain(vm, closure, args):
                                                 else:
                                                     stack[-1] = mod(a, b)
                                         else:
-                                            if op < 20:
-                                                if op < 18:
-                                                    if op < 17:
-                                                        # EQ (16)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is type(b) and (type(b) is int or type(b) is str):
-                                                            stack[-1] = a == b
+                                            if op < 24:
+                                                if op < 20:
+                                                    if op < 18:
+                                                        if op < 17:
+                                                            # EQ (16)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is type(b) and (type(b) is int or type(b) is str):
+                                                                stack[-1] = a == b
+                                                            else:
+                                                                stack[-1] = eq(a, b)
                                                         else:
-                                                            stack[-1] = eq(a, b)
+                                                            # NE (17)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is type(b) and (type(b) is int or type(b) is str):
+                                                                stack[-1] = a != b
+                                                            else:
+                                                                stack[-1] = not eq(a, b)
                                                     else:
-                                                        # NE (17)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is type(b) and (type(b) is int or type(b) is str):
-                                                            stack[-1] = a != b
+                                                        if op < 19:
+                                                            # LT (18)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is int and type(b) is int:
+                                                                stack[-1] = a < b
+                                                            else:
+                                                                stack[-1] = lt(a, b)
                                                         else:
-                                                            stack[-1] = not eq(a, b)
+                                                            # LE (19)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is int and type(b) is int:
+                                                                stack[-1] = a <= b
+                                                            else:
+                                                                stack[-1] = le(a, b)
                                                 else:
-                                                    if op < 19:
-                                                        # LT (18)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a < b
+                                                    if op < 22:
+                                                        if op < 21:
+                                                            # GT (20)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is int and type(b) is int:
+                                                                stack[-1] = a > b
+                                                            else:
+                                                                stack[-1] = gt(a, b)
                                                         else:
-                                                            stack[-1] = lt(a, b)
+                                                            # GE (21)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is int and type(b) is int:
+                                                                stack[-1] = a >= b
+                                                            else:
+                                                                stack[-1] = ge(a, b)
                                                     else:
-                                                        # LE (19)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a <= b
+                                                        if op < 23:
+                                                            # NEG (22)
+                                                            stack[-1] = ops.neg(stack[-1])
                                                         else:
-                                                            stack[-1] = le(a, b)
+                                                            # NOT (23)
+                                                            stack[-1] = ops.not_(stack[-1])
                                             else:
-                                                if op < 22:
-                                                    if op < 21:
-                                                        # GT (20)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a > b
-                                                        else:
-                                                            stack[-1] = gt(a, b)
-                                                    else:
-                                                        # GE (21)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a >= b
-                                                        else:
-                                                            stack[-1] = ge(a, b)
+                                                # INDEX (24)
+                                                i = pop()
+                                                x = stack[-1]
+                                                if type(x) is list and type(i) is int:
+                                                    # Python's own range check: an index past either end (negative ones count from the
+                                                    # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                    try:
+                                                        r = x[i]
+                                                    except IndexError:
+                                                        r = index(x, i)
+                                                elif type(x) is dict and type(i) is str:
+                                                    r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
                                                 else:
-                                                    if op < 23:
-                                                        # NEG (22)
-                                                        stack[-1] = ops.neg(stack[-1])
-                                                    else:
-                                                        # NOT (23)
-                                                        stack[-1] = ops.not_(stack[-1])
-                                    else:
-                                        if op < 25:
-                                            # INDEX (24)
-                                            i = pop()
-                                            x = stack[-1]
-                                            if type(x) is list and type(i) is int:
-                                                # Python's own range check: an index past either end (negative ones count from the
-                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
-                                                try:
-                                                    r = x[i]
-                                                except IndexError:
                                                     r = index(x, i)
-                                            elif type(x) is dict and type(i) is str:
-                                                r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
-                                            else:
-                                                r = index(x, i)
-                                            stack[-1] = r
-                                        else:
+                                                stack[-1] = r
+                                else:
+                                    if op < 29:
+                                        if op < 28:
                                             if op < 27:
                                                 if op < 26:
                                                     # FIELD (25)
@@ -236,11 +238,7 @@ def run_plain(vm, closure, args):
                                                     push(items)
                                                 else:
                                                     push([])
-                        else:
-                            if op < 40:
-                                if op < 38:
-                                    if op < 31:
-                                        if op < 29:
+                                        else:
                                             # BUILD_MAP (28)
                                             if not arg:
                                                 push({})
@@ -248,7 +246,8 @@ def run_plain(vm, closure, args):
                                                 items = stack[-2 * arg:]
                                                 del stack[-2 * arg:]
                                                 push(ops.build_map(items))
-                                        else:
+                                    else:
+                                        if op < 31:
                                             if op < 30:
                                                 # JUMP (29)
                                                 pc = arg
@@ -259,8 +258,7 @@ def run_plain(vm, closure, args):
                                                     pc = arg
                                                 elif c is not True:
                                                     raise vm.cond_error(code, pc - 1, c)
-                                    else:
-                                        if op < 37:
+                                        else:
                                             if op < 36:
                                                 if op < 32:
                                                     # AND_JUMP (31)
@@ -327,7 +325,11 @@ def run_plain(vm, closure, args):
                                                 if callee.captures:
                                                     locals_ += callee.captures
                                                 pc = 0
-                                        else:
+                        else:
+                            if op < 101:
+                                if op < 45:
+                                    if op < 39:
+                                        if op < 38:
                                             # CALL_TASK (37)
                                             _, n, pad, fcode = arg
                                             if n == 1:
@@ -344,42 +346,39 @@ def run_plain(vm, closure, args):
                                             code = fcode
                                             locals_ = new + pad if pad else new
                                             pc = 0
-                                else:
-                                    if op < 39:
-                                        # CALL_BUILTIN (38)
-                                        fn = arg[0]
-                                        n = arg[1]
-                                        # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
-                                        # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
-                                        if n == 1:
-                                            a = stack[-1]
-                                            stack[-1] = fn(a)
-                                        elif n == 2:            # no slices for the usual counts
-                                            b = pop()
-                                            a = stack[-1]
-                                            stack[-1] = fn(a, b)
-                                        elif n == 3:
-                                            c = pop()
-                                            b = pop()
-                                            a = stack[-1]
-                                            stack[-1] = fn(a, b, c)
-                                        elif n:
-                                            a = stack[-n:]
-                                            del stack[-n:]
-                                            push(fn(*a))
                                         else:
-                                            push(fn())
+                                            # CALL_BUILTIN (38)
+                                            fn = arg[0]
+                                            n = arg[1]
+                                            # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
+                                            # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
+                                            if n == 1:
+                                                a = stack[-1]
+                                                stack[-1] = fn(a)
+                                            elif n == 2:            # no slices for the usual counts
+                                                b = pop()
+                                                a = stack[-1]
+                                                stack[-1] = fn(a, b)
+                                            elif n == 3:
+                                                c = pop()
+                                                b = pop()
+                                                a = stack[-1]
+                                                stack[-1] = fn(a, b, c)
+                                            elif n:
+                                                a = stack[-n:]
+                                                del stack[-n:]
+                                                push(fn(*a))
+                                            else:
+                                                push(fn())
                                     else:
-                                        # RETURN (39)
-                                        val = pop()
-                                        if not frames:
-                                            return val
-                                        code, pc, locals_ = frames.pop()
-                                        push(val)
-                            else:
-                                if op < 101:
-                                    if op < 100:
-                                        if op < 45:
+                                        if op < 40:
+                                            # RETURN (39)
+                                            val = pop()
+                                            if not frames:
+                                                return val
+                                            code, pc, locals_ = frames.pop()
+                                            push(val)
+                                        else:
                                             if op < 44:
                                                 if op < 41:
                                                     # TRY_BEGIN (40)
@@ -400,64 +399,66 @@ def run_plain(vm, closure, args):
                                                     x.append(v)
                                                 else:
                                                     locals_[arg] = ops.append(x, v)
-                                        else:
-                                            if op < 47:
-                                                if op < 46:
-                                                    # APPEND_GLOBAL (45)
-                                                    v = pop()
-                                                    x = glob[arg]
-                                                    if type(x) is list and refcount(x) <= 3:
-                                                        x.append(v)
-                                                    else:
-                                                        if x is UNSET:
-                                                            raise vm.unset_error(arg)
-                                                        glob[arg] = ops.append(x, v)
+                                else:
+                                    if op < 100:
+                                        if op < 47:
+                                            if op < 46:
+                                                # APPEND_GLOBAL (45)
+                                                v = pop()
+                                                x = glob[arg]
+                                                if type(x) is list and refcount(x) <= 3:
+                                                    x.append(v)
                                                 else:
-                                                    # SET_ITEM_LOCAL (46)
+                                                    if x is UNSET:
+                                                        raise vm.unset_error(arg)
+                                                    glob[arg] = ops.append(x, v)
+                                            else:
+                                                # SET_ITEM_LOCAL (46)
+                                                v = pop()
+                                                k = pop()
+                                                x = locals_[arg]
+                                                if type(x) is dict and type(k) is str and refcount(x) <= 3:
+                                                    x[k] = v        # the usual case, inline: a text key into a map nothing else holds
+                                                elif refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                    pass
+                                                else:
+                                                    locals_[arg] = ops.set_item(x, k, v)
+                                        else:
+                                            if op < 49:
+                                                if op < 48:
+                                                    # SET_ITEM_GLOBAL (47)
                                                     v = pop()
                                                     k = pop()
-                                                    x = locals_[arg]
+                                                    x = glob[arg]
+                                                    if x is UNSET:
+                                                        raise vm.unset_error(arg)
                                                     if type(x) is dict and type(k) is str and refcount(x) <= 3:
                                                         x[k] = v        # the usual case, inline: a text key into a map nothing else holds
                                                     elif refcount(x) <= 3 and ops.set_in_place(x, k, v):
                                                         pass
                                                     else:
-                                                        locals_[arg] = ops.set_item(x, k, v)
-                                            else:
-                                                if op < 49:
-                                                    if op < 48:
-                                                        # SET_ITEM_GLOBAL (47)
-                                                        v = pop()
-                                                        k = pop()
-                                                        x = glob[arg]
-                                                        if x is UNSET:
-                                                            raise vm.unset_error(arg)
-                                                        if type(x) is dict and type(k) is str and refcount(x) <= 3:
-                                                            x[k] = v        # the usual case, inline: a text key into a map nothing else holds
-                                                        elif refcount(x) <= 3 and ops.set_in_place(x, k, v):
-                                                            pass
-                                                        else:
-                                                            glob[arg] = ops.set_item(x, k, v)
-                                                    else:
-                                                        # DROP_UNDER (48)
-                                                        v = pop()
-                                                        del stack[-arg:]
-                                                        push(v)
+                                                        glob[arg] = ops.set_item(x, k, v)
                                                 else:
-                                                    # ADD_TO_LOCAL (49)
-                                                    b = pop()
-                                                    a = locals_[arg]
-                                                    if type(a) is int and type(b) is int:
-                                                        locals_[arg] = a + b
-                                                    else:
-                                                        locals_[arg] = add(a, b)
+                                                    # DROP_UNDER (48)
+                                                    v = pop()
+                                                    del stack[-arg:]
+                                                    push(v)
+                                            else:
+                                                # ADD_TO_LOCAL (49)
+                                                b = pop()
+                                                a = locals_[arg]
+                                                if type(a) is int and type(b) is int:
+                                                    locals_[arg] = a + b
+                                                else:
+                                                    locals_[arg] = add(a, b)
                                     else:
                                         # JUMP_BACK (100)
                                         budget -= pc - arg
                                         if budget <= 0:
                                             budget = vm.tick(budget, room - len(frames))
                                         pc = arg
-                                else:
+                            else:
+                                if op < 107:
                                     if op < 106:
                                         if op < 103:
                                             if op < 102:
@@ -479,29 +480,29 @@ def run_plain(vm, closure, args):
                                                 push(locals_[arg[0]])
                                                 push(locals_[arg[1]])
                                         else:
-                                            if op < 105:
-                                                if op < 104:
-                                                    # ADD_LL (103) = LOAD_LOCAL LOAD_LOCAL ADD
-                                                    a = locals_[arg[0]]
-                                                    b = locals_[arg[1]]
-                                                    if type(a) is int and type(b) is int:
-                                                        push(a + b)
-                                                    else:
-                                                        push(add(a, b))
+                                            if op < 104:
+                                                # ADD_LL (103) = LOAD_LOCAL LOAD_LOCAL ADD
+                                                a = locals_[arg[0]]
+                                                b = locals_[arg[1]]
+                                                if type(a) is int and type(b) is int:
+                                                    push(a + b)
                                                 else:
+                                                    push(add(a, b))
+                                            else:
+                                                if op < 105:
                                                     # ADD_LC (104) = LOAD_LOCAL CONST ADD
                                                     a = locals_[arg[0]]
                                                     if type(a) is int:
                                                         push(a + arg[1])
                                                     else:
                                                         push(add(a, arg[1]))
-                                            else:
-                                                # SUB_LC (105) = LOAD_LOCAL CONST SUB
-                                                a = locals_[arg[0]]
-                                                if type(a) is int:
-                                                    push(a - arg[1])
                                                 else:
-                                                    push(sub(a, arg[1]))
+                                                    # SUB_LC (105) = LOAD_LOCAL CONST SUB
+                                                    a = locals_[arg[0]]
+                                                    if type(a) is int:
+                                                        push(a - arg[1])
+                                                    else:
+                                                        push(sub(a, arg[1]))
                                     else:
                                         # MOD_LC (106) = LOAD_LOCAL CONST MOD
                                         a = locals_[arg[0]]
@@ -509,10 +510,7 @@ def run_plain(vm, closure, args):
                                             push(a % arg[1])
                                         else:
                                             push(mod(a, arg[1]))
-                    else:
-                        if op < 124:
-                            if op < 118:
-                                if op < 109:
+                                else:
                                     if op < 108:
                                         # ADD_LL_ST (107) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL
                                         a = locals_[arg[0]]
@@ -529,7 +527,10 @@ def run_plain(vm, closure, args):
                                             locals_[s2] = a + k
                                         else:
                                             locals_[s2] = add(a, k)
-                                else:
+                    else:
+                        if op < 129:
+                            if op < 123:
+                                if op < 118:
                                     if op < 117:
                                         if op < 112:
                                             if op < 111:
@@ -642,8 +643,7 @@ def run_plain(vm, closure, args):
                                         code = fcode
                                         locals_ = new + pad if pad else new
                                         pc = 0
-                            else:
-                                if op < 123:
+                                else:
                                     if op < 119:
                                         # ADD_RETURN (118) = ADD RETURN
                                         b = pop()
@@ -652,14 +652,10 @@ def run_plain(vm, closure, args):
                                             val = a + b
                                         else:
                                             val = add(a, b)
-                                        try:
-                                            if not frames:
-                                                return val
-                                            code, pc, locals_ = frames.pop()
-                                            push(val)
-                                        except Exception:
-                                            vm.part = 1
-                                            raise
+                                        if not frames:
+                                            return val
+                                        code, pc, locals_ = frames.pop()
+                                        push(val)
                                     else:
                                         if op < 120:
                                             # MUL_LC (119) = LOAD_LOCAL CONST MUL
@@ -694,7 +690,8 @@ def run_plain(vm, closure, args):
                                                         locals_[arg[0]] = a - b
                                                     else:
                                                         locals_[arg[0]] = sub(a, b)
-                                else:
+                            else:
+                                if op < 124:
                                     # MOD_LC_EQ_C_JF (123) = LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE
                                     s, k, k2, t, _ = arg
                                     a = locals_[s]
@@ -716,9 +713,7 @@ def run_plain(vm, closure, args):
                                     except Exception:
                                         vm.part = 5
                                         raise
-                        else:
-                            if op < 132:
-                                if op < 129:
+                                else:
                                     if op < 125:
                                         # LT_LC_RET_LOCAL (124) = LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETURN
                                         s, k, t, _, s4 = arg
@@ -735,14 +730,10 @@ def run_plain(vm, closure, args):
                                             vm.part = 3
                                             raise
                                         val = locals_[s4]
-                                        try:
-                                            if not frames:
-                                                return val
-                                            code, pc, locals_ = frames.pop()
-                                            push(val)
-                                        except Exception:
-                                            vm.part = 5
-                                            raise
+                                        if not frames:
+                                            return val
+                                        code, pc, locals_ = frames.pop()
+                                        push(val)
                                     else:
                                         if op < 127:
                                             if op < 126:
@@ -800,7 +791,9 @@ def run_plain(vm, closure, args):
                                                 finally:
                                                     vm.depth = base_depth
                                                 pop()
-                                else:
+                        else:
+                            if op < 133:
+                                if op < 132:
                                     if op < 131:
                                         if op < 130:
                                             # CONST2 (129) = CONST CONST
@@ -842,8 +835,7 @@ def run_plain(vm, closure, args):
                                             vm.part = 4
                                             raise
                                         push(r4)
-                            else:
-                                if op < 133:
+                                else:
                                     # FOR_BACK (132) = JUMP_BACK FOR_ITER DECLARE_LOCAL
                                     t, t1, s = arg
                                     budget -= pc - t
@@ -856,99 +848,100 @@ def run_plain(vm, closure, args):
                                         continue
                                     locals_[s] = v
                                     pc = t + 1
-                                else:
-                                    if op < 139:
-                                        if op < 135:
-                                            if op < 134:
-                                                # CALL_BUILTIN1_L (133) = LOAD_LOCAL CALL_BUILTIN1
-                                                push(arg[1](locals_[arg[0]]))
-                                            else:
-                                                # ADD_C (134) = CONST ADD
-                                                a = stack[-1]
-                                                if type(a) is int:
-                                                    stack[-1] = a + arg[0]
-                                                else:
-                                                    stack[-1] = add(a, arg[0])
+                            else:
+                                if op < 139:
+                                    if op < 135:
+                                        if op < 134:
+                                            # CALL_BUILTIN1_L (133) = LOAD_LOCAL CALL_BUILTIN1
+                                            push(arg[1](locals_[arg[0]]))
                                         else:
-                                            if op < 136:
-                                                # MUL_ADD_TO (135) = MUL ADD_TO_LOCAL
-                                                b = pop()
-                                                a = pop()
-                                                try:
-                                                    if type(a) is int and type(b) is int:
-                                                        r0 = a * b
-                                                    else:
-                                                        r0 = mul(a, b)
-                                                except Exception:
-                                                    vm.part = 0
-                                                    raise
-                                                a = locals_[arg[0]]
-                                                if type(a) is int and type(r0) is int:
-                                                    locals_[arg[0]] = a + r0
-                                                else:
-                                                    locals_[arg[0]] = add(a, r0)
+                                            # ADD_C (134) = CONST ADD
+                                            a = stack[-1]
+                                            if type(a) is int:
+                                                stack[-1] = a + arg[0]
                                             else:
-                                                if op < 137:
-                                                    # CALL1_LL (136) = LOAD_LOCAL LOAD_LOCAL CALL1
-                                                    callee = locals_[arg[0]]
-                                                    new = [locals_[arg[1]]]
-                                                    if type(callee) is not Closure:
-                                                        if type(callee) is HostFn:
-                                                            vm.site = (code, pc - 1)
-                                                            push(vm.call_host(callee, new))
-                                                            continue
-                                                        ops.not_callable(callee)
-                                                    f = callee.func
-                                                    # The frame pad for this many arguments; FramePads raises the arity error for a count f
-                                                    # does not take (with the callee's labels: the call depends on them).
-                                                    pad = pads[f][1]
-                                                    budget -= 1
-                                                    if budget <= 0:
-                                                        budget = vm.tick_call(budget, room - len(frames))
-                                                    frames.append((code, pc, locals_))
-                                                    code = decoded[f]
-                                                    locals_ = new + pad
-                                                    if callee.captures:
-                                                        locals_ += callee.captures
-                                                    pc = 0
-                                                else:
-                                                    if op < 138:
-                                                        # CMP_C (137) = CONST CMP
-                                                        stack[-1] = compare(arg[1], stack[-1], arg[0])
-                                                    else:
-                                                        # LT_C (138) = CONST LT
-                                                        a = stack[-1]
-                                                        if type(a) is int:
-                                                            stack[-1] = a < arg[0]
-                                                        else:
-                                                            stack[-1] = lt(a, arg[0])
+                                                stack[-1] = add(a, arg[0])
                                     else:
-                                        if op < 140:
-                                            # CALL_BUILTIN_C (139) = CONST CALL_BUILTIN
-                                            push(arg[0])
-                                            fn = arg[1]
-                                            n = arg[2]
-                                            # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
-                                            # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
-                                            if n == 1:
-                                                a = stack[-1]
-                                                stack[-1] = fn(a)
-                                            elif n == 2:            # no slices for the usual counts
-                                                b = pop()
-                                                a = stack[-1]
-                                                stack[-1] = fn(a, b)
-                                            elif n == 3:
-                                                c = pop()
-                                                b = pop()
-                                                a = stack[-1]
-                                                stack[-1] = fn(a, b, c)
-                                            elif n:
-                                                a = stack[-n:]
-                                                del stack[-n:]
-                                                push(fn(*a))
+                                        if op < 136:
+                                            # MUL_ADD_TO (135) = MUL ADD_TO_LOCAL
+                                            b = pop()
+                                            a = pop()
+                                            try:
+                                                if type(a) is int and type(b) is int:
+                                                    r0 = a * b
+                                                else:
+                                                    r0 = mul(a, b)
+                                            except Exception:
+                                                vm.part = 0
+                                                raise
+                                            a = locals_[arg[0]]
+                                            if type(a) is int and type(r0) is int:
+                                                locals_[arg[0]] = a + r0
                                             else:
-                                                push(fn())
+                                                locals_[arg[0]] = add(a, r0)
                                         else:
+                                            if op < 137:
+                                                # CALL1_LL (136) = LOAD_LOCAL LOAD_LOCAL CALL1
+                                                callee = locals_[arg[0]]
+                                                new = [locals_[arg[1]]]
+                                                if type(callee) is not Closure:
+                                                    if type(callee) is HostFn:
+                                                        vm.site = (code, pc - 1)
+                                                        push(vm.call_host(callee, new))
+                                                        continue
+                                                    ops.not_callable(callee)
+                                                f = callee.func
+                                                # The frame pad for this many arguments; FramePads raises the arity error for a count f
+                                                # does not take (with the callee's labels: the call depends on them).
+                                                pad = pads[f][1]
+                                                budget -= 1
+                                                if budget <= 0:
+                                                    budget = vm.tick_call(budget, room - len(frames))
+                                                frames.append((code, pc, locals_))
+                                                code = decoded[f]
+                                                locals_ = new + pad
+                                                if callee.captures:
+                                                    locals_ += callee.captures
+                                                pc = 0
+                                            else:
+                                                if op < 138:
+                                                    # CMP_C (137) = CONST CMP
+                                                    stack[-1] = compare(arg[1], stack[-1], arg[0])
+                                                else:
+                                                    # LT_C (138) = CONST LT
+                                                    a = stack[-1]
+                                                    if type(a) is int:
+                                                        stack[-1] = a < arg[0]
+                                                    else:
+                                                        stack[-1] = lt(a, arg[0])
+                                else:
+                                    if op < 140:
+                                        # CALL_BUILTIN_C (139) = CONST CALL_BUILTIN
+                                        push(arg[0])
+                                        fn = arg[1]
+                                        n = arg[2]
+                                        # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
+                                        # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
+                                        if n == 1:
+                                            a = stack[-1]
+                                            stack[-1] = fn(a)
+                                        elif n == 2:            # no slices for the usual counts
+                                            b = pop()
+                                            a = stack[-1]
+                                            stack[-1] = fn(a, b)
+                                        elif n == 3:
+                                            c = pop()
+                                            b = pop()
+                                            a = stack[-1]
+                                            stack[-1] = fn(a, b, c)
+                                        elif n:
+                                            a = stack[-n:]
+                                            del stack[-n:]
+                                            push(fn(*a))
+                                        else:
+                                            push(fn())
+                                    else:
+                                        if op < 142:
                                             if op < 141:
                                                 # INDEX_DECL (140) = INDEX DECLARE_LOCAL
                                                 i = pop()
@@ -985,6 +978,41 @@ def run_plain(vm, closure, args):
                                                 except Exception:
                                                     vm.part = 2
                                                     raise
+                                        else:
+                                            if op < 143:
+                                                # ADD_LC_RET (142) = LOAD_LOCAL CONST ADD RETURN
+                                                a = locals_[arg[0]]
+                                                if type(a) is int:
+                                                    val = a + arg[1]
+                                                else:
+                                                    val = add(a, arg[1])
+                                                if not frames:
+                                                    return val
+                                                code, pc, locals_ = frames.pop()
+                                                push(val)
+                                            else:
+                                                if op < 144:
+                                                    # SUB_LC_RET (143) = LOAD_LOCAL CONST SUB RETURN
+                                                    a = locals_[arg[0]]
+                                                    if type(a) is int:
+                                                        val = a - arg[1]
+                                                    else:
+                                                        val = sub(a, arg[1])
+                                                    if not frames:
+                                                        return val
+                                                    code, pc, locals_ = frames.pop()
+                                                    push(val)
+                                                else:
+                                                    # MUL_LC_RET (144) = LOAD_LOCAL CONST MUL RETURN
+                                                    a = locals_[arg[0]]
+                                                    if type(a) is int:
+                                                        val = a * arg[1]
+                                                    else:
+                                                        val = mul(a, arg[1])
+                                                    if not frames:
+                                                        return val
+                                                    code, pc, locals_ = frames.pop()
+                                                    push(val)
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 vm.trace_frame(err, code, pc - 1)

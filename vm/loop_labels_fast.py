@@ -57,8 +57,8 @@ def run_labels(vm, closure, args):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op < 108:
-                        if op < 37:
+                    if op < 109:
+                        if op < 29:
                             if op < 4:
                                 if op < 3:
                                     if op < 2:
@@ -71,85 +71,85 @@ def run_labels(vm, closure, args):
                                     # LOAD_LOCAL (3)
                                     push(locals_[arg])
                             else:
-                                if op < 25:
-                                    if op < 12:
-                                        if op < 11:
-                                            if op < 6:
-                                                if op < 5:
-                                                    # STORE_LOCAL (4)
-                                                    v = pop()
-                                                    if pcs and vm.pc:
-                                                        _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0, _local_name(vm.owner[id(code)], arg))
-                                                        v = _join(v, vm.pc)
-                                                    locals_[arg] = v
-                                                else:
-                                                    # DECLARE_LOCAL (5)
-                                                    v = pop()
-                                                    if pcs and arg < vm.owner[id(code)].fixed:
-                                                        # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
-                                                        # `set`, checked as one.
-                                                        _store(vm, locals_, stamps, arg, v, _local_name(vm.owner[id(code)], arg))
-                                                    else:
-                                                        if pcs:
-                                                            if vm.pc:
-                                                                v = _join(v, vm.pc)
-                                                            if stamps is None:
-                                                                stamps = [0] * len(locals_)
-                                                            stamps[arg] = vm.stamp
-                                                        locals_[arg] = v
+                                if op < 12:
+                                    if op < 11:
+                                        if op < 6:
+                                            if op < 5:
+                                                # STORE_LOCAL (4)
+                                                v = pop()
+                                                if pcs and vm.pc:
+                                                    _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0, _local_name(vm.owner[id(code)], arg))
+                                                    v = _join(v, vm.pc)
+                                                locals_[arg] = v
                                             else:
-                                                if op < 8:
-                                                    if op < 7:
-                                                        # LOAD_GLOBAL (6)
-                                                        v = glob[arg]
-                                                        if v is UNSET:
-                                                            raise vm.unset_error(arg)
-                                                        push(v)
-                                                    else:
-                                                        # STORE_GLOBAL (7)
-                                                        v = pop()
+                                                # DECLARE_LOCAL (5)
+                                                v = pop()
+                                                if pcs and arg < vm.owner[id(code)].fixed:
+                                                    # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
+                                                    # `set`, checked as one.
+                                                    _store(vm, locals_, stamps, arg, v, _local_name(vm.owner[id(code)], arg))
+                                                else:
+                                                    if pcs:
                                                         if vm.pc:
-                                                            _upgrade_check(vm, glob[arg], gstamps[arg], vm.program.globals[arg])
                                                             v = _join(v, vm.pc)
+                                                        if stamps is None:
+                                                            stamps = [0] * len(locals_)
+                                                        stamps[arg] = vm.stamp
+                                                    locals_[arg] = v
+                                        else:
+                                            if op < 8:
+                                                if op < 7:
+                                                    # LOAD_GLOBAL (6)
+                                                    v = glob[arg]
+                                                    if v is UNSET:
+                                                        raise vm.unset_error(arg)
+                                                    push(v)
+                                                else:
+                                                    # STORE_GLOBAL (7)
+                                                    v = pop()
+                                                    if vm.pc:
+                                                        _upgrade_check(vm, glob[arg], gstamps[arg], vm.program.globals[arg])
+                                                        v = _join(v, vm.pc)
+                                                    glob[arg] = v
+                                            else:
+                                                if op < 10:
+                                                    # DECLARE_GLOBAL (8)
+                                                    v = pop()
+                                                    if glob[arg] is not UNSET:
+                                                        # Each top-level `let` runs once; a second one (only in a crafted file) is a `set`,
+                                                        # checked as one.
+                                                        _store(vm, glob, gstamps, arg, v, vm.program.globals[arg])
+                                                    else:
+                                                        if vm.pc:
+                                                            v = _join(v, vm.pc)
+                                                        gstamps[arg] = vm.stamp
                                                         glob[arg] = v
                                                 else:
-                                                    if op < 10:
-                                                        # DECLARE_GLOBAL (8)
-                                                        v = pop()
-                                                        if glob[arg] is not UNSET:
-                                                            # Each top-level `let` runs once; a second one (only in a crafted file) is a `set`,
-                                                            # checked as one.
-                                                            _store(vm, glob, gstamps, arg, v, vm.program.globals[arg])
-                                                        else:
-                                                            if vm.pc:
-                                                                v = _join(v, vm.pc)
-                                                            gstamps[arg] = vm.stamp
-                                                            glob[arg] = v
+                                                    # MAKE_LAMBDA (10)
+                                                    f, n = arg
+                                                    if n:
+                                                        caps, labels = _plain_seq(stack[-n:])
+                                                        caps = tuple(caps)
+                                                        del stack[-n:]
                                                     else:
-                                                        # MAKE_LAMBDA (10)
-                                                        f, n = arg
-                                                        if n:
-                                                            caps, labels = _plain_seq(stack[-n:])
-                                                            caps = tuple(caps)
-                                                            del stack[-n:]
-                                                        else:
-                                                            caps = ()
-                                                            labels = EMPTY
-                                                        c = Closure(f, caps)
-                                                        if labels:
-                                                            c = Labeled(c, labels)
-                                                        push(c)
-                                        else:
-                                            # ADD (11)
-                                            b = pop()
-                                            a = stack[-1]
-                                            if type(a) is int and type(b) is int:
-                                                stack[-1] = a + b
-                                            elif (type(a) is Labeled or type(b) is Labeled):
-                                                stack[-1] = _binary(vm, add, a, b)
-                                            else:
-                                                stack[-1] = add(a, b)
+                                                        caps = ()
+                                                        labels = EMPTY
+                                                    c = Closure(f, caps)
+                                                    if labels:
+                                                        c = Labeled(c, labels)
+                                                    push(c)
                                     else:
+                                        # ADD (11)
+                                        b = pop()
+                                        a = stack[-1]
+                                        if type(a) is int and type(b) is int:
+                                            stack[-1] = a + b
+                                        elif (type(a) is Labeled or type(b) is Labeled):
+                                            stack[-1] = _binary(vm, add, a, b)
+                                        else:
+                                            stack[-1] = add(a, b)
+                                else:
+                                    if op < 25:
                                         if op < 16:
                                             if op < 15:
                                                 if op < 13:
@@ -293,8 +293,7 @@ def run_labels(vm, closure, args):
                                                 else:
                                                     r = index(x, i)
                                                 stack[-1] = r
-                                else:
-                                    if op < 29:
+                                    else:
                                         if op < 28:
                                             if op < 27:
                                                 if op < 26:
@@ -352,7 +351,10 @@ def run_labels(vm, closure, args):
                                                 items = stack[-2 * arg:]
                                                 del stack[-2 * arg:]
                                                 push(ops.build_map(items))
-                                    else:
+                        else:
+                            if op < 43:
+                                if op < 42:
+                                    if op < 38:
                                         if op < 31:
                                             if op < 30:
                                                 # JUMP (29)
@@ -368,134 +370,132 @@ def run_labels(vm, closure, args):
                                                 elif c is not True:
                                                     raise vm.cond_error(code, pc - 1, c)
                                         else:
-                                            if op < 36:
-                                                if op < 32:
-                                                    # AND_JUMP (31)
-                                                    c = stack[-1]
-                                                    if type(c) is Labeled:
-                                                        push_pc(vm, c.l, base_depth + len(frames), arg[1])
-                                                        c = c.v
-                                                    if c is False:
-                                                        pc = arg[0]
-                                                    elif c is True:
-                                                        pop()
+                                            if op < 37:
+                                                if op < 36:
+                                                    if op < 32:
+                                                        # AND_JUMP (31)
+                                                        c = stack[-1]
+                                                        if type(c) is Labeled:
+                                                            push_pc(vm, c.l, base_depth + len(frames), arg[1])
+                                                            c = c.v
+                                                        if c is False:
+                                                            pc = arg[0]
+                                                        elif c is True:
+                                                            pop()
+                                                        else:
+                                                            raise SynError(f"and needs a bool, got {ops.type_name(c)}")
                                                     else:
-                                                        raise SynError(f"and needs a bool, got {ops.type_name(c)}")
+                                                        if op < 34:
+                                                            if op < 33:
+                                                                # OR_JUMP (32)
+                                                                c = stack[-1]
+                                                                if type(c) is Labeled:
+                                                                    push_pc(vm, c.l, base_depth + len(frames), arg[1])
+                                                                    c = c.v
+                                                                if c is True:
+                                                                    pc = arg[0]
+                                                                elif c is False:
+                                                                    pop()
+                                                                else:
+                                                                    raise SynError(f"or needs a bool, got {ops.type_name(c)}")
+                                                            else:
+                                                                # CHECK_BOOL (33)
+                                                                v = stack[-1]
+                                                                if type(v) is Labeled:
+                                                                    # `and`/`or`'s right operand: whether it raises tells its type.
+                                                                    if vm.try_entries:
+                                                                        taint_try(vm, v.l)
+                                                                    if v.v is not True and v.v is not False:
+                                                                        _unary(vm, ops.check_bool, v, arg)
+                                                                elif v is not True and v is not False:
+                                                                    ops.check_bool(v, arg)
+                                                                if vm.pc:
+                                                                    stack[-1] = _join(v, vm.pc)
+                                                        else:
+                                                            if op < 35:
+                                                                # ITER_START (34)
+                                                                coll = stack[-1]
+                                                                if type(coll) is Labeled:
+                                                                    # The shape decides how many rounds (and a map's keys are in it); each list item
+                                                                    # brings its own label (vm.precise).
+                                                                    shape = coll.t[0] if coll.t is not None else coll.l
+                                                                    if vm.try_entries:
+                                                                        taint_try(vm, shape)
+                                                                    push_pc(vm, shape, base_depth + len(frames), arg)
+                                                                    it = _raise_labelled(vm, shape, ops.iterate, coll.v)
+                                                                    if coll.t is not None and type(coll.v) is list:
+                                                                        it = P.iterate(coll, it)
+                                                                else:
+                                                                    it = ops.iterate(coll)
+                                                                stack[-1] = it
+                                                            else:
+                                                                # FOR_ITER (35)
+                                                                v = next(stack[-1], UNSET)
+                                                                if v is UNSET:
+                                                                    pop()
+                                                                    pc = arg
+                                                                    continue
+                                                                push(v)
                                                 else:
-                                                    if op < 34:
-                                                        if op < 33:
-                                                            # OR_JUMP (32)
-                                                            c = stack[-1]
-                                                            if type(c) is Labeled:
-                                                                push_pc(vm, c.l, base_depth + len(frames), arg[1])
-                                                                c = c.v
-                                                            if c is True:
-                                                                pc = arg[0]
-                                                            elif c is False:
-                                                                pop()
-                                                            else:
-                                                                raise SynError(f"or needs a bool, got {ops.type_name(c)}")
-                                                        else:
-                                                            # CHECK_BOOL (33)
-                                                            v = stack[-1]
-                                                            if type(v) is Labeled:
-                                                                # `and`/`or`'s right operand: whether it raises tells its type.
-                                                                if vm.try_entries:
-                                                                    taint_try(vm, v.l)
-                                                                if v.v is not True and v.v is not False:
-                                                                    _unary(vm, ops.check_bool, v, arg)
-                                                            elif v is not True and v is not False:
-                                                                ops.check_bool(v, arg)
-                                                            if vm.pc:
-                                                                stack[-1] = _join(v, vm.pc)
+                                                    # CALL (36)
+                                                    if arg == 1:          # a lambda's usual call: no slices
+                                                        new = [pop()]
+                                                        callee = pop()
                                                     else:
-                                                        if op < 35:
-                                                            # ITER_START (34)
-                                                            coll = stack[-1]
-                                                            if type(coll) is Labeled:
-                                                                # The shape decides how many rounds (and a map's keys are in it); each list item
-                                                                # brings its own label (vm.precise).
-                                                                shape = coll.t[0] if coll.t is not None else coll.l
-                                                                if vm.try_entries:
-                                                                    taint_try(vm, shape)
-                                                                push_pc(vm, shape, base_depth + len(frames), arg)
-                                                                it = _raise_labelled(vm, shape, ops.iterate, coll.v)
-                                                                if coll.t is not None and type(coll.v) is list:
-                                                                    it = P.iterate(coll, it)
-                                                            else:
-                                                                it = ops.iterate(coll)
-                                                            stack[-1] = it
-                                                        else:
-                                                            # FOR_ITER (35)
-                                                            v = next(stack[-1], UNSET)
-                                                            if v is UNSET:
-                                                                pop()
-                                                                pc = arg
-                                                                continue
-                                                            push(v)
+                                                        callee = stack[-arg - 1]
+                                                        new = stack[-arg:] if arg else []
+                                                        del stack[-arg - 1:]
+                                                    clab = EMPTY
+                                                    if type(callee) is Labeled:
+                                                        clab = callee.l
+                                                        callee = callee.v
+                                                        if vm.try_entries:
+                                                            taint_try(vm, clab)
+                                                    if type(callee) is not Closure:
+                                                        if type(callee) is HostFn:
+                                                            vm.site = (code, pc - 1)
+                                                            push(vm.call_host(callee, new, clab))
+                                                            continue
+                                                        _raise_labelled(vm, clab, ops.not_callable, callee)
+                                                    f = callee.func
+                                                    # The frame pad for this many arguments; FramePads raises the arity error for a count f
+                                                    # does not take (with the callee's labels: the call depends on them).
+                                                    if clab:
+                                                        pad = _raise_labelled(vm, clab, pads[f].__getitem__, arg)
+                                                    else:
+                                                        pad = pads[f][arg]
+                                                    budget -= 1
+                                                    if budget <= 0:
+                                                        budget = vm.tick_call(budget, room - len(frames))
+                                                    frames.append((code, pc, locals_, stamps))
+                                                    if clab:    # before the parameters are stamped: they are the call's
+                                                        push_pc(vm, clab, base_depth + len(frames), 0)
+                                                    code = decoded[f]
+                                                    locals_ = new + pad
+                                                    if callee.captures:
+                                                        locals_ += callee.captures
+                                                    stamps = [vm.stamp] * len(locals_) if pcs else None
+                                                    pc = 0
                                             else:
-                                                # CALL (36)
-                                                if arg == 1:          # a lambda's usual call: no slices
+                                                # CALL_TASK (37)
+                                                _, n, pad, fcode = arg
+                                                if n == 1:
                                                     new = [pop()]
-                                                    callee = pop()
+                                                elif n:
+                                                    new = stack[-n:]
+                                                    del stack[-n:]
                                                 else:
-                                                    callee = stack[-arg - 1]
-                                                    new = stack[-arg:] if arg else []
-                                                    del stack[-arg - 1:]
-                                                clab = EMPTY
-                                                if type(callee) is Labeled:
-                                                    clab = callee.l
-                                                    callee = callee.v
-                                                    if vm.try_entries:
-                                                        taint_try(vm, clab)
-                                                if type(callee) is not Closure:
-                                                    if type(callee) is HostFn:
-                                                        vm.site = (code, pc - 1)
-                                                        push(vm.call_host(callee, new, clab))
-                                                        continue
-                                                    _raise_labelled(vm, clab, ops.not_callable, callee)
-                                                f = callee.func
-                                                # The frame pad for this many arguments; FramePads raises the arity error for a count f
-                                                # does not take (with the callee's labels: the call depends on them).
-                                                if clab:
-                                                    pad = _raise_labelled(vm, clab, pads[f].__getitem__, arg)
-                                                else:
-                                                    pad = pads[f][arg]
+                                                    new = []
                                                 budget -= 1
                                                 if budget <= 0:
                                                     budget = vm.tick_call(budget, room - len(frames))
                                                 frames.append((code, pc, locals_, stamps))
-                                                if clab:    # before the parameters are stamped: they are the call's
-                                                    push_pc(vm, clab, base_depth + len(frames), 0)
-                                                code = decoded[f]
-                                                locals_ = new + pad
-                                                if callee.captures:
-                                                    locals_ += callee.captures
+                                                code = fcode
+                                                locals_ = new + pad if pad else new
                                                 stamps = [vm.stamp] * len(locals_) if pcs else None
                                                 pc = 0
-                        else:
-                            if op < 43:
-                                if op < 42:
-                                    if op < 39:
-                                        if op < 38:
-                                            # CALL_TASK (37)
-                                            _, n, pad, fcode = arg
-                                            if n == 1:
-                                                new = [pop()]
-                                            elif n:
-                                                new = stack[-n:]
-                                                del stack[-n:]
-                                            else:
-                                                new = []
-                                            budget -= 1
-                                            if budget <= 0:
-                                                budget = vm.tick_call(budget, room - len(frames))
-                                            frames.append((code, pc, locals_, stamps))
-                                            code = fcode
-                                            locals_ = new + pad if pad else new
-                                            stamps = [vm.stamp] * len(locals_) if pcs else None
-                                            pc = 0
-                                        else:
+                                    else:
+                                        if op < 39:
                                             # CALL_BUILTIN (38)
                                             fn, n, labelled2 = arg
                                             # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
@@ -532,38 +532,38 @@ def run_labels(vm, closure, args):
                                                 push(labelled2(vm))
                                             else:
                                                 push(fn())
-                                    else:
-                                        if op < 40:
-                                            # RETURN (39)
-                                            val = pop()
-                                            if pcs:
-                                                if vm.pc:
-                                                    val = _join(val, vm.pc)
-                                                drop_frames(vm, base_depth + len(frames))
-                                            if not frames:
-                                                return val
-                                            code, pc, locals_, stamps = frames.pop()
-                                            push(val)
                                         else:
-                                            if op < 41:
-                                                # TRY_BEGIN (40)
-                                                vm.stamp += 1
-                                                entry = [EMPTY, base_depth + len(frames), arg[1], vm.stamp, True]
-                                                vm.pc_stack.append(entry)
-                                                vm.try_entries.append(entry)
-                                                handlers.append((arg[0], len(stack), len(frames), entry))
+                                            if op < 40:
+                                                # RETURN (39)
+                                                val = pop()
+                                                if pcs:
+                                                    if vm.pc:
+                                                        val = _join(val, vm.pc)
+                                                    drop_frames(vm, base_depth + len(frames))
+                                                if not frames:
+                                                    return val
+                                                code, pc, locals_, stamps = frames.pop()
+                                                push(val)
                                             else:
-                                                # TRY_END (41)
-                                                entry = handlers.pop()[3]
-                                                if entry in vm.try_entries:
-                                                    vm.try_entries.remove(entry)
+                                                if op < 41:
+                                                    # TRY_BEGIN (40)
+                                                    vm.stamp += 1
+                                                    entry = [EMPTY, base_depth + len(frames), arg[1], vm.stamp, True]
+                                                    vm.pc_stack.append(entry)
+                                                    vm.try_entries.append(entry)
+                                                    handlers.append((arg[0], len(stack), len(frames), entry))
+                                                else:
+                                                    # TRY_END (41)
+                                                    entry = handlers.pop()[3]
+                                                    if entry in vm.try_entries:
+                                                        vm.try_entries.remove(entry)
                                 else:
                                     # PC_RELEASE (42)
                                     if pcs:     # vm.pc_stack, mutated in place only
                                         release(vm, base_depth + len(frames), arg)
                             else:
-                                if op < 101:
-                                    if op < 47:
+                                if op < 106:
+                                    if op < 100:
                                         if op < 45:
                                             if op < 44:
                                                 # JUMP_IF_SET (43)
@@ -582,75 +582,74 @@ def run_labels(vm, closure, args):
                                                         r = ops.append(x, v)
                                                     _store(vm, locals_, stamps, arg, r, _local_name(vm.owner[id(code)], arg))
                                         else:
-                                            if op < 46:
-                                                # APPEND_GLOBAL (45)
-                                                v = pop()
-                                                x = glob[arg]
-                                                if type(x) is list and type(v) is not Labeled and not vm.pc and refcount(x) <= 3:
-                                                    x.append(v)
-                                                else:
-                                                    if x is UNSET:
-                                                        raise vm.unset_error(arg)
-                                                    if type(x) is Labeled or type(v) is Labeled:
-                                                        r = _append_precise(vm, x, v)
+                                            if op < 47:
+                                                if op < 46:
+                                                    # APPEND_GLOBAL (45)
+                                                    v = pop()
+                                                    x = glob[arg]
+                                                    if type(x) is list and type(v) is not Labeled and not vm.pc and refcount(x) <= 3:
+                                                        x.append(v)
                                                     else:
-                                                        r = ops.append(x, v)
-                                                    _store(vm, glob, gstamps, arg, r, vm.program.globals[arg])
-                                            else:
-                                                # SET_ITEM_LOCAL (46)
-                                                v = pop()
-                                                k = pop()
-                                                x = locals_[arg]
-                                                if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(v) is not Labeled and not vm.pc:
-                                                    x[k] = v        # the usual case, inline: a text key into a map nothing else holds
-                                                elif type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
-                                                    pass
+                                                        if x is UNSET:
+                                                            raise vm.unset_error(arg)
+                                                        if type(x) is Labeled or type(v) is Labeled:
+                                                            r = _append_precise(vm, x, v)
+                                                        else:
+                                                            r = ops.append(x, v)
+                                                        _store(vm, glob, gstamps, arg, r, vm.program.globals[arg])
                                                 else:
-                                                    _store(vm, locals_, stamps, arg, _set_item_precise(vm, x, k, v), _local_name(vm.owner[id(code)], arg))
-                                    else:
-                                        if op < 100:
-                                            if op < 49:
-                                                if op < 48:
-                                                    # SET_ITEM_GLOBAL (47)
+                                                    # SET_ITEM_LOCAL (46)
                                                     v = pop()
                                                     k = pop()
-                                                    x = glob[arg]
-                                                    if x is UNSET:
-                                                        raise vm.unset_error(arg)
+                                                    x = locals_[arg]
                                                     if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(v) is not Labeled and not vm.pc:
                                                         x[k] = v        # the usual case, inline: a text key into a map nothing else holds
                                                     elif type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
                                                         pass
                                                     else:
-                                                        _store(vm, glob, gstamps, arg, _set_item_precise(vm, x, k, v), vm.program.globals[arg])
-                                                else:
-                                                    # DROP_UNDER (48)
-                                                    v = pop()
-                                                    del stack[-arg:]
-                                                    push(v)
+                                                        _store(vm, locals_, stamps, arg, _set_item_precise(vm, x, k, v), _local_name(vm.owner[id(code)], arg))
                                             else:
-                                                # ADD_TO_LOCAL (49)
-                                                b = pop()
-                                                a = locals_[arg]
-                                                if type(a) is int and type(b) is int:
-                                                    v = a + b
-                                                elif (type(a) is Labeled or type(b) is Labeled):
-                                                    v = _binary(vm, add, a, b)
+                                                if op < 49:
+                                                    if op < 48:
+                                                        # SET_ITEM_GLOBAL (47)
+                                                        v = pop()
+                                                        k = pop()
+                                                        x = glob[arg]
+                                                        if x is UNSET:
+                                                            raise vm.unset_error(arg)
+                                                        if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(v) is not Labeled and not vm.pc:
+                                                            x[k] = v        # the usual case, inline: a text key into a map nothing else holds
+                                                        elif type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                            pass
+                                                        else:
+                                                            _store(vm, glob, gstamps, arg, _set_item_precise(vm, x, k, v), vm.program.globals[arg])
+                                                    else:
+                                                        # DROP_UNDER (48)
+                                                        v = pop()
+                                                        del stack[-arg:]
+                                                        push(v)
                                                 else:
-                                                    v = add(a, b)
-                                                if pcs and vm.pc:
-                                                    _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0, _local_name(vm.owner[id(code)], arg))
-                                                    v = _join(v, vm.pc)
-                                                locals_[arg] = v
-                                        else:
+                                                    # ADD_TO_LOCAL (49)
+                                                    b = pop()
+                                                    a = locals_[arg]
+                                                    if type(a) is int and type(b) is int:
+                                                        v = a + b
+                                                    elif (type(a) is Labeled or type(b) is Labeled):
+                                                        v = _binary(vm, add, a, b)
+                                                    else:
+                                                        v = add(a, b)
+                                                    if pcs and vm.pc:
+                                                        _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0, _local_name(vm.owner[id(code)], arg))
+                                                        v = _join(v, vm.pc)
+                                                    locals_[arg] = v
+                                    else:
+                                        if op < 101:
                                             # JUMP_BACK (100)
                                             budget -= pc - arg
                                             if budget <= 0:
                                                 budget = vm.tick(budget, room - len(frames))
                                             pc = arg
-                                else:
-                                    if op < 106:
-                                        if op < 103:
+                                        else:
                                             if op < 102:
                                                 # CALL_VM_BUILTIN (101)
                                                 fn, n = arg
@@ -666,42 +665,44 @@ def run_labels(vm, closure, args):
                                                 finally:
                                                     vm.depth = base_depth
                                             else:
-                                                # LOAD_LOCAL2 (102) = LOAD_LOCAL LOAD_LOCAL
-                                                push(locals_[arg[0]])
-                                                push(locals_[arg[1]])
-                                        else:
-                                            if op < 105:
-                                                if op < 104:
-                                                    # ADD_LL (103) = LOAD_LOCAL LOAD_LOCAL ADD
-                                                    a = locals_[arg[0]]
-                                                    b = locals_[arg[1]]
-                                                    if type(a) is int and type(b) is int:
-                                                        push(a + b)
-                                                    elif (type(a) is Labeled or type(b) is Labeled):
-                                                        push(_binary(vm, add, a, b))
-                                                    else:
-                                                        push(add(a, b))
+                                                if op < 103:
+                                                    # LOAD_LOCAL2 (102) = LOAD_LOCAL LOAD_LOCAL
+                                                    push(locals_[arg[0]])
+                                                    push(locals_[arg[1]])
                                                 else:
-                                                    # ADD_LC (104) = LOAD_LOCAL CONST ADD
-                                                    s, k = arg
-                                                    a = locals_[s]
-                                                    if type(a) is int:
-                                                        push(a + k)
-                                                    elif (type(a) is Labeled):
-                                                        push(_binary(vm, add, a, k))
+                                                    if op < 104:
+                                                        # ADD_LL (103) = LOAD_LOCAL LOAD_LOCAL ADD
+                                                        a = locals_[arg[0]]
+                                                        b = locals_[arg[1]]
+                                                        if type(a) is int and type(b) is int:
+                                                            push(a + b)
+                                                        elif (type(a) is Labeled or type(b) is Labeled):
+                                                            push(_binary(vm, add, a, b))
+                                                        else:
+                                                            push(add(a, b))
                                                     else:
-                                                        push(add(a, k))
-                                            else:
-                                                # SUB_LC (105) = LOAD_LOCAL CONST SUB
-                                                s, k = arg
-                                                a = locals_[s]
-                                                if type(a) is int:
-                                                    push(a - k)
-                                                elif (type(a) is Labeled):
-                                                    push(_binary(vm, sub, a, k))
-                                                else:
-                                                    push(sub(a, k))
-                                    else:
+                                                        if op < 105:
+                                                            # ADD_LC (104) = LOAD_LOCAL CONST ADD
+                                                            s, k = arg
+                                                            a = locals_[s]
+                                                            if type(a) is int:
+                                                                push(a + k)
+                                                            elif (type(a) is Labeled):
+                                                                push(_binary(vm, add, a, k))
+                                                            else:
+                                                                push(add(a, k))
+                                                        else:
+                                                            # SUB_LC (105) = LOAD_LOCAL CONST SUB
+                                                            s, k = arg
+                                                            a = locals_[s]
+                                                            if type(a) is int:
+                                                                push(a - k)
+                                                            elif (type(a) is Labeled):
+                                                                push(_binary(vm, sub, a, k))
+                                                            else:
+                                                                push(sub(a, k))
+                                else:
+                                    if op < 108:
                                         if op < 107:
                                             # MOD_LC (106) = LOAD_LOCAL CONST MOD
                                             s, k = arg
@@ -731,11 +732,7 @@ def run_labels(vm, closure, args):
                                             except Exception:
                                                 vm.part = 3
                                                 raise
-                    else:
-                        if op < 124:
-                            if op < 118:
-                                if op < 117:
-                                    if op < 109:
+                                    else:
                                         # ADD_LC_ST (108) = LOAD_LOCAL CONST ADD STORE_LOCAL
                                         s, k, s2 = arg
                                         a = locals_[s]
@@ -753,7 +750,11 @@ def run_labels(vm, closure, args):
                                         except Exception:
                                             vm.part = 3
                                             raise
-                                    else:
+                    else:
+                        if op < 129:
+                            if op < 123:
+                                if op < 118:
+                                    if op < 117:
                                         if op < 112:
                                             if op < 111:
                                                 if op < 110:
@@ -928,31 +929,30 @@ def run_labels(vm, closure, args):
                                                         except Exception:
                                                             vm.part = 3
                                                             raise
+                                    else:
+                                        # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
+                                        s, k, _, _, pad, fcode = arg
+                                        a = locals_[s]
+                                        try:
+                                            if type(a) is int:
+                                                x = a - k
+                                            elif (type(a) is Labeled):
+                                                x = _binary(vm, sub, a, k)
+                                            else:
+                                                x = sub(a, k)
+                                        except Exception:
+                                            vm.part = 2
+                                            raise
+                                        new = [x]
+                                        budget -= 1
+                                        if budget <= 0:
+                                            budget = vm.tick_call(budget, room - len(frames))
+                                        frames.append((code, pc, locals_, stamps))
+                                        code = fcode
+                                        locals_ = new + pad if pad else new
+                                        stamps = [vm.stamp] * len(locals_) if pcs else None
+                                        pc = 0
                                 else:
-                                    # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
-                                    s, k, _, _, pad, fcode = arg
-                                    a = locals_[s]
-                                    try:
-                                        if type(a) is int:
-                                            x = a - k
-                                        elif (type(a) is Labeled):
-                                            x = _binary(vm, sub, a, k)
-                                        else:
-                                            x = sub(a, k)
-                                    except Exception:
-                                        vm.part = 2
-                                        raise
-                                    new = [x]
-                                    budget -= 1
-                                    if budget <= 0:
-                                        budget = vm.tick_call(budget, room - len(frames))
-                                    frames.append((code, pc, locals_, stamps))
-                                    code = fcode
-                                    locals_ = new + pad if pad else new
-                                    stamps = [vm.stamp] * len(locals_) if pcs else None
-                                    pc = 0
-                            else:
-                                if op < 123:
                                     if op < 119:
                                         # ADD_RETURN (118) = ADD RETURN
                                         b = pop()
@@ -963,18 +963,14 @@ def run_labels(vm, closure, args):
                                             val = _binary(vm, add, a, b)
                                         else:
                                             val = add(a, b)
-                                        try:
-                                            if pcs:
-                                                if vm.pc:
-                                                    val = _join(val, vm.pc)
-                                                drop_frames(vm, base_depth + len(frames))
-                                            if not frames:
-                                                return val
-                                            code, pc, locals_, stamps = frames.pop()
-                                            push(val)
-                                        except Exception:
-                                            vm.part = 1
-                                            raise
+                                        if pcs:
+                                            if vm.pc:
+                                                val = _join(val, vm.pc)
+                                            drop_frames(vm, base_depth + len(frames))
+                                        if not frames:
+                                            return val
+                                        code, pc, locals_, stamps = frames.pop()
+                                        push(val)
                                     else:
                                         if op < 120:
                                             # MUL_LC (119) = LOAD_LOCAL CONST MUL
@@ -1043,7 +1039,8 @@ def run_labels(vm, closure, args):
                                                     except Exception:
                                                         vm.part = 1
                                                         raise
-                                else:
+                            else:
+                                if op < 124:
                                     # MOD_LC_EQ_C_JF (123) = LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE
                                     s, k, k2, t, rid = arg
                                     a = locals_[s]
@@ -1091,9 +1088,7 @@ def run_labels(vm, closure, args):
                                         except Exception:
                                             vm.part = 5
                                             raise
-                        else:
-                            if op < 132:
-                                if op < 129:
+                                else:
                                     if op < 125:
                                         # LT_LC_RET_LOCAL (124) = LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETURN
                                         s, k, t, rid, s4 = arg
@@ -1108,18 +1103,14 @@ def run_labels(vm, closure, args):
                                                 vm.part = 3
                                                 raise
                                             val = locals_[s4]
-                                            try:
-                                                if pcs:
-                                                    if vm.pc:
-                                                        val = _join(val, vm.pc)
-                                                    drop_frames(vm, base_depth + len(frames))
-                                                if not frames:
-                                                    return val
-                                                code, pc, locals_, stamps = frames.pop()
-                                                push(val)
-                                            except Exception:
-                                                vm.part = 5
-                                                raise
+                                            if pcs:
+                                                if vm.pc:
+                                                    val = _join(val, vm.pc)
+                                                drop_frames(vm, base_depth + len(frames))
+                                            if not frames:
+                                                return val
+                                            code, pc, locals_, stamps = frames.pop()
+                                            push(val)
                                         else:
                                             if (type(a) is Labeled):
                                                 c = _binary(vm, lt, a, k)
@@ -1136,18 +1127,14 @@ def run_labels(vm, closure, args):
                                                 vm.part = 3
                                                 raise
                                             val = locals_[s4]
-                                            try:
-                                                if pcs:
-                                                    if vm.pc:
-                                                        val = _join(val, vm.pc)
-                                                    drop_frames(vm, base_depth + len(frames))
-                                                if not frames:
-                                                    return val
-                                                code, pc, locals_, stamps = frames.pop()
-                                                push(val)
-                                            except Exception:
-                                                vm.part = 5
-                                                raise
+                                            if pcs:
+                                                if vm.pc:
+                                                    val = _join(val, vm.pc)
+                                                drop_frames(vm, base_depth + len(frames))
+                                            if not frames:
+                                                return val
+                                            code, pc, locals_, stamps = frames.pop()
+                                            push(val)
                                     else:
                                         if op < 127:
                                             if op < 126:
@@ -1218,7 +1205,9 @@ def run_labels(vm, closure, args):
                                                 finally:
                                                     vm.depth = base_depth
                                                 pop()
-                                else:
+                        else:
+                            if op < 133:
+                                if op < 132:
                                     if op < 131:
                                         if op < 130:
                                             # CONST2 (129) = CONST CONST
@@ -1281,8 +1270,7 @@ def run_labels(vm, closure, args):
                                             vm.part = 4
                                             raise
                                         push(r4)
-                            else:
-                                if op < 133:
+                                else:
                                     # FOR_BACK (132) = JUMP_BACK FOR_ITER DECLARE_LOCAL
                                     t, t1, s2 = arg
                                     budget -= pc - t
@@ -1311,26 +1299,27 @@ def run_labels(vm, closure, args):
                                         vm.part = 2
                                         raise
                                     pc = t + 1
-                                else:
-                                    if op < 136:
-                                        if op < 135:
-                                            if op < 134:
-                                                # CALL_BUILTIN1_L (133) = LOAD_LOCAL CALL_BUILTIN1
-                                                a = locals_[arg[0]]
-                                                if (type(a) is Labeled or vm.pc):
-                                                    push(arg[3](vm, a))
-                                                else:
-                                                    push(arg[1](a))
+                            else:
+                                if op < 139:
+                                    if op < 135:
+                                        if op < 134:
+                                            # CALL_BUILTIN1_L (133) = LOAD_LOCAL CALL_BUILTIN1
+                                            a = locals_[arg[0]]
+                                            if (type(a) is Labeled or vm.pc):
+                                                push(arg[3](vm, a))
                                             else:
-                                                # ADD_C (134) = CONST ADD
-                                                a = stack[-1]
-                                                if type(a) is int:
-                                                    stack[-1] = a + arg[0]
-                                                elif (type(a) is Labeled):
-                                                    stack[-1] = _binary(vm, add, a, arg[0])
-                                                else:
-                                                    stack[-1] = add(a, arg[0])
+                                                push(arg[1](a))
                                         else:
+                                            # ADD_C (134) = CONST ADD
+                                            a = stack[-1]
+                                            if type(a) is int:
+                                                stack[-1] = a + arg[0]
+                                            elif (type(a) is Labeled):
+                                                stack[-1] = _binary(vm, add, a, arg[0])
+                                            else:
+                                                stack[-1] = add(a, arg[0])
+                                    else:
+                                        if op < 136:
                                             # MUL_ADD_TO (135) = MUL ADD_TO_LOCAL
                                             b = pop()
                                             a = pop()
@@ -1355,158 +1344,214 @@ def run_labels(vm, closure, args):
                                                 _upgrade_check(vm, locals_[arg[0]], stamps[arg[0]] if stamps else 0, _local_name(vm.owner[id(code)], arg[0]))
                                                 v = _join(v, vm.pc)
                                             locals_[arg[0]] = v
-                                    else:
-                                        if op < 140:
-                                            if op < 139:
-                                                if op < 137:
-                                                    # CALL1_LL (136) = LOAD_LOCAL LOAD_LOCAL CALL1
-                                                    callee = locals_[arg[0]]
-                                                    new = [locals_[arg[1]]]
-                                                    clab = EMPTY
-                                                    if type(callee) is Labeled:
-                                                        clab = callee.l
-                                                        callee = callee.v
-                                                        if vm.try_entries:
-                                                            taint_try(vm, clab)
-                                                    if type(callee) is not Closure:
-                                                        if type(callee) is HostFn:
-                                                            vm.site = (code, pc - 1)
-                                                            push(vm.call_host(callee, new, clab))
-                                                            continue
-                                                        _raise_labelled(vm, clab, ops.not_callable, callee)
-                                                    f = callee.func
-                                                    # The frame pad for this many arguments; FramePads raises the arity error for a count f
-                                                    # does not take (with the callee's labels: the call depends on them).
-                                                    if clab:
-                                                        pad = _raise_labelled(vm, clab, pads[f].__getitem__, 1)
-                                                    else:
-                                                        pad = pads[f][1]
-                                                    budget -= 1
-                                                    if budget <= 0:
-                                                        budget = vm.tick_call(budget, room - len(frames))
-                                                    frames.append((code, pc, locals_, stamps))
-                                                    if clab:    # before the parameters are stamped: they are the call's
-                                                        push_pc(vm, clab, base_depth + len(frames), 0)
-                                                    code = decoded[f]
-                                                    locals_ = new + pad
-                                                    if callee.captures:
-                                                        locals_ += callee.captures
-                                                    stamps = [vm.stamp] * len(locals_) if pcs else None
-                                                    pc = 0
-                                                else:
-                                                    if op < 138:
-                                                        # CMP_C (137) = CONST CMP
-                                                        k, kind = arg
-                                                        a = stack[-1]
-                                                        if (type(a) is Labeled):
-                                                            stack[-1] = _binary(vm, _CMP[kind], a, k, kind < 3)
-                                                        else:
-                                                            stack[-1] = compare(kind, a, k)
-                                                    else:
-                                                        # LT_C (138) = CONST LT
-                                                        a = stack[-1]
-                                                        if type(a) is int:
-                                                            stack[-1] = a < arg[0]
-                                                        elif (type(a) is Labeled):
-                                                            stack[-1] = _binary(vm, lt, a, arg[0])
-                                                        else:
-                                                            stack[-1] = lt(a, arg[0])
-                                            else:
-                                                # CALL_BUILTIN_C (139) = CONST CALL_BUILTIN
-                                                k, fn, n, labelled3 = arg
-                                                push(k)
-                                                # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
-                                                # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
-                                                if n == 1:
-                                                    a = stack[-1]
-                                                    if (type(a) is Labeled or vm.pc):
-                                                        stack[-1] = labelled3(vm, a)
-                                                    else:
-                                                        stack[-1] = fn(a)
-                                                elif n == 2:            # no slices for the usual counts
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if (type(a) is Labeled or type(b) is Labeled or vm.pc):
-                                                        stack[-1] = labelled3(vm, a, b)
-                                                    else:
-                                                        stack[-1] = fn(a, b)
-                                                elif n == 3:
-                                                    c = pop()
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if (type(a) is Labeled or type(b) is Labeled or type(c) is Labeled or vm.pc):
-                                                        stack[-1] = labelled3(vm, a, b, c)
-                                                    else:
-                                                        stack[-1] = fn(a, b, c)
-                                                elif n:
-                                                    a = stack[-n:]
-                                                    del stack[-n:]
-                                                    if (vm.pc or Labeled in map(type, a)):
-                                                        push(labelled3(vm, *a))
-                                                    else:
-                                                        push(fn(*a))
-                                                elif vm.pc:
-                                                    push(labelled3(vm))
-                                                else:
-                                                    push(fn())
                                         else:
-                                            if op < 141:
-                                                # INDEX_DECL (140) = INDEX DECLARE_LOCAL
-                                                i = pop()
-                                                x = pop()
-                                                if type(x) is list and type(i) is int:
-                                                    # Python's own range check: an index past either end (negative ones count from the
-                                                    # end, as in Synsema) raises, and ops.index says it the Synsema way.
-                                                    try:
-                                                        v = x[i]
-                                                    except IndexError:
-                                                        v = index(x, i)
-                                                elif type(x) is dict and type(i) is str:
-                                                    v = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
-                                                elif type(x) is Labeled and x.t is not None:
-                                                    v = _index_precise(vm, x, i)
-                                                elif (type(x) is Labeled or type(i) is Labeled):
-                                                    v = _binary(vm, index, x, i)
+                                            if op < 137:
+                                                # CALL1_LL (136) = LOAD_LOCAL LOAD_LOCAL CALL1
+                                                callee = locals_[arg[0]]
+                                                new = [locals_[arg[1]]]
+                                                clab = EMPTY
+                                                if type(callee) is Labeled:
+                                                    clab = callee.l
+                                                    callee = callee.v
+                                                    if vm.try_entries:
+                                                        taint_try(vm, clab)
+                                                if type(callee) is not Closure:
+                                                    if type(callee) is HostFn:
+                                                        vm.site = (code, pc - 1)
+                                                        push(vm.call_host(callee, new, clab))
+                                                        continue
+                                                    _raise_labelled(vm, clab, ops.not_callable, callee)
+                                                f = callee.func
+                                                # The frame pad for this many arguments; FramePads raises the arity error for a count f
+                                                # does not take (with the callee's labels: the call depends on them).
+                                                if clab:
+                                                    pad = _raise_labelled(vm, clab, pads[f].__getitem__, 1)
                                                 else:
-                                                    v = index(x, i)
-                                                try:
-                                                    if pcs and arg[0] < vm.owner[id(code)].fixed:
-                                                        # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
-                                                        # `set`, checked as one.
-                                                        _store(vm, locals_, stamps, arg[0], v, _local_name(vm.owner[id(code)], arg[0]))
-                                                    else:
-                                                        if pcs:
-                                                            if vm.pc:
-                                                                v = _join(v, vm.pc)
-                                                            if stamps is None:
-                                                                stamps = [0] * len(locals_)
-                                                            stamps[arg[0]] = vm.stamp
-                                                        locals_[arg[0]] = v
-                                                except Exception:
-                                                    vm.part = 1
-                                                    raise
+                                                    pad = pads[f][1]
+                                                budget -= 1
+                                                if budget <= 0:
+                                                    budget = vm.tick_call(budget, room - len(frames))
+                                                frames.append((code, pc, locals_, stamps))
+                                                if clab:    # before the parameters are stamped: they are the call's
+                                                    push_pc(vm, clab, base_depth + len(frames), 0)
+                                                code = decoded[f]
+                                                locals_ = new + pad
+                                                if callee.captures:
+                                                    locals_ += callee.captures
+                                                stamps = [vm.stamp] * len(locals_) if pcs else None
+                                                pc = 0
                                             else:
-                                                # ADD_C_SET_ITEM (141) = CONST ADD SET_ITEM_LOCAL
-                                                k0, s = arg
-                                                a = pop()
-                                                if type(a) is int:
-                                                    r = a + k0
-                                                elif (type(a) is Labeled):
-                                                    r = _binary(vm, add, a, k0)
-                                                else:
-                                                    r = add(a, k0)
-                                                k = pop()
-                                                try:
-                                                    x = locals_[s]
-                                                    if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(r) is not Labeled and not vm.pc:
-                                                        x[k] = r        # the usual case, inline: a text key into a map nothing else holds
-                                                    elif type(r) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, r):
-                                                        pass
+                                                if op < 138:
+                                                    # CMP_C (137) = CONST CMP
+                                                    k, kind = arg
+                                                    a = stack[-1]
+                                                    if (type(a) is Labeled):
+                                                        stack[-1] = _binary(vm, _CMP[kind], a, k, kind < 3)
                                                     else:
-                                                        _store(vm, locals_, stamps, s, _set_item_precise(vm, x, k, r), _local_name(vm.owner[id(code)], s))
-                                                except Exception:
-                                                    vm.part = 2
-                                                    raise
+                                                        stack[-1] = compare(kind, a, k)
+                                                else:
+                                                    # LT_C (138) = CONST LT
+                                                    a = stack[-1]
+                                                    if type(a) is int:
+                                                        stack[-1] = a < arg[0]
+                                                    elif (type(a) is Labeled):
+                                                        stack[-1] = _binary(vm, lt, a, arg[0])
+                                                    else:
+                                                        stack[-1] = lt(a, arg[0])
+                                else:
+                                    if op < 141:
+                                        if op < 140:
+                                            # CALL_BUILTIN_C (139) = CONST CALL_BUILTIN
+                                            k, fn, n, labelled3 = arg
+                                            push(k)
+                                            # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
+                                            # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
+                                            if n == 1:
+                                                a = stack[-1]
+                                                if (type(a) is Labeled or vm.pc):
+                                                    stack[-1] = labelled3(vm, a)
+                                                else:
+                                                    stack[-1] = fn(a)
+                                            elif n == 2:            # no slices for the usual counts
+                                                b = pop()
+                                                a = stack[-1]
+                                                if (type(a) is Labeled or type(b) is Labeled or vm.pc):
+                                                    stack[-1] = labelled3(vm, a, b)
+                                                else:
+                                                    stack[-1] = fn(a, b)
+                                            elif n == 3:
+                                                c = pop()
+                                                b = pop()
+                                                a = stack[-1]
+                                                if (type(a) is Labeled or type(b) is Labeled or type(c) is Labeled or vm.pc):
+                                                    stack[-1] = labelled3(vm, a, b, c)
+                                                else:
+                                                    stack[-1] = fn(a, b, c)
+                                            elif n:
+                                                a = stack[-n:]
+                                                del stack[-n:]
+                                                if (vm.pc or Labeled in map(type, a)):
+                                                    push(labelled3(vm, *a))
+                                                else:
+                                                    push(fn(*a))
+                                            elif vm.pc:
+                                                push(labelled3(vm))
+                                            else:
+                                                push(fn())
+                                        else:
+                                            # INDEX_DECL (140) = INDEX DECLARE_LOCAL
+                                            i = pop()
+                                            x = pop()
+                                            if type(x) is list and type(i) is int:
+                                                # Python's own range check: an index past either end (negative ones count from the
+                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                try:
+                                                    v = x[i]
+                                                except IndexError:
+                                                    v = index(x, i)
+                                            elif type(x) is dict and type(i) is str:
+                                                v = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                            elif type(x) is Labeled and x.t is not None:
+                                                v = _index_precise(vm, x, i)
+                                            elif (type(x) is Labeled or type(i) is Labeled):
+                                                v = _binary(vm, index, x, i)
+                                            else:
+                                                v = index(x, i)
+                                            try:
+                                                if pcs and arg[0] < vm.owner[id(code)].fixed:
+                                                    # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
+                                                    # `set`, checked as one.
+                                                    _store(vm, locals_, stamps, arg[0], v, _local_name(vm.owner[id(code)], arg[0]))
+                                                else:
+                                                    if pcs:
+                                                        if vm.pc:
+                                                            v = _join(v, vm.pc)
+                                                        if stamps is None:
+                                                            stamps = [0] * len(locals_)
+                                                        stamps[arg[0]] = vm.stamp
+                                                    locals_[arg[0]] = v
+                                            except Exception:
+                                                vm.part = 1
+                                                raise
+                                    else:
+                                        if op < 142:
+                                            # ADD_C_SET_ITEM (141) = CONST ADD SET_ITEM_LOCAL
+                                            k0, s = arg
+                                            a = pop()
+                                            if type(a) is int:
+                                                r = a + k0
+                                            elif (type(a) is Labeled):
+                                                r = _binary(vm, add, a, k0)
+                                            else:
+                                                r = add(a, k0)
+                                            k = pop()
+                                            try:
+                                                x = locals_[s]
+                                                if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(r) is not Labeled and not vm.pc:
+                                                    x[k] = r        # the usual case, inline: a text key into a map nothing else holds
+                                                elif type(r) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, r):
+                                                    pass
+                                                else:
+                                                    _store(vm, locals_, stamps, s, _set_item_precise(vm, x, k, r), _local_name(vm.owner[id(code)], s))
+                                            except Exception:
+                                                vm.part = 2
+                                                raise
+                                        else:
+                                            if op < 143:
+                                                # ADD_LC_RET (142) = LOAD_LOCAL CONST ADD RETURN
+                                                s, k = arg
+                                                a = locals_[s]
+                                                if type(a) is int:
+                                                    val = a + k
+                                                elif (type(a) is Labeled):
+                                                    val = _binary(vm, add, a, k)
+                                                else:
+                                                    val = add(a, k)
+                                                if pcs:
+                                                    if vm.pc:
+                                                        val = _join(val, vm.pc)
+                                                    drop_frames(vm, base_depth + len(frames))
+                                                if not frames:
+                                                    return val
+                                                code, pc, locals_, stamps = frames.pop()
+                                                push(val)
+                                            else:
+                                                if op < 144:
+                                                    # SUB_LC_RET (143) = LOAD_LOCAL CONST SUB RETURN
+                                                    s, k = arg
+                                                    a = locals_[s]
+                                                    if type(a) is int:
+                                                        val = a - k
+                                                    elif (type(a) is Labeled):
+                                                        val = _binary(vm, sub, a, k)
+                                                    else:
+                                                        val = sub(a, k)
+                                                    if pcs:
+                                                        if vm.pc:
+                                                            val = _join(val, vm.pc)
+                                                        drop_frames(vm, base_depth + len(frames))
+                                                    if not frames:
+                                                        return val
+                                                    code, pc, locals_, stamps = frames.pop()
+                                                    push(val)
+                                                else:
+                                                    # MUL_LC_RET (144) = LOAD_LOCAL CONST MUL RETURN
+                                                    s, k = arg
+                                                    a = locals_[s]
+                                                    if type(a) is int:
+                                                        val = a * k
+                                                    elif (type(a) is Labeled):
+                                                        val = _binary(vm, mul, a, k)
+                                                    else:
+                                                        val = mul(a, k)
+                                                    if pcs:
+                                                        if vm.pc:
+                                                            val = _join(val, vm.pc)
+                                                        drop_frames(vm, base_depth + len(frames))
+                                                    if not frames:
+                                                        return val
+                                                    code, pc, locals_, stamps = frames.pop()
+                                                    push(val)
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 if vm.pc:

@@ -97,6 +97,9 @@ INTERNAL = [
     ('MUL_ADD_TO', 135, 'MUL; ADD_TO_LOCAL s'),
     ('INDEX_DECL', 140, 'INDEX; DECLARE_LOCAL s'),
     ('ADD_C_SET_ITEM', 141, 'CONST c; ADD; SET_ITEM_LOCAL s'),
+    ('ADD_LC_RET', 142, 'LOAD_LOCAL a; CONST c; ADD; RETURN'),
+    ('SUB_LC_RET', 143, 'LOAD_LOCAL a; CONST c; SUB; RETURN'),
+    ('MUL_LC_RET', 144, 'LOAD_LOCAL a; CONST c; MUL; RETURN'),
     ('FOR_BACK', 132, "JUMP_BACK t to FOR_ITER_DECL: its step charge, then the head's next item"),
     ('CALL_VM_BUILTIN_POP', 128, 'CALL_VM_BUILTIN b n; POP'),
     ('CONST2', 129, 'CONST a; CONST b'),
@@ -192,6 +195,9 @@ FIELDS = {
     135: ('s',),  # MUL_ADD_TO
     140: ('s',),  # INDEX_DECL
     141: ('k', 's'),  # ADD_C_SET_ITEM
+    142: ('s', 'k'),  # ADD_LC_RET
+    143: ('s', 'k'),  # SUB_LC_RET
+    144: ('s', 'k'),  # MUL_LC_RET
     132: ('t', 't', 's'),  # FOR_BACK
     128: ('fn', 'n'),  # CALL_VM_BUILTIN_POP
     129: ('k', 'k'),  # CONST2
@@ -218,7 +224,8 @@ FLOW = {1: 'next', 2: 'next', 3: 'next', 4: 'next', 5: 'next', 6: 'next', 7: 'ne
     117: 'next', 118: 'next', 119: 'next', 120: 'next', 121: 'next', 122: 'next', 123:
     'branch', 125: 'next', 126: 'next', 127: 'next', 131: 'next', 136: 'next', 133:
     'next', 134: 'next', 137: 'next', 138: 'next', 139: 'next', 135: 'next', 140: 'next',
-    141: 'next', 132: 'next', 128: 'next', 129: 'next', 130: 'next', 124: 'branch'}
+    141: 'next', 142: 'next', 143: 'next', 144: 'next', 132: 'next', 128: 'next', 129:
+    'next', 130: 'next', 124: 'branch'}
 
 # Stack pictures: (inputs -- outputs), deepest first; x[n] is n values
 PICTURES = {
@@ -303,6 +310,12 @@ FUSED = [
      lambda A, i, code, n, targets, better_later: type(A[1][0]) is int and A[3][1] == 1),  # CALL1_SUB_LC
     (120, ({3: None}, {3: None}, {12: None}, {4: None},), 2,
      lambda A, i, code, n, targets, better_later: True),  # SUB_LL_ST
+    (142, ({3: None}, {1: None}, {11: None}, {39: None},), 2,
+     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int),  # ADD_LC_RET
+    (143, ({3: None}, {1: None}, {12: None}, {39: None},), 2,
+     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int),  # SUB_LC_RET
+    (144, ({3: None}, {1: None}, {13: None}, {39: None},), 2,
+     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int),  # MUL_LC_RET
     (103, ({3: None}, {3: None}, {11: None},), 2,
      lambda A, i, code, n, targets, better_later: True),  # ADD_LL
     (104, ({3: None}, {1: None}, {11: None},), 2,

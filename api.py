@@ -102,7 +102,9 @@ def compile_file(path):
         raise CompileError(f"{path}:{line}: error: the file is not valid UTF-8 (byte "
                            f"{e.start}); save it as UTF-8") from None
     # The program (and its .synb) names the file alone; errors show the path as given.
-    return _compile(text.removeprefix("\ufeff"), os.path.basename(path), path)
+    program = _compile(text.removeprefix("\ufeff"), os.path.basename(path), path)
+    program._source.text = text     # for syn fmt: the file is read once
+    return program
 
 
 def compile_source(text, name="<source>"):

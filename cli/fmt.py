@@ -42,8 +42,7 @@ def fmt(paths, check, diff):
         if program is None:
             worst = max(worst, code)
             continue
-        with open(path, "rb") as fh:
-            text = fh.read().decode("utf-8")    # compile_file has read it as UTF-8
+        text = program._source.text     # as read by compile_file (a byte-order mark too)
         name = os.path.basename(path)
         try:
             new = format_source(text, name)

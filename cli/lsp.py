@@ -32,15 +32,8 @@ class Decl:
 class Analysis:
     """What the editor features need of one version of a document that compiles."""
 
-    def __init__(self, text):
-        from synsema.compiler.grammar import parse
-        from synsema.compiler.lexer import tokenize
-        from synsema.compiler.resolve import resolve
-        from synsema.stdlib.registry import load_all
-        load_all()              # the resolver knows the builtins once they are registered
+    def __init__(self, text, tree):
         self.lines = text.splitlines()
-        tree = parse(tokenize(text, "doc"), "doc")
-        resolve(tree, "doc")
         self.decls = {}          # key -> Decl
         self.uses = []           # (line, col, end col, key), declarations included
         self.lambdas = {}        # lambda function index -> (parent, #params, captures)
@@ -198,14 +191,18 @@ class Analysis:
         return out
 
 
-def diagnose(text):
-    """The compile error of a document, or None."""
-    from synsema.compiler import compile_source
+def analyse(text):
+    """(an Analysis, None) of a document that compiles, else (None, its CompileError):
+    one compile per change, whose resolved tree the features read."""
+    from synsema.compiler import compile_tree
     try:
-        compile_source(text, "doc")
+        tree, _ = compile_tree(text, "doc")
     except CompileError as e:
-        return e
-    return None
+        return None, e
+    try:
+        return Analysis(text, tree), None
+    except RecursionError:      # nested too deeply to walk: keep the last good analysis
+        return None, None
 
 
 def format_text(text):
@@ -262,14 +259,11 @@ def build_server():
     def refresh(uri):
         text = server.workspace.get_text_document(uri).source
         lines = text.splitlines()
-        e = diagnose(text)
+        analysis, e = analyse(text)
         diagnostics = []
-        if e is None:
-            try:
-                good[uri] = Analysis(text)
-            except (CompileError, RecursionError):    # keep the last good analysis
-                pass
-        else:
+        if analysis is not None:
+            good[uri] = analysis        # else the features keep the last good analysis
+        if e is not None:
             line = max(e.line, 1)
             word = _WORD.match(line_of(lines, line), max(e.col - 1, 0))
             end = e.col + (len(word.group()) if word else 1)

@@ -15,9 +15,10 @@ MAX_TRACE = 20
 class Source:
     """The source text behind a program, when it can be read (for caret lines)."""
 
-    def __init__(self, name, lines=None):
+    def __init__(self, name, lines=None, text=None):
         self.name = name
         self.lines = lines
+        self.text = text            # the file's text as read, when it came from a file
 
     @classmethod
     def beside(cls, synb_path, source_name):

@@ -11,6 +11,12 @@ MAX_DEPTH = 21000
 
 def compile_source(source, source_name="<source>"):
     """Compile Synsema source text; raises CompileError with a position on bad input."""
+    return compile_tree(source, source_name)[1]
+
+
+def compile_tree(source, source_name="<source>"):
+    """(the resolved tree, the compiled program) of Synsema source text, for tools that
+    read the tree as well (syn lsp); raises CompileError as compile_source does."""
     from synsema.compiler.codegen import generate
     from synsema.compiler.grammar import parse
     from synsema.compiler.lexer import tokenize
@@ -30,7 +36,7 @@ def compile_source(source, source_name="<source>"):
         toks = tokenize(source, source_name)
         tree = parse(toks, source_name)
         program = resolve(tree, source_name)
-        return generate(program, tree, source, source_name)
+        return tree, generate(program, tree, source, source_name)
     except RecursionError:
         raise CompileError("the program nests expressions or blocks too deeply to compile",
                            1, 1, source_name) from None

@@ -44,21 +44,23 @@ def format_source(source, source_name="<source>"):
     otherwise)."""
     source = source.removeprefix("\ufeff")
     toks = tokenize_layout(source, source_name)
+    before = _signature(toks)       # taken first: the layout's passes may consume toks
     try:
         out = _layout(_items(toks), source)
     except RecursionError:
         raise CompileError("the program nests brackets too deeply to format", 1, 1,
                            source_name) from None
-    if _signature(out, source_name) != _signature(source, source_name):
+    if _signature(tokenize_layout(out, source_name)) != before:
         raise AssertionError(f"the formatter would change the tokens of {source_name}")
     return out
 
 
-def _signature(text, source_name):
-    """What the compiler reads of a layout: the tokens (a comma before a closing bracket
-    aside, INDENT/DEDENT by type), and the comments, in order."""
+def _signature(layout_tokens):
+    """What the compiler reads of a layout (its tokenize_layout tokens): the tokens (a
+    comma before a closing bracket aside, INDENT/DEDENT by type), and the comments, in
+    order."""
     toks, comments = [], []
-    for t in tokenize_layout(text, source_name):
+    for t in layout_tokens:
         typ = t[TYPE]
         if typ == "COMMENT":
             comments.append(t[VALUE])

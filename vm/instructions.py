@@ -426,7 +426,7 @@ else:
 if LABELS and clab:    # before the parameters are stamped: they are the call's
     push_pc(vm, clab, base_depth + len(frames), 0)
 code = decoded[f]
-locals_ = new + pad
+locals_ = new + pad if pad else new     # a lambda seldom has `let` slots
 if callee.captures:
     locals_ += callee.captures
 @stamp_new

@@ -321,7 +321,7 @@ def run_plain(vm, closure, args):
                                                     budget = vm.tick_call(budget, room - len(frames))
                                                 frames.append((code, pc, locals_))
                                                 code = decoded[f]
-                                                locals_ = new + pad
+                                                locals_ = new + pad if pad else new     # a lambda seldom has `let` slots
                                                 if callee.captures:
                                                     locals_ += callee.captures
                                                 pc = 0
@@ -899,7 +899,7 @@ def run_plain(vm, closure, args):
                                                     budget = vm.tick_call(budget, room - len(frames))
                                                 frames.append((code, pc, locals_))
                                                 code = decoded[f]
-                                                locals_ = new + pad
+                                                locals_ = new + pad if pad else new     # a lambda seldom has `let` slots
                                                 if callee.captures:
                                                     locals_ += callee.captures
                                                 pc = 0

@@ -471,7 +471,7 @@ def run_labels(vm, closure, args):
                                                     if clab:    # before the parameters are stamped: they are the call's
                                                         push_pc(vm, clab, base_depth + len(frames), 0)
                                                     code = decoded[f]
-                                                    locals_ = new + pad
+                                                    locals_ = new + pad if pad else new     # a lambda seldom has `let` slots
                                                     if callee.captures:
                                                         locals_ += callee.captures
                                                     stamps = [vm.stamp] * len(locals_) if pcs else None
@@ -1375,7 +1375,7 @@ def run_labels(vm, closure, args):
                                                 if clab:    # before the parameters are stamped: they are the call's
                                                     push_pc(vm, clab, base_depth + len(frames), 0)
                                                 code = decoded[f]
-                                                locals_ = new + pad
+                                                locals_ = new + pad if pad else new     # a lambda seldom has `let` slots
                                                 if callee.captures:
                                                     locals_ += callee.captures
                                                 stamps = [vm.stamp] * len(locals_) if pcs else None

@@ -341,6 +341,10 @@ def handler(parts, by_name, fragments, labels, fused=None):
     last_real = None
     for ci, ((ins, body), step) in enumerate(zip(comps, plan)):
         quiet = ins.get("quiet")
+        if quiet == "bool":     # raises only for an input that is not a bool
+            quiet = step[0] != "raw" and all(
+                b[0] == "value" and comps[values[b[1]][0]][0].get("gives") == "bool"
+                for b in step[0].values() if b[0] != "kept")
         if fused and ci != at and not (quiet is True or (quiet == "plain" and not labels)):
             body = guarded(body, ci)
         if step[0] == "raw":

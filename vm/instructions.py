@@ -8,8 +8,9 @@ verifier's, the flow analysis', the disassembler's and the docs' facts.
 
 An instruction (`inst`): name, number, file operands as `kind name` pairs (the kinds of
 vm.opcodes), its stack picture `(inputs -- outputs)`, a flow kind, a one-line meaning,
-and one body; `quiet=True` when it never raises (`"plain"`: only with labels), so that a
-superinstruction need not record whether it was the part that raised. The generator binds the picture for the body: inputs are popped into the
+and one body; `quiet=True` when it never raises (`"plain"`: only with labels; `"bool"`:
+only for an input that is not a bool), so that a superinstruction need not record
+whether it was the part that raised. The generator binds the picture for the body: inputs are popped into the
 named variables (the deepest one peeked and overwritten by the first output), outputs
 are pushed from theirs; an input repeated at the same place in the outputs (`it -- it v`)
 stays on the stack. `raw=True` bodies move the stack themselves (variable counts); then
@@ -339,7 +340,7 @@ if LABELS and type(c) is Labeled:
 if c is False:
     JUMP($t)
 elif c is not True:
-    raise vm.cond_error(code, pc - 1, c)""")
+    raise vm.cond_error(code, pc - 1, c)""", quiet="bool")
 for _name, _code, _jumps, _word, _doc in (
         ("AND_JUMP", 31, "False", "and",
          "`and`: .. c -> .. c and pc = t if c is false; else .. (c must be bool)"),

@@ -544,58 +544,43 @@ def run_plain(vm, closure, args):
                                                         locals_[s2] = sub(a, k)
                                                 else:
                                                     # LT_LL_JF (110) = LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
-                                                    a = locals_[arg[0]]
-                                                    b = locals_[arg[1]]
+                                                    s, s1, t, _ = arg
+                                                    a = locals_[s]
+                                                    b = locals_[s1]
                                                     if type(a) is int and type(b) is int:
-                                                        c = a < b
+                                                        if not a < b:
+                                                            pc = t
                                                     else:
-                                                        c = lt(a, b)
-                                                    try:
-                                                        if c is False:
-                                                            pc = arg[2]
-                                                    except Exception:
-                                                        vm.part = 3
-                                                        raise
+                                                        if not lt(a, b):
+                                                            pc = t
                                             else:
                                                 # LT_LC_JF (111) = LOAD_LOCAL CONST LT JUMP_IF_FALSE
                                                 s, k, t, _ = arg
                                                 a = locals_[s]
                                                 if type(a) is int:
-                                                    c = a < k
-                                                else:
-                                                    c = lt(a, k)
-                                                try:
-                                                    if c is False:
+                                                    if not a < k:
                                                         pc = t
-                                                except Exception:
-                                                    vm.part = 3
-                                                    raise
+                                                else:
+                                                    if not lt(a, k):
+                                                        pc = t
                                         else:
                                             if op < 113:
                                                 # CMP_LC_JF (112) = LOAD_LOCAL CONST CMP JUMP_IF_FALSE
                                                 s, k, kind, t, _ = arg
-                                                c = compare(kind, locals_[s], k)
-                                                try:
-                                                    if c is False:
-                                                        pc = t
-                                                except Exception:
-                                                    vm.part = 3
-                                                    raise
+                                                a = locals_[s]
+                                                if not compare(kind, a, k):
+                                                    pc = t
                                             else:
                                                 if op < 114:
                                                     # EQ_C_JF (113) = CONST EQ JUMP_IF_FALSE
                                                     k, t, _ = arg
                                                     a = pop()
                                                     if type(a) is type(k):
-                                                        c = a == k
-                                                    else:
-                                                        c = eq(a, k)
-                                                    try:
-                                                        if c is False:
+                                                        if not a == k:
                                                             pc = t
-                                                    except Exception:
-                                                        vm.part = 2
-                                                        raise
+                                                    else:
+                                                        if not eq(a, k):
+                                                            pc = t
                                                 else:
                                                     if op < 115:
                                                         # RETURN_LOCAL (114) = LOAD_LOCAL RETURN
@@ -616,13 +601,10 @@ def run_plain(vm, closure, args):
                                                         else:
                                                             # CMP_LL_JF (116) = LOAD_LOCAL LOAD_LOCAL CMP JUMP_IF_FALSE
                                                             s, s1, kind, t, _ = arg
-                                                            c = compare(kind, locals_[s], locals_[s1])
-                                                            try:
-                                                                if c is False:
-                                                                    pc = t
-                                                            except Exception:
-                                                                vm.part = 3
-                                                                raise
+                                                            a = locals_[s]
+                                                            b = locals_[s1]
+                                                            if not compare(kind, a, b):
+                                                                pc = t
                                     else:
                                         # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
                                         s, k, _, _, pad, fcode = arg
@@ -707,28 +689,21 @@ def run_plain(vm, closure, args):
                                     except Exception:
                                         vm.part = 4
                                         raise
-                                    try:
-                                        if c is False:
-                                            pc = t
-                                    except Exception:
-                                        vm.part = 5
-                                        raise
+                                    if c is False:
+                                        pc = t
                                 else:
                                     if op < 125:
                                         # LT_LC_RET_LOCAL (124) = LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETURN
                                         s, k, t, _, s4 = arg
                                         a = locals_[s]
                                         if type(a) is int:
-                                            c = a < k
-                                        else:
-                                            c = lt(a, k)
-                                        try:
-                                            if c is False:
+                                            if not a < k:
                                                 pc = t
                                                 continue
-                                        except Exception:
-                                            vm.part = 3
-                                            raise
+                                        else:
+                                            if not lt(a, k):
+                                                pc = t
+                                                continue
                                         val = locals_[s4]
                                         if not frames:
                                             return val

@@ -781,53 +781,35 @@ def run_labels(vm, closure, args):
                                                     a = locals_[s]
                                                     b = locals_[s1]
                                                     if type(a) is int and type(b) is int:
-                                                        c = a < b
-                                                        try:
-                                                            if c is False:
-                                                                pc = t
-                                                        except Exception:
-                                                            vm.part = 3
-                                                            raise
+                                                        if not a < b:
+                                                            pc = t
                                                     else:
                                                         if (type(a) is Labeled or type(b) is Labeled):
                                                             c = _binary(vm, lt, a, b)
                                                         else:
                                                             c = lt(a, b)
-                                                        try:
-                                                            if type(c) is Labeled:
-                                                                push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                                c = c.v
-                                                            if c is False:
-                                                                pc = t
-                                                        except Exception:
-                                                            vm.part = 3
-                                                            raise
-                                            else:
-                                                # LT_LC_JF (111) = LOAD_LOCAL CONST LT JUMP_IF_FALSE
-                                                s, k, t, rid = arg
-                                                a = locals_[s]
-                                                if type(a) is int:
-                                                    c = a < k
-                                                    try:
-                                                        if c is False:
-                                                            pc = t
-                                                    except Exception:
-                                                        vm.part = 3
-                                                        raise
-                                                else:
-                                                    if (type(a) is Labeled):
-                                                        c = _binary(vm, lt, a, k)
-                                                    else:
-                                                        c = lt(a, k)
-                                                    try:
                                                         if type(c) is Labeled:
                                                             push_pc(vm, c.l, base_depth + len(frames), rid)
                                                             c = c.v
                                                         if c is False:
                                                             pc = t
-                                                    except Exception:
-                                                        vm.part = 3
-                                                        raise
+                                            else:
+                                                # LT_LC_JF (111) = LOAD_LOCAL CONST LT JUMP_IF_FALSE
+                                                s, k, t, rid = arg
+                                                a = locals_[s]
+                                                if type(a) is int:
+                                                    if not a < k:
+                                                        pc = t
+                                                else:
+                                                    if (type(a) is Labeled):
+                                                        c = _binary(vm, lt, a, k)
+                                                    else:
+                                                        c = lt(a, k)
+                                                    if type(c) is Labeled:
+                                                        push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                        c = c.v
+                                                    if c is False:
+                                                        pc = t
                                         else:
                                             if op < 113:
                                                 # CMP_LC_JF (112) = LOAD_LOCAL CONST CMP JUMP_IF_FALSE
@@ -837,15 +819,11 @@ def run_labels(vm, closure, args):
                                                     c = _binary(vm, _CMP[kind], a, k, kind < 3)
                                                 else:
                                                     c = compare(kind, a, k)
-                                                try:
-                                                    if type(c) is Labeled:
-                                                        push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                        c = c.v
-                                                    if c is False:
-                                                        pc = t
-                                                except Exception:
-                                                    vm.part = 3
-                                                    raise
+                                                if type(c) is Labeled:
+                                                    push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                    c = c.v
+                                                if c is False:
+                                                    pc = t
                                             else:
                                                 if op < 115:
                                                     if op < 114:
@@ -853,27 +831,18 @@ def run_labels(vm, closure, args):
                                                         k, t, rid = arg
                                                         a = pop()
                                                         if type(a) is type(k):
-                                                            c = a == k
-                                                            try:
-                                                                if c is False:
-                                                                    pc = t
-                                                            except Exception:
-                                                                vm.part = 2
-                                                                raise
+                                                            if not a == k:
+                                                                pc = t
                                                         else:
                                                             if (type(a) is Labeled):
                                                                 c = _binary(vm, eq, a, k, False)
                                                             else:
                                                                 c = eq(a, k)
-                                                            try:
-                                                                if type(c) is Labeled:
-                                                                    push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                                    c = c.v
-                                                                if c is False:
-                                                                    pc = t
-                                                            except Exception:
-                                                                vm.part = 2
-                                                                raise
+                                                            if type(c) is Labeled:
+                                                                push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                                c = c.v
+                                                            if c is False:
+                                                                pc = t
                                                     else:
                                                         # RETURN_LOCAL (114) = LOAD_LOCAL RETURN
                                                         val = locals_[arg[0]]
@@ -920,15 +889,11 @@ def run_labels(vm, closure, args):
                                                             c = _binary(vm, _CMP[kind], a, b, kind < 3)
                                                         else:
                                                             c = compare(kind, a, b)
-                                                        try:
-                                                            if type(c) is Labeled:
-                                                                push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                                c = c.v
-                                                            if c is False:
-                                                                pc = t
-                                                        except Exception:
-                                                            vm.part = 3
-                                                            raise
+                                                        if type(c) is Labeled:
+                                                            push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                            c = c.v
+                                                        if c is False:
+                                                            pc = t
                                     else:
                                         # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
                                         s, k, _, _, pad, fcode = arg
@@ -1055,15 +1020,11 @@ def run_labels(vm, closure, args):
                                         except Exception:
                                             vm.part = 4
                                             raise
-                                        try:
-                                            if type(c) is Labeled:
-                                                push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                c = c.v
-                                            if c is False:
-                                                pc = t
-                                        except Exception:
-                                            vm.part = 5
-                                            raise
+                                        if type(c) is Labeled:
+                                            push_pc(vm, c.l, base_depth + len(frames), rid)
+                                            c = c.v
+                                        if c is False:
+                                            pc = t
                                     else:
                                         if (type(a) is Labeled):
                                             r2 = _binary(vm, mod, a, k)
@@ -1079,29 +1040,20 @@ def run_labels(vm, closure, args):
                                         except Exception:
                                             vm.part = 4
                                             raise
-                                        try:
-                                            if type(c) is Labeled:
-                                                push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                c = c.v
-                                            if c is False:
-                                                pc = t
-                                        except Exception:
-                                            vm.part = 5
-                                            raise
+                                        if type(c) is Labeled:
+                                            push_pc(vm, c.l, base_depth + len(frames), rid)
+                                            c = c.v
+                                        if c is False:
+                                            pc = t
                                 else:
                                     if op < 125:
                                         # LT_LC_RET_LOCAL (124) = LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETURN
                                         s, k, t, rid, s4 = arg
                                         a = locals_[s]
                                         if type(a) is int:
-                                            c = a < k
-                                            try:
-                                                if c is False:
-                                                    pc = t
-                                                    continue
-                                            except Exception:
-                                                vm.part = 3
-                                                raise
+                                            if not a < k:
+                                                pc = t
+                                                continue
                                             val = locals_[s4]
                                             if pcs:
                                                 if vm.pc:
@@ -1116,16 +1068,12 @@ def run_labels(vm, closure, args):
                                                 c = _binary(vm, lt, a, k)
                                             else:
                                                 c = lt(a, k)
-                                            try:
-                                                if type(c) is Labeled:
-                                                    push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                    c = c.v
-                                                if c is False:
-                                                    pc = t
-                                                    continue
-                                            except Exception:
-                                                vm.part = 3
-                                                raise
+                                            if type(c) is Labeled:
+                                                push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                c = c.v
+                                            if c is False:
+                                                pc = t
+                                                continue
                                             val = locals_[s4]
                                             if pcs:
                                                 if vm.pc:

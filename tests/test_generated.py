@@ -95,6 +95,10 @@ _ERRORS = [
     "task f(xs)\n    let t be 0\n    for each x in xs\n        set t to t + x\n    give t\n"
     "print(f([1, 2]))\nprint(f([1, {k}]))\n",
     "task g(f, x)\n    give f(x)\nprint(g((y) => y * 2, 1))\nprint(g({i}, {k}))\n",
+    "task c(m, k)\n    give get(m, k, 0) + 1\nprint(c({{\"a\": 1}}, \"a\"))\nprint(c({i}, {k}))\n",
+    "task w(t, n)\n    when n > 0 and t\n        give split(t, \" \")\n    give t + \"!\"\n"
+    "print(w(\"a b\", 1))\nprint(w({i}, {k}))\n",
+    "task h(x)\n    give (x) => x + 1\nprint(h(1)(2))\nprint(h(0)({k}))\n",
 ]
 PROGRAMS += [e.format(i=i, k=k) for e in _ERRORS
              for i, k in (("0", "5"), ("3", "0"), ("\"x\"", "0"), ("0", "\"y\""))]

@@ -269,15 +269,15 @@ _THREADED_JUMPS = {jump for jump, _, _ in T.THREADED}
 
 def _thread(code, positions):
     """A jump whose target is a superinstruction a THREADED one continues becomes that
-    one (its fields: the jump's, then the target's), at the target's position."""
+    one (its fields: the jump's, then the target's). It keeps the jump's position (a step
+    or time limit it reaches is where the jump was), its other parts the target's."""
     for idx, (op, arg) in enumerate(code):
         if op in _THREADED_JUMPS:
             target_op, target_arg = code[arg]
             sup = _THREADED.get((op, target_op))
             if sup is not None:
                 code[idx] = (sup, (arg,) + target_arg)
-                positions[idx] = positions[arg]
-                positions.parts[idx] = (positions[arg],) + positions.parts[arg]
+                positions.parts[idx] = (positions[idx],) + positions.parts[arg]
 
 
 def _relinked(code, m):

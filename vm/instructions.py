@@ -8,10 +8,10 @@ verifier's, the flow analysis', the disassembler's and the docs' facts.
 
 An instruction (`inst`): name, number, file operands as `kind name` pairs (the kinds of
 vm.opcodes), its stack picture `(inputs -- outputs)`, a flow kind, a one-line meaning,
-and one body; `quiet=True` when it never raises (`"plain"`: only with labels; `"bool"`:
-only for an input that is not a bool), so that a superinstruction need not record
-whether it was the part that raised. The generator binds the picture for the body: inputs are popped into the
-named variables (the deepest one peeked and overwritten by the first output), outputs
+and one body; `quiet` when it cannot raise (True: never; "plain": never without labels;
+"bool": never when its input is a bool), so that a superinstruction need not record
+whether it was the part that raised. The generator binds the picture for the body:
+inputs are popped into the named variables (the deepest one peeked and overwritten by the first output), outputs
 are pushed from theirs; an input repeated at the same place in the outputs (`it -- it v`)
 stays on the stack. `raw=True` bodies move the stack themselves (variable counts); then
 the picture is only for the verifier. `x[n]` in a picture is n values.
@@ -82,9 +82,11 @@ GLOBAL_NAME = "vm.program.globals[$s]"
 
 
 def _arith_body(sym, fn, guard=""):
+    # `+` of two texts inline too: building text is most of what `+` does in agents.
+    texts = "\nelif type(a) is str and type(b) is str:\n    r = a + b" if sym == "+" else ""
     return f"""\
 if type(a) is int and type(b) is int{guard}:
-    r = a {sym} b
+    r = a {sym} b{texts}
 elif LABELS and (type(a) is Labeled or type(b) is Labeled):
     r = _binary(vm, {fn}, a, b)
 else:
@@ -530,16 +532,19 @@ v = pop()
 del stack[-$n:]
 push(v)""", raw=True)
 
-# ---- internal instructions: made by the decoder ---------------------------------------
-
 # `set s to s + E` of a local (compiler/codegen.py): E, then this. Nothing E does can
 # change s (only the statements of the function that owns a variable set it; a task
 # cannot set a top-level one), so reading s after E is reading it before: one
-# instruction instead of a load, an ADD and a store.
+# instruction instead of a load, an ADD and a store. Its position is the `+`'s (an
+# addition's error carets the operator); a label violation of the store, on the same
+# line, says that line as the store's would.
 inst("ADD_TO_LOCAL", 49, ("local s",), "(b -- )", "next",
      "`set s to s + b`: .. b -> ..; locals[s] = locals[s] + b (labels: as STORE_LOCAL)",
      "a = locals_[$s]\n" + _arith_body("+", "add") + "\nv = r\n" +
      _store_body("local", "stamps[$s] if stamps else 0", LOCAL_NAME))
+
+# ---- internal instructions: made by the decoder ---------------------------------------
+
 inst("JUMP_BACK", 100, ("jump t",), "( -- )", "jump",
      "a backward JUMP: also where step and time limits are checked", """\
 budget -= pc - $t
@@ -576,12 +581,22 @@ inst("CALL1", None, (), "(callee x -- )", "next", "CALL with one argument", """\
 new = [x]
 n = 1
 @call_value""", fields="n", matches={"CALL": None}, match_when="A[{i}][0] == 1")
-inst("CALL_BUILTIN1", None, (), "(a -- r)", "next", "CALL_BUILTIN with one argument", """\
-if LABELS and (type(a) is Labeled or vm.pc):
-    r = $labelled(vm, a)
+
+
+def _call_builtin_part(n):
+    args = ", ".join("abc"[:n])
+    labelled = " or ".join(f"type({x}) is Labeled" for x in "abc"[:n])
+    inst(f"CALL_BUILTIN{n}", None, (), f"({' '.join('abc'[:n])} -- r)", "next",
+         f"CALL_BUILTIN with {n} argument{'s' if n > 1 else ''}", f"""\
+if LABELS and ({labelled} or vm.pc):
+    r = $labelled(vm, {args})
 else:
-    r = $fn(a)""", fields="fn n +labelled", matches={"CALL_BUILTIN": None},
-     match_when="A[{i}][1] == 1")
+    r = $fn({args})""", fields="fn n +labelled", matches={"CALL_BUILTIN": None},
+         match_when=f"A[{{i}}][1] == {n}")
+
+
+for _n in (1, 2, 3):
+    _call_builtin_part(_n)
 
 # ---- superinstructions -------------------------------------------------------------------
 # Chosen by profiling instruction sequences over a corpus (tools/profile_pairs.py):
@@ -593,7 +608,8 @@ _NUM_C = "type(A[1][0]) in (int, float)"
 fused("LOAD_LOCAL2", 102, "LOAD_LOCAL LOAD_LOCAL", "LOAD_LOCAL a; LOAD_LOCAL b",
       when="not better_later(code, i, n, targets)", at=0)
 fused("ADD_LL", 103, "LOAD_LOCAL LOAD_LOCAL ADD", "LOAD_LOCAL a; LOAD_LOCAL b; ADD")
-fused("ADD_LC", 104, "LOAD_LOCAL CONST ADD", "LOAD_LOCAL a; CONST c; ADD", when=_INT_C)
+fused("ADD_LC", 104, "LOAD_LOCAL CONST ADD", "LOAD_LOCAL a; CONST c; ADD",
+      when="type(A[1][0]) in (int, str)")
 fused("SUB_LC", 105, "LOAD_LOCAL CONST SUB", "LOAD_LOCAL a; CONST c; SUB", when=_INT_C)
 fused("MOD_LC", 106, "LOAD_LOCAL CONST MOD", "LOAD_LOCAL a; CONST c; MOD",
       when=_INT_C + " and A[1][0]")
@@ -639,12 +655,15 @@ fused("INDEX_LLL", 131, "LOAD_LOCAL LOAD_LOCAL INDEX LOAD_LOCAL INDEX",
 # A task value or lambda in a local called on a local (`f(x)`).
 fused("CALL1_LL", 136, "LOAD_LOCAL LOAD_LOCAL CALL1", "LOAD_LOCAL f; LOAD_LOCAL x; CALL 1")
 fused("CALL_BUILTIN1_L", 133, "LOAD_LOCAL CALL_BUILTIN1", "LOAD_LOCAL a; CALL_BUILTIN b 1")
-fused("ADD_C", 134, "CONST ADD", "CONST c; ADD", when="type(A[0][0]) is int", at=1)
+fused("ADD_C", 134, "CONST ADD", "CONST c; ADD", when="type(A[0][0]) in (int, str)", at=1)
 fused("CMP_C", 137, "CONST CMP", "CONST c; LE|GT|GE|EQ|NE (x >= 30 of any x)",
       when="type(A[0][0]) in (int, float, str)", at=1)
 fused("LT_C", 138, "CONST LT", "CONST c; LT", when="type(A[0][0]) in (int, float)", at=1)
-fused("CALL_BUILTIN_C", 139, "CONST CALL_BUILTIN", "CONST c; CALL_BUILTIN b n (get(m, k, 0))",
-      at=1)
+fused("CALL_BUILTIN2_C", 139, "CONST CALL_BUILTIN2",
+      "CONST c; CALL_BUILTIN b 2 (split(t, \" \"))", at=1)
+fused("CALL_BUILTIN3_C", 145, "CONST CALL_BUILTIN3", "CONST c; CALL_BUILTIN b 3", at=1)
+fused("CALL_BUILTIN3_LLC", 146, "LOAD_LOCAL LOAD_LOCAL CONST CALL_BUILTIN3",
+      "LOAD_LOCAL m; LOAD_LOCAL k; CONST c; CALL_BUILTIN b 3 (get(m, k, 0))")
 fused("MUL_ADD_TO", 135, "MUL ADD_TO_LOCAL", "MUL; ADD_TO_LOCAL s", at=1)
 # `let x be xs[i]` of any xs and i; a count kept in a map (`set m[k] to get(m, k, 0) + 1`).
 fused("INDEX_DECL", 140, "INDEX DECLARE_LOCAL", "INDEX; DECLARE_LOCAL s", at=0)
@@ -657,6 +676,8 @@ fused("SUB_LC_RET", 143, "LOAD_LOCAL CONST SUB RETURN", "LOAD_LOCAL a; CONST c; 
       when=_INT_C)
 fused("MUL_LC_RET", 144, "LOAD_LOCAL CONST MUL RETURN", "LOAD_LOCAL a; CONST c; MUL; RETURN",
       when=_INT_C)
+# `when a and b`: the right operand's check, then the branch.
+fused("CHECK_BOOL_JF", 147, "CHECK_BOOL JUMP_IF_FALSE", "CHECK_BOOL k; JUMP_IF_FALSE t", at=0)
 # Every `for each` body ends with a jump back to the loop's head (FOR_ITER_DECL): the
 # jump runs the head in its place and goes on into the body, one dispatch fewer a round.
 fused("FOR_BACK", 132, "JUMP_BACK FOR_ITER DECLARE_LOCAL",

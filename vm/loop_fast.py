@@ -45,7 +45,7 @@ def run_plain(vm, closure, args):
                     op, arg = code[pc]
                     pc += 1
                     if op < 109:
-                        if op < 37:
+                        if op < 31:
                             if op < 4:
                                 if op < 3:
                                     if op < 2:
@@ -58,45 +58,47 @@ def run_plain(vm, closure, args):
                                     # LOAD_LOCAL (3)
                                     push(locals_[arg])
                             else:
-                                if op < 25:
+                                if op < 24:
                                     if op < 12:
                                         if op < 11:
-                                            if op < 6:
-                                                if op < 5:
-                                                    # STORE_LOCAL (4)
-                                                    locals_[arg] = pop()
-                                                else:
-                                                    # DECLARE_LOCAL (5)
-                                                    locals_[arg] = pop()
+                                            if op < 5:
+                                                # STORE_LOCAL (4)
+                                                locals_[arg] = pop()
                                             else:
-                                                if op < 8:
-                                                    if op < 7:
+                                                if op < 7:
+                                                    if op < 6:
+                                                        # DECLARE_LOCAL (5)
+                                                        locals_[arg] = pop()
+                                                    else:
                                                         # LOAD_GLOBAL (6)
                                                         v = glob[arg]
                                                         if v is UNSET:
                                                             raise vm.unset_error(arg)
                                                         push(v)
-                                                    else:
+                                                else:
+                                                    if op < 8:
                                                         # STORE_GLOBAL (7)
                                                         glob[arg] = pop()
-                                                else:
-                                                    if op < 10:
-                                                        # DECLARE_GLOBAL (8)
-                                                        glob[arg] = pop()
                                                     else:
-                                                        # MAKE_LAMBDA (10)
-                                                        f, n = arg
-                                                        if n:
-                                                            caps = tuple(stack[-n:])
-                                                            del stack[-n:]
+                                                        if op < 10:
+                                                            # DECLARE_GLOBAL (8)
+                                                            glob[arg] = pop()
                                                         else:
-                                                            caps = ()
-                                                        push(Closure(f, caps))
+                                                            # MAKE_LAMBDA (10)
+                                                            f, n = arg
+                                                            if n:
+                                                                caps = tuple(stack[-n:])
+                                                                del stack[-n:]
+                                                            else:
+                                                                caps = ()
+                                                            push(Closure(f, caps))
                                         else:
                                             # ADD (11)
                                             b = pop()
                                             a = stack[-1]
                                             if type(a) is int and type(b) is int:
+                                                stack[-1] = a + b
+                                            elif type(a) is str and type(b) is str:
                                                 stack[-1] = a + b
                                             else:
                                                 stack[-1] = add(a, b)
@@ -133,86 +135,85 @@ def run_plain(vm, closure, args):
                                                 else:
                                                     stack[-1] = mod(a, b)
                                         else:
-                                            if op < 24:
-                                                if op < 20:
-                                                    if op < 18:
-                                                        if op < 17:
-                                                            # EQ (16)
-                                                            b = pop()
-                                                            a = stack[-1]
-                                                            if type(a) is type(b) and (type(b) is int or type(b) is str):
-                                                                stack[-1] = a == b
-                                                            else:
-                                                                stack[-1] = eq(a, b)
+                                            if op < 20:
+                                                if op < 18:
+                                                    if op < 17:
+                                                        # EQ (16)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is type(b) and (type(b) is int or type(b) is str):
+                                                            stack[-1] = a == b
                                                         else:
-                                                            # NE (17)
-                                                            b = pop()
-                                                            a = stack[-1]
-                                                            if type(a) is type(b) and (type(b) is int or type(b) is str):
-                                                                stack[-1] = a != b
-                                                            else:
-                                                                stack[-1] = not eq(a, b)
+                                                            stack[-1] = eq(a, b)
                                                     else:
-                                                        if op < 19:
-                                                            # LT (18)
-                                                            b = pop()
-                                                            a = stack[-1]
-                                                            if type(a) is int and type(b) is int:
-                                                                stack[-1] = a < b
-                                                            else:
-                                                                stack[-1] = lt(a, b)
+                                                        # NE (17)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is type(b) and (type(b) is int or type(b) is str):
+                                                            stack[-1] = a != b
                                                         else:
-                                                            # LE (19)
-                                                            b = pop()
-                                                            a = stack[-1]
-                                                            if type(a) is int and type(b) is int:
-                                                                stack[-1] = a <= b
-                                                            else:
-                                                                stack[-1] = le(a, b)
+                                                            stack[-1] = not eq(a, b)
                                                 else:
-                                                    if op < 22:
-                                                        if op < 21:
-                                                            # GT (20)
-                                                            b = pop()
-                                                            a = stack[-1]
-                                                            if type(a) is int and type(b) is int:
-                                                                stack[-1] = a > b
-                                                            else:
-                                                                stack[-1] = gt(a, b)
+                                                    if op < 19:
+                                                        # LT (18)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is int and type(b) is int:
+                                                            stack[-1] = a < b
                                                         else:
-                                                            # GE (21)
-                                                            b = pop()
-                                                            a = stack[-1]
-                                                            if type(a) is int and type(b) is int:
-                                                                stack[-1] = a >= b
-                                                            else:
-                                                                stack[-1] = ge(a, b)
+                                                            stack[-1] = lt(a, b)
                                                     else:
-                                                        if op < 23:
-                                                            # NEG (22)
-                                                            stack[-1] = ops.neg(stack[-1])
+                                                        # LE (19)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is int and type(b) is int:
+                                                            stack[-1] = a <= b
                                                         else:
-                                                            # NOT (23)
-                                                            stack[-1] = ops.not_(stack[-1])
+                                                            stack[-1] = le(a, b)
                                             else:
-                                                # INDEX (24)
-                                                i = pop()
-                                                x = stack[-1]
-                                                if type(x) is list and type(i) is int:
-                                                    # Python's own range check: an index past either end (negative ones count from the
-                                                    # end, as in Synsema) raises, and ops.index says it the Synsema way.
-                                                    try:
-                                                        r = x[i]
-                                                    except IndexError:
-                                                        r = index(x, i)
-                                                elif type(x) is dict and type(i) is str:
-                                                    r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                if op < 22:
+                                                    if op < 21:
+                                                        # GT (20)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is int and type(b) is int:
+                                                            stack[-1] = a > b
+                                                        else:
+                                                            stack[-1] = gt(a, b)
+                                                    else:
+                                                        # GE (21)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is int and type(b) is int:
+                                                            stack[-1] = a >= b
+                                                        else:
+                                                            stack[-1] = ge(a, b)
                                                 else:
-                                                    r = index(x, i)
-                                                stack[-1] = r
+                                                    if op < 23:
+                                                        # NEG (22)
+                                                        stack[-1] = ops.neg(stack[-1])
+                                                    else:
+                                                        # NOT (23)
+                                                        stack[-1] = ops.not_(stack[-1])
                                 else:
-                                    if op < 29:
-                                        if op < 28:
+                                    if op < 28:
+                                        if op < 25:
+                                            # INDEX (24)
+                                            i = pop()
+                                            x = stack[-1]
+                                            if type(x) is list and type(i) is int:
+                                                # Python's own range check: an index past either end (negative ones count from the
+                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                try:
+                                                    r = x[i]
+                                                except IndexError:
+                                                    r = index(x, i)
+                                            elif type(x) is dict and type(i) is str:
+                                                r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                            else:
+                                                r = index(x, i)
+                                            stack[-1] = r
+                                        else:
                                             if op < 27:
                                                 if op < 26:
                                                     # FIELD (25)
@@ -238,7 +239,8 @@ def run_plain(vm, closure, args):
                                                     push(items)
                                                 else:
                                                     push([])
-                                        else:
+                                    else:
+                                        if op < 29:
                                             # BUILD_MAP (28)
                                             if not arg:
                                                 push({})
@@ -246,8 +248,7 @@ def run_plain(vm, closure, args):
                                                 items = stack[-2 * arg:]
                                                 del stack[-2 * arg:]
                                                 push(ops.build_map(items))
-                                    else:
-                                        if op < 31:
+                                        else:
                                             if op < 30:
                                                 # JUMP (29)
                                                 pc = arg
@@ -258,7 +259,11 @@ def run_plain(vm, closure, args):
                                                     pc = arg
                                                 elif c is not True:
                                                     raise vm.cond_error(code, pc - 1, c)
-                                        else:
+                        else:
+                            if op < 100:
+                                if op < 39:
+                                    if op < 38:
+                                        if op < 37:
                                             if op < 36:
                                                 if op < 32:
                                                     # AND_JUMP (31)
@@ -325,11 +330,7 @@ def run_plain(vm, closure, args):
                                                 if callee.captures:
                                                     locals_ += callee.captures
                                                 pc = 0
-                        else:
-                            if op < 101:
-                                if op < 45:
-                                    if op < 39:
-                                        if op < 38:
+                                        else:
                                             # CALL_TASK (37)
                                             _, n, pad, fcode = arg
                                             if n == 1:
@@ -346,31 +347,32 @@ def run_plain(vm, closure, args):
                                             code = fcode
                                             locals_ = new + pad if pad else new
                                             pc = 0
-                                        else:
-                                            # CALL_BUILTIN (38)
-                                            fn = arg[0]
-                                            n = arg[1]
-                                            # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
-                                            # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
-                                            if n == 1:
-                                                a = stack[-1]
-                                                stack[-1] = fn(a)
-                                            elif n == 2:            # no slices for the usual counts
-                                                b = pop()
-                                                a = stack[-1]
-                                                stack[-1] = fn(a, b)
-                                            elif n == 3:
-                                                c = pop()
-                                                b = pop()
-                                                a = stack[-1]
-                                                stack[-1] = fn(a, b, c)
-                                            elif n:
-                                                a = stack[-n:]
-                                                del stack[-n:]
-                                                push(fn(*a))
-                                            else:
-                                                push(fn())
                                     else:
+                                        # CALL_BUILTIN (38)
+                                        fn = arg[0]
+                                        n = arg[1]
+                                        # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
+                                        # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
+                                        if n == 1:
+                                            a = stack[-1]
+                                            stack[-1] = fn(a)
+                                        elif n == 2:            # no slices for the usual counts
+                                            b = pop()
+                                            a = stack[-1]
+                                            stack[-1] = fn(a, b)
+                                        elif n == 3:
+                                            c = pop()
+                                            b = pop()
+                                            a = stack[-1]
+                                            stack[-1] = fn(a, b, c)
+                                        elif n:
+                                            a = stack[-n:]
+                                            del stack[-n:]
+                                            push(fn(*a))
+                                        else:
+                                            push(fn())
+                                else:
+                                    if op < 45:
                                         if op < 40:
                                             # RETURN (39)
                                             val = pop()
@@ -399,8 +401,7 @@ def run_plain(vm, closure, args):
                                                     x.append(v)
                                                 else:
                                                     locals_[arg] = ops.append(x, v)
-                                else:
-                                    if op < 100:
+                                    else:
                                         if op < 47:
                                             if op < 46:
                                                 # APPEND_GLOBAL (45)
@@ -449,60 +450,68 @@ def run_plain(vm, closure, args):
                                                 a = locals_[arg]
                                                 if type(a) is int and type(b) is int:
                                                     locals_[arg] = a + b
+                                                elif type(a) is str and type(b) is str:
+                                                    locals_[arg] = a + b
                                                 else:
                                                     locals_[arg] = add(a, b)
-                                    else:
-                                        # JUMP_BACK (100)
-                                        budget -= pc - arg
-                                        if budget <= 0:
-                                            budget = vm.tick(budget, room - len(frames))
-                                        pc = arg
                             else:
                                 if op < 107:
                                     if op < 106:
-                                        if op < 103:
-                                            if op < 102:
-                                                # CALL_VM_BUILTIN (101)
-                                                fn, n = arg
-                                                if n:
-                                                    a = stack[-n:]
-                                                    del stack[-n:]
-                                                else:
-                                                    a = ()
-                                                vm.depth = base_depth + len(frames) + 1
-                                                vm.site = (code, pc - 1)
-                                                try:
-                                                    push(fn(vm, *a))
-                                                finally:
-                                                    vm.depth = base_depth
-                                            else:
-                                                # LOAD_LOCAL2 (102) = LOAD_LOCAL LOAD_LOCAL
-                                                push(locals_[arg[0]])
-                                                push(locals_[arg[1]])
+                                        if op < 101:
+                                            # JUMP_BACK (100)
+                                            budget -= pc - arg
+                                            if budget <= 0:
+                                                budget = vm.tick(budget, room - len(frames))
+                                            pc = arg
                                         else:
-                                            if op < 104:
-                                                # ADD_LL (103) = LOAD_LOCAL LOAD_LOCAL ADD
-                                                a = locals_[arg[0]]
-                                                b = locals_[arg[1]]
-                                                if type(a) is int and type(b) is int:
-                                                    push(a + b)
+                                            if op < 103:
+                                                if op < 102:
+                                                    # CALL_VM_BUILTIN (101)
+                                                    fn, n = arg
+                                                    if n:
+                                                        a = stack[-n:]
+                                                        del stack[-n:]
+                                                    else:
+                                                        a = ()
+                                                    vm.depth = base_depth + len(frames) + 1
+                                                    vm.site = (code, pc - 1)
+                                                    try:
+                                                        push(fn(vm, *a))
+                                                    finally:
+                                                        vm.depth = base_depth
                                                 else:
-                                                    push(add(a, b))
+                                                    # LOAD_LOCAL2 (102) = LOAD_LOCAL LOAD_LOCAL
+                                                    push(locals_[arg[0]])
+                                                    push(locals_[arg[1]])
                                             else:
-                                                if op < 105:
-                                                    # ADD_LC (104) = LOAD_LOCAL CONST ADD
+                                                if op < 104:
+                                                    # ADD_LL (103) = LOAD_LOCAL LOAD_LOCAL ADD
                                                     a = locals_[arg[0]]
-                                                    if type(a) is int:
-                                                        push(a + arg[1])
+                                                    b = locals_[arg[1]]
+                                                    if type(a) is int and type(b) is int:
+                                                        push(a + b)
+                                                    elif type(a) is str and type(b) is str:
+                                                        push(a + b)
                                                     else:
-                                                        push(add(a, arg[1]))
+                                                        push(add(a, b))
                                                 else:
-                                                    # SUB_LC (105) = LOAD_LOCAL CONST SUB
-                                                    a = locals_[arg[0]]
-                                                    if type(a) is int:
-                                                        push(a - arg[1])
+                                                    if op < 105:
+                                                        # ADD_LC (104) = LOAD_LOCAL CONST ADD
+                                                        a = locals_[arg[0]]
+                                                        b = arg[1]
+                                                        if type(a) is int and type(b) is int:
+                                                            push(a + b)
+                                                        elif type(a) is str and type(b) is str:
+                                                            push(a + b)
+                                                        else:
+                                                            push(add(a, b))
                                                     else:
-                                                        push(sub(a, arg[1]))
+                                                        # SUB_LC (105) = LOAD_LOCAL CONST SUB
+                                                        a = locals_[arg[0]]
+                                                        if type(a) is int:
+                                                            push(a - arg[1])
+                                                        else:
+                                                            push(sub(a, arg[1]))
                                     else:
                                         # MOD_LC (106) = LOAD_LOCAL CONST MOD
                                         a = locals_[arg[0]]
@@ -517,16 +526,20 @@ def run_plain(vm, closure, args):
                                         b = locals_[arg[1]]
                                         if type(a) is int and type(b) is int:
                                             locals_[arg[2]] = a + b
+                                        elif type(a) is str and type(b) is str:
+                                            locals_[arg[2]] = a + b
                                         else:
                                             locals_[arg[2]] = add(a, b)
                                     else:
                                         # ADD_LC_ST (108) = LOAD_LOCAL CONST ADD STORE_LOCAL
-                                        s, k, s2 = arg
-                                        a = locals_[s]
+                                        a = locals_[arg[0]]
+                                        b = arg[1]
                                         if type(a) is int:
-                                            locals_[s2] = a + k
+                                            locals_[arg[2]] = a + b
+                                        elif type(a) is str and type(b) is str:
+                                            locals_[arg[2]] = a + b
                                         else:
-                                            locals_[s2] = add(a, k)
+                                            locals_[arg[2]] = add(a, b)
                     else:
                         if op < 129:
                             if op < 123:
@@ -632,6 +645,8 @@ def run_plain(vm, closure, args):
                                         a = pop()
                                         if type(a) is int and type(b) is int:
                                             val = a + b
+                                        elif type(a) is str and type(b) is str:
+                                            val = a + b
                                         else:
                                             val = add(a, b)
                                         if not frames:
@@ -661,6 +676,8 @@ def run_plain(vm, closure, args):
                                                     b = pop()
                                                     a = pop()
                                                     if type(a) is int and type(b) is int:
+                                                        locals_[arg[0]] = a + b
+                                                    elif type(a) is str and type(b) is str:
                                                         locals_[arg[0]] = a + b
                                                     else:
                                                         locals_[arg[0]] = add(a, b)
@@ -831,11 +848,14 @@ def run_plain(vm, closure, args):
                                             push(arg[1](locals_[arg[0]]))
                                         else:
                                             # ADD_C (134) = CONST ADD
+                                            b = arg[0]
                                             a = stack[-1]
-                                            if type(a) is int:
-                                                stack[-1] = a + arg[0]
+                                            if type(a) is int and type(b) is int:
+                                                stack[-1] = a + b
+                                            elif type(a) is str and type(b) is str:
+                                                stack[-1] = a + b
                                             else:
-                                                stack[-1] = add(a, arg[0])
+                                                stack[-1] = add(a, b)
                                     else:
                                         if op < 136:
                                             # MUL_ADD_TO (135) = MUL ADD_TO_LOCAL
@@ -851,6 +871,8 @@ def run_plain(vm, closure, args):
                                                 raise
                                             a = locals_[arg[0]]
                                             if type(a) is int and type(r0) is int:
+                                                locals_[arg[0]] = a + r0
+                                            elif type(a) is str and type(r0) is str:
                                                 locals_[arg[0]] = a + r0
                                             else:
                                                 locals_[arg[0]] = add(a, r0)
@@ -890,34 +912,12 @@ def run_plain(vm, closure, args):
                                                     else:
                                                         stack[-1] = lt(a, arg[0])
                                 else:
-                                    if op < 140:
-                                        # CALL_BUILTIN_C (139) = CONST CALL_BUILTIN
-                                        push(arg[0])
-                                        fn = arg[1]
-                                        n = arg[2]
-                                        # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
-                                        # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
-                                        if n == 1:
-                                            a = stack[-1]
-                                            stack[-1] = fn(a)
-                                        elif n == 2:            # no slices for the usual counts
-                                            b = pop()
-                                            a = stack[-1]
-                                            stack[-1] = fn(a, b)
-                                        elif n == 3:
-                                            c = pop()
-                                            b = pop()
-                                            a = stack[-1]
-                                            stack[-1] = fn(a, b, c)
-                                        elif n:
-                                            a = stack[-n:]
-                                            del stack[-n:]
-                                            push(fn(*a))
-                                        else:
-                                            push(fn())
-                                    else:
-                                        if op < 142:
-                                            if op < 141:
+                                    if op < 142:
+                                        if op < 141:
+                                            if op < 140:
+                                                # CALL_BUILTIN2_C (139) = CONST CALL_BUILTIN2
+                                                stack[-1] = arg[1](stack[-1], arg[0])
+                                            else:
                                                 # INDEX_DECL (140) = INDEX DECLARE_LOCAL
                                                 i = pop()
                                                 x = pop()
@@ -933,40 +933,46 @@ def run_plain(vm, closure, args):
                                                 else:
                                                     v = index(x, i)
                                                 locals_[arg[0]] = v
-                                            else:
-                                                # ADD_C_SET_ITEM (141) = CONST ADD SET_ITEM_LOCAL
-                                                k0, s = arg
-                                                a = pop()
-                                                if type(a) is int:
-                                                    r = a + k0
-                                                else:
-                                                    r = add(a, k0)
-                                                k = pop()
-                                                try:
-                                                    x = locals_[s]
-                                                    if type(x) is dict and type(k) is str and refcount(x) <= 3:
-                                                        x[k] = r        # the usual case, inline: a text key into a map nothing else holds
-                                                    elif refcount(x) <= 3 and ops.set_in_place(x, k, r):
-                                                        pass
-                                                    else:
-                                                        locals_[s] = ops.set_item(x, k, r)
-                                                except Exception:
-                                                    vm.part = 2
-                                                    raise
                                         else:
-                                            if op < 143:
-                                                # ADD_LC_RET (142) = LOAD_LOCAL CONST ADD RETURN
-                                                a = locals_[arg[0]]
-                                                if type(a) is int:
-                                                    val = a + arg[1]
-                                                else:
-                                                    val = add(a, arg[1])
-                                                if not frames:
-                                                    return val
-                                                code, pc, locals_ = frames.pop()
-                                                push(val)
+                                            # ADD_C_SET_ITEM (141) = CONST ADD SET_ITEM_LOCAL
+                                            b = arg[0]
+                                            a = pop()
+                                            if type(a) is int:
+                                                r = a + b
+                                            elif type(a) is str and type(b) is str:
+                                                r = a + b
                                             else:
-                                                if op < 144:
+                                                r = add(a, b)
+                                            k = pop()
+                                            try:
+                                                x = locals_[arg[1]]
+                                                if type(x) is dict and type(k) is str and refcount(x) <= 3:
+                                                    x[k] = r        # the usual case, inline: a text key into a map nothing else holds
+                                                elif refcount(x) <= 3 and ops.set_in_place(x, k, r):
+                                                    pass
+                                                else:
+                                                    locals_[arg[1]] = ops.set_item(x, k, r)
+                                            except Exception:
+                                                vm.part = 2
+                                                raise
+                                    else:
+                                        if op < 146:
+                                            if op < 144:
+                                                if op < 143:
+                                                    # ADD_LC_RET (142) = LOAD_LOCAL CONST ADD RETURN
+                                                    a = locals_[arg[0]]
+                                                    b = arg[1]
+                                                    if type(a) is int:
+                                                        val = a + b
+                                                    elif type(a) is str and type(b) is str:
+                                                        val = a + b
+                                                    else:
+                                                        val = add(a, b)
+                                                    if not frames:
+                                                        return val
+                                                    code, pc, locals_ = frames.pop()
+                                                    push(val)
+                                                else:
                                                     # SUB_LC_RET (143) = LOAD_LOCAL CONST SUB RETURN
                                                     a = locals_[arg[0]]
                                                     if type(a) is int:
@@ -977,7 +983,8 @@ def run_plain(vm, closure, args):
                                                         return val
                                                     code, pc, locals_ = frames.pop()
                                                     push(val)
-                                                else:
+                                            else:
+                                                if op < 145:
                                                     # MUL_LC_RET (144) = LOAD_LOCAL CONST MUL RETURN
                                                     a = locals_[arg[0]]
                                                     if type(a) is int:
@@ -988,6 +995,29 @@ def run_plain(vm, closure, args):
                                                         return val
                                                     code, pc, locals_ = frames.pop()
                                                     push(val)
+                                                else:
+                                                    # CALL_BUILTIN3_C (145) = CONST CALL_BUILTIN3
+                                                    b = pop()
+                                                    stack[-1] = arg[1](stack[-1], b, arg[0])
+                                        else:
+                                            if op < 147:
+                                                # CALL_BUILTIN3_LLC (146) = LOAD_LOCAL LOAD_LOCAL CONST CALL_BUILTIN3
+                                                s, s1, k, fn, _, _ = arg
+                                                push(fn(locals_[s], locals_[s1], k))
+                                            else:
+                                                # CHECK_BOOL_JF (147) = CHECK_BOOL JUMP_IF_FALSE
+                                                v = stack[-1]
+                                                if v is not True and v is not False:
+                                                    ops.check_bool(v, arg[0])
+                                                c = pop()
+                                                try:
+                                                    if c is False:
+                                                        pc = arg[1]
+                                                    elif c is not True:
+                                                        raise vm.cond_error(code, pc - 1, c)
+                                                except Exception:
+                                                    vm.part = 1
+                                                    raise
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 vm.trace_frame(err, code, pc - 1)

@@ -58,7 +58,7 @@ def run_labels(vm, closure, args):
                     op, arg = code[pc]
                     pc += 1
                     if op < 109:
-                        if op < 29:
+                        if op < 31:
                             if op < 4:
                                 if op < 3:
                                     if op < 2:
@@ -71,85 +71,87 @@ def run_labels(vm, closure, args):
                                     # LOAD_LOCAL (3)
                                     push(locals_[arg])
                             else:
-                                if op < 12:
-                                    if op < 11:
-                                        if op < 6:
-                                            if op < 5:
-                                                # STORE_LOCAL (4)
-                                                v = pop()
-                                                if pcs and vm.pc:
-                                                    _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0, _local_name(vm.owner[id(code)], arg))
-                                                    v = _join(v, vm.pc)
-                                                locals_[arg] = v
-                                            else:
-                                                # DECLARE_LOCAL (5)
-                                                v = pop()
-                                                if pcs and arg < vm.owner[id(code)].fixed:
-                                                    # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
-                                                    # `set`, checked as one.
-                                                    _store(vm, locals_, stamps, arg, v, _local_name(vm.owner[id(code)], arg))
-                                                else:
-                                                    if pcs:
-                                                        if vm.pc:
-                                                            v = _join(v, vm.pc)
-                                                        if stamps is None:
-                                                            stamps = [0] * len(locals_)
-                                                        stamps[arg] = vm.stamp
-                                                    locals_[arg] = v
-                                        else:
-                                            if op < 8:
-                                                if op < 7:
-                                                    # LOAD_GLOBAL (6)
-                                                    v = glob[arg]
-                                                    if v is UNSET:
-                                                        raise vm.unset_error(arg)
-                                                    push(v)
-                                                else:
-                                                    # STORE_GLOBAL (7)
+                                if op < 24:
+                                    if op < 12:
+                                        if op < 11:
+                                            if op < 6:
+                                                if op < 5:
+                                                    # STORE_LOCAL (4)
                                                     v = pop()
-                                                    if vm.pc:
-                                                        _upgrade_check(vm, glob[arg], gstamps[arg], vm.program.globals[arg])
+                                                    if pcs and vm.pc:
+                                                        _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0, _local_name(vm.owner[id(code)], arg))
                                                         v = _join(v, vm.pc)
-                                                    glob[arg] = v
-                                            else:
-                                                if op < 10:
-                                                    # DECLARE_GLOBAL (8)
+                                                    locals_[arg] = v
+                                                else:
+                                                    # DECLARE_LOCAL (5)
                                                     v = pop()
-                                                    if glob[arg] is not UNSET:
-                                                        # Each top-level `let` runs once; a second one (only in a crafted file) is a `set`,
-                                                        # checked as one.
-                                                        _store(vm, glob, gstamps, arg, v, vm.program.globals[arg])
+                                                    if pcs and arg < vm.owner[id(code)].fixed:
+                                                        # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
+                                                        # `set`, checked as one.
+                                                        _store(vm, locals_, stamps, arg, v, _local_name(vm.owner[id(code)], arg))
                                                     else:
+                                                        if pcs:
+                                                            if vm.pc:
+                                                                v = _join(v, vm.pc)
+                                                            if stamps is None:
+                                                                stamps = [0] * len(locals_)
+                                                            stamps[arg] = vm.stamp
+                                                        locals_[arg] = v
+                                            else:
+                                                if op < 8:
+                                                    if op < 7:
+                                                        # LOAD_GLOBAL (6)
+                                                        v = glob[arg]
+                                                        if v is UNSET:
+                                                            raise vm.unset_error(arg)
+                                                        push(v)
+                                                    else:
+                                                        # STORE_GLOBAL (7)
+                                                        v = pop()
                                                         if vm.pc:
+                                                            _upgrade_check(vm, glob[arg], gstamps[arg], vm.program.globals[arg])
                                                             v = _join(v, vm.pc)
-                                                        gstamps[arg] = vm.stamp
                                                         glob[arg] = v
                                                 else:
-                                                    # MAKE_LAMBDA (10)
-                                                    f, n = arg
-                                                    if n:
-                                                        caps, labels = _plain_seq(stack[-n:])
-                                                        caps = tuple(caps)
-                                                        del stack[-n:]
+                                                    if op < 10:
+                                                        # DECLARE_GLOBAL (8)
+                                                        v = pop()
+                                                        if glob[arg] is not UNSET:
+                                                            # Each top-level `let` runs once; a second one (only in a crafted file) is a `set`,
+                                                            # checked as one.
+                                                            _store(vm, glob, gstamps, arg, v, vm.program.globals[arg])
+                                                        else:
+                                                            if vm.pc:
+                                                                v = _join(v, vm.pc)
+                                                            gstamps[arg] = vm.stamp
+                                                            glob[arg] = v
                                                     else:
-                                                        caps = ()
-                                                        labels = EMPTY
-                                                    c = Closure(f, caps)
-                                                    if labels:
-                                                        c = Labeled(c, labels)
-                                                    push(c)
-                                    else:
-                                        # ADD (11)
-                                        b = pop()
-                                        a = stack[-1]
-                                        if type(a) is int and type(b) is int:
-                                            stack[-1] = a + b
-                                        elif (type(a) is Labeled or type(b) is Labeled):
-                                            stack[-1] = _binary(vm, add, a, b)
+                                                        # MAKE_LAMBDA (10)
+                                                        f, n = arg
+                                                        if n:
+                                                            caps, labels = _plain_seq(stack[-n:])
+                                                            caps = tuple(caps)
+                                                            del stack[-n:]
+                                                        else:
+                                                            caps = ()
+                                                            labels = EMPTY
+                                                        c = Closure(f, caps)
+                                                        if labels:
+                                                            c = Labeled(c, labels)
+                                                        push(c)
                                         else:
-                                            stack[-1] = add(a, b)
-                                else:
-                                    if op < 25:
+                                            # ADD (11)
+                                            b = pop()
+                                            a = stack[-1]
+                                            if type(a) is int and type(b) is int:
+                                                stack[-1] = a + b
+                                            elif type(a) is str and type(b) is str:
+                                                stack[-1] = a + b
+                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                                stack[-1] = _binary(vm, add, a, b)
+                                            else:
+                                                stack[-1] = add(a, b)
+                                    else:
                                         if op < 16:
                                             if op < 15:
                                                 if op < 13:
@@ -192,109 +194,109 @@ def run_labels(vm, closure, args):
                                                 else:
                                                     stack[-1] = mod(a, b)
                                         else:
-                                            if op < 24:
-                                                if op < 20:
-                                                    if op < 18:
-                                                        if op < 17:
-                                                            # EQ (16)
-                                                            b = pop()
-                                                            a = stack[-1]
-                                                            if type(a) is type(b) and (type(b) is int or type(b) is str):
-                                                                stack[-1] = a == b
-                                                            elif (type(a) is Labeled or type(b) is Labeled):
-                                                                stack[-1] = _binary(vm, eq, a, b, False)
-                                                            else:
-                                                                stack[-1] = eq(a, b)
+                                            if op < 20:
+                                                if op < 18:
+                                                    if op < 17:
+                                                        # EQ (16)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is type(b) and (type(b) is int or type(b) is str):
+                                                            stack[-1] = a == b
+                                                        elif (type(a) is Labeled or type(b) is Labeled):
+                                                            stack[-1] = _binary(vm, eq, a, b, False)
                                                         else:
-                                                            # NE (17)
-                                                            b = pop()
-                                                            a = stack[-1]
-                                                            if type(a) is type(b) and (type(b) is int or type(b) is str):
-                                                                stack[-1] = a != b
-                                                            elif (type(a) is Labeled or type(b) is Labeled):
-                                                                stack[-1] = _binary(vm, ops.ne, a, b, False)
-                                                            else:
-                                                                stack[-1] = not eq(a, b)
+                                                            stack[-1] = eq(a, b)
                                                     else:
-                                                        if op < 19:
-                                                            # LT (18)
-                                                            b = pop()
-                                                            a = stack[-1]
-                                                            if type(a) is int and type(b) is int:
-                                                                stack[-1] = a < b
-                                                            elif (type(a) is Labeled or type(b) is Labeled):
-                                                                stack[-1] = _binary(vm, lt, a, b)
-                                                            else:
-                                                                stack[-1] = lt(a, b)
+                                                        # NE (17)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is type(b) and (type(b) is int or type(b) is str):
+                                                            stack[-1] = a != b
+                                                        elif (type(a) is Labeled or type(b) is Labeled):
+                                                            stack[-1] = _binary(vm, ops.ne, a, b, False)
                                                         else:
-                                                            # LE (19)
-                                                            b = pop()
-                                                            a = stack[-1]
-                                                            if type(a) is int and type(b) is int:
-                                                                stack[-1] = a <= b
-                                                            elif (type(a) is Labeled or type(b) is Labeled):
-                                                                stack[-1] = _binary(vm, le, a, b)
-                                                            else:
-                                                                stack[-1] = le(a, b)
+                                                            stack[-1] = not eq(a, b)
                                                 else:
-                                                    if op < 22:
-                                                        if op < 21:
-                                                            # GT (20)
-                                                            b = pop()
-                                                            a = stack[-1]
-                                                            if type(a) is int and type(b) is int:
-                                                                stack[-1] = a > b
-                                                            elif (type(a) is Labeled or type(b) is Labeled):
-                                                                stack[-1] = _binary(vm, gt, a, b)
-                                                            else:
-                                                                stack[-1] = gt(a, b)
+                                                    if op < 19:
+                                                        # LT (18)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is int and type(b) is int:
+                                                            stack[-1] = a < b
+                                                        elif (type(a) is Labeled or type(b) is Labeled):
+                                                            stack[-1] = _binary(vm, lt, a, b)
                                                         else:
-                                                            # GE (21)
-                                                            b = pop()
-                                                            a = stack[-1]
-                                                            if type(a) is int and type(b) is int:
-                                                                stack[-1] = a >= b
-                                                            elif (type(a) is Labeled or type(b) is Labeled):
-                                                                stack[-1] = _binary(vm, ge, a, b)
-                                                            else:
-                                                                stack[-1] = ge(a, b)
+                                                            stack[-1] = lt(a, b)
                                                     else:
-                                                        if op < 23:
-                                                            # NEG (22)
-                                                            a = stack[-1]
-                                                            if type(a) is Labeled:
-                                                                stack[-1] = _unary(vm, ops.neg, a)
-                                                            else:
-                                                                stack[-1] = ops.neg(a)
+                                                        # LE (19)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is int and type(b) is int:
+                                                            stack[-1] = a <= b
+                                                        elif (type(a) is Labeled or type(b) is Labeled):
+                                                            stack[-1] = _binary(vm, le, a, b)
                                                         else:
-                                                            # NOT (23)
-                                                            a = stack[-1]
-                                                            if type(a) is Labeled:
-                                                                stack[-1] = _unary(vm, ops.not_, a)
-                                                            else:
-                                                                stack[-1] = ops.not_(a)
+                                                            stack[-1] = le(a, b)
                                             else:
-                                                # INDEX (24)
-                                                i = pop()
-                                                x = stack[-1]
-                                                if type(x) is list and type(i) is int:
-                                                    # Python's own range check: an index past either end (negative ones count from the
-                                                    # end, as in Synsema) raises, and ops.index says it the Synsema way.
-                                                    try:
-                                                        r = x[i]
-                                                    except IndexError:
-                                                        r = index(x, i)
-                                                elif type(x) is dict and type(i) is str:
-                                                    r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
-                                                elif type(x) is Labeled and x.t is not None:
-                                                    r = _index_precise(vm, x, i)
-                                                elif (type(x) is Labeled or type(i) is Labeled):
-                                                    r = _binary(vm, index, x, i)
+                                                if op < 22:
+                                                    if op < 21:
+                                                        # GT (20)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is int and type(b) is int:
+                                                            stack[-1] = a > b
+                                                        elif (type(a) is Labeled or type(b) is Labeled):
+                                                            stack[-1] = _binary(vm, gt, a, b)
+                                                        else:
+                                                            stack[-1] = gt(a, b)
+                                                    else:
+                                                        # GE (21)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is int and type(b) is int:
+                                                            stack[-1] = a >= b
+                                                        elif (type(a) is Labeled or type(b) is Labeled):
+                                                            stack[-1] = _binary(vm, ge, a, b)
+                                                        else:
+                                                            stack[-1] = ge(a, b)
                                                 else:
+                                                    if op < 23:
+                                                        # NEG (22)
+                                                        a = stack[-1]
+                                                        if type(a) is Labeled:
+                                                            stack[-1] = _unary(vm, ops.neg, a)
+                                                        else:
+                                                            stack[-1] = ops.neg(a)
+                                                    else:
+                                                        # NOT (23)
+                                                        a = stack[-1]
+                                                        if type(a) is Labeled:
+                                                            stack[-1] = _unary(vm, ops.not_, a)
+                                                        else:
+                                                            stack[-1] = ops.not_(a)
+                                else:
+                                    if op < 28:
+                                        if op < 25:
+                                            # INDEX (24)
+                                            i = pop()
+                                            x = stack[-1]
+                                            if type(x) is list and type(i) is int:
+                                                # Python's own range check: an index past either end (negative ones count from the
+                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                try:
+                                                    r = x[i]
+                                                except IndexError:
                                                     r = index(x, i)
-                                                stack[-1] = r
-                                    else:
-                                        if op < 28:
+                                            elif type(x) is dict and type(i) is str:
+                                                r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                            elif type(x) is Labeled and x.t is not None:
+                                                r = _index_precise(vm, x, i)
+                                            elif (type(x) is Labeled or type(i) is Labeled):
+                                                r = _binary(vm, index, x, i)
+                                            else:
+                                                r = index(x, i)
+                                            stack[-1] = r
+                                        else:
                                             if op < 27:
                                                 if op < 26:
                                                     # FIELD (25)
@@ -330,7 +332,8 @@ def run_labels(vm, closure, args):
                                                     push(items)
                                                 else:
                                                     push([])
-                                        else:
+                                    else:
+                                        if op < 29:
                                             # BUILD_MAP (28)
                                             if not arg:
                                                 push({})
@@ -351,11 +354,7 @@ def run_labels(vm, closure, args):
                                                 items = stack[-2 * arg:]
                                                 del stack[-2 * arg:]
                                                 push(ops.build_map(items))
-                        else:
-                            if op < 43:
-                                if op < 42:
-                                    if op < 38:
-                                        if op < 31:
+                                        else:
                                             if op < 30:
                                                 # JUMP (29)
                                                 pc = arg
@@ -369,131 +368,134 @@ def run_labels(vm, closure, args):
                                                     pc = arg[0]
                                                 elif c is not True:
                                                     raise vm.cond_error(code, pc - 1, c)
-                                        else:
-                                            if op < 37:
-                                                if op < 36:
-                                                    if op < 32:
-                                                        # AND_JUMP (31)
-                                                        c = stack[-1]
-                                                        if type(c) is Labeled:
-                                                            push_pc(vm, c.l, base_depth + len(frames), arg[1])
-                                                            c = c.v
-                                                        if c is False:
-                                                            pc = arg[0]
-                                                        elif c is True:
-                                                            pop()
-                                                        else:
-                                                            raise SynError(f"and needs a bool, got {ops.type_name(c)}")
+                        else:
+                            if op < 43:
+                                if op < 42:
+                                    if op < 38:
+                                        if op < 37:
+                                            if op < 36:
+                                                if op < 32:
+                                                    # AND_JUMP (31)
+                                                    c = stack[-1]
+                                                    if type(c) is Labeled:
+                                                        push_pc(vm, c.l, base_depth + len(frames), arg[1])
+                                                        c = c.v
+                                                    if c is False:
+                                                        pc = arg[0]
+                                                    elif c is True:
+                                                        pop()
                                                     else:
-                                                        if op < 34:
-                                                            if op < 33:
-                                                                # OR_JUMP (32)
-                                                                c = stack[-1]
-                                                                if type(c) is Labeled:
-                                                                    push_pc(vm, c.l, base_depth + len(frames), arg[1])
-                                                                    c = c.v
-                                                                if c is True:
-                                                                    pc = arg[0]
-                                                                elif c is False:
-                                                                    pop()
-                                                                else:
-                                                                    raise SynError(f"or needs a bool, got {ops.type_name(c)}")
-                                                            else:
-                                                                # CHECK_BOOL (33)
-                                                                v = stack[-1]
-                                                                if type(v) is Labeled:
-                                                                    # `and`/`or`'s right operand: whether it raises tells its type.
-                                                                    if vm.try_entries:
-                                                                        taint_try(vm, v.l)
-                                                                    if v.v is not True and v.v is not False:
-                                                                        _unary(vm, ops.check_bool, v, arg)
-                                                                elif v is not True and v is not False:
-                                                                    ops.check_bool(v, arg)
-                                                                if vm.pc:
-                                                                    stack[-1] = _join(v, vm.pc)
-                                                        else:
-                                                            if op < 35:
-                                                                # ITER_START (34)
-                                                                coll = stack[-1]
-                                                                if type(coll) is Labeled:
-                                                                    # The shape decides how many rounds (and a map's keys are in it); each list item
-                                                                    # brings its own label (vm.precise).
-                                                                    shape = coll.t[0] if coll.t is not None else coll.l
-                                                                    if vm.try_entries:
-                                                                        taint_try(vm, shape)
-                                                                    push_pc(vm, shape, base_depth + len(frames), arg)
-                                                                    it = _raise_labelled(vm, shape, ops.iterate, coll.v)
-                                                                    if coll.t is not None and type(coll.v) is list:
-                                                                        it = P.iterate(coll, it)
-                                                                else:
-                                                                    it = ops.iterate(coll)
-                                                                stack[-1] = it
-                                                            else:
-                                                                # FOR_ITER (35)
-                                                                v = next(stack[-1], UNSET)
-                                                                if v is UNSET:
-                                                                    pop()
-                                                                    pc = arg
-                                                                    continue
-                                                                push(v)
+                                                        raise SynError(f"and needs a bool, got {ops.type_name(c)}")
                                                 else:
-                                                    # CALL (36)
-                                                    if arg == 1:          # a lambda's usual call: no slices
-                                                        new = [pop()]
-                                                        callee = pop()
+                                                    if op < 34:
+                                                        if op < 33:
+                                                            # OR_JUMP (32)
+                                                            c = stack[-1]
+                                                            if type(c) is Labeled:
+                                                                push_pc(vm, c.l, base_depth + len(frames), arg[1])
+                                                                c = c.v
+                                                            if c is True:
+                                                                pc = arg[0]
+                                                            elif c is False:
+                                                                pop()
+                                                            else:
+                                                                raise SynError(f"or needs a bool, got {ops.type_name(c)}")
+                                                        else:
+                                                            # CHECK_BOOL (33)
+                                                            v = stack[-1]
+                                                            if type(v) is Labeled:
+                                                                # `and`/`or`'s right operand: whether it raises tells its type.
+                                                                if vm.try_entries:
+                                                                    taint_try(vm, v.l)
+                                                                if v.v is not True and v.v is not False:
+                                                                    _unary(vm, ops.check_bool, v, arg)
+                                                            elif v is not True and v is not False:
+                                                                ops.check_bool(v, arg)
+                                                            if vm.pc:
+                                                                stack[-1] = _join(v, vm.pc)
                                                     else:
-                                                        callee = stack[-arg - 1]
-                                                        new = stack[-arg:] if arg else []
-                                                        del stack[-arg - 1:]
-                                                    clab = EMPTY
-                                                    if type(callee) is Labeled:
-                                                        clab = callee.l
-                                                        callee = callee.v
-                                                        if vm.try_entries:
-                                                            taint_try(vm, clab)
-                                                    if type(callee) is not Closure:
-                                                        if type(callee) is HostFn:
-                                                            vm.site = (code, pc - 1)
-                                                            push(vm.call_host(callee, new, clab))
-                                                            continue
-                                                        _raise_labelled(vm, clab, ops.not_callable, callee)
-                                                    f = callee.func
-                                                    # The frame pad for this many arguments; FramePads raises the arity error for a count f
-                                                    # does not take (with the callee's labels: the call depends on them).
-                                                    if clab:
-                                                        pad = _raise_labelled(vm, clab, pads[f].__getitem__, arg)
-                                                    else:
-                                                        pad = pads[f][arg]
-                                                    budget -= 1
-                                                    if budget <= 0:
-                                                        budget = vm.tick_call(budget, room - len(frames))
-                                                    frames.append((code, pc, locals_, stamps))
-                                                    if clab:    # before the parameters are stamped: they are the call's
-                                                        push_pc(vm, clab, base_depth + len(frames), 0)
-                                                    code = decoded[f]
-                                                    locals_ = new + pad if pad else new     # a lambda seldom has `let` slots
-                                                    if callee.captures:
-                                                        locals_ += callee.captures
-                                                    stamps = [vm.stamp] * len(locals_) if pcs else None
-                                                    pc = 0
+                                                        if op < 35:
+                                                            # ITER_START (34)
+                                                            coll = stack[-1]
+                                                            if type(coll) is Labeled:
+                                                                # The shape decides how many rounds (and a map's keys are in it); each list item
+                                                                # brings its own label (vm.precise).
+                                                                shape = coll.t[0] if coll.t is not None else coll.l
+                                                                if vm.try_entries:
+                                                                    taint_try(vm, shape)
+                                                                push_pc(vm, shape, base_depth + len(frames), arg)
+                                                                it = _raise_labelled(vm, shape, ops.iterate, coll.v)
+                                                                if coll.t is not None and type(coll.v) is list:
+                                                                    it = P.iterate(coll, it)
+                                                            else:
+                                                                it = ops.iterate(coll)
+                                                            stack[-1] = it
+                                                        else:
+                                                            # FOR_ITER (35)
+                                                            v = next(stack[-1], UNSET)
+                                                            if v is UNSET:
+                                                                pop()
+                                                                pc = arg
+                                                                continue
+                                                            push(v)
                                             else:
-                                                # CALL_TASK (37)
-                                                _, n, pad, fcode = arg
-                                                if n == 1:
+                                                # CALL (36)
+                                                if arg == 1:          # a lambda's usual call: no slices
                                                     new = [pop()]
-                                                elif n:
-                                                    new = stack[-n:]
-                                                    del stack[-n:]
+                                                    callee = pop()
                                                 else:
-                                                    new = []
+                                                    callee = stack[-arg - 1]
+                                                    new = stack[-arg:] if arg else []
+                                                    del stack[-arg - 1:]
+                                                clab = EMPTY
+                                                if type(callee) is Labeled:
+                                                    clab = callee.l
+                                                    callee = callee.v
+                                                    if vm.try_entries:
+                                                        taint_try(vm, clab)
+                                                if type(callee) is not Closure:
+                                                    if type(callee) is HostFn:
+                                                        vm.site = (code, pc - 1)
+                                                        push(vm.call_host(callee, new, clab))
+                                                        continue
+                                                    _raise_labelled(vm, clab, ops.not_callable, callee)
+                                                f = callee.func
+                                                # The frame pad for this many arguments; FramePads raises the arity error for a count f
+                                                # does not take (with the callee's labels: the call depends on them).
+                                                if clab:
+                                                    pad = _raise_labelled(vm, clab, pads[f].__getitem__, arg)
+                                                else:
+                                                    pad = pads[f][arg]
                                                 budget -= 1
                                                 if budget <= 0:
                                                     budget = vm.tick_call(budget, room - len(frames))
                                                 frames.append((code, pc, locals_, stamps))
-                                                code = fcode
-                                                locals_ = new + pad if pad else new
+                                                if clab:    # before the parameters are stamped: they are the call's
+                                                    push_pc(vm, clab, base_depth + len(frames), 0)
+                                                code = decoded[f]
+                                                locals_ = new + pad if pad else new     # a lambda seldom has `let` slots
+                                                if callee.captures:
+                                                    locals_ += callee.captures
                                                 stamps = [vm.stamp] * len(locals_) if pcs else None
                                                 pc = 0
+                                        else:
+                                            # CALL_TASK (37)
+                                            _, n, pad, fcode = arg
+                                            if n == 1:
+                                                new = [pop()]
+                                            elif n:
+                                                new = stack[-n:]
+                                                del stack[-n:]
+                                            else:
+                                                new = []
+                                            budget -= 1
+                                            if budget <= 0:
+                                                budget = vm.tick_call(budget, room - len(frames))
+                                            frames.append((code, pc, locals_, stamps))
+                                            code = fcode
+                                            locals_ = new + pad if pad else new
+                                            stamps = [vm.stamp] * len(locals_) if pcs else None
+                                            pc = 0
                                     else:
                                         if op < 39:
                                             # CALL_BUILTIN (38)
@@ -634,6 +636,8 @@ def run_labels(vm, closure, args):
                                                     a = locals_[arg]
                                                     if type(a) is int and type(b) is int:
                                                         v = a + b
+                                                    elif type(a) is str and type(b) is str:
+                                                        v = a + b
                                                     elif (type(a) is Labeled or type(b) is Labeled):
                                                         v = _binary(vm, add, a, b)
                                                     else:
@@ -676,6 +680,8 @@ def run_labels(vm, closure, args):
                                                         b = locals_[arg[1]]
                                                         if type(a) is int and type(b) is int:
                                                             push(a + b)
+                                                        elif type(a) is str and type(b) is str:
+                                                            push(a + b)
                                                         elif (type(a) is Labeled or type(b) is Labeled):
                                                             push(_binary(vm, add, a, b))
                                                         else:
@@ -683,14 +689,16 @@ def run_labels(vm, closure, args):
                                                     else:
                                                         if op < 105:
                                                             # ADD_LC (104) = LOAD_LOCAL CONST ADD
-                                                            s, k = arg
-                                                            a = locals_[s]
-                                                            if type(a) is int:
-                                                                push(a + k)
+                                                            a = locals_[arg[0]]
+                                                            b = arg[1]
+                                                            if type(a) is int and type(b) is int:
+                                                                push(a + b)
+                                                            elif type(a) is str and type(b) is str:
+                                                                push(a + b)
                                                             elif (type(a) is Labeled):
-                                                                push(_binary(vm, add, a, k))
+                                                                push(_binary(vm, add, a, b))
                                                             else:
-                                                                push(add(a, k))
+                                                                push(add(a, b))
                                                         else:
                                                             # SUB_LC (105) = LOAD_LOCAL CONST SUB
                                                             s, k = arg
@@ -720,6 +728,8 @@ def run_labels(vm, closure, args):
                                             b = locals_[s1]
                                             if type(a) is int and type(b) is int:
                                                 r = a + b
+                                            elif type(a) is str and type(b) is str:
+                                                r = a + b
                                             elif (type(a) is Labeled or type(b) is Labeled):
                                                 r = _binary(vm, add, a, b)
                                             else:
@@ -737,6 +747,8 @@ def run_labels(vm, closure, args):
                                         s, k, s2 = arg
                                         a = locals_[s]
                                         if type(a) is int:
+                                            r = a + k
+                                        elif type(a) is str and type(k) is str:
                                             r = a + k
                                         elif (type(a) is Labeled):
                                             r = _binary(vm, add, a, k)
@@ -924,6 +936,8 @@ def run_labels(vm, closure, args):
                                         a = pop()
                                         if type(a) is int and type(b) is int:
                                             val = a + b
+                                        elif type(a) is str and type(b) is str:
+                                            val = a + b
                                         elif (type(a) is Labeled or type(b) is Labeled):
                                             val = _binary(vm, add, a, b)
                                         else:
@@ -973,6 +987,8 @@ def run_labels(vm, closure, args):
                                                     b = pop()
                                                     a = pop()
                                                     if type(a) is int and type(b) is int:
+                                                        v = a + b
+                                                    elif type(a) is str and type(b) is str:
                                                         v = a + b
                                                     elif (type(a) is Labeled or type(b) is Labeled):
                                                         v = _binary(vm, add, a, b)
@@ -1259,13 +1275,16 @@ def run_labels(vm, closure, args):
                                                 push(arg[1](a))
                                         else:
                                             # ADD_C (134) = CONST ADD
+                                            b = arg[0]
                                             a = stack[-1]
-                                            if type(a) is int:
-                                                stack[-1] = a + arg[0]
+                                            if type(a) is int and type(b) is int:
+                                                stack[-1] = a + b
+                                            elif type(a) is str and type(b) is str:
+                                                stack[-1] = a + b
                                             elif (type(a) is Labeled):
-                                                stack[-1] = _binary(vm, add, a, arg[0])
+                                                stack[-1] = _binary(vm, add, a, b)
                                             else:
-                                                stack[-1] = add(a, arg[0])
+                                                stack[-1] = add(a, b)
                                     else:
                                         if op < 136:
                                             # MUL_ADD_TO (135) = MUL ADD_TO_LOCAL
@@ -1283,6 +1302,8 @@ def run_labels(vm, closure, args):
                                                 raise
                                             a = locals_[arg[0]]
                                             if type(a) is int and type(r0) is int:
+                                                v = a + r0
+                                            elif type(a) is str and type(r0) is str:
                                                 v = a + r0
                                             elif (type(a) is Labeled or type(r0) is Labeled):
                                                 v = _binary(vm, add, a, r0)
@@ -1347,86 +1368,58 @@ def run_labels(vm, closure, args):
                                                     else:
                                                         stack[-1] = lt(a, arg[0])
                                 else:
-                                    if op < 141:
-                                        if op < 140:
-                                            # CALL_BUILTIN_C (139) = CONST CALL_BUILTIN
-                                            k, fn, n, labelled3 = arg
-                                            push(k)
-                                            # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
-                                            # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
-                                            if n == 1:
+                                    if op < 142:
+                                        if op < 141:
+                                            if op < 140:
+                                                # CALL_BUILTIN2_C (139) = CONST CALL_BUILTIN2
+                                                k, fn, _, labelled = arg
                                                 a = stack[-1]
                                                 if (type(a) is Labeled or vm.pc):
-                                                    stack[-1] = labelled3(vm, a)
+                                                    stack[-1] = labelled(vm, a, k)
                                                 else:
-                                                    stack[-1] = fn(a)
-                                            elif n == 2:            # no slices for the usual counts
-                                                b = pop()
-                                                a = stack[-1]
-                                                if (type(a) is Labeled or type(b) is Labeled or vm.pc):
-                                                    stack[-1] = labelled3(vm, a, b)
-                                                else:
-                                                    stack[-1] = fn(a, b)
-                                            elif n == 3:
-                                                c = pop()
-                                                b = pop()
-                                                a = stack[-1]
-                                                if (type(a) is Labeled or type(b) is Labeled or type(c) is Labeled or vm.pc):
-                                                    stack[-1] = labelled3(vm, a, b, c)
-                                                else:
-                                                    stack[-1] = fn(a, b, c)
-                                            elif n:
-                                                a = stack[-n:]
-                                                del stack[-n:]
-                                                if (vm.pc or Labeled in map(type, a)):
-                                                    push(labelled3(vm, *a))
-                                                else:
-                                                    push(fn(*a))
-                                            elif vm.pc:
-                                                push(labelled3(vm))
+                                                    stack[-1] = fn(a, k)
                                             else:
-                                                push(fn())
-                                        else:
-                                            # INDEX_DECL (140) = INDEX DECLARE_LOCAL
-                                            i = pop()
-                                            x = pop()
-                                            if type(x) is list and type(i) is int:
-                                                # Python's own range check: an index past either end (negative ones count from the
-                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
-                                                try:
-                                                    v = x[i]
-                                                except IndexError:
+                                                # INDEX_DECL (140) = INDEX DECLARE_LOCAL
+                                                i = pop()
+                                                x = pop()
+                                                if type(x) is list and type(i) is int:
+                                                    # Python's own range check: an index past either end (negative ones count from the
+                                                    # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                    try:
+                                                        v = x[i]
+                                                    except IndexError:
+                                                        v = index(x, i)
+                                                elif type(x) is dict and type(i) is str:
+                                                    v = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                elif type(x) is Labeled and x.t is not None:
+                                                    v = _index_precise(vm, x, i)
+                                                elif (type(x) is Labeled or type(i) is Labeled):
+                                                    v = _binary(vm, index, x, i)
+                                                else:
                                                     v = index(x, i)
-                                            elif type(x) is dict and type(i) is str:
-                                                v = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
-                                            elif type(x) is Labeled and x.t is not None:
-                                                v = _index_precise(vm, x, i)
-                                            elif (type(x) is Labeled or type(i) is Labeled):
-                                                v = _binary(vm, index, x, i)
-                                            else:
-                                                v = index(x, i)
-                                            try:
-                                                if pcs and arg[0] < vm.owner[id(code)].fixed:
-                                                    # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
-                                                    # `set`, checked as one.
-                                                    _store(vm, locals_, stamps, arg[0], v, _local_name(vm.owner[id(code)], arg[0]))
-                                                else:
-                                                    if pcs:
-                                                        if vm.pc:
-                                                            v = _join(v, vm.pc)
-                                                        if stamps is None:
-                                                            stamps = [0] * len(locals_)
-                                                        stamps[arg[0]] = vm.stamp
-                                                    locals_[arg[0]] = v
-                                            except Exception:
-                                                vm.part = 1
-                                                raise
-                                    else:
-                                        if op < 142:
+                                                try:
+                                                    if pcs and arg[0] < vm.owner[id(code)].fixed:
+                                                        # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
+                                                        # `set`, checked as one.
+                                                        _store(vm, locals_, stamps, arg[0], v, _local_name(vm.owner[id(code)], arg[0]))
+                                                    else:
+                                                        if pcs:
+                                                            if vm.pc:
+                                                                v = _join(v, vm.pc)
+                                                            if stamps is None:
+                                                                stamps = [0] * len(locals_)
+                                                            stamps[arg[0]] = vm.stamp
+                                                        locals_[arg[0]] = v
+                                                except Exception:
+                                                    vm.part = 1
+                                                    raise
+                                        else:
                                             # ADD_C_SET_ITEM (141) = CONST ADD SET_ITEM_LOCAL
                                             k0, s = arg
                                             a = pop()
                                             if type(a) is int:
+                                                r = a + k0
+                                            elif type(a) is str and type(k0) is str:
                                                 r = a + k0
                                             elif (type(a) is Labeled):
                                                 r = _binary(vm, add, a, k0)
@@ -1444,27 +1437,30 @@ def run_labels(vm, closure, args):
                                             except Exception:
                                                 vm.part = 2
                                                 raise
-                                        else:
-                                            if op < 143:
-                                                # ADD_LC_RET (142) = LOAD_LOCAL CONST ADD RETURN
-                                                s, k = arg
-                                                a = locals_[s]
-                                                if type(a) is int:
-                                                    val = a + k
-                                                elif (type(a) is Labeled):
-                                                    val = _binary(vm, add, a, k)
+                                    else:
+                                        if op < 146:
+                                            if op < 144:
+                                                if op < 143:
+                                                    # ADD_LC_RET (142) = LOAD_LOCAL CONST ADD RETURN
+                                                    a = locals_[arg[0]]
+                                                    b = arg[1]
+                                                    if type(a) is int:
+                                                        val = a + b
+                                                    elif type(a) is str and type(b) is str:
+                                                        val = a + b
+                                                    elif (type(a) is Labeled):
+                                                        val = _binary(vm, add, a, b)
+                                                    else:
+                                                        val = add(a, b)
+                                                    if pcs:
+                                                        if vm.pc:
+                                                            val = _join(val, vm.pc)
+                                                        drop_frames(vm, base_depth + len(frames))
+                                                    if not frames:
+                                                        return val
+                                                    code, pc, locals_, stamps = frames.pop()
+                                                    push(val)
                                                 else:
-                                                    val = add(a, k)
-                                                if pcs:
-                                                    if vm.pc:
-                                                        val = _join(val, vm.pc)
-                                                    drop_frames(vm, base_depth + len(frames))
-                                                if not frames:
-                                                    return val
-                                                code, pc, locals_, stamps = frames.pop()
-                                                push(val)
-                                            else:
-                                                if op < 144:
                                                     # SUB_LC_RET (143) = LOAD_LOCAL CONST SUB RETURN
                                                     s, k = arg
                                                     a = locals_[s]
@@ -1482,7 +1478,8 @@ def run_labels(vm, closure, args):
                                                         return val
                                                     code, pc, locals_, stamps = frames.pop()
                                                     push(val)
-                                                else:
+                                            else:
+                                                if op < 145:
                                                     # MUL_LC_RET (144) = LOAD_LOCAL CONST MUL RETURN
                                                     s, k = arg
                                                     a = locals_[s]
@@ -1500,6 +1497,51 @@ def run_labels(vm, closure, args):
                                                         return val
                                                     code, pc, locals_, stamps = frames.pop()
                                                     push(val)
+                                                else:
+                                                    # CALL_BUILTIN3_C (145) = CONST CALL_BUILTIN3
+                                                    k, fn, _, labelled = arg
+                                                    b = pop()
+                                                    a = stack[-1]
+                                                    if (type(a) is Labeled or type(b) is Labeled or vm.pc):
+                                                        stack[-1] = labelled(vm, a, b, k)
+                                                    else:
+                                                        stack[-1] = fn(a, b, k)
+                                        else:
+                                            if op < 147:
+                                                # CALL_BUILTIN3_LLC (146) = LOAD_LOCAL LOAD_LOCAL CONST CALL_BUILTIN3
+                                                s, s1, k, fn, _, labelled = arg
+                                                a = locals_[s]
+                                                b = locals_[s1]
+                                                if (type(a) is Labeled or type(b) is Labeled or vm.pc):
+                                                    push(labelled(vm, a, b, k))
+                                                else:
+                                                    push(fn(a, b, k))
+                                            else:
+                                                # CHECK_BOOL_JF (147) = CHECK_BOOL JUMP_IF_FALSE
+                                                k, t, rid = arg
+                                                v = stack[-1]
+                                                if type(v) is Labeled:
+                                                    # `and`/`or`'s right operand: whether it raises tells its type.
+                                                    if vm.try_entries:
+                                                        taint_try(vm, v.l)
+                                                    if v.v is not True and v.v is not False:
+                                                        _unary(vm, ops.check_bool, v, k)
+                                                elif v is not True and v is not False:
+                                                    ops.check_bool(v, k)
+                                                if vm.pc:
+                                                    stack[-1] = _join(v, vm.pc)
+                                                c = pop()
+                                                try:
+                                                    if type(c) is Labeled:
+                                                        push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                        c = c.v
+                                                    if c is False:
+                                                        pc = t
+                                                    elif c is not True:
+                                                        raise vm.cond_error(code, pc - 1, c)
+                                                except Exception:
+                                                    vm.part = 1
+                                                    raise
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 if vm.pc:

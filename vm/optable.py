@@ -93,13 +93,16 @@ INTERNAL = [
     ('ADD_C', 134, 'CONST c; ADD'),
     ('CMP_C', 137, 'CONST c; LE|GT|GE|EQ|NE (x >= 30 of any x)'),
     ('LT_C', 138, 'CONST c; LT'),
-    ('CALL_BUILTIN_C', 139, 'CONST c; CALL_BUILTIN b n (get(m, k, 0))'),
+    ('CALL_BUILTIN2_C', 139, 'CONST c; CALL_BUILTIN b 2 (split(t, " "))'),
+    ('CALL_BUILTIN3_C', 145, 'CONST c; CALL_BUILTIN b 3'),
+    ('CALL_BUILTIN3_LLC', 146, 'LOAD_LOCAL m; LOAD_LOCAL k; CONST c; CALL_BUILTIN b 3 (get(m, k, 0))'),
     ('MUL_ADD_TO', 135, 'MUL; ADD_TO_LOCAL s'),
     ('INDEX_DECL', 140, 'INDEX; DECLARE_LOCAL s'),
     ('ADD_C_SET_ITEM', 141, 'CONST c; ADD; SET_ITEM_LOCAL s'),
     ('ADD_LC_RET', 142, 'LOAD_LOCAL a; CONST c; ADD; RETURN'),
     ('SUB_LC_RET', 143, 'LOAD_LOCAL a; CONST c; SUB; RETURN'),
     ('MUL_LC_RET', 144, 'LOAD_LOCAL a; CONST c; MUL; RETURN'),
+    ('CHECK_BOOL_JF', 147, 'CHECK_BOOL k; JUMP_IF_FALSE t'),
     ('FOR_BACK', 132, "JUMP_BACK t to FOR_ITER_DECL: its step charge, then the head's next item"),
     ('CALL_VM_BUILTIN_POP', 128, 'CALL_VM_BUILTIN b n; POP'),
     ('CONST2', 129, 'CONST a; CONST b'),
@@ -191,13 +194,16 @@ FIELDS = {
     134: ('k',),  # ADD_C
     137: ('k', 'kind'),  # CMP_C
     138: ('k',),  # LT_C
-    139: ('k', 'fn', 'n', 'labelled'),  # CALL_BUILTIN_C
+    139: ('k', 'fn', 'n', 'labelled'),  # CALL_BUILTIN2_C
+    145: ('k', 'fn', 'n', 'labelled'),  # CALL_BUILTIN3_C
+    146: ('s', 's', 'k', 'fn', 'n', 'labelled'),  # CALL_BUILTIN3_LLC
     135: ('s',),  # MUL_ADD_TO
     140: ('s',),  # INDEX_DECL
     141: ('k', 's'),  # ADD_C_SET_ITEM
     142: ('s', 'k'),  # ADD_LC_RET
     143: ('s', 'k'),  # SUB_LC_RET
     144: ('s', 'k'),  # MUL_LC_RET
+    147: ('k', 't', 'rid'),  # CHECK_BOOL_JF
     132: ('t', 't', 's'),  # FOR_BACK
     128: ('fn', 'n'),  # CALL_VM_BUILTIN_POP
     129: ('k', 'k'),  # CONST2
@@ -207,7 +213,7 @@ FIELDS = {
 
 # Where the jump target is among an instruction's fields (all of them)
 JUMP_AT = {29: 0, 30: 0, 31: 0, 32: 0, 35: 0, 40: 0, 43: 1, 100: 0, 110: 2, 111: 2, 112:
-    3, 113: 1, 115: 0, 116: 3, 123: 3, 124: 2}
+    3, 113: 1, 115: 0, 116: 3, 123: 3, 147: 1, 124: 2}
 
 # How control leaves each instruction (a superinstruction: 'branch' when it
 # may jump)
@@ -223,9 +229,9 @@ FLOW = {1: 'next', 2: 'next', 3: 'next', 4: 'next', 5: 'next', 6: 'next', 7: 'ne
     'branch', 112: 'branch', 113: 'branch', 114: 'next', 115: 'branch', 116: 'branch',
     117: 'next', 118: 'next', 119: 'next', 120: 'next', 121: 'next', 122: 'next', 123:
     'branch', 125: 'next', 126: 'next', 127: 'next', 131: 'next', 136: 'next', 133:
-    'next', 134: 'next', 137: 'next', 138: 'next', 139: 'next', 135: 'next', 140: 'next',
-    141: 'next', 142: 'next', 143: 'next', 144: 'next', 132: 'next', 128: 'next', 129:
-    'next', 130: 'next', 124: 'branch'}
+    'next', 134: 'next', 137: 'next', 138: 'next', 139: 'next', 145: 'next', 146: 'next',
+    135: 'next', 140: 'next', 141: 'next', 142: 'next', 143: 'next', 144: 'next', 147:
+    'branch', 132: 'next', 128: 'next', 129: 'next', 130: 'next', 124: 'branch'}
 
 # Stack pictures: (inputs -- outputs), deepest first; x[n] is n values
 PICTURES = {
@@ -310,6 +316,8 @@ FUSED = [
      lambda A, i, code, n, targets, better_later: type(A[1][0]) is int and A[3][1] == 1),  # CALL1_SUB_LC
     (120, ({3: None}, {3: None}, {12: None}, {4: None},), 2,
      lambda A, i, code, n, targets, better_later: True),  # SUB_LL_ST
+    (146, ({3: None}, {3: None}, {1: None}, {38: None},), 3,
+     lambda A, i, code, n, targets, better_later: A[3][1] == 3),  # CALL_BUILTIN3_LLC
     (142, ({3: None}, {1: None}, {11: None}, {39: None},), 2,
      lambda A, i, code, n, targets, better_later: type(A[1][0]) is int),  # ADD_LC_RET
     (143, ({3: None}, {1: None}, {12: None}, {39: None},), 2,
@@ -319,7 +327,7 @@ FUSED = [
     (103, ({3: None}, {3: None}, {11: None},), 2,
      lambda A, i, code, n, targets, better_later: True),  # ADD_LL
     (104, ({3: None}, {1: None}, {11: None},), 2,
-     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int),  # ADD_LC
+     lambda A, i, code, n, targets, better_later: type(A[1][0]) in (int, str)),  # ADD_LC
     (105, ({3: None}, {1: None}, {12: None},), 2,
      lambda A, i, code, n, targets, better_later: type(A[1][0]) is int),  # SUB_LC
     (106, ({3: None}, {1: None}, {15: None},), 2,
@@ -353,17 +361,21 @@ FUSED = [
     (133, ({3: None}, {38: None},), 1,
      lambda A, i, code, n, targets, better_later: A[1][1] == 1),  # CALL_BUILTIN1_L
     (134, ({1: None}, {11: None},), 1,
-     lambda A, i, code, n, targets, better_later: type(A[0][0]) is int),  # ADD_C
+     lambda A, i, code, n, targets, better_later: type(A[0][0]) in (int, str)),  # ADD_C
     (137, ({1: None}, {19: 0, 20: 1, 21: 2, 16: 3, 17: 4},), 1,
      lambda A, i, code, n, targets, better_later: type(A[0][0]) in (int, float, str)),  # CMP_C
     (138, ({1: None}, {18: None},), 1,
      lambda A, i, code, n, targets, better_later: type(A[0][0]) in (int, float)),  # LT_C
     (139, ({1: None}, {38: None},), 1,
-     lambda A, i, code, n, targets, better_later: True),  # CALL_BUILTIN_C
+     lambda A, i, code, n, targets, better_later: A[1][1] == 2),  # CALL_BUILTIN2_C
+    (145, ({1: None}, {38: None},), 1,
+     lambda A, i, code, n, targets, better_later: A[1][1] == 3),  # CALL_BUILTIN3_C
     (135, ({13: None}, {49: None},), 1,
      lambda A, i, code, n, targets, better_later: True),  # MUL_ADD_TO
     (140, ({24: None}, {5: None},), 0,
      lambda A, i, code, n, targets, better_later: True),  # INDEX_DECL
+    (147, ({33: None}, {30: None},), 0,
+     lambda A, i, code, n, targets, better_later: True),  # CHECK_BOOL_JF
     (128, ({101: None}, {2: None},), 0,
      lambda A, i, code, n, targets, better_later: True),  # CALL_VM_BUILTIN_POP
     (129, ({1: None}, {1: None},), 0,

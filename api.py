@@ -102,9 +102,7 @@ def compile_file(path):
         raise CompileError(f"{path}:{line}: error: the file is not valid UTF-8 (byte "
                            f"{e.start}); save it as UTF-8") from None
     # The program (and its .synb) names the file alone; errors show the path as given.
-    program = _compile(text.removeprefix("\ufeff"), os.path.basename(path), path)
-    program._source.text = text     # for syn fmt: the file is read once
-    return program
+    return _compile(text.removeprefix("\ufeff"), os.path.basename(path), path, text)
 
 
 def compile_source(text, name="<source>"):
@@ -112,9 +110,9 @@ def compile_source(text, name="<source>"):
     return _compile(text, name, name)
 
 
-def _compile(text, name, shown):
+def _compile(text, name, shown, as_read=None):
     from synsema.compiler import compile_source as compile_text
-    source = Source(shown, text.splitlines())
+    source = Source(shown, text.splitlines(), as_read)   # as_read: for syn fmt
     try:
         return Program(compile_text(text, name), source)
     except E.CompileError as e:

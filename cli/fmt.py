@@ -43,11 +43,10 @@ def fmt(paths, check, diff):
             worst = max(worst, code)
             continue
         text = program._source.text     # as read by compile_file (a byte-order mark too)
-        name = os.path.basename(path)
         try:
-            new = format_source(text, name)
+            new = format_source(text, path)     # errors name the file as given
         except CompileError as e:       # brackets nested deeper than the formatter goes
-            runner.err(compile_error(e, Source(name, text.splitlines())))
+            runner.err(compile_error(e, Source(path, text.splitlines())))
             worst = max(worst, runner.EXIT_ERROR)
             continue
         except AssertionError as e:     # the layout would change the tokens: a bug here

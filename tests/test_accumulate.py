@@ -69,6 +69,9 @@ def test_under_a_labelled_branch_it_is_a_checked_set():
     src = "task f(x)\n    let s be 0\n    when private(x, \"p\") > 0\n" \
           "        set s to s + len([x])\n    give s\nprint(declassify(f(1), \"ok\"))\n"
     assert O.ADD_TO_LOCAL in ops_of(src, "f")
-    with pytest.raises(LabelViolation):
+    with pytest.raises(LabelViolation) as e:
         run(src, labels=True)
+    # On the `set`'s line (the CLI shows the line; the column is the `+`'s, where the
+    # one instruction is: an addition's error carets its operator).
+    assert e.value.trace[0][1] == 4
     assert run(src) == "1\n"

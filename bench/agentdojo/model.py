@@ -13,10 +13,11 @@ each run's Script plays three models, told apart by the request:
   from the ground truth: an argument is a literal when its value appears in the user's
   prompt, and an `extract` otherwise, from the request and the earlier result that holds
   or shows the value (all earlier results when none does). When those results are
-  records, the extract names the fields to read (`Script.fields`), as a planner that
-  knows the return types from the catalog would. What it knows of the data (which step,
-  which field holds a value) comes from the ground truth run on the environment without
-  injections (run.py): it knows the task, never the attack.
+  records, the extract names the fields to read (`Script.fields`). Which fields hold the
+  value is not in the catalog (it gives the fields' names and types): the scripted
+  planner takes it, like which step, from the ground truth run on the environment
+  without injections (run.py), an oracle a real planner does not have. It knows the
+  task, never the attack.
 * `extract`: the **quarantined model**. It answers honestly (the ground-truth value, as
   JSON) unless its input holds the injection; then it answers with the attacker's value:
   the injection task's ground-truth argument of the same name, when there is one. An
@@ -199,9 +200,9 @@ class Script:
         request states ("from GB29...") or the call that returned the records was given
         (a file searched for by name: its filename), else those that share a word with the
         request ("Apple": the subject "Purchase at Apple Store"). None (read the whole
-        results) when they are not records or every field would be read. The planner
-        knows the fields from the return types in the catalog; which of them it needs is
-        what a planner that understood the task would name."""
+        results) when they are not records or every field would be read. The catalog
+        gives the fields' names; which of them hold the value is taken from the clean
+        run's data, an oracle (see the module's docstring)."""
         records = []
         for i in steps:
             found = _records(self.values[i] if i < len(self.values) else None)

@@ -298,3 +298,29 @@ def test_crafted_task_reading_a_block_variable_is_refused(exec_synb):
         assert r.returncode == 1 and r.stdout == "", r.stdout
         assert r.stderr.startswith("not a valid .synb: in task f, offset 0: LOAD_GLOBAL "
                                    "names top-level variable 'y'"), r.stderr
+
+
+@pytest.mark.parametrize("body", ["let z be 1",
+                                  "for each z in [1, 2]\n                    print(1)"])
+def test_a_crafted_let_of_a_parameter_under_a_labelled_branch_is_a_checked_set(exec_synb,
+                                                                               body):
+    # The call declared the parameter's slot: a `let` of it (only a crafted file has one,
+    # here made from `let z`, its slot dropped) is a `set`, refused under a labelled
+    # branch (no sensitive upgrade), whether alone or the loop variable of a `for each`.
+    def edit(p):
+        f = task(p, "f")
+        z = f.local_names.index("z")
+        off = next(o for o, op, a in instrs(f) if op.name == "DECLARE_LOCAL" and a[0] == z)
+        f.code[off + 1] = 0
+        f.nlocals -= 1
+        f.local_names = f.local_names[:z]
+    prog = build(f'''\
+        task f(x)
+            when private(true, "c")
+                {body}
+            give x
+        print(declassify(f(5), "shown"))
+    ''', edit)
+    r = exec_synb(prog, "--labels")
+    assert r.returncode == 3 and "label_violation" in r.stderr, (r.stdout, r.stderr)
+    assert exec_synb(prog).returncode == 0

@@ -82,6 +82,10 @@ def decode_function(func, program, tasks, builtins, pads, labels, superinstructi
         elif code == O.CALL_BUILTIN:
             fn, needs_vm, *more = builtins[a[0]]
             ins = (O.CALL_VM_BUILTIN if needs_vm else O.CALL_BUILTIN, (fn, a[1], *more))
+        elif code == O.DECLARE_LOCAL and labels and a[0] < func.fixed:
+            # A parameter's slot was declared by the call: a `let` of it (only a crafted
+            # file has one) is a `set`, checked as one (no sensitive upgrade).
+            ins = (O.STORE_LOCAL, a[0])
         elif code in (O.FIELD, O.CHECK_BOOL):
             ins = (code, consts[a[0]])
         elif code == O.JUMP:

@@ -191,19 +191,15 @@ inst("LOAD_LOCAL", 3, ("local s",), "( -- v)", "next", ".. -> .. locals[s]",
 _store_op("STORE_LOCAL", 4, "local", "stamps[$s] if stamps else 0", LOCAL_NAME,
        "set: .. x -> ..; locals[s] = x (labels: no sensitive upgrade)")
 inst("DECLARE_LOCAL", 5, ("local s",), "(v -- )", "next",
-     "let: .. x -> ..; locals[s] = x (labels: stamps the declaration)", f"""\
-if LABELS and pcs and $s < vm.owner[id(code)].fixed:
-    # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
-    # `set`, checked as one.
-    _store(vm, locals_, stamps, $s, v, {LOCAL_NAME})
-else:
-    if LABELS and pcs:
-        if vm.pc:
-            v = _join(v, vm.pc)
-        if stamps is None:
-            stamps = [0] * len(locals_)
-        stamps[$s] = vm.stamp
-    locals_[$s] = v""", quiet="plain")
+     "let: .. x -> ..; locals[s] = x (labels: stamps the declaration; of a parameter's "
+     "slot, a crafted file's, the decoder makes it a STORE_LOCAL)", """\
+if LABELS and pcs:
+    if vm.pc:
+        v = _join(v, vm.pc)
+    if stamps is None:
+        stamps = [0] * len(locals_)
+    stamps[$s] = vm.stamp
+locals_[$s] = v""", quiet="plain")
 inst("LOAD_GLOBAL", 6, ("global s",), "( -- v)", "next",
      ".. -> .. globals[g]; error if its let has not run yet", """\
 v = glob[$s]

@@ -85,18 +85,13 @@ def run_labels(vm, closure, args):
                                                 else:
                                                     # DECLARE_LOCAL (5)
                                                     v = pop()
-                                                    if pcs and arg < vm.owner[id(code)].fixed:
-                                                        # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
-                                                        # `set`, checked as one.
-                                                        _store(vm, locals_, stamps, arg, v, _local_name(vm.owner[id(code)], arg))
-                                                    else:
-                                                        if pcs:
-                                                            if vm.pc:
-                                                                v = _join(v, vm.pc)
-                                                            if stamps is None:
-                                                                stamps = [0] * len(locals_)
-                                                            stamps[arg] = vm.stamp
-                                                        locals_[arg] = v
+                                                    if pcs:
+                                                        if vm.pc:
+                                                            v = _join(v, vm.pc)
+                                                        if stamps is None:
+                                                            stamps = [0] * len(locals_)
+                                                        stamps[arg] = vm.stamp
+                                                    locals_[arg] = v
                                             else:
                                                 if op < 8:
                                                     if op < 7:
@@ -869,26 +864,19 @@ def run_labels(vm, closure, args):
                                                 else:
                                                     if op < 116:
                                                         # FOR_ITER_DECL (115) = FOR_ITER DECLARE_LOCAL
-                                                        t, s1 = arg
-                                                        it = stack[-1]
-                                                        v = next(it, UNSET)
+                                                        v = next(stack[-1], UNSET)
                                                         if v is UNSET:
                                                             pop()
-                                                            pc = t
+                                                            pc = arg[0]
                                                             continue
                                                         try:
-                                                            if pcs and s1 < vm.owner[id(code)].fixed:
-                                                                # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
-                                                                # `set`, checked as one.
-                                                                _store(vm, locals_, stamps, s1, v, _local_name(vm.owner[id(code)], s1))
-                                                            else:
-                                                                if pcs:
-                                                                    if vm.pc:
-                                                                        v = _join(v, vm.pc)
-                                                                    if stamps is None:
-                                                                        stamps = [0] * len(locals_)
-                                                                    stamps[s1] = vm.stamp
-                                                                locals_[s1] = v
+                                                            if pcs:
+                                                                if vm.pc:
+                                                                    v = _join(v, vm.pc)
+                                                                if stamps is None:
+                                                                    stamps = [0] * len(locals_)
+                                                                stamps[arg[1]] = vm.stamp
+                                                            locals_[arg[1]] = v
                                                         except Exception:
                                                             vm.part = 1
                                                             raise
@@ -1179,21 +1167,15 @@ def run_labels(vm, closure, args):
                                             push(arg[1])
                                         else:
                                             # DECLARE_LOCAL_LOAD (130) = DECLARE_LOCAL LOAD_LOCAL
-                                            s0, s1 = arg
                                             v = pop()
-                                            if pcs and s0 < vm.owner[id(code)].fixed:
-                                                # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
-                                                # `set`, checked as one.
-                                                _store(vm, locals_, stamps, s0, v, _local_name(vm.owner[id(code)], s0))
-                                            else:
-                                                if pcs:
-                                                    if vm.pc:
-                                                        v = _join(v, vm.pc)
-                                                    if stamps is None:
-                                                        stamps = [0] * len(locals_)
-                                                    stamps[s0] = vm.stamp
-                                                locals_[s0] = v
-                                            push(locals_[s1])
+                                            if pcs:
+                                                if vm.pc:
+                                                    v = _join(v, vm.pc)
+                                                if stamps is None:
+                                                    stamps = [0] * len(locals_)
+                                                stamps[arg[0]] = vm.stamp
+                                            locals_[arg[0]] = v
+                                            push(locals_[arg[1]])
                                     else:
                                         # INDEX_LLL (131) = LOAD_LOCAL LOAD_LOCAL INDEX LOAD_LOCAL INDEX
                                         x = locals_[arg[0]]
@@ -1236,29 +1218,23 @@ def run_labels(vm, closure, args):
                                         push(r4)
                                 else:
                                     # FOR_BACK (132) = JUMP_BACK FOR_ITER DECLARE_LOCAL
-                                    t, t1, s2 = arg
+                                    t, t1, s = arg
                                     budget -= pc - t
                                     if budget <= 0:
                                         budget = vm.tick(budget, room - len(frames))
-                                    it = stack[-1]
-                                    v = next(it, UNSET)
+                                    v = next(stack[-1], UNSET)
                                     if v is UNSET:
                                         pop()
                                         pc = t1
                                         continue
                                     try:
-                                        if pcs and s2 < vm.owner[id(code)].fixed:
-                                            # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
-                                            # `set`, checked as one.
-                                            _store(vm, locals_, stamps, s2, v, _local_name(vm.owner[id(code)], s2))
-                                        else:
-                                            if pcs:
-                                                if vm.pc:
-                                                    v = _join(v, vm.pc)
-                                                if stamps is None:
-                                                    stamps = [0] * len(locals_)
-                                                stamps[s2] = vm.stamp
-                                            locals_[s2] = v
+                                        if pcs:
+                                            if vm.pc:
+                                                v = _join(v, vm.pc)
+                                            if stamps is None:
+                                                stamps = [0] * len(locals_)
+                                            stamps[s] = vm.stamp
+                                        locals_[s] = v
                                     except Exception:
                                         vm.part = 2
                                         raise
@@ -1398,18 +1374,13 @@ def run_labels(vm, closure, args):
                                                 else:
                                                     v = index(x, i)
                                                 try:
-                                                    if pcs and arg[0] < vm.owner[id(code)].fixed:
-                                                        # A parameter's slot was declared by the call: a `let` of it in a crafted file is a
-                                                        # `set`, checked as one.
-                                                        _store(vm, locals_, stamps, arg[0], v, _local_name(vm.owner[id(code)], arg[0]))
-                                                    else:
-                                                        if pcs:
-                                                            if vm.pc:
-                                                                v = _join(v, vm.pc)
-                                                            if stamps is None:
-                                                                stamps = [0] * len(locals_)
-                                                            stamps[arg[0]] = vm.stamp
-                                                        locals_[arg[0]] = v
+                                                    if pcs:
+                                                        if vm.pc:
+                                                            v = _join(v, vm.pc)
+                                                        if stamps is None:
+                                                            stamps = [0] * len(locals_)
+                                                        stamps[arg[0]] = vm.stamp
+                                                    locals_[arg[0]] = v
                                                 except Exception:
                                                     vm.part = 1
                                                     raise

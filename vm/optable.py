@@ -11,7 +11,7 @@ TABLE = [
     ('POP', 2, (), 1, 0, 'next', '.. x -> ..'),
     ('LOAD_LOCAL', 3, ('local',), 0, 1, 'next', '.. -> .. locals[s]'),
     ('STORE_LOCAL', 4, ('local',), 1, 0, 'next', 'set: .. x -> ..; locals[s] = x (labels: no sensitive upgrade)'),
-    ('DECLARE_LOCAL', 5, ('local',), 1, 0, 'next', 'let: .. x -> ..; locals[s] = x (labels: stamps the declaration)'),
+    ('DECLARE_LOCAL', 5, ('local',), 1, 0, 'next', "let: .. x -> ..; locals[s] = x (labels: stamps the declaration; of a parameter's slot, a crafted file's, the decoder makes it a STORE_LOCAL)"),
     ('LOAD_GLOBAL', 6, ('global',), 0, 1, 'next', '.. -> .. globals[g]; error if its let has not run yet'),
     ('STORE_GLOBAL', 7, ('global',), 1, 0, 'next', 'set: .. x -> ..; globals[g] = x'),
     ('DECLARE_GLOBAL', 8, ('global',), 1, 0, 'next', 'let: .. x -> ..; globals[g] = x'),

@@ -99,6 +99,9 @@ _ERRORS = [
     "task w(t, n)\n    when n > 0 and t\n        give split(t, \" \")\n    give t + \"!\"\n"
     "print(w(\"a b\", 1))\nprint(w({i}, {k}))\n",
     "task h(x)\n    give (x) => x + 1\nprint(h(1)(2))\nprint(h(0)({k}))\n",
+    "task u(xs, i)\n    give upper(xs[i])\nprint(u([\"a\"], 0))\nprint(u([{i}], {k}))\n",
+    "task t(m)\n    give upper(m.s) + text(m.n)\nprint(t({{\"s\": \"a\", \"n\": 1}}))\n"
+    "print(t({{\"s\": {i}, \"n\": {k}}}))\nprint(t({k}))\n",
 ]
 PROGRAMS += [e.format(i=i, k=k) for e in _ERRORS
              for i, k in (("0", "5"), ("3", "0"), ("\"x\"", "0"), ("0", "\"y\""))]

@@ -672,6 +672,9 @@ fused("SUB_LC_RET", 143, "LOAD_LOCAL CONST SUB RETURN", "LOAD_LOCAL a; CONST c; 
       when=_INT_C)
 fused("MUL_LC_RET", 144, "LOAD_LOCAL CONST MUL RETURN", "LOAD_LOCAL a; CONST c; MUL; RETURN",
       when=_INT_C)
+# A builtin of an element or a field (upper(words[i]), len(rows[i]), text(m.n)).
+fused("INDEX_CALL1", 148, "INDEX CALL_BUILTIN1", "INDEX; CALL_BUILTIN b 1", at=1)
+fused("FIELD_CALL1", 149, "FIELD CALL_BUILTIN1", "FIELD k; CALL_BUILTIN b 1", at=1)
 # `when a and b`: the right operand's check, then the branch.
 fused("CHECK_BOOL_JF", 147, "CHECK_BOOL JUMP_IF_FALSE", "CHECK_BOOL k; JUMP_IF_FALSE t", at=0)
 # Every `for each` body ends with a jump back to the loop's head (FOR_ITER_DECL): the

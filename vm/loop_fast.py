@@ -58,7 +58,7 @@ def run_plain(vm, closure, args):
                                     # LOAD_LOCAL (3)
                                     push(locals_[arg])
                             else:
-                                if op < 24:
+                                if op < 16:
                                     if op < 12:
                                         if op < 11:
                                             if op < 5:
@@ -103,116 +103,116 @@ def run_plain(vm, closure, args):
                                             else:
                                                 stack[-1] = add(a, b)
                                     else:
-                                        if op < 16:
-                                            if op < 15:
-                                                if op < 13:
-                                                    # SUB (12)
+                                        if op < 15:
+                                            if op < 13:
+                                                # SUB (12)
+                                                b = pop()
+                                                a = stack[-1]
+                                                if type(a) is int and type(b) is int:
+                                                    stack[-1] = a - b
+                                                else:
+                                                    stack[-1] = sub(a, b)
+                                            else:
+                                                if op < 14:
+                                                    # MUL (13)
                                                     b = pop()
                                                     a = stack[-1]
                                                     if type(a) is int and type(b) is int:
-                                                        stack[-1] = a - b
+                                                        stack[-1] = a * b
                                                     else:
-                                                        stack[-1] = sub(a, b)
+                                                        stack[-1] = mul(a, b)
                                                 else:
-                                                    if op < 14:
-                                                        # MUL (13)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a * b
-                                                        else:
-                                                            stack[-1] = mul(a, b)
-                                                    else:
-                                                        # DIV (14)
-                                                        b = pop()
-                                                        stack[-1] = div(stack[-1], b)
-                                            else:
-                                                # MOD (15)
-                                                b = pop()
-                                                a = stack[-1]
-                                                if type(a) is int and type(b) is int and b:
-                                                    stack[-1] = a % b
-                                                else:
-                                                    stack[-1] = mod(a, b)
+                                                    # DIV (14)
+                                                    b = pop()
+                                                    stack[-1] = div(stack[-1], b)
                                         else:
-                                            if op < 20:
-                                                if op < 18:
-                                                    if op < 17:
-                                                        # EQ (16)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is type(b) and (type(b) is int or type(b) is str):
-                                                            stack[-1] = a == b
-                                                        else:
-                                                            stack[-1] = eq(a, b)
-                                                    else:
-                                                        # NE (17)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is type(b) and (type(b) is int or type(b) is str):
-                                                            stack[-1] = a != b
-                                                        else:
-                                                            stack[-1] = not eq(a, b)
-                                                else:
-                                                    if op < 19:
-                                                        # LT (18)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a < b
-                                                        else:
-                                                            stack[-1] = lt(a, b)
-                                                    else:
-                                                        # LE (19)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a <= b
-                                                        else:
-                                                            stack[-1] = le(a, b)
+                                            # MOD (15)
+                                            b = pop()
+                                            a = stack[-1]
+                                            if type(a) is int and type(b) is int and b:
+                                                stack[-1] = a % b
                                             else:
-                                                if op < 22:
-                                                    if op < 21:
-                                                        # GT (20)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a > b
-                                                        else:
-                                                            stack[-1] = gt(a, b)
-                                                    else:
-                                                        # GE (21)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a >= b
-                                                        else:
-                                                            stack[-1] = ge(a, b)
-                                                else:
-                                                    if op < 23:
-                                                        # NEG (22)
-                                                        stack[-1] = ops.neg(stack[-1])
-                                                    else:
-                                                        # NOT (23)
-                                                        stack[-1] = ops.not_(stack[-1])
+                                                stack[-1] = mod(a, b)
                                 else:
                                     if op < 28:
                                         if op < 25:
-                                            # INDEX (24)
-                                            i = pop()
-                                            x = stack[-1]
-                                            if type(x) is list and type(i) is int:
-                                                # Python's own range check: an index past either end (negative ones count from the
-                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
-                                                try:
-                                                    r = x[i]
-                                                except IndexError:
-                                                    r = index(x, i)
-                                            elif type(x) is dict and type(i) is str:
-                                                r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                            if op < 24:
+                                                if op < 20:
+                                                    if op < 18:
+                                                        if op < 17:
+                                                            # EQ (16)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is type(b) and (type(b) is int or type(b) is str):
+                                                                stack[-1] = a == b
+                                                            else:
+                                                                stack[-1] = eq(a, b)
+                                                        else:
+                                                            # NE (17)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is type(b) and (type(b) is int or type(b) is str):
+                                                                stack[-1] = a != b
+                                                            else:
+                                                                stack[-1] = not eq(a, b)
+                                                    else:
+                                                        if op < 19:
+                                                            # LT (18)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is int and type(b) is int:
+                                                                stack[-1] = a < b
+                                                            else:
+                                                                stack[-1] = lt(a, b)
+                                                        else:
+                                                            # LE (19)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is int and type(b) is int:
+                                                                stack[-1] = a <= b
+                                                            else:
+                                                                stack[-1] = le(a, b)
+                                                else:
+                                                    if op < 22:
+                                                        if op < 21:
+                                                            # GT (20)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is int and type(b) is int:
+                                                                stack[-1] = a > b
+                                                            else:
+                                                                stack[-1] = gt(a, b)
+                                                        else:
+                                                            # GE (21)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is int and type(b) is int:
+                                                                stack[-1] = a >= b
+                                                            else:
+                                                                stack[-1] = ge(a, b)
+                                                    else:
+                                                        if op < 23:
+                                                            # NEG (22)
+                                                            stack[-1] = ops.neg(stack[-1])
+                                                        else:
+                                                            # NOT (23)
+                                                            stack[-1] = ops.not_(stack[-1])
                                             else:
-                                                r = index(x, i)
-                                            stack[-1] = r
+                                                # INDEX (24)
+                                                i = pop()
+                                                x = stack[-1]
+                                                if type(x) is list and type(i) is int:
+                                                    # Python's own range check: an index past either end (negative ones count from the
+                                                    # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                    try:
+                                                        r = x[i]
+                                                    except IndexError:
+                                                        r = index(x, i)
+                                                elif type(x) is dict and type(i) is str:
+                                                    r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                else:
+                                                    r = index(x, i)
+                                                stack[-1] = r
                                         else:
                                             if op < 27:
                                                 if op < 26:
@@ -1005,19 +1005,53 @@ def run_plain(vm, closure, args):
                                                 s, s1, k, fn, _, _ = arg
                                                 push(fn(locals_[s], locals_[s1], k))
                                             else:
-                                                # CHECK_BOOL_JF (147) = CHECK_BOOL JUMP_IF_FALSE
-                                                v = stack[-1]
-                                                if v is not True and v is not False:
-                                                    ops.check_bool(v, arg[0])
-                                                c = pop()
-                                                try:
-                                                    if c is False:
-                                                        pc = arg[1]
-                                                    elif c is not True:
-                                                        raise vm.cond_error(code, pc - 1, c)
-                                                except Exception:
-                                                    vm.part = 1
-                                                    raise
+                                                if op < 148:
+                                                    # CHECK_BOOL_JF (147) = CHECK_BOOL JUMP_IF_FALSE
+                                                    v = stack[-1]
+                                                    if v is not True and v is not False:
+                                                        ops.check_bool(v, arg[0])
+                                                    c = pop()
+                                                    try:
+                                                        if c is False:
+                                                            pc = arg[1]
+                                                        elif c is not True:
+                                                            raise vm.cond_error(code, pc - 1, c)
+                                                    except Exception:
+                                                        vm.part = 1
+                                                        raise
+                                                else:
+                                                    if op < 149:
+                                                        # INDEX_CALL1 (148) = INDEX CALL_BUILTIN1
+                                                        i = pop()
+                                                        x = pop()
+                                                        try:
+                                                            if type(x) is list and type(i) is int:
+                                                                # Python's own range check: an index past either end (negative ones count from the
+                                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                                try:
+                                                                    r0 = x[i]
+                                                                except IndexError:
+                                                                    r0 = index(x, i)
+                                                            elif type(x) is dict and type(i) is str:
+                                                                r0 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                            else:
+                                                                r0 = index(x, i)
+                                                        except Exception:
+                                                            vm.part = 0
+                                                            raise
+                                                        push(arg[0](r0))
+                                                    else:
+                                                        # FIELD_CALL1 (149) = FIELD CALL_BUILTIN1
+                                                        x = pop()
+                                                        try:
+                                                            if type(x) is dict:
+                                                                a = x.get(arg[0])
+                                                            else:
+                                                                a = ops.field(x, arg[0])
+                                                        except Exception:
+                                                            vm.part = 0
+                                                            raise
+                                                        push(arg[1](a))
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 vm.trace_frame(err, code, pc - 1)

@@ -71,69 +71,69 @@ def run_labels(vm, closure, args):
                                     # LOAD_LOCAL (3)
                                     push(locals_[arg])
                             else:
-                                if op < 24:
+                                if op < 16:
                                     if op < 12:
                                         if op < 11:
-                                            if op < 6:
-                                                if op < 5:
-                                                    # STORE_LOCAL (4)
-                                                    v = pop()
-                                                    if pcs and vm.pc:
-                                                        _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0, _local_name(vm.owner[id(code)], arg))
-                                                        v = _join(v, vm.pc)
-                                                    locals_[arg] = v
-                                                else:
-                                                    # DECLARE_LOCAL (5)
-                                                    v = pop()
-                                                    if pcs:
-                                                        if vm.pc:
-                                                            v = _join(v, vm.pc)
-                                                        if stamps is None:
-                                                            stamps = [0] * len(locals_)
-                                                        stamps[arg] = vm.stamp
-                                                    locals_[arg] = v
+                                            if op < 5:
+                                                # STORE_LOCAL (4)
+                                                v = pop()
+                                                if pcs and vm.pc:
+                                                    _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0, _local_name(vm.owner[id(code)], arg))
+                                                    v = _join(v, vm.pc)
+                                                locals_[arg] = v
                                             else:
-                                                if op < 8:
-                                                    if op < 7:
+                                                if op < 7:
+                                                    if op < 6:
+                                                        # DECLARE_LOCAL (5)
+                                                        v = pop()
+                                                        if pcs:
+                                                            if vm.pc:
+                                                                v = _join(v, vm.pc)
+                                                            if stamps is None:
+                                                                stamps = [0] * len(locals_)
+                                                            stamps[arg] = vm.stamp
+                                                        locals_[arg] = v
+                                                    else:
                                                         # LOAD_GLOBAL (6)
                                                         v = glob[arg]
                                                         if v is UNSET:
                                                             raise vm.unset_error(arg)
                                                         push(v)
-                                                    else:
+                                                else:
+                                                    if op < 8:
                                                         # STORE_GLOBAL (7)
                                                         v = pop()
                                                         if vm.pc:
                                                             _upgrade_check(vm, glob[arg], gstamps[arg], vm.program.globals[arg])
                                                             v = _join(v, vm.pc)
                                                         glob[arg] = v
-                                                else:
-                                                    if op < 10:
-                                                        # DECLARE_GLOBAL (8)
-                                                        v = pop()
-                                                        if glob[arg] is not UNSET:
-                                                            # Each top-level `let` runs once; a second one (only in a crafted file) is a `set`,
-                                                            # checked as one.
-                                                            _store(vm, glob, gstamps, arg, v, vm.program.globals[arg])
-                                                        else:
-                                                            if vm.pc:
-                                                                v = _join(v, vm.pc)
-                                                            gstamps[arg] = vm.stamp
-                                                            glob[arg] = v
                                                     else:
-                                                        # MAKE_LAMBDA (10)
-                                                        f, n = arg
-                                                        if n:
-                                                            caps, labels = _plain_seq(stack[-n:])
-                                                            caps = tuple(caps)
-                                                            del stack[-n:]
+                                                        if op < 10:
+                                                            # DECLARE_GLOBAL (8)
+                                                            v = pop()
+                                                            if glob[arg] is not UNSET:
+                                                                # Each top-level `let` runs once; a second one (only in a crafted file) is a `set`,
+                                                                # checked as one.
+                                                                _store(vm, glob, gstamps, arg, v, vm.program.globals[arg])
+                                                            else:
+                                                                if vm.pc:
+                                                                    v = _join(v, vm.pc)
+                                                                gstamps[arg] = vm.stamp
+                                                                glob[arg] = v
                                                         else:
-                                                            caps = ()
-                                                            labels = EMPTY
-                                                        c = Closure(f, caps)
-                                                        if labels:
-                                                            c = Labeled(c, labels)
-                                                        push(c)
+                                                            # MAKE_LAMBDA (10)
+                                                            f, n = arg
+                                                            if n:
+                                                                caps, labels = _plain_seq(stack[-n:])
+                                                                caps = tuple(caps)
+                                                                del stack[-n:]
+                                                            else:
+                                                                caps = ()
+                                                                labels = EMPTY
+                                                            c = Closure(f, caps)
+                                                            if labels:
+                                                                c = Labeled(c, labels)
+                                                            push(c)
                                         else:
                                             # ADD (11)
                                             b = pop()
@@ -147,150 +147,150 @@ def run_labels(vm, closure, args):
                                             else:
                                                 stack[-1] = add(a, b)
                                     else:
-                                        if op < 16:
-                                            if op < 15:
-                                                if op < 13:
-                                                    # SUB (12)
+                                        if op < 15:
+                                            if op < 13:
+                                                # SUB (12)
+                                                b = pop()
+                                                a = stack[-1]
+                                                if type(a) is int and type(b) is int:
+                                                    stack[-1] = a - b
+                                                elif (type(a) is Labeled or type(b) is Labeled):
+                                                    stack[-1] = _binary(vm, sub, a, b)
+                                                else:
+                                                    stack[-1] = sub(a, b)
+                                            else:
+                                                if op < 14:
+                                                    # MUL (13)
                                                     b = pop()
                                                     a = stack[-1]
                                                     if type(a) is int and type(b) is int:
-                                                        stack[-1] = a - b
+                                                        stack[-1] = a * b
                                                     elif (type(a) is Labeled or type(b) is Labeled):
-                                                        stack[-1] = _binary(vm, sub, a, b)
+                                                        stack[-1] = _binary(vm, mul, a, b)
                                                     else:
-                                                        stack[-1] = sub(a, b)
+                                                        stack[-1] = mul(a, b)
                                                 else:
-                                                    if op < 14:
-                                                        # MUL (13)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a * b
-                                                        elif (type(a) is Labeled or type(b) is Labeled):
-                                                            stack[-1] = _binary(vm, mul, a, b)
-                                                        else:
-                                                            stack[-1] = mul(a, b)
+                                                    # DIV (14)
+                                                    b = pop()
+                                                    a = stack[-1]
+                                                    if (type(a) is Labeled or type(b) is Labeled):
+                                                        stack[-1] = _binary(vm, div, a, b)
                                                     else:
-                                                        # DIV (14)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if (type(a) is Labeled or type(b) is Labeled):
-                                                            stack[-1] = _binary(vm, div, a, b)
-                                                        else:
-                                                            stack[-1] = div(a, b)
-                                            else:
-                                                # MOD (15)
-                                                b = pop()
-                                                a = stack[-1]
-                                                if type(a) is int and type(b) is int and b:
-                                                    stack[-1] = a % b
-                                                elif (type(a) is Labeled or type(b) is Labeled):
-                                                    stack[-1] = _binary(vm, mod, a, b)
-                                                else:
-                                                    stack[-1] = mod(a, b)
+                                                        stack[-1] = div(a, b)
                                         else:
-                                            if op < 20:
-                                                if op < 18:
-                                                    if op < 17:
-                                                        # EQ (16)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is type(b) and (type(b) is int or type(b) is str):
-                                                            stack[-1] = a == b
-                                                        elif (type(a) is Labeled or type(b) is Labeled):
-                                                            stack[-1] = _binary(vm, eq, a, b, False)
-                                                        else:
-                                                            stack[-1] = eq(a, b)
-                                                    else:
-                                                        # NE (17)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is type(b) and (type(b) is int or type(b) is str):
-                                                            stack[-1] = a != b
-                                                        elif (type(a) is Labeled or type(b) is Labeled):
-                                                            stack[-1] = _binary(vm, ops.ne, a, b, False)
-                                                        else:
-                                                            stack[-1] = not eq(a, b)
-                                                else:
-                                                    if op < 19:
-                                                        # LT (18)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a < b
-                                                        elif (type(a) is Labeled or type(b) is Labeled):
-                                                            stack[-1] = _binary(vm, lt, a, b)
-                                                        else:
-                                                            stack[-1] = lt(a, b)
-                                                    else:
-                                                        # LE (19)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a <= b
-                                                        elif (type(a) is Labeled or type(b) is Labeled):
-                                                            stack[-1] = _binary(vm, le, a, b)
-                                                        else:
-                                                            stack[-1] = le(a, b)
+                                            # MOD (15)
+                                            b = pop()
+                                            a = stack[-1]
+                                            if type(a) is int and type(b) is int and b:
+                                                stack[-1] = a % b
+                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                                stack[-1] = _binary(vm, mod, a, b)
                                             else:
-                                                if op < 22:
-                                                    if op < 21:
-                                                        # GT (20)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a > b
-                                                        elif (type(a) is Labeled or type(b) is Labeled):
-                                                            stack[-1] = _binary(vm, gt, a, b)
-                                                        else:
-                                                            stack[-1] = gt(a, b)
-                                                    else:
-                                                        # GE (21)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
-                                                            stack[-1] = a >= b
-                                                        elif (type(a) is Labeled or type(b) is Labeled):
-                                                            stack[-1] = _binary(vm, ge, a, b)
-                                                        else:
-                                                            stack[-1] = ge(a, b)
-                                                else:
-                                                    if op < 23:
-                                                        # NEG (22)
-                                                        a = stack[-1]
-                                                        if type(a) is Labeled:
-                                                            stack[-1] = _unary(vm, ops.neg, a)
-                                                        else:
-                                                            stack[-1] = ops.neg(a)
-                                                    else:
-                                                        # NOT (23)
-                                                        a = stack[-1]
-                                                        if type(a) is Labeled:
-                                                            stack[-1] = _unary(vm, ops.not_, a)
-                                                        else:
-                                                            stack[-1] = ops.not_(a)
+                                                stack[-1] = mod(a, b)
                                 else:
                                     if op < 28:
                                         if op < 25:
-                                            # INDEX (24)
-                                            i = pop()
-                                            x = stack[-1]
-                                            if type(x) is list and type(i) is int:
-                                                # Python's own range check: an index past either end (negative ones count from the
-                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
-                                                try:
-                                                    r = x[i]
-                                                except IndexError:
-                                                    r = index(x, i)
-                                            elif type(x) is dict and type(i) is str:
-                                                r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
-                                            elif type(x) is Labeled and x.t is not None:
-                                                r = _index_precise(vm, x, i)
-                                            elif (type(x) is Labeled or type(i) is Labeled):
-                                                r = _binary(vm, index, x, i)
+                                            if op < 24:
+                                                if op < 20:
+                                                    if op < 18:
+                                                        if op < 17:
+                                                            # EQ (16)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is type(b) and (type(b) is int or type(b) is str):
+                                                                stack[-1] = a == b
+                                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                                                stack[-1] = _binary(vm, eq, a, b, False)
+                                                            else:
+                                                                stack[-1] = eq(a, b)
+                                                        else:
+                                                            # NE (17)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is type(b) and (type(b) is int or type(b) is str):
+                                                                stack[-1] = a != b
+                                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                                                stack[-1] = _binary(vm, ops.ne, a, b, False)
+                                                            else:
+                                                                stack[-1] = not eq(a, b)
+                                                    else:
+                                                        if op < 19:
+                                                            # LT (18)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is int and type(b) is int:
+                                                                stack[-1] = a < b
+                                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                                                stack[-1] = _binary(vm, lt, a, b)
+                                                            else:
+                                                                stack[-1] = lt(a, b)
+                                                        else:
+                                                            # LE (19)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is int and type(b) is int:
+                                                                stack[-1] = a <= b
+                                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                                                stack[-1] = _binary(vm, le, a, b)
+                                                            else:
+                                                                stack[-1] = le(a, b)
+                                                else:
+                                                    if op < 22:
+                                                        if op < 21:
+                                                            # GT (20)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is int and type(b) is int:
+                                                                stack[-1] = a > b
+                                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                                                stack[-1] = _binary(vm, gt, a, b)
+                                                            else:
+                                                                stack[-1] = gt(a, b)
+                                                        else:
+                                                            # GE (21)
+                                                            b = pop()
+                                                            a = stack[-1]
+                                                            if type(a) is int and type(b) is int:
+                                                                stack[-1] = a >= b
+                                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                                                stack[-1] = _binary(vm, ge, a, b)
+                                                            else:
+                                                                stack[-1] = ge(a, b)
+                                                    else:
+                                                        if op < 23:
+                                                            # NEG (22)
+                                                            a = stack[-1]
+                                                            if type(a) is Labeled:
+                                                                stack[-1] = _unary(vm, ops.neg, a)
+                                                            else:
+                                                                stack[-1] = ops.neg(a)
+                                                        else:
+                                                            # NOT (23)
+                                                            a = stack[-1]
+                                                            if type(a) is Labeled:
+                                                                stack[-1] = _unary(vm, ops.not_, a)
+                                                            else:
+                                                                stack[-1] = ops.not_(a)
                                             else:
-                                                r = index(x, i)
-                                            stack[-1] = r
+                                                # INDEX (24)
+                                                i = pop()
+                                                x = stack[-1]
+                                                if type(x) is list and type(i) is int:
+                                                    # Python's own range check: an index past either end (negative ones count from the
+                                                    # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                    try:
+                                                        r = x[i]
+                                                    except IndexError:
+                                                        r = index(x, i)
+                                                elif type(x) is dict and type(i) is str:
+                                                    r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                elif type(x) is Labeled and x.t is not None:
+                                                    r = _index_precise(vm, x, i)
+                                                elif (type(x) is Labeled or type(i) is Labeled):
+                                                    r = _binary(vm, index, x, i)
+                                                else:
+                                                    r = index(x, i)
+                                                stack[-1] = r
                                         else:
                                             if op < 27:
                                                 if op < 26:
@@ -649,61 +649,61 @@ def run_labels(vm, closure, args):
                                                 budget = vm.tick(budget, room - len(frames))
                                             pc = arg
                                         else:
-                                            if op < 102:
-                                                # CALL_VM_BUILTIN (101)
-                                                fn, n = arg
-                                                if n:
-                                                    a = stack[-n:]
-                                                    del stack[-n:]
+                                            if op < 103:
+                                                if op < 102:
+                                                    # CALL_VM_BUILTIN (101)
+                                                    fn, n = arg
+                                                    if n:
+                                                        a = stack[-n:]
+                                                        del stack[-n:]
+                                                    else:
+                                                        a = ()
+                                                    vm.depth = base_depth + len(frames) + 1
+                                                    vm.site = (code, pc - 1)
+                                                    try:
+                                                        push(fn(vm, *a))
+                                                    finally:
+                                                        vm.depth = base_depth
                                                 else:
-                                                    a = ()
-                                                vm.depth = base_depth + len(frames) + 1
-                                                vm.site = (code, pc - 1)
-                                                try:
-                                                    push(fn(vm, *a))
-                                                finally:
-                                                    vm.depth = base_depth
-                                            else:
-                                                if op < 103:
                                                     # LOAD_LOCAL2 (102) = LOAD_LOCAL LOAD_LOCAL
                                                     push(locals_[arg[0]])
                                                     push(locals_[arg[1]])
+                                            else:
+                                                if op < 104:
+                                                    # ADD_LL (103) = LOAD_LOCAL LOAD_LOCAL ADD
+                                                    a = locals_[arg[0]]
+                                                    b = locals_[arg[1]]
+                                                    if type(a) is int and type(b) is int:
+                                                        push(a + b)
+                                                    elif type(a) is str and type(b) is str:
+                                                        push(a + b)
+                                                    elif (type(a) is Labeled or type(b) is Labeled):
+                                                        push(_binary(vm, add, a, b))
+                                                    else:
+                                                        push(add(a, b))
                                                 else:
-                                                    if op < 104:
-                                                        # ADD_LL (103) = LOAD_LOCAL LOAD_LOCAL ADD
+                                                    if op < 105:
+                                                        # ADD_LC (104) = LOAD_LOCAL CONST ADD
                                                         a = locals_[arg[0]]
-                                                        b = locals_[arg[1]]
+                                                        b = arg[1]
                                                         if type(a) is int and type(b) is int:
                                                             push(a + b)
                                                         elif type(a) is str and type(b) is str:
                                                             push(a + b)
-                                                        elif (type(a) is Labeled or type(b) is Labeled):
+                                                        elif (type(a) is Labeled):
                                                             push(_binary(vm, add, a, b))
                                                         else:
                                                             push(add(a, b))
                                                     else:
-                                                        if op < 105:
-                                                            # ADD_LC (104) = LOAD_LOCAL CONST ADD
-                                                            a = locals_[arg[0]]
-                                                            b = arg[1]
-                                                            if type(a) is int and type(b) is int:
-                                                                push(a + b)
-                                                            elif type(a) is str and type(b) is str:
-                                                                push(a + b)
-                                                            elif (type(a) is Labeled):
-                                                                push(_binary(vm, add, a, b))
-                                                            else:
-                                                                push(add(a, b))
+                                                        # SUB_LC (105) = LOAD_LOCAL CONST SUB
+                                                        s, k = arg
+                                                        a = locals_[s]
+                                                        if type(a) is int:
+                                                            push(a - k)
+                                                        elif (type(a) is Labeled):
+                                                            push(_binary(vm, sub, a, k))
                                                         else:
-                                                            # SUB_LC (105) = LOAD_LOCAL CONST SUB
-                                                            s, k = arg
-                                                            a = locals_[s]
-                                                            if type(a) is int:
-                                                                push(a - k)
-                                                            elif (type(a) is Labeled):
-                                                                push(_binary(vm, sub, a, k))
-                                                            else:
-                                                                push(sub(a, k))
+                                                            push(sub(a, k))
                                 else:
                                     if op < 108:
                                         if op < 107:
@@ -832,25 +832,25 @@ def run_labels(vm, closure, args):
                                                 if c is False:
                                                     pc = t
                                             else:
-                                                if op < 115:
-                                                    if op < 114:
-                                                        # EQ_C_JF (113) = CONST EQ JUMP_IF_FALSE
-                                                        k, t, rid = arg
-                                                        a = pop()
-                                                        if type(a) is type(k):
-                                                            if not a == k:
-                                                                pc = t
-                                                        else:
-                                                            if (type(a) is Labeled):
-                                                                c = _binary(vm, eq, a, k, False)
-                                                            else:
-                                                                c = eq(a, k)
-                                                            if type(c) is Labeled:
-                                                                push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                                c = c.v
-                                                            if c is False:
-                                                                pc = t
+                                                if op < 114:
+                                                    # EQ_C_JF (113) = CONST EQ JUMP_IF_FALSE
+                                                    k, t, rid = arg
+                                                    a = pop()
+                                                    if type(a) is type(k):
+                                                        if not a == k:
+                                                            pc = t
                                                     else:
+                                                        if (type(a) is Labeled):
+                                                            c = _binary(vm, eq, a, k, False)
+                                                        else:
+                                                            c = eq(a, k)
+                                                        if type(c) is Labeled:
+                                                            push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                            c = c.v
+                                                        if c is False:
+                                                            pc = t
+                                                else:
+                                                    if op < 115:
                                                         # RETURN_LOCAL (114) = LOAD_LOCAL RETURN
                                                         val = locals_[arg[0]]
                                                         if pcs:
@@ -861,39 +861,39 @@ def run_labels(vm, closure, args):
                                                             return val
                                                         code, pc, locals_, stamps = frames.pop()
                                                         push(val)
-                                                else:
-                                                    if op < 116:
-                                                        # FOR_ITER_DECL (115) = FOR_ITER DECLARE_LOCAL
-                                                        v = next(stack[-1], UNSET)
-                                                        if v is UNSET:
-                                                            pop()
-                                                            pc = arg[0]
-                                                            continue
-                                                        try:
-                                                            if pcs:
-                                                                if vm.pc:
-                                                                    v = _join(v, vm.pc)
-                                                                if stamps is None:
-                                                                    stamps = [0] * len(locals_)
-                                                                stamps[arg[1]] = vm.stamp
-                                                            locals_[arg[1]] = v
-                                                        except Exception:
-                                                            vm.part = 1
-                                                            raise
                                                     else:
-                                                        # CMP_LL_JF (116) = LOAD_LOCAL LOAD_LOCAL CMP JUMP_IF_FALSE
-                                                        s, s1, kind, t, rid = arg
-                                                        a = locals_[s]
-                                                        b = locals_[s1]
-                                                        if (type(a) is Labeled or type(b) is Labeled):
-                                                            c = _binary(vm, _CMP[kind], a, b, kind < 3)
+                                                        if op < 116:
+                                                            # FOR_ITER_DECL (115) = FOR_ITER DECLARE_LOCAL
+                                                            v = next(stack[-1], UNSET)
+                                                            if v is UNSET:
+                                                                pop()
+                                                                pc = arg[0]
+                                                                continue
+                                                            try:
+                                                                if pcs:
+                                                                    if vm.pc:
+                                                                        v = _join(v, vm.pc)
+                                                                    if stamps is None:
+                                                                        stamps = [0] * len(locals_)
+                                                                    stamps[arg[1]] = vm.stamp
+                                                                locals_[arg[1]] = v
+                                                            except Exception:
+                                                                vm.part = 1
+                                                                raise
                                                         else:
-                                                            c = compare(kind, a, b)
-                                                        if type(c) is Labeled:
-                                                            push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                            c = c.v
-                                                        if c is False:
-                                                            pc = t
+                                                            # CMP_LL_JF (116) = LOAD_LOCAL LOAD_LOCAL CMP JUMP_IF_FALSE
+                                                            s, s1, kind, t, rid = arg
+                                                            a = locals_[s]
+                                                            b = locals_[s1]
+                                                            if (type(a) is Labeled or type(b) is Labeled):
+                                                                c = _binary(vm, _CMP[kind], a, b, kind < 3)
+                                                            else:
+                                                                c = compare(kind, a, b)
+                                                            if type(c) is Labeled:
+                                                                push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                                c = c.v
+                                                            if c is False:
+                                                                pc = t
                                     else:
                                         # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
                                         s, k, _, _, pad, fcode = arg
@@ -1488,31 +1488,80 @@ def run_labels(vm, closure, args):
                                                 else:
                                                     push(fn(a, b, k))
                                             else:
-                                                # CHECK_BOOL_JF (147) = CHECK_BOOL JUMP_IF_FALSE
-                                                k, t, rid = arg
-                                                v = stack[-1]
-                                                if type(v) is Labeled:
-                                                    # `and`/`or`'s right operand: whether it raises tells its type.
-                                                    if vm.try_entries:
-                                                        taint_try(vm, v.l)
-                                                    if v.v is not True and v.v is not False:
-                                                        _unary(vm, ops.check_bool, v, k)
-                                                elif v is not True and v is not False:
-                                                    ops.check_bool(v, k)
-                                                if vm.pc:
-                                                    stack[-1] = _join(v, vm.pc)
-                                                c = pop()
-                                                try:
-                                                    if type(c) is Labeled:
-                                                        push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                        c = c.v
-                                                    if c is False:
-                                                        pc = t
-                                                    elif c is not True:
-                                                        raise vm.cond_error(code, pc - 1, c)
-                                                except Exception:
-                                                    vm.part = 1
-                                                    raise
+                                                if op < 148:
+                                                    # CHECK_BOOL_JF (147) = CHECK_BOOL JUMP_IF_FALSE
+                                                    k, t, rid = arg
+                                                    v = stack[-1]
+                                                    if type(v) is Labeled:
+                                                        # `and`/`or`'s right operand: whether it raises tells its type.
+                                                        if vm.try_entries:
+                                                            taint_try(vm, v.l)
+                                                        if v.v is not True and v.v is not False:
+                                                            _unary(vm, ops.check_bool, v, k)
+                                                    elif v is not True and v is not False:
+                                                        ops.check_bool(v, k)
+                                                    if vm.pc:
+                                                        stack[-1] = _join(v, vm.pc)
+                                                    c = pop()
+                                                    try:
+                                                        if type(c) is Labeled:
+                                                            push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                            c = c.v
+                                                        if c is False:
+                                                            pc = t
+                                                        elif c is not True:
+                                                            raise vm.cond_error(code, pc - 1, c)
+                                                    except Exception:
+                                                        vm.part = 1
+                                                        raise
+                                                else:
+                                                    if op < 149:
+                                                        # INDEX_CALL1 (148) = INDEX CALL_BUILTIN1
+                                                        i = pop()
+                                                        x = pop()
+                                                        try:
+                                                            if type(x) is list and type(i) is int:
+                                                                # Python's own range check: an index past either end (negative ones count from the
+                                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                                try:
+                                                                    r0 = x[i]
+                                                                except IndexError:
+                                                                    r0 = index(x, i)
+                                                            elif type(x) is dict and type(i) is str:
+                                                                r0 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                            elif type(x) is Labeled and x.t is not None:
+                                                                r0 = _index_precise(vm, x, i)
+                                                            elif (type(x) is Labeled or type(i) is Labeled):
+                                                                r0 = _binary(vm, index, x, i)
+                                                            else:
+                                                                r0 = index(x, i)
+                                                        except Exception:
+                                                            vm.part = 0
+                                                            raise
+                                                        if (type(r0) is Labeled or vm.pc):
+                                                            push(arg[2](vm, r0))
+                                                        else:
+                                                            push(arg[0](r0))
+                                                    else:
+                                                        # FIELD_CALL1 (149) = FIELD CALL_BUILTIN1
+                                                        k, fn, _, labelled = arg
+                                                        x = pop()
+                                                        try:
+                                                            if type(x) is dict:
+                                                                a = x.get(k)
+                                                            elif type(x) is Labeled and type(x.v) is dict and x.t is not None:
+                                                                a = P.element(x, x.v.get(k), k, EMPTY)
+                                                            elif type(x) is Labeled:
+                                                                a = _unary(vm, ops.field, x, k)
+                                                            else:
+                                                                a = ops.field(x, k)
+                                                        except Exception:
+                                                            vm.part = 0
+                                                            raise
+                                                        if (type(a) is Labeled or vm.pc):
+                                                            push(labelled(vm, a))
+                                                        else:
+                                                            push(fn(a))
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 if vm.pc:

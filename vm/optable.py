@@ -102,6 +102,8 @@ INTERNAL = [
     ('ADD_LC_RET', 142, 'LOAD_LOCAL a; CONST c; ADD; RETURN'),
     ('SUB_LC_RET', 143, 'LOAD_LOCAL a; CONST c; SUB; RETURN'),
     ('MUL_LC_RET', 144, 'LOAD_LOCAL a; CONST c; MUL; RETURN'),
+    ('INDEX_CALL1', 148, 'INDEX; CALL_BUILTIN b 1'),
+    ('FIELD_CALL1', 149, 'FIELD k; CALL_BUILTIN b 1'),
     ('CHECK_BOOL_JF', 147, 'CHECK_BOOL k; JUMP_IF_FALSE t'),
     ('FOR_BACK', 132, "JUMP_BACK t to FOR_ITER_DECL: its step charge, then the head's next item"),
     ('CALL_VM_BUILTIN_POP', 128, 'CALL_VM_BUILTIN b n; POP'),
@@ -203,6 +205,8 @@ FIELDS = {
     142: ('s', 'k'),  # ADD_LC_RET
     143: ('s', 'k'),  # SUB_LC_RET
     144: ('s', 'k'),  # MUL_LC_RET
+    148: ('fn', 'n', 'labelled'),  # INDEX_CALL1
+    149: ('k', 'fn', 'n', 'labelled'),  # FIELD_CALL1
     147: ('k', 't', 'rid'),  # CHECK_BOOL_JF
     132: ('t', 't', 's'),  # FOR_BACK
     128: ('fn', 'n'),  # CALL_VM_BUILTIN_POP
@@ -230,8 +234,9 @@ FLOW = {1: 'next', 2: 'next', 3: 'next', 4: 'next', 5: 'next', 6: 'next', 7: 'ne
     117: 'next', 118: 'next', 119: 'next', 120: 'next', 121: 'next', 122: 'next', 123:
     'branch', 125: 'next', 126: 'next', 127: 'next', 131: 'next', 136: 'next', 133:
     'next', 134: 'next', 137: 'next', 138: 'next', 139: 'next', 145: 'next', 146: 'next',
-    135: 'next', 140: 'next', 141: 'next', 142: 'next', 143: 'next', 144: 'next', 147:
-    'branch', 132: 'next', 128: 'next', 129: 'next', 130: 'next', 124: 'branch'}
+    135: 'next', 140: 'next', 141: 'next', 142: 'next', 143: 'next', 144: 'next', 148:
+    'next', 149: 'next', 147: 'branch', 132: 'next', 128: 'next', 129: 'next', 130:
+    'next', 124: 'branch'}
 
 # Stack pictures: (inputs -- outputs), deepest first; x[n] is n values
 PICTURES = {
@@ -374,6 +379,10 @@ FUSED = [
      lambda A, i, code, n, targets, better_later: True),  # MUL_ADD_TO
     (140, ({24: None}, {5: None},), 0,
      lambda A, i, code, n, targets, better_later: True),  # INDEX_DECL
+    (148, ({24: None}, {38: None},), 1,
+     lambda A, i, code, n, targets, better_later: A[1][1] == 1),  # INDEX_CALL1
+    (149, ({25: None}, {38: None},), 1,
+     lambda A, i, code, n, targets, better_later: A[1][1] == 1),  # FIELD_CALL1
     (147, ({33: None}, {30: None},), 0,
      lambda A, i, code, n, targets, better_later: True),  # CHECK_BOOL_JF
     (128, ({101: None}, {2: None},), 0,

@@ -274,7 +274,7 @@ def _payload(program, task, values):
     for key in ("audit", "cassette"):     # workers (Ray's above all) run elsewhere
         if values.get(key):
             values[key] = os.path.abspath(values[key])
-    return {"synb": encode(program._program), "name": program.name,
+    return {"synb": encode(program._program), "name": program._source.name,   # as errors say it
             "lines": program._source.lines, "task": task, "values": values}
 
 
@@ -299,7 +299,7 @@ def read_inputs(path):
     except OSError as e:
         raise Stop(f"usage error: cannot read {path}: {e.strerror or e}",
                    runner.EXIT_USAGE) from None
-    name = os.path.basename(path)
+    name = path                 # as given, as errors name every file
     items = []
     for number, raw in enumerate(data.split(b"\n"), 1):
         if not raw.strip():

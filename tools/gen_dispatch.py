@@ -338,7 +338,7 @@ def handler(parts, by_name, fragments, labels, fused=None):
                 names[v] = cand
                 break
     # Pass 3: emit.
-    at = position_part(fused, by_name) if fused else None
+    at = position_part(fused) if fused else None
     out = []
     last_real = None
     for ci, ((ins, body), step) in enumerate(zip(comps, plan)):
@@ -398,7 +398,7 @@ def handler(parts, by_name, fragments, labels, fused=None):
     return peephole(aliases(unpack(lines, names_of_fields(comps, labels, alone))))
 
 
-def position_part(f, by_name):
+def position_part(f):
     """The part of superinstruction f whose source position it has: `at`, else the first
     part that is not a load."""
     if f["at"] is not None:
@@ -843,9 +843,10 @@ def table(ns):
                 flows.append(f"{f['code']}: 'branch'")
             off += len(full)
             names += full
-        at = position_part(f, by_name)
+        at = position_part(f)
         if not any(x.startswith(f"{f['code']}: ") for x in flows):
-            flows.append(f"{f['code']}: 'next'")
+            # A threaded one jumps (past its target, or to the target's exit).
+            flows.append(f"{f['code']}: {'branch' if f.get('threaded') else 'next'!r}")
         cond = " and ".join(c for c in conds if c != "True") or "True"
         fields.append(f"    {f['code']}: {tuple(names)!r},  # {f['name']}")
         if f.get("threaded"):

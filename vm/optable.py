@@ -235,7 +235,7 @@ FLOW = {1: 'next', 2: 'next', 3: 'next', 4: 'next', 5: 'next', 6: 'next', 7: 'ne
     'branch', 125: 'next', 126: 'next', 127: 'next', 131: 'next', 136: 'next', 133:
     'next', 134: 'next', 137: 'next', 138: 'next', 139: 'next', 145: 'next', 146: 'next',
     135: 'next', 140: 'next', 141: 'next', 142: 'next', 143: 'next', 144: 'next', 148:
-    'next', 149: 'next', 147: 'branch', 132: 'next', 128: 'next', 129: 'next', 130:
+    'next', 149: 'next', 147: 'branch', 132: 'branch', 128: 'next', 129: 'next', 130:
     'next', 124: 'branch'}
 
 # Stack pictures: (inputs -- outputs), deepest first; x[n] is n values

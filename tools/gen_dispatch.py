@@ -531,25 +531,10 @@ def sink_test(lines, bools):
             end += 1
         if end < len(lines) and lines[end].strip().startswith(("elif", "else")):
             continue
-        heads = []
-        k = p - 1
-        while k >= 0 and indent_of(lines[k]) >= d:
-            if indent_of(lines[k]) == d:
-                heads.append(k)
-                if not lines[k].strip().startswith(("elif ", "else:")):
-                    break
-            k -= 1
-        heads.reverse()
-        if not heads or not lines[heads[0]].strip().startswith("if ") or \
-                not lines[heads[-1]].strip().startswith("else:"):
+        chain = _assigning_chain(lines, p, d, var)
+        if chain is None:
             continue
-        ends = [h - 1 for h in heads[1:]] + [p - 1]
-        pat = re.compile(r"^(\s*)" + var + r" = (.+)$")
-        if any(not pat.match(lines[e]) or indent_of(lines[e]) != d + 4 for e in ends):
-            continue
-        uses = sum(len(re.findall(r"(?<![.\w])" + var + r"(?!\w)", x)) for x in lines)
-        if uses != len(ends) + 1:
-            continue
+        heads, ends, pat = chain
         block = lines[p + 1:end]
         out = list(lines[:heads[0]])
         for k in range(heads[0], p):
@@ -561,6 +546,32 @@ def sink_test(lines, bools):
                 out.append(lines[k])
         return sink_test(out + lines[end:], bools)
     return lines
+
+
+def _assigning_chain(lines, q, ind, var):
+    """The `if`/`elif`/`else` chain at indent `ind` just above line q, each branch ending
+    with `var = ...`, var read nowhere else but once (at q): (the chain's head lines, its
+    branches' last lines, the pattern of those assignments); else None."""
+    heads = []
+    k = q - 1
+    while k >= 0 and indent_of(lines[k]) >= ind:
+        if indent_of(lines[k]) == ind:
+            heads.append(k)
+            if not lines[k].strip().startswith(("elif ", "else:")):
+                break
+        k -= 1
+    heads.reverse()
+    if not heads or not lines[heads[0]].strip().startswith("if ") or \
+            not lines[heads[-1]].strip().startswith("else:"):
+        return None
+    ends = [h - 1 for h in heads[1:]] + [q - 1]
+    pat = re.compile(r"^(\s*)" + var + r" = (.+)$")
+    if any(not pat.match(lines[e]) or indent_of(lines[e]) != ind + 4 for e in ends):
+        return None
+    uses = sum(len(re.findall(r"(?<![.\w])" + var + r"(?!\w)", x)) for x in lines)
+    if uses != len(ends) + 1:
+        return None
+    return heads, ends, pat
 
 
 def jumps(lines):
@@ -663,25 +674,10 @@ def sink_all(lines):
         if not m or last.rstrip().endswith(":"):
             continue
         var = m.group(1) or m.group(3)
-        heads = []
-        k = q - 1
-        while k >= 0 and indent_of(lines[k]) >= ind:
-            if indent_of(lines[k]) == ind:
-                heads.append(k)
-                if not lines[k].strip().startswith(("elif ", "else:")):
-                    break
-            k -= 1
-        heads.reverse()
-        if not heads or not lines[heads[0]].strip().startswith("if ") or \
-                not lines[heads[-1]].strip().startswith("else:"):
+        chain = _assigning_chain(lines, q, ind, var)
+        if chain is None:
             continue
-        ends = [h - 1 for h in heads[1:]] + [q - 1]
-        pat = re.compile(r"^(\s*)" + var + r" = (.+)$")
-        if any(not pat.match(lines[e]) or indent_of(lines[e]) != ind + 4 for e in ends):
-            continue
-        uses = sum(len(re.findall(r"(?<![.\w])" + var + r"(?!\w)", x)) for x in lines)
-        if uses != len(ends) + 1:
-            continue
+        _, ends, pat = chain
         out = list(lines)
         for e in ends:
             em = pat.match(out[e])

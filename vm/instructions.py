@@ -447,28 +447,8 @@ fn = $fn
 n = $n
 # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
 # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
-if n == 1:
-    a = stack[-1]
-    if LABELS and (type(a) is Labeled or vm.pc):
-        stack[-1] = $labelled(vm, a)
-    else:
-        stack[-1] = fn(a)
-elif n == 2:            # no slices for the usual counts
-    b = pop()
-    a = stack[-1]
-    if LABELS and (type(a) is Labeled or type(b) is Labeled or vm.pc):
-        stack[-1] = $labelled(vm, a, b)
-    else:
-        stack[-1] = fn(a, b)
-elif n == 3:
-    c = pop()
-    b = pop()
-    a = stack[-1]
-    if LABELS and (type(a) is Labeled or type(b) is Labeled or type(c) is Labeled or vm.pc):
-        stack[-1] = $labelled(vm, a, b, c)
-    else:
-        stack[-1] = fn(a, b, c)
-elif n:
+# One to three arguments: the decoder makes it CALL_BUILTIN_1..3 (no slices).
+if n:
     a = stack[-n:]
     del stack[-n:]
     if LABELS and (vm.pc or Labeled in map(type, a)):
@@ -595,6 +575,11 @@ for _n in (1, 2, 3):
     _call_builtin_part(_n)
 
 # ---- superinstructions -------------------------------------------------------------------
+# A builtin call of one to three arguments, the parts above alone: their values are popped
+# into variables, not sliced off the stack.
+for _n in (1, 2, 3):
+    fused(f"CALL_BUILTIN_{_n}", 149 + _n, f"CALL_BUILTIN{_n}", f"CALL_BUILTIN b {_n}")
+
 # Chosen by profiling instruction sequences over a corpus (tools/profile_pairs.py):
 # L = a local slot, C = a constant. Arithmetic fuses with integer constants only (the int
 # fast path adds an int local to the constant inline; a float could overflow past ops').

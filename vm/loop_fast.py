@@ -44,7 +44,7 @@ def run_plain(vm, closure, args):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op < 109:
+                    if op < 117:
                         if op < 31:
                             if op < 4:
                                 if op < 3:
@@ -260,9 +260,9 @@ def run_plain(vm, closure, args):
                                                 elif c is not True:
                                                     raise vm.cond_error(code, pc - 1, c)
                         else:
-                            if op < 100:
-                                if op < 39:
-                                    if op < 38:
+                            if op < 106:
+                                if op < 45:
+                                    if op < 39:
                                         if op < 37:
                                             if op < 36:
                                                 if op < 32:
@@ -331,48 +331,36 @@ def run_plain(vm, closure, args):
                                                     locals_ += callee.captures
                                                 pc = 0
                                         else:
-                                            # CALL_TASK (37)
-                                            _, n, pad, fcode = arg
-                                            if n == 1:
-                                                new = [pop()]
-                                            elif n:
-                                                new = stack[-n:]
-                                                del stack[-n:]
+                                            if op < 38:
+                                                # CALL_TASK (37)
+                                                _, n, pad, fcode = arg
+                                                if n == 1:
+                                                    new = [pop()]
+                                                elif n:
+                                                    new = stack[-n:]
+                                                    del stack[-n:]
+                                                else:
+                                                    new = []
+                                                budget -= 1
+                                                if budget <= 0:
+                                                    budget = vm.tick_call(budget, room - len(frames))
+                                                frames.append((code, pc, locals_))
+                                                code = fcode
+                                                locals_ = new + pad if pad else new
+                                                pc = 0
                                             else:
-                                                new = []
-                                            budget -= 1
-                                            if budget <= 0:
-                                                budget = vm.tick_call(budget, room - len(frames))
-                                            frames.append((code, pc, locals_))
-                                            code = fcode
-                                            locals_ = new + pad if pad else new
-                                            pc = 0
+                                                # CALL_BUILTIN (38)
+                                                fn, n = arg
+                                                # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
+                                                # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
+                                                # One to three arguments: the decoder makes it CALL_BUILTIN_1..3 (no slices).
+                                                if n:
+                                                    a = stack[-n:]
+                                                    del stack[-n:]
+                                                    push(fn(*a))
+                                                else:
+                                                    push(fn())
                                     else:
-                                        # CALL_BUILTIN (38)
-                                        fn = arg[0]
-                                        n = arg[1]
-                                        # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
-                                        # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
-                                        if n == 1:
-                                            a = stack[-1]
-                                            stack[-1] = fn(a)
-                                        elif n == 2:            # no slices for the usual counts
-                                            b = pop()
-                                            a = stack[-1]
-                                            stack[-1] = fn(a, b)
-                                        elif n == 3:
-                                            c = pop()
-                                            b = pop()
-                                            a = stack[-1]
-                                            stack[-1] = fn(a, b, c)
-                                        elif n:
-                                            a = stack[-n:]
-                                            del stack[-n:]
-                                            push(fn(*a))
-                                        else:
-                                            push(fn())
-                                else:
-                                    if op < 45:
                                         if op < 40:
                                             # RETURN (39)
                                             val = pop()
@@ -401,7 +389,8 @@ def run_plain(vm, closure, args):
                                                     x.append(v)
                                                 else:
                                                     locals_[arg] = ops.append(x, v)
-                                    else:
+                                else:
+                                    if op < 100:
                                         if op < 47:
                                             if op < 46:
                                                 # APPEND_GLOBAL (45)
@@ -454,9 +443,7 @@ def run_plain(vm, closure, args):
                                                     locals_[arg] = a + b
                                                 else:
                                                     locals_[arg] = add(a, b)
-                            else:
-                                if op < 107:
-                                    if op < 106:
+                                    else:
                                         if op < 101:
                                             # JUMP_BACK (100)
                                             budget -= pc - arg
@@ -512,15 +499,16 @@ def run_plain(vm, closure, args):
                                                             push(a - arg[1])
                                                         else:
                                                             push(sub(a, arg[1]))
-                                    else:
+                            else:
+                                if op < 108:
+                                    if op < 107:
                                         # MOD_LC (106) = LOAD_LOCAL CONST MOD
                                         a = locals_[arg[0]]
                                         if type(a) is int:
                                             push(a % arg[1])
                                         else:
                                             push(mod(a, arg[1]))
-                                else:
-                                    if op < 108:
+                                    else:
                                         # ADD_LL_ST (107) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL
                                         a = locals_[arg[0]]
                                         b = locals_[arg[1]]
@@ -530,7 +518,8 @@ def run_plain(vm, closure, args):
                                             locals_[arg[2]] = a + b
                                         else:
                                             locals_[arg[2]] = add(a, b)
-                                    else:
+                                else:
+                                    if op < 109:
                                         # ADD_LC_ST (108) = LOAD_LOCAL CONST ADD STORE_LOCAL
                                         a = locals_[arg[0]]
                                         b = arg[1]
@@ -540,11 +529,7 @@ def run_plain(vm, closure, args):
                                             locals_[arg[2]] = a + b
                                         else:
                                             locals_[arg[2]] = add(a, b)
-                    else:
-                        if op < 129:
-                            if op < 123:
-                                if op < 118:
-                                    if op < 117:
+                                    else:
                                         if op < 112:
                                             if op < 111:
                                                 if op < 110:
@@ -618,26 +603,29 @@ def run_plain(vm, closure, args):
                                                             b = locals_[s1]
                                                             if not compare(kind, a, b):
                                                                 pc = t
-                                    else:
-                                        # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
-                                        s, k, _, _, pad, fcode = arg
-                                        a = locals_[s]
-                                        try:
-                                            if type(a) is int:
-                                                x = a - k
-                                            else:
-                                                x = sub(a, k)
-                                        except Exception:
-                                            vm.part = 2
-                                            raise
-                                        new = [x]
-                                        budget -= 1
-                                        if budget <= 0:
-                                            budget = vm.tick_call(budget, room - len(frames))
-                                        frames.append((code, pc, locals_))
-                                        code = fcode
-                                        locals_ = new + pad if pad else new
-                                        pc = 0
+                    else:
+                        if op < 129:
+                            if op < 123:
+                                if op < 118:
+                                    # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
+                                    s, k, _, _, pad, fcode = arg
+                                    a = locals_[s]
+                                    try:
+                                        if type(a) is int:
+                                            x = a - k
+                                        else:
+                                            x = sub(a, k)
+                                    except Exception:
+                                        vm.part = 2
+                                        raise
+                                    new = [x]
+                                    budget -= 1
+                                    if budget <= 0:
+                                        budget = vm.tick_call(budget, room - len(frames))
+                                    frames.append((code, pc, locals_))
+                                    code = fcode
+                                    locals_ = new + pad if pad else new
+                                    pc = 0
                                 else:
                                     if op < 119:
                                         # ADD_RETURN (118) = ADD RETURN
@@ -841,7 +829,7 @@ def run_plain(vm, closure, args):
                                     locals_[s] = v
                                     pc = t + 1
                             else:
-                                if op < 139:
+                                if op < 140:
                                     if op < 135:
                                         if op < 134:
                                             # CALL_BUILTIN1_L (133) = LOAD_LOCAL CALL_BUILTIN1
@@ -901,23 +889,24 @@ def run_plain(vm, closure, args):
                                                     locals_ += callee.captures
                                                 pc = 0
                                             else:
-                                                if op < 138:
-                                                    # CMP_C (137) = CONST CMP
-                                                    stack[-1] = compare(arg[1], stack[-1], arg[0])
-                                                else:
-                                                    # LT_C (138) = CONST LT
-                                                    a = stack[-1]
-                                                    if type(a) is int:
-                                                        stack[-1] = a < arg[0]
+                                                if op < 139:
+                                                    if op < 138:
+                                                        # CMP_C (137) = CONST CMP
+                                                        stack[-1] = compare(arg[1], stack[-1], arg[0])
                                                     else:
-                                                        stack[-1] = lt(a, arg[0])
+                                                        # LT_C (138) = CONST LT
+                                                        a = stack[-1]
+                                                        if type(a) is int:
+                                                            stack[-1] = a < arg[0]
+                                                        else:
+                                                            stack[-1] = lt(a, arg[0])
+                                                else:
+                                                    # CALL_BUILTIN2_C (139) = CONST CALL_BUILTIN2
+                                                    stack[-1] = arg[1](stack[-1], arg[0])
                                 else:
-                                    if op < 142:
-                                        if op < 141:
-                                            if op < 140:
-                                                # CALL_BUILTIN2_C (139) = CONST CALL_BUILTIN2
-                                                stack[-1] = arg[1](stack[-1], arg[0])
-                                            else:
+                                    if op < 146:
+                                        if op < 142:
+                                            if op < 141:
                                                 # INDEX_DECL (140) = INDEX DECLARE_LOCAL
                                                 i = pop()
                                                 x = pop()
@@ -933,30 +922,29 @@ def run_plain(vm, closure, args):
                                                 else:
                                                     v = index(x, i)
                                                 locals_[arg[0]] = v
-                                        else:
-                                            # ADD_C_SET_ITEM (141) = CONST ADD SET_ITEM_LOCAL
-                                            b = arg[0]
-                                            a = pop()
-                                            if type(a) is int:
-                                                r = a + b
-                                            elif type(a) is str and type(b) is str:
-                                                r = a + b
                                             else:
-                                                r = add(a, b)
-                                            k = pop()
-                                            try:
-                                                x = locals_[arg[1]]
-                                                if type(x) is dict and type(k) is str and refcount(x) <= 3:
-                                                    x[k] = r        # the usual case, inline: a text key into a map nothing else holds
-                                                elif refcount(x) <= 3 and ops.set_in_place(x, k, r):
-                                                    pass
+                                                # ADD_C_SET_ITEM (141) = CONST ADD SET_ITEM_LOCAL
+                                                b = arg[0]
+                                                a = pop()
+                                                if type(a) is int:
+                                                    r = a + b
+                                                elif type(a) is str and type(b) is str:
+                                                    r = a + b
                                                 else:
-                                                    locals_[arg[1]] = ops.set_item(x, k, r)
-                                            except Exception:
-                                                vm.part = 2
-                                                raise
-                                    else:
-                                        if op < 146:
+                                                    r = add(a, b)
+                                                k = pop()
+                                                try:
+                                                    x = locals_[arg[1]]
+                                                    if type(x) is dict and type(k) is str and refcount(x) <= 3:
+                                                        x[k] = r        # the usual case, inline: a text key into a map nothing else holds
+                                                    elif refcount(x) <= 3 and ops.set_in_place(x, k, r):
+                                                        pass
+                                                    else:
+                                                        locals_[arg[1]] = ops.set_item(x, k, r)
+                                                except Exception:
+                                                    vm.part = 2
+                                                    raise
+                                        else:
                                             if op < 144:
                                                 if op < 143:
                                                     # ADD_LC_RET (142) = LOAD_LOCAL CONST ADD RETURN
@@ -999,7 +987,8 @@ def run_plain(vm, closure, args):
                                                     # CALL_BUILTIN3_C (145) = CONST CALL_BUILTIN3
                                                     b = pop()
                                                     stack[-1] = arg[1](stack[-1], b, arg[0])
-                                        else:
+                                    else:
+                                        if op < 150:
                                             if op < 147:
                                                 # CALL_BUILTIN3_LLC (146) = LOAD_LOCAL LOAD_LOCAL CONST CALL_BUILTIN3
                                                 s, s1, k, fn, _, _ = arg
@@ -1052,6 +1041,20 @@ def run_plain(vm, closure, args):
                                                             vm.part = 0
                                                             raise
                                                         push(arg[1](a))
+                                        else:
+                                            if op < 151:
+                                                # CALL_BUILTIN_1 (150) = CALL_BUILTIN1
+                                                stack[-1] = arg[0](stack[-1])
+                                            else:
+                                                if op < 152:
+                                                    # CALL_BUILTIN_2 (151) = CALL_BUILTIN2
+                                                    b = pop()
+                                                    stack[-1] = arg[0](stack[-1], b)
+                                                else:
+                                                    # CALL_BUILTIN_3 (152) = CALL_BUILTIN3
+                                                    c = pop()
+                                                    b = pop()
+                                                    stack[-1] = arg[0](stack[-1], b, c)
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 vm.trace_frame(err, code, pc - 1)

@@ -366,7 +366,7 @@ def run_labels(vm, closure, args):
                         else:
                             if op < 43:
                                 if op < 42:
-                                    if op < 38:
+                                    if op < 39:
                                         if op < 37:
                                             if op < 36:
                                                 if op < 32:
@@ -474,86 +474,66 @@ def run_labels(vm, closure, args):
                                                 stamps = [vm.stamp] * len(locals_) if pcs else None
                                                 pc = 0
                                         else:
-                                            # CALL_TASK (37)
-                                            _, n, pad, fcode = arg
-                                            if n == 1:
-                                                new = [pop()]
-                                            elif n:
-                                                new = stack[-n:]
-                                                del stack[-n:]
+                                            if op < 38:
+                                                # CALL_TASK (37)
+                                                _, n, pad, fcode = arg
+                                                if n == 1:
+                                                    new = [pop()]
+                                                elif n:
+                                                    new = stack[-n:]
+                                                    del stack[-n:]
+                                                else:
+                                                    new = []
+                                                budget -= 1
+                                                if budget <= 0:
+                                                    budget = vm.tick_call(budget, room - len(frames))
+                                                frames.append((code, pc, locals_, stamps))
+                                                code = fcode
+                                                locals_ = new + pad if pad else new
+                                                stamps = [vm.stamp] * len(locals_) if pcs else None
+                                                pc = 0
                                             else:
-                                                new = []
-                                            budget -= 1
-                                            if budget <= 0:
-                                                budget = vm.tick_call(budget, room - len(frames))
-                                            frames.append((code, pc, locals_, stamps))
-                                            code = fcode
-                                            locals_ = new + pad if pad else new
-                                            stamps = [vm.stamp] * len(locals_) if pcs else None
-                                            pc = 0
+                                                # CALL_BUILTIN (38)
+                                                fn, n, labelled2 = arg
+                                                # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
+                                                # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
+                                                # One to three arguments: the decoder makes it CALL_BUILTIN_1..3 (no slices).
+                                                if n:
+                                                    a = stack[-n:]
+                                                    del stack[-n:]
+                                                    if (vm.pc or Labeled in map(type, a)):
+                                                        push(labelled2(vm, *a))
+                                                    else:
+                                                        push(fn(*a))
+                                                elif vm.pc:
+                                                    push(labelled2(vm))
+                                                else:
+                                                    push(fn())
                                     else:
-                                        if op < 39:
-                                            # CALL_BUILTIN (38)
-                                            fn, n, labelled2 = arg
-                                            # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
-                                            # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
-                                            if n == 1:
-                                                a = stack[-1]
-                                                if (type(a) is Labeled or vm.pc):
-                                                    stack[-1] = labelled2(vm, a)
-                                                else:
-                                                    stack[-1] = fn(a)
-                                            elif n == 2:            # no slices for the usual counts
-                                                b = pop()
-                                                a = stack[-1]
-                                                if (type(a) is Labeled or type(b) is Labeled or vm.pc):
-                                                    stack[-1] = labelled2(vm, a, b)
-                                                else:
-                                                    stack[-1] = fn(a, b)
-                                            elif n == 3:
-                                                c = pop()
-                                                b = pop()
-                                                a = stack[-1]
-                                                if (type(a) is Labeled or type(b) is Labeled or type(c) is Labeled or vm.pc):
-                                                    stack[-1] = labelled2(vm, a, b, c)
-                                                else:
-                                                    stack[-1] = fn(a, b, c)
-                                            elif n:
-                                                a = stack[-n:]
-                                                del stack[-n:]
-                                                if (vm.pc or Labeled in map(type, a)):
-                                                    push(labelled2(vm, *a))
-                                                else:
-                                                    push(fn(*a))
-                                            elif vm.pc:
-                                                push(labelled2(vm))
-                                            else:
-                                                push(fn())
+                                        if op < 40:
+                                            # RETURN (39)
+                                            val = pop()
+                                            if pcs:
+                                                if vm.pc:
+                                                    val = _join(val, vm.pc)
+                                                drop_frames(vm, base_depth + len(frames))
+                                            if not frames:
+                                                return val
+                                            code, pc, locals_, stamps = frames.pop()
+                                            push(val)
                                         else:
-                                            if op < 40:
-                                                # RETURN (39)
-                                                val = pop()
-                                                if pcs:
-                                                    if vm.pc:
-                                                        val = _join(val, vm.pc)
-                                                    drop_frames(vm, base_depth + len(frames))
-                                                if not frames:
-                                                    return val
-                                                code, pc, locals_, stamps = frames.pop()
-                                                push(val)
+                                            if op < 41:
+                                                # TRY_BEGIN (40)
+                                                vm.stamp += 1
+                                                entry = [EMPTY, base_depth + len(frames), arg[1], vm.stamp, True]
+                                                vm.pc_stack.append(entry)
+                                                vm.try_entries.append(entry)
+                                                handlers.append((arg[0], len(stack), len(frames), entry))
                                             else:
-                                                if op < 41:
-                                                    # TRY_BEGIN (40)
-                                                    vm.stamp += 1
-                                                    entry = [EMPTY, base_depth + len(frames), arg[1], vm.stamp, True]
-                                                    vm.pc_stack.append(entry)
-                                                    vm.try_entries.append(entry)
-                                                    handlers.append((arg[0], len(stack), len(frames), entry))
-                                                else:
-                                                    # TRY_END (41)
-                                                    entry = handlers.pop()[3]
-                                                    if entry in vm.try_entries:
-                                                        vm.try_entries.remove(entry)
+                                                # TRY_END (41)
+                                                entry = handlers.pop()[3]
+                                                if entry in vm.try_entries:
+                                                    vm.try_entries.remove(entry)
                                 else:
                                     # PC_RELEASE (42)
                                     if pcs:     # vm.pc_stack, mutated in place only
@@ -1240,7 +1220,7 @@ def run_labels(vm, closure, args):
                                         raise
                                     pc = t + 1
                             else:
-                                if op < 139:
+                                if op < 140:
                                     if op < 135:
                                         if op < 134:
                                             # CALL_BUILTIN1_L (133) = LOAD_LOCAL CALL_BUILTIN1
@@ -1326,35 +1306,36 @@ def run_labels(vm, closure, args):
                                                 stamps = [vm.stamp] * len(locals_) if pcs else None
                                                 pc = 0
                                             else:
-                                                if op < 138:
-                                                    # CMP_C (137) = CONST CMP
-                                                    k, kind = arg
-                                                    a = stack[-1]
-                                                    if (type(a) is Labeled):
-                                                        stack[-1] = _binary(vm, _CMP[kind], a, k, kind < 3)
+                                                if op < 139:
+                                                    if op < 138:
+                                                        # CMP_C (137) = CONST CMP
+                                                        k, kind = arg
+                                                        a = stack[-1]
+                                                        if (type(a) is Labeled):
+                                                            stack[-1] = _binary(vm, _CMP[kind], a, k, kind < 3)
+                                                        else:
+                                                            stack[-1] = compare(kind, a, k)
                                                     else:
-                                                        stack[-1] = compare(kind, a, k)
+                                                        # LT_C (138) = CONST LT
+                                                        a = stack[-1]
+                                                        if type(a) is int:
+                                                            stack[-1] = a < arg[0]
+                                                        elif (type(a) is Labeled):
+                                                            stack[-1] = _binary(vm, lt, a, arg[0])
+                                                        else:
+                                                            stack[-1] = lt(a, arg[0])
                                                 else:
-                                                    # LT_C (138) = CONST LT
+                                                    # CALL_BUILTIN2_C (139) = CONST CALL_BUILTIN2
+                                                    k, fn, _, labelled = arg
                                                     a = stack[-1]
-                                                    if type(a) is int:
-                                                        stack[-1] = a < arg[0]
-                                                    elif (type(a) is Labeled):
-                                                        stack[-1] = _binary(vm, lt, a, arg[0])
+                                                    if (type(a) is Labeled or vm.pc):
+                                                        stack[-1] = labelled(vm, a, k)
                                                     else:
-                                                        stack[-1] = lt(a, arg[0])
+                                                        stack[-1] = fn(a, k)
                                 else:
-                                    if op < 142:
-                                        if op < 141:
-                                            if op < 140:
-                                                # CALL_BUILTIN2_C (139) = CONST CALL_BUILTIN2
-                                                k, fn, _, labelled = arg
-                                                a = stack[-1]
-                                                if (type(a) is Labeled or vm.pc):
-                                                    stack[-1] = labelled(vm, a, k)
-                                                else:
-                                                    stack[-1] = fn(a, k)
-                                            else:
+                                    if op < 146:
+                                        if op < 142:
+                                            if op < 141:
                                                 # INDEX_DECL (140) = INDEX DECLARE_LOCAL
                                                 i = pop()
                                                 x = pop()
@@ -1384,32 +1365,31 @@ def run_labels(vm, closure, args):
                                                 except Exception:
                                                     vm.part = 1
                                                     raise
-                                        else:
-                                            # ADD_C_SET_ITEM (141) = CONST ADD SET_ITEM_LOCAL
-                                            k0, s = arg
-                                            a = pop()
-                                            if type(a) is int:
-                                                r = a + k0
-                                            elif type(a) is str and type(k0) is str:
-                                                r = a + k0
-                                            elif (type(a) is Labeled):
-                                                r = _binary(vm, add, a, k0)
                                             else:
-                                                r = add(a, k0)
-                                            k = pop()
-                                            try:
-                                                x = locals_[s]
-                                                if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(r) is not Labeled and not vm.pc:
-                                                    x[k] = r        # the usual case, inline: a text key into a map nothing else holds
-                                                elif type(r) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, r):
-                                                    pass
+                                                # ADD_C_SET_ITEM (141) = CONST ADD SET_ITEM_LOCAL
+                                                k0, s = arg
+                                                a = pop()
+                                                if type(a) is int:
+                                                    r = a + k0
+                                                elif type(a) is str and type(k0) is str:
+                                                    r = a + k0
+                                                elif (type(a) is Labeled):
+                                                    r = _binary(vm, add, a, k0)
                                                 else:
-                                                    _store(vm, locals_, stamps, s, _set_item_precise(vm, x, k, r), _local_name(vm.owner[id(code)], s))
-                                            except Exception:
-                                                vm.part = 2
-                                                raise
-                                    else:
-                                        if op < 146:
+                                                    r = add(a, k0)
+                                                k = pop()
+                                                try:
+                                                    x = locals_[s]
+                                                    if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(r) is not Labeled and not vm.pc:
+                                                        x[k] = r        # the usual case, inline: a text key into a map nothing else holds
+                                                    elif type(r) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, r):
+                                                        pass
+                                                    else:
+                                                        _store(vm, locals_, stamps, s, _set_item_precise(vm, x, k, r), _local_name(vm.owner[id(code)], s))
+                                                except Exception:
+                                                    vm.part = 2
+                                                    raise
+                                        else:
                                             if op < 144:
                                                 if op < 143:
                                                     # ADD_LC_RET (142) = LOAD_LOCAL CONST ADD RETURN
@@ -1477,7 +1457,8 @@ def run_labels(vm, closure, args):
                                                         stack[-1] = labelled(vm, a, b, k)
                                                     else:
                                                         stack[-1] = fn(a, b, k)
-                                        else:
+                                    else:
+                                        if op < 150:
                                             if op < 147:
                                                 # CALL_BUILTIN3_LLC (146) = LOAD_LOCAL LOAD_LOCAL CONST CALL_BUILTIN3
                                                 s, s1, k, fn, _, labelled = arg
@@ -1562,6 +1543,32 @@ def run_labels(vm, closure, args):
                                                             push(labelled(vm, a))
                                                         else:
                                                             push(fn(a))
+                                        else:
+                                            if op < 151:
+                                                # CALL_BUILTIN_1 (150) = CALL_BUILTIN1
+                                                a = stack[-1]
+                                                if (type(a) is Labeled or vm.pc):
+                                                    stack[-1] = arg[2](vm, a)
+                                                else:
+                                                    stack[-1] = arg[0](a)
+                                            else:
+                                                if op < 152:
+                                                    # CALL_BUILTIN_2 (151) = CALL_BUILTIN2
+                                                    b = pop()
+                                                    a = stack[-1]
+                                                    if (type(a) is Labeled or type(b) is Labeled or vm.pc):
+                                                        stack[-1] = arg[2](vm, a, b)
+                                                    else:
+                                                        stack[-1] = arg[0](a, b)
+                                                else:
+                                                    # CALL_BUILTIN_3 (152) = CALL_BUILTIN3
+                                                    c = pop()
+                                                    b = pop()
+                                                    a = stack[-1]
+                                                    if (type(a) is Labeled or type(b) is Labeled or type(c) is Labeled or vm.pc):
+                                                        stack[-1] = arg[2](vm, a, b, c)
+                                                    else:
+                                                        stack[-1] = arg[0](a, b, c)
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 if vm.pc:

@@ -62,6 +62,9 @@ TABLE = [
 INTERNAL = [
     ('JUMP_BACK', 100, 'a backward JUMP: also where step and time limits are checked'),
     ('CALL_VM_BUILTIN', 101, 'CALL_BUILTIN of a builtin that needs the VM (capabilities, calls)'),
+    ('CALL_BUILTIN_1', 150, 'CALL_BUILTIN b 1'),
+    ('CALL_BUILTIN_2', 151, 'CALL_BUILTIN b 2'),
+    ('CALL_BUILTIN_3', 152, 'CALL_BUILTIN b 3'),
     ('LOAD_LOCAL2', 102, 'LOAD_LOCAL a; LOAD_LOCAL b'),
     ('ADD_LL', 103, 'LOAD_LOCAL a; LOAD_LOCAL b; ADD'),
     ('ADD_LC', 104, 'LOAD_LOCAL a; CONST c; ADD'),
@@ -165,6 +168,9 @@ FIELDS = {
     49: ('s',),  # ADD_TO_LOCAL
     100: ('t',),  # JUMP_BACK
     101: ('fn', 'n'),  # CALL_VM_BUILTIN
+    150: ('fn', 'n', 'labelled'),  # CALL_BUILTIN_1
+    151: ('fn', 'n', 'labelled'),  # CALL_BUILTIN_2
+    152: ('fn', 'n', 'labelled'),  # CALL_BUILTIN_3
     102: ('s', 's'),  # LOAD_LOCAL2
     103: ('s', 's'),  # ADD_LL
     104: ('s', 'k'),  # ADD_LC
@@ -228,15 +234,15 @@ FLOW = {1: 'next', 2: 'next', 3: 'next', 4: 'next', 5: 'next', 6: 'next', 7: 'ne
     'jump', 30: 'branch', 31: 'keep_or_pop', 32: 'keep_or_pop', 33: 'next', 34: 'next',
     35: 'for_iter', 36: 'next', 37: 'next', 38: 'next', 39: 'return', 40: 'try', 41:
     'next', 42: 'next', 43: 'branch', 44: 'next', 45: 'next', 46: 'next', 47: 'next', 48:
-    'next', 49: 'next', 100: 'jump', 101: 'next', 102: 'next', 103: 'next', 104: 'next',
-    105: 'next', 106: 'next', 107: 'next', 108: 'next', 109: 'next', 110: 'branch', 111:
-    'branch', 112: 'branch', 113: 'branch', 114: 'next', 115: 'branch', 116: 'branch',
-    117: 'next', 118: 'next', 119: 'next', 120: 'next', 121: 'next', 122: 'next', 123:
-    'branch', 125: 'next', 126: 'next', 127: 'next', 131: 'next', 136: 'next', 133:
-    'next', 134: 'next', 137: 'next', 138: 'next', 139: 'next', 145: 'next', 146: 'next',
-    135: 'next', 140: 'next', 141: 'next', 142: 'next', 143: 'next', 144: 'next', 148:
-    'next', 149: 'next', 147: 'branch', 132: 'branch', 128: 'next', 129: 'next', 130:
-    'next', 124: 'branch'}
+    'next', 49: 'next', 100: 'jump', 101: 'next', 150: 'next', 151: 'next', 152: 'next',
+    102: 'next', 103: 'next', 104: 'next', 105: 'next', 106: 'next', 107: 'next', 108:
+    'next', 109: 'next', 110: 'branch', 111: 'branch', 112: 'branch', 113: 'branch', 114:
+    'next', 115: 'branch', 116: 'branch', 117: 'next', 118: 'next', 119: 'next', 120:
+    'next', 121: 'next', 122: 'next', 123: 'branch', 125: 'next', 126: 'next', 127:
+    'next', 131: 'next', 136: 'next', 133: 'next', 134: 'next', 137: 'next', 138: 'next',
+    139: 'next', 145: 'next', 146: 'next', 135: 'next', 140: 'next', 141: 'next', 142:
+    'next', 143: 'next', 144: 'next', 148: 'next', 149: 'next', 147: 'branch', 132:
+    'branch', 128: 'next', 129: 'next', 130: 'next', 124: 'branch'}
 
 # Stack pictures: (inputs -- outputs), deepest first; x[n] is n values
 PICTURES = {
@@ -391,6 +397,12 @@ FUSED = [
      lambda A, i, code, n, targets, better_later: True),  # CONST2
     (130, ({5: None}, {3: None},), 0,
      lambda A, i, code, n, targets, better_later: True),  # DECLARE_LOCAL_LOAD
+    (150, ({38: None},), 0,
+     lambda A, i, code, n, targets, better_later: A[0][1] == 1),  # CALL_BUILTIN_1
+    (151, ({38: None},), 0,
+     lambda A, i, code, n, targets, better_later: A[0][1] == 2),  # CALL_BUILTIN_2
+    (152, ({38: None},), 0,
+     lambda A, i, code, n, targets, better_later: A[0][1] == 3),  # CALL_BUILTIN_3
 ]
 
 # Threaded superinstructions: (jump, the superinstruction at its target, the

@@ -131,8 +131,7 @@ def _run_file(report, path, select, verbose, values, provider):
     try:
         return _run_tests(report, entry, program, source, opts, captured, select, verbose)
     finally:
-        if opts.mcp is not None:    # the file's MCP servers stop with its tests
-            opts.mcp.close()
+        api._release(opts)          # the file's MCP servers and audit file end with its tests
 
 
 def _run_tests(report, entry, program, source, opts, captured, select, verbose):

@@ -110,9 +110,7 @@ def decode_function(func, program, tasks, builtins, pads, labels, superinstructi
         out, positions, words = _with_release_points(out, positions, words)
     if superinstructions:
         return fuse(out, positions, words, labels)
-    plain = Positions()
-    plain += positions
-    return out, plain, words
+    return out, Positions(positions), words
 
 
 def _with_release_points(code, positions, words):
@@ -231,8 +229,8 @@ class Positions(list):
     """The source position of each decoded instruction. `parts[i]`, for a superinstruction
     at i: the position of each of its parts, for the part that raised (vm.part)."""
 
-    def __init__(self):
-        super().__init__()
+    def __init__(self, items=()):
+        super().__init__(items)
         self.parts = {}
 
 

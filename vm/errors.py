@@ -4,7 +4,7 @@ Exit codes (SPEC section 13): 1 compile/runtime error, 2 usage, 3 ceiling or
 label_violation, 4 resource limit, 70 internal error.
 """
 
-EMPTY = frozenset()
+from synsema.vm.values import EMPTY     # no labels: one frozenset for the whole VM
 
 
 class SynError(Exception):

@@ -5,7 +5,7 @@
 `compare` orders two numbers or two texts and refuses everything else.
 """
 from synsema.vm.errors import SynError
-from synsema.vm.values import Closure, Labeled, type_name
+from synsema.vm.values import Closure, plain, type_name
 
 
 def _eq(a, b):
@@ -54,14 +54,10 @@ def _eq(a, b):
             # captures with Python's ==, where true == 1 and a shared nan equals itself).
             if a.func is not b.func or len(a.captures) != len(b.captures):
                 return False
-            pairs.extend(zip(map(_plain, a.captures), map(_plain, b.captures)))
+            pairs.extend(zip(map(plain, a.captures), map(plain, b.captures)))
         elif a != b:            # str, int, float, bool, None, a host tool
             return False
     return True
-
-
-def _plain(v):
-    return v.v if type(v) is Labeled else v
 
 
 def equal(a, b):

@@ -10,7 +10,7 @@ arguments.
 """
 
 from synsema.vm.ops import list_index as ops_list_index
-from synsema.vm.values import EMPTY, Labeled, norm_key
+from synsema.vm.values import EMPTY, Labeled, norm_key, plain
 
 
 def labels_of(x):
@@ -24,12 +24,13 @@ def _child(x):
     return None
 
 
-def _make(plain, shape, children, labels):
-    """The container `plain` with that shape label and children (None: none labelled)."""
+def _make(bare, shape, children, labels):
+    """The plain container `bare` with that shape label and children (None: none
+    labelled)."""
     if children is None or not any(children.values() if type(children) is dict
                                    else children):
-        return Labeled(plain, shape) if shape else plain
-    return Labeled(plain, labels | shape, (shape, children))
+        return Labeled(bare, shape) if shape else bare
+    return Labeled(bare, labels | shape, (shape, children))
 
 
 def build_list(items, pc):
@@ -174,10 +175,6 @@ def shape_of(x):
 # the builtin's plain function. An error carries, and inside a try taints, only what
 # decides whether it is raised: the container's shape and the key.
 
-def _plain(x):
-    return x.v if type(x) is Labeled else x
-
-
 def _call(vm, fn, labels, *args):
     if labels and vm.try_entries:
         vm.taint_try(labels)
@@ -195,7 +192,7 @@ def labels_by_shape(fn):
     in its shape), never on the elements."""
     def call(vm, x):
         shape = shape_of(x)
-        r = _call(vm, fn, shape, _plain(x))
+        r = _call(vm, fn, shape, plain(x))
         labels = shape | vm.pc
         return Labeled(r, labels) if labels else r
     return call
@@ -204,9 +201,9 @@ def labels_by_shape(fn):
 def labels_get(fn):
     def call(vm, m, k, default=None):
         kl = labels_of(k)
-        mv, kv = _plain(m), _plain(k)
+        mv, kv = plain(m), plain(k)
         shape = shape_of(m) | kl
-        r = _call(vm, fn, shape, mv, kv, _plain(default))
+        r = _call(vm, fn, shape, mv, kv, plain(default))
         if type(mv) is not dict:        # a list's or a text's item: the whole, as before
             labels = labels_of(m) | kl | labels_of(default) | vm.pc
             return Labeled(r, labels) if labels else r
@@ -231,8 +228,8 @@ def set_at(vm, fn, x, k, v):
     ops.set_item; the builtin put): the element takes v's label, the shape the key's and
     the pc; the new value never decides whether setting raises."""
     kl = labels_of(k)
-    xv, kv = _plain(x), _plain(k)
-    r = _call(vm, fn, shape_of(x) | kl, xv, kv, _plain(v))
+    xv, kv = plain(x), plain(k)
+    r = _call(vm, fn, shape_of(x) | kl, xv, kv, plain(v))
     where = ops_list_index(xv, kv) if type(xv) is list else norm_key(kv)
     return set_element(x, r, where, v, kl | vm.pc)
 
@@ -240,7 +237,7 @@ def set_at(vm, fn, x, k, v):
 def append_to(vm, fn, xs, v):
     """xs with v appended, by the plain operation `fn` (ops.append; the builtin append):
     each element keeps its label; whether it raises depends on the shape alone."""
-    r = _call(vm, fn, shape_of(xs), _plain(xs), _plain(v))
+    r = _call(vm, fn, shape_of(xs), plain(xs), plain(v))
     return appended(xs, r, v, vm.pc)
 
 

@@ -81,6 +81,11 @@ class Labeled:
         return f"Labeled({self.v!r}, {sorted(self.l)})"
 
 
+def plain(v):
+    """The value without its labels."""
+    return v.v if type(v) is Labeled else v
+
+
 class Closure:
     """A task or lambda value: the function's code plus the values it captured."""
     __slots__ = ("func", "captures")

@@ -39,6 +39,16 @@ class Counted(list):
         return list.__getitem__(self, i)
 
 
+def _counted(vm):
+    """The VM's code lists as Counted ones, direct calls relinked to them as the VM links
+    its own (vm.machine.link_callees); {Function: Counted}."""
+    from synsema.vm.machine import link_callees
+    counted = {f: Counted(code, collections.Counter()) for f, code in vm.decoded.items()}
+    vm.decoded.update(counted)
+    link_callees(vm.decoded)
+    return counted
+
+
 def programs(paths, general, twins_only=False):
     out = {}
     for pat in [] if general or twins_only else paths or CORPUS:
@@ -68,15 +78,7 @@ def profile(source, name, fused):
         vm = VM(prog, Options(out=io.StringIO().write, max_steps=3_000_000, timeout=30))
     finally:
         machine.decode_function = real
-    from synsema.vm import opcodes as O
-    counted = {}
-    for f, code in vm.decoded.items():
-        vm.decoded[f] = counted[f] = Counted(code, collections.Counter())
-    for code in counted.values():       # direct calls carry their callee's code list
-        for i, (op, a) in enumerate(code):
-            if op in O.CALLEE_AT:
-                callee, slot = O.CALLEE_AT[op]
-                list.__setitem__(code, i, (op, a[:slot] + (counted[a[callee]],) + a[slot + 1:]))
+    counted = _counted(vm)
     try:
         vm.run_main()
     except Exception:               # noqa: BLE001 - a failing program still counts
@@ -114,13 +116,7 @@ def weights(progs, labels):
             continue
         vm = VM(prog, Options(labels=labels, out=io.StringIO().write, max_steps=3_000_000,
                               timeout=30))
-        counted = {f: Counted(code, collections.Counter()) for f, code in vm.decoded.items()}
-        vm.decoded.update(counted)
-        for code in counted.values():
-            for i, (op, a) in enumerate(code):
-                if op in O.CALLEE_AT:
-                    callee, slot = O.CALLEE_AT[op]
-                    list.__setitem__(code, i, (op, a[:slot] + (counted[a[callee]],) + a[slot + 1:]))
+        counted = _counted(vm)
         try:
             vm.run_main()
         except Exception:       # noqa: BLE001

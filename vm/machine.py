@@ -117,13 +117,7 @@ class VM:
             self.owner[id(code)] = f
             self.positions[id(code)] = positions
             self.words[id(code)] = words
-        # A direct call carries its callee's decoded code, saving a lookup per call.
-        for code in self.decoded.values():
-            for i, (op, a) in enumerate(code):
-                at = O.CALLEE_AT.get(op)
-                if at is not None:
-                    callee, slot = at
-                    code[i] = (op, a[:slot] + (self.decoded[a[callee]],) + a[slot + 1:])
+        link_callees(self.decoded)
         if self.labels:
             from synsema.vm.loop_labels_fast import run_labels
             self._run = run_labels
@@ -338,6 +332,17 @@ class VM:
     def after_caught(self, err):
         if self.labels and err.labels:
             self.taint_try(err.labels)
+
+
+def link_callees(decoded):
+    """A direct call carries its callee's decoded code, saving a lookup per call
+    (decoded: Function -> its code list)."""
+    for code in decoded.values():
+        for i, (op, a) in enumerate(code):
+            at = O.CALLEE_AT.get(op)
+            if at is not None:
+                callee, slot = at
+                code[i] = (op, a[:slot] + (decoded[a[callee]],) + a[slot + 1:])
 
 
 def _stdout_write(text):

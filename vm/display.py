@@ -98,13 +98,7 @@ def display(v):
     if t is str:
         return v
     if t is int:
-        return int_text(v)      # format_number's int case, one call fewer: text(i) is common
+        return int_text(v)      # _scalar's int case, one call fewer: text(i) is common
     if t is list or t is dict:
         return _show(v)
-    if t is float:
-        return format_number(v)
-    if t is bool:
-        return "true" if v else "false"
-    if v is None:
-        return "nothing"
-    return str(v)
+    return _scalar(v)           # the same form as inside a container, texts aside

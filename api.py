@@ -212,12 +212,16 @@ def _env_provider(flags):
     return LLMProvider(config) if config is not None else None
 
 
+def _reaches_model(program):
+    """Does the program `require llm`, at the top level or in a task?"""
+    return any(c[0] == "llm" for f in [program, *program.functions] for c in f.requires)
+
+
 def _llm_for(program, provider, flags):
     """The provider a run talks to. Read only for a program that can reach a model at all
-    (`require llm` at top level or in a task): a shell with both OPENAI_API_KEY and
-    ANTHROPIC_API_KEY set must not stop a program that never calls a model."""
-    if not any(c[0] == "llm" for c in program.requires) and not any(
-            c[0] == "llm" for f in program.functions for c in f.requires):
+    (_reaches_model): a shell with both OPENAI_API_KEY and ANTHROPIC_API_KEY set must not
+    stop a program that never calls a model."""
+    if not _reaches_model(program):
         return None
     if provider is None:
         return _env_provider(flags or {})

@@ -101,7 +101,7 @@ def trace_offline(program, values, provider=None):
     if not values.get("trace"):
         return
     prog = program._program
-    if not any(c[0] == "llm" for f in [prog, *prog.functions] for c in f.requires):
+    if not api._reaches_model(prog):
         return          # the program cannot call a model
     if provider is None:
         if api._llm_for(prog, None, llm_flags(values)) is not None:

@@ -35,6 +35,9 @@ def test_every_instruction_and_superinstruction_is_in_both_loops():
                 continue
             assert f"# {ins['name']} ({ins['code']})" in text, f"{path} lacks {ins['name']}"
         for f in ns["FUSED"]:
+            if f.get("labels_only") and not labels:
+                assert f"# {f['name']} (" not in text, f"{path} has labels-only {f['name']}"
+                continue
             assert f"# {f['name']} ({f['code']}) = {' '.join(f['parts'])}" in text
 
 
@@ -105,6 +108,40 @@ _ERRORS = [
 ]
 PROGRAMS += [e.format(i=i, k=k) for e in _ERRORS
              for i, k in (("0", "5"), ("3", "0"), ("\"x\"", "0"), ("0", "\"y\""))]
+# The statement that ends a `for each` body, fused with the jump back (vm.decode._tails):
+# each kind, when it works, when it fails, and when a `when` jumps past it to the same
+# jump back. {x} is the list looped over: numbers, then a text among them.
+_TAILS = [
+    "let t be 0\nfor each x in {x}\n    set t to x * 2\nprint(t)\n",
+    "let t be 0\nfor each x in {x}\n    set t to t + abs(x)\nprint(t)\n",
+    "let t be 0\nfor each x in {x}\n    set t to t + x\nprint(t)\n",
+    "let n be 0\nfor each x in {x}\n    when x == 3\n        set n to text(n)\n    set n to n + 1\n"
+    "print(n)\n",
+    "let ys be []\nfor each x in {x}\n    when x != 2\n        set ys to append(ys, x * 3)\n"
+    "print(ys)\n",
+    "let m be {{}}\nfor each x in {x}\n    set m[x] to 1\nprint(m)\n",
+    "let m be {{}}\nfor each x in {x}\n    when x == 3\n        set m[\"k\"] to \"three\"\n"
+    "    set m[\"k\"] to get(m, \"k\", 0) + 1\nprint(m)\n",
+    "task dot(a, b)\n    let s be 0\n    for each i in range(len(a))\n        set s to s + a[i] * b[i]\n"
+    "    give s\nprint(dot({x}, [1, 2, 3]))\n",
+    "let s be private(3, \"s\")\nlet t be 0\nfor each x in {x}\n    when s > 2\n"
+    "        set t to t + x\nprint(declassify(t, \"ok\"))\n",
+]
+PROGRAMS += [e.format(x=x) for e in _TAILS for x in ("[1, 2, 3]", "[1, 2, \"a\"]", "[[1], 2]")]
+# A `while` loop's jump back running its test in place, and with the counter step before
+# it; {n} is the bound: a number, then one the test or the step cannot compare or add.
+_WHILES = [
+    "let i be 0\nlet t be 0\nwhile i < {n}\n    set t to t + i\n    set i to i + 1\nprint(t)\n",
+    "let n be {n}\nlet i be 0\nwhile i < n\n    set i to i + 1\nprint(i)\n",
+    "let i be {n}\nwhile i > 0\n    set i to i - 1\nprint(i)\n",
+    "let i be 0\nlet n be {n}\nwhile i <= n\n    set i to i + 2\nprint(i)\n",
+    "let i be 0\nlet n be {n}\nwhile n >= i\n    set i to i + 1\n    when i == 3\n        set i to \"x\"\n"
+    "print(i)\n",
+]
+PROGRAMS += [e.format(n=n) for e in _WHILES for n in ("5", "2.5", "\"a\"", "[1]")]
+# A bound with a label: the test raises the pc in the loop (and a `set` under it is refused).
+PROGRAMS += ["let n be private(3, \"s\")\n" + e.format(n="n") for e in _WHILES
+             if "let n" not in e]
 
 
 def _run(source, labels, fuse=True):
@@ -133,6 +170,28 @@ def test_superinstructions_agree_with_their_parts(source):
     # Labels on or off, a program without private data prints the same.
     if "private" not in source:
         assert _run(source, False) == _run(source, True)
+
+
+@pytest.mark.parametrize("source", [_TAILS[i].format(x="range(100)") for i in (0, 1, 2, 4, 5, 8)]
+                         + [_TAILS[7].replace("[1, 2, 3]", "{x}").format(x="range(100)")]
+                         + [e.format(n="100") for e in _WHILES[:4]])
+def test_a_step_limit_in_a_fused_loop_end_is_where_the_loop_jumps_back(source):
+    # The limit is met at the jump back, fused or not (the count of steps differs).
+    def limit(fuse):
+        prog = compile_source(source, "t.syn")
+        real = machine.decode_function
+        if not fuse:
+            machine.decode_function = functools.partial(decode.decode_function,
+                                                        superinstructions=False)
+        try:
+            vm = VM(prog, Options(out=io.StringIO().write, max_steps=60))
+        finally:
+            machine.decode_function = real
+        with pytest.raises(SynError) as e:
+            vm.run_main()
+        return e.value.message, [t[1:] for t in e.value.trace]
+    assert limit(True) == limit(False)
+    assert "step limit" in limit(True)[0]
 
 
 def test_one_program_runs_in_plain_and_labels_vms_side_by_side():

@@ -28,40 +28,42 @@ TABLE = "vm/optable.py"
 # runs, averaged over the programs; one missing here (a new one) has DEFAULT_WEIGHT until
 # measured.
 WEIGHT = {
-    'FOR_BACK': 76, 'MOD_LC_EQ_C_JF': 73, 'LOAD_LOCAL': 68, 'CALL1_SUB_LC': 43,
-    'INDEX_LLL': 39, 'CONST': 38, 'LT_LC_RET_LOCAL': 36, 'ADD_LC_ST': 36, 'MOD_LC': 29,
-    'ADD': 29, 'MUL_LC': 29, 'CONST2': 28, 'LT_LC_JF': 27, 'JUMP_BACK': 27, 'FIELD_L': 23,
-    'ADD_RETURN': 22, 'CALL_BUILTIN1_L': 21, 'MUL_ADD_TO': 19, 'CALL_BUILTIN_1': 19,
-    'BUILD_MAP': 19, 'ADD_LL_ST': 19, 'ADD_C': 18, 'MOD': 18, 'RETURN': 17,
-    'DECLARE_LOCAL_LOAD': 15, 'APPEND_LOCAL': 15, 'CALL_TASK': 13, 'INDEX_DECL': 12,
-    'SET_ITEM_LOCAL': 12, 'INDEX': 11, 'JUMP_IF_FALSE': 11, 'CALL_BUILTIN3_LLC': 11,
-    'ADD_C_SET_ITEM': 11, 'ADD_TO_LOCAL': 10, 'JUMP': 10, 'CALL_BUILTIN2_C': 6,
-    'CMP_LC_JF': 6, 'CALL1_LL': 6, 'CALL': 6, 'LOAD_LOCAL2': 6, 'CMP_C': 5,
-    'INDEX_CALL1': 5, 'BUILD_LIST': 5, 'ADD_LC_RET': 4, 'MUL_LC_RET': 4, 'SUB_LC_RET': 4,
-    'ADD_ST': 4, 'SUB_LL_ST': 4, 'FIELD': 3, 'AND_JUMP': 3, 'STORE_LOCAL': 3,
-    'CALL_VM_BUILTIN': 2, 'CHECK_BOOL': 2, 'ADD_LC': 2, 'CALL_BUILTIN_2': 2, 'EQ_C_JF': 2,
-    'TRY_BEGIN': 2, 'CALL_BUILTIN_3': 2, 'DECLARE_LOCAL': 1, 'TRY_END': 1, 'MUL': 1,
-    'JUMP_IF_SET': 1, 'ITER_START': 1, 'FOR_ITER_DECL': 1, 'ADD_LL': 1, 'INDEX_LL': 1,
-    'GT': 1, 'CALL_VM_BUILTIN_POP': 1, 'FIELD_CALL1': 1, 'RETURN_LOCAL': 1,
-    'MAKE_LAMBDA': 1,
+    'MOD_LC_EQ_C_JF': 92, 'LOAD_LOCAL': 75, 'INDEX_LLL': 51, 'CALL1_SUB_LC': 43,
+    'CONST': 40, 'LT_LC_RET_LOCAL': 36, 'ADD_LC_ST_LT_LC_BACK': 34, 'MUL_LC': 34,
+    'MOD_LC': 33, 'ADD': 31, 'CONST2': 29, 'MUL_ADD_TO_BACK': 25, 'FOR_BACK': 24,
+    'FIELD_L': 24, 'ADD_LL_ST_BACK': 23, 'CALL_BUILTIN_1': 23, 'CALL_BUILTIN1_L': 22,
+    'ADD_RETURN': 22, 'BUILD_MAP': 19, 'ADD_C': 19, 'MOD': 19, 'RETURN': 18,
+    'DECLARE_LOCAL_LOAD': 16, 'CALL_TASK': 13, 'APPEND_LOCAL': 13, 'SET_ITEM_LOCAL': 13,
+    'INDEX_DECL': 13, 'ADD_LC_ST': 12, 'JUMP': 12, 'INDEX': 12, 'JUMP_IF_FALSE': 11,
+    'CALL_BUILTIN3_LLC': 11, 'ADD_TO_LOCAL_BACK': 7, 'CALL1_LL': 7, 'CALL': 7,
+    'CALL_BUILTIN2_C': 6, 'CMP_LC_JF': 6, 'LOAD_LOCAL2': 6, 'ADD_C_SET_ITEM': 6,
+    'INDEX_CALL1': 6, 'ADD_C_SET_ITEM_BACK': 6, 'CMP_C': 6, 'BUILD_LIST': 5,
+    'APPEND_LOCAL_BACK': 5, 'ADD_TO_LOCAL': 5, 'SUB_LL_ST': 5, 'ADD_ST': 5, 'ADD_LC_RET': 5,
+    'MUL_LC_RET': 5, 'SUB_LC_RET': 5, 'FIELD': 3, 'AND_JUMP': 3, 'STORE_LOCAL': 3,
+    'CALL_VM_BUILTIN': 3, 'CHECK_BOOL': 3, 'MUL': 2, 'ADD_LC': 2, 'CALL_BUILTIN_2': 2,
+    'EQ_C_JF': 2, 'TRY_BEGIN': 2, 'CALL_BUILTIN_3': 2, 'SET_ITEM_LOCAL_BACK': 2,
+    'DECLARE_LOCAL': 2, 'TRY_END': 2, 'JUMP_IF_SET': 1, 'ITER_START': 1, 'FOR_ITER_DECL': 1,
+    'ADD_LL': 1, 'LT_LC_JF': 1, 'INDEX_LL': 1, 'GT': 1, 'CALL_VM_BUILTIN_POP': 1,
+    'FIELD_CALL1': 1, 'STORE_LOCAL_BACK': 1, 'RETURN_LOCAL': 1, 'MAKE_LAMBDA': 1,
 }
 LABELS_WEIGHT = {
-    'LOAD_LOCAL': 68, 'FOR_BACK': 65, 'PC_RELEASE': 57, 'MOD_LC_EQ_C_JF': 56,
-    'CALL1_SUB_LC': 43, 'INDEX_LLL': 39, 'CONST': 37, 'LT_LC_RET_LOCAL': 36,
-    'ADD_LC_ST': 32, 'MOD_LC': 29, 'MUL_LC': 28, 'ADD': 28, 'CONST2': 27, 'LT_LC_JF': 25,
-    'JUMP_BACK': 25, 'FIELD_L': 23, 'ADD_RETURN': 22, 'CALL_BUILTIN1_L': 21,
-    'MUL_ADD_TO': 19, 'CALL_BUILTIN_1': 19, 'BUILD_MAP': 18, 'MOD': 17, 'RETURN': 17,
-    'ADD_C': 17, 'DECLARE_LOCAL_LOAD': 15, 'APPEND_LOCAL': 14, 'ADD_LL_ST': 13,
-    'CALL_TASK': 13, 'INDEX_DECL': 12, 'SET_ITEM_LOCAL': 12, 'JUMP_IF_FALSE': 11,
-    'INDEX': 11, 'CALL_BUILTIN3_LLC': 11, 'ADD_C_SET_ITEM': 11, 'ADD_TO_LOCAL': 10,
-    'JUMP': 8, 'CALL_BUILTIN2_C': 6, 'CMP_LC_JF': 6, 'CALL1_LL': 6, 'CALL': 6,
-    'LOAD_LOCAL2': 6, 'INDEX_CALL1': 5, 'CMP_C': 5, 'BUILD_LIST': 5, 'ADD_LC_RET': 4,
-    'MUL_LC_RET': 4, 'SUB_LC_RET': 4, 'ADD_ST': 4, 'STORE_LOCAL': 3, 'FIELD': 3,
-    'SUB_LL_ST': 3, 'AND_JUMP': 3, 'CALL_VM_BUILTIN': 2, 'CHECK_BOOL': 2, 'ADD_LC': 2,
-    'CALL_BUILTIN_2': 2, 'EQ_C_JF': 2, 'TRY_BEGIN': 2, 'CALL_BUILTIN_3': 1, 'MUL': 1,
-    'TRY_END': 1, 'DECLARE_LOCAL': 1, 'JUMP_IF_SET': 1, 'ITER_START': 1,
-    'FOR_ITER_DECL': 1, 'ADD_LL': 1, 'INDEX_LL': 1, 'GT': 1, 'CALL_VM_BUILTIN_POP': 1,
-    'FIELD_CALL1': 1, 'RETURN_LOCAL': 1, 'MAKE_LAMBDA': 1,
+    'LOAD_LOCAL': 74, 'MOD_LC_EQ_C_JF': 65, 'PC_RELEASE': 54, 'INDEX_LLL': 51,
+    'CALL1_SUB_LC': 43, 'CONST': 39, 'LT_LC_RET_LOCAL': 36, 'MUL_LC': 33, 'MOD_LC': 33,
+    'ADD_LC_ST_LT_LC_BACK': 31, 'ADD': 30, 'FOR_BACK': 29, 'CONST2': 28,
+    'MUL_ADD_TO_BACK': 25, 'FIELD_L': 23, 'CALL_BUILTIN_1': 23, 'ADD_RETURN': 22,
+    'CALL_BUILTIN1_L': 22, 'MOD': 19, 'BUILD_MAP': 19, 'ADD_C': 18, 'RETURN': 18,
+    'DECLARE_LOCAL_LOAD': 16, 'SET_ITEM_LOCAL': 15, 'CALL_TASK': 13, 'ADD_LL_ST': 13,
+    'APPEND_LOCAL': 13, 'INDEX_DECL': 13, 'INDEX': 11, 'CALL_BUILTIN3_LLC': 11,
+    'JUMP_IF_FALSE': 11, 'JUMP_RELEASE': 10, 'ADD_LC_ST': 10, 'ADD_TO_LOCAL_BACK': 7,
+    'CALL1_LL': 7, 'CALL': 7, 'CALL_BUILTIN2_C': 6, 'CMP_LC_JF': 6, 'LOAD_LOCAL2': 6,
+    'ADD_C_SET_ITEM': 6, 'INDEX_CALL1': 6, 'ADD_C_SET_ITEM_BACK': 6, 'CMP_C': 5,
+    'BUILD_LIST': 5, 'APPEND_LOCAL_BACK': 5, 'ADD_LC_RET': 5, 'MUL_LC_RET': 5,
+    'SUB_LC_RET': 5, 'ADD_ST': 5, 'ADD_TO_LOCAL': 4, 'SUB_LL_ST': 4, 'STORE_LOCAL': 3,
+    'FIELD': 3, 'AND_JUMP': 3, 'CALL_VM_BUILTIN': 2, 'CHECK_BOOL': 2, 'MUL': 2, 'ADD_LC': 2,
+    'CALL_BUILTIN_2': 2, 'EQ_C_JF': 2, 'TRY_BEGIN': 2, 'CALL_BUILTIN_3': 2, 'TRY_END': 1,
+    'DECLARE_LOCAL': 1, 'JUMP_IF_SET': 1, 'ITER_START': 1, 'FOR_ITER_DECL': 1,
+    'ADD_LL_ST_BACK': 1, 'ADD_LL': 1, 'LT_LC_JF': 1, 'INDEX_LL': 1, 'GT': 1,
+    'CALL_VM_BUILTIN_POP': 1, 'FIELD_CALL1': 1, 'RETURN_LOCAL': 1, 'MAKE_LAMBDA': 1,
 }
 DEFAULT_WEIGHT = 1
 
@@ -284,9 +286,11 @@ def handler(parts, by_name, fragments, labels, fused=None):
         body = [l for l, src in zip(body, expand(ins["body"] or "", fragments))
                 if l.strip() or not src.strip()]
         body = dedent(fold(body, labels)) if body else []
-        if fused and fused.get("threaded") and not comps:
-            # A threaded superinstruction: its first part is a jump to the rest. The jump
-            # is not taken; the rest runs here, then control goes on past it (head + 1).
+        if fused and fused.get("threaded") and ins["flow"] == "jump" and not any(
+                c[0]["flow"] == "jump" for c in comps):
+            # A threaded superinstruction: its first jump (its first part, or the one after
+            # a tail's statement) goes to the rest. The jump is not taken; the rest runs
+            # here, then control goes on past it (head + 1).
             body = [re.sub(r"^(\s*)JUMP\((.*)\)$", r"\1head = \2", l) for l in body]
         body = subst_fields(body, names, offset, alone and len(names) == 1)
         offset += len(names)
@@ -700,6 +704,8 @@ def leaves(ns, labels):
         body = sink_all(handler([ins["name"]], by_name, ns["FRAGMENTS"], labels))
         out.append((ins["code"], ins["name"], "", body))
     for f in ns["FUSED"]:
+        if f.get("labels_only") and not labels:
+            continue
         body = sink_all(handler(f["parts"], by_name, ns["FRAGMENTS"], labels, f))
         out.append((f["code"], f["name"], " ".join(f["parts"]), body))
     out.sort()
@@ -823,8 +829,9 @@ def table(ns):
                      f"{ins['flow']!r}, {ins['doc']!r}),")
     lines.append("]")
     by_name = {i["name"]: i for i in ns["INSTRUCTIONS"]}
-    fused, threaded = [], []
+    fused, threaded, tails = [], [], []
     fused_code = {tuple(f["parts"]): f["code"] for f in ns["FUSED"]}
+    by_fused_name = {f["name"]: f["code"] for f in ns["FUSED"]}
     for f in ns["FUSED"]:
         internal.append(f"    ({f['name']!r}, {f['code']}, {f['doc']!r}),")
         parts, conds, off, names = [], [f["when"]], 0, []
@@ -846,8 +853,15 @@ def table(ns):
             flows.append(f"{f['code']}: {'branch' if f.get('threaded') else 'next'!r}")
         cond = " and ".join(c for c in conds if c != "True") or "True"
         fields.append(f"    {f['code']}: {tuple(names)!r},  # {f['name']}")
+        if f.get("tail"):
+            head, back = f["tail"]
+            tails.append(f"    ({code_of.get(head) or by_fused_name[head]}, "
+                         f"{code_of.get(back) or by_fused_name[back]}, {f['code']}),  "
+                         f"# {f['name']}")
+            continue
         if f.get("threaded"):
-            target = fused_code[tuple(f["parts"][1:])]
+            rest = tuple(f["parts"][1:])       # a superinstruction, or one instruction
+            target = fused_code[rest] if len(rest) > 1 else code_of[rest[0]]
             threaded.append(f"    ({code_of[f['parts'][0]]}, {target}, {f['code']}),  "
                             f"# {f['name']}")
             continue
@@ -869,7 +883,10 @@ def table(ns):
               "FUSED = ["] + sorted(fused, key=lambda s: -s.count("{")) + ["]", "",
               "# Threaded superinstructions: (jump, the superinstruction at its target, the",
               "# code that replaces the jump and runs the target's parts in its place)",
-              "THREADED = ["] + threaded + ["]"]
+              "THREADED = ["] + threaded + ["]", "",
+              "# Tails: (a statement's instruction, the threaded jump after it, the code",
+              "# that runs both; the jump stays in place for the paths that jump to it)",
+              "TAILS = ["] + tails + ["]"]
     return TABLE, "\n".join(lines) + "\n"
 
 

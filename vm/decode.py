@@ -262,6 +262,7 @@ def fuse(code, positions, words, labels):
     m[n] = len(new_code)
     new_code = _relinked(new_code, m)
     _thread(new_code, new_pos)
+    _tails(new_code, new_pos, labels)
     return new_code, new_pos, new_words
 
 
@@ -278,8 +279,28 @@ def _thread(code, positions):
             target_op, target_arg = code[arg]
             sup = _THREADED.get((op, target_op))
             if sup is not None:
-                code[idx] = (sup, (arg,) + target_arg)
-                positions.parts[idx] = (positions[idx],) + positions.parts[arg]
+                code[idx] = (sup, (arg,) + (target_arg if type(target_arg) is tuple
+                                            else (target_arg,)))
+                positions.parts[idx] = (positions[idx],) + positions.parts.get(
+                    arg, (positions[arg],))
+
+
+_TAILS = {(head, back): sup for head, back, sup in T.TAILS}
+_FUSED_OPS = {f[0] for f in T.FUSED}        # their argument: every part's fields, a tuple
+
+
+def _tails(code, positions, labels):
+    """A statement followed by the threaded jump that ends a loop body becomes one
+    instruction running both (T.TAILS). The jump stays where it is, for the paths that
+    jump to it; the statement's path no longer reaches it."""
+    for idx in range(len(code) - 1):
+        op, arg = code[idx]
+        sup = _TAILS.get((op, code[idx + 1][0]))
+        if sup is not None:
+            mine = arg if op in _FUSED_OPS else _full(op, arg, labels)
+            code[idx] = (sup, mine + code[idx + 1][1])
+            positions.parts[idx] = positions.parts.get(idx, (positions[idx],)) + \
+                positions.parts[idx + 1]
 
 
 def _relinked(code, m):

@@ -489,7 +489,7 @@ else:
 inst("PC_RELEASE", 42, ("rid rid",), "( -- )", "next",
      "labels: drop the pc labels raised with this release id", """\
 if pcs:     # vm.pc_stack, mutated in place only
-    release(vm, base_depth + len(frames), $rid)""", labels_only=True)
+    release(vm, base_depth + len(frames), $rid)""", labels_only=True, quiet=True)
 inst("JUMP_IF_SET", 43, ("local s", "jump t"), "( -- )", "branch",
      "if parameter s was passed: pc = t (skips its default)", """\
 if locals_[$s] is not UNSET:
@@ -666,6 +666,48 @@ fused("CHECK_BOOL_JF", 147, "CHECK_BOOL JUMP_IF_FALSE", "CHECK_BOOL k; JUMP_IF_F
 # jump runs the head in its place and goes on into the body, one dispatch fewer a round.
 fused("FOR_BACK", 132, "JUMP_BACK FOR_ITER DECLARE_LOCAL",
       "JUMP_BACK t to FOR_ITER_DECL: its step charge, then the head's next item", threaded=True)
+# The statement that ends a `for each` body, and the jump back: the decoder makes a
+# statement followed by FOR_BACK this (the FOR_BACK stays for the paths that jump to it,
+# an `otherwise`'s end or a `when` not taken), one dispatch fewer a round. The statements
+# are the stores that end loop bodies most (tools/profile_pairs.py: a sum, a count, an
+# append, a map entry, a dot product).
+def _parts(name):
+    f = next((f for f in FUSED if f["name"] == name), None)
+    return f["parts"] if f else [name]
+
+
+def _tail(name, code, head, back="FOR_BACK"):
+    f = next((f for f in FUSED if f["name"] == head), None)
+    parts = _parts(head)
+    at = 0 if f is None else f["at"] if f["at"] is not None else next(
+        i for i, p in enumerate(parts) if p not in ("LOAD_LOCAL", "CONST"))
+    fused(name, code, " ".join(parts + _parts(back)), f"{head}; {back}", at=at,
+          threaded=True, tail=(head, back))
+
+
+_tail("STORE_LOCAL_BACK", 154, "STORE_LOCAL")
+_tail("ADD_TO_LOCAL_BACK", 155, "ADD_TO_LOCAL")
+_tail("ADD_LL_ST_BACK", 156, "ADD_LL_ST")
+_tail("ADD_LC_ST_BACK", 157, "ADD_LC_ST")
+_tail("APPEND_LOCAL_BACK", 158, "APPEND_LOCAL")
+_tail("SET_ITEM_LOCAL_BACK", 159, "SET_ITEM_LOCAL")
+_tail("ADD_C_SET_ITEM_BACK", 160, "ADD_C_SET_ITEM")
+_tail("MUL_ADD_TO_BACK", 161, "MUL_ADD_TO")
+# A `while` loop's jump back to its test, when the test is a comparison of a local (whose
+# result is a bool, so the branch never raises): the test runs in the jump's place. And
+# the counter step that ends most such loops (`set i to i + 1` before `while i < n`).
+for _name, _code, _head in (("LT_LC_BACK", 162, "LT_LC_JF"), ("LT_LL_BACK", 163, "LT_LL_JF"),
+                            ("CMP_LC_BACK", 164, "CMP_LC_JF"),
+                            ("CMP_LL_BACK", 165, "CMP_LL_JF")):
+    fused(_name, _code, "JUMP_BACK " + " ".join(_parts(_head)),
+          f"JUMP_BACK t to {_head}: its step charge, then the test", threaded=True)
+_tail("ADD_LC_ST_LT_LC_BACK", 166, "ADD_LC_ST", "LT_LC_BACK")
+_tail("ADD_LC_ST_LT_LL_BACK", 167, "ADD_LC_ST", "LT_LL_BACK")
+_tail("SUB_LC_ST_CMP_LC_BACK", 168, "SUB_LC_ST", "CMP_LC_BACK")
+# Labels: the end of a `when` branch jumps over its `otherwise` to where the condition's
+# pc is released; the jump releases it in place, one dispatch fewer on that path.
+fused("JUMP_RELEASE", 153, "JUMP PC_RELEASE", "JUMP t to PC_RELEASE r: the release, then on",
+      threaded=True, labels_only=True)
 # Across the whole corpus (tools/profile_pairs.py, each program weighing the same): a
 # statement calling a builtin for its effect (print), constants in a row (map and list
 # literals, arguments) and a variable used right after its `let`.

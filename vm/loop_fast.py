@@ -44,7 +44,7 @@ def run_plain(vm, closure, args):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op < 117:
+                    if op < 123:
                         if op < 31:
                             if op < 4:
                                 if op < 3:
@@ -61,37 +61,37 @@ def run_plain(vm, closure, args):
                                 if op < 16:
                                     if op < 12:
                                         if op < 11:
-                                            if op < 5:
-                                                # STORE_LOCAL (4)
-                                                locals_[arg] = pop()
+                                            if op < 6:
+                                                if op < 5:
+                                                    # STORE_LOCAL (4)
+                                                    locals_[arg] = pop()
+                                                else:
+                                                    # DECLARE_LOCAL (5)
+                                                    locals_[arg] = pop()
                                             else:
-                                                if op < 7:
-                                                    if op < 6:
-                                                        # DECLARE_LOCAL (5)
-                                                        locals_[arg] = pop()
-                                                    else:
+                                                if op < 8:
+                                                    if op < 7:
                                                         # LOAD_GLOBAL (6)
                                                         v = glob[arg]
                                                         if v is UNSET:
                                                             raise vm.unset_error(arg)
                                                         push(v)
-                                                else:
-                                                    if op < 8:
+                                                    else:
                                                         # STORE_GLOBAL (7)
                                                         glob[arg] = pop()
+                                                else:
+                                                    if op < 10:
+                                                        # DECLARE_GLOBAL (8)
+                                                        glob[arg] = pop()
                                                     else:
-                                                        if op < 10:
-                                                            # DECLARE_GLOBAL (8)
-                                                            glob[arg] = pop()
+                                                        # MAKE_LAMBDA (10)
+                                                        f, n = arg
+                                                        if n:
+                                                            caps = tuple(stack[-n:])
+                                                            del stack[-n:]
                                                         else:
-                                                            # MAKE_LAMBDA (10)
-                                                            f, n = arg
-                                                            if n:
-                                                                caps = tuple(stack[-n:])
-                                                                del stack[-n:]
-                                                            else:
-                                                                caps = ()
-                                                            push(Closure(f, caps))
+                                                            caps = ()
+                                                        push(Closure(f, caps))
                                         else:
                                             # ADD (11)
                                             b = pop()
@@ -260,36 +260,36 @@ def run_plain(vm, closure, args):
                                                 elif c is not True:
                                                     raise vm.cond_error(code, pc - 1, c)
                         else:
-                            if op < 106:
+                            if op < 107:
                                 if op < 45:
                                     if op < 39:
                                         if op < 37:
                                             if op < 36:
-                                                if op < 32:
-                                                    # AND_JUMP (31)
-                                                    c = stack[-1]
-                                                    if c is False:
-                                                        pc = arg
-                                                    elif c is True:
-                                                        pop()
+                                                if op < 33:
+                                                    if op < 32:
+                                                        # AND_JUMP (31)
+                                                        c = stack[-1]
+                                                        if c is False:
+                                                            pc = arg
+                                                        elif c is True:
+                                                            pop()
+                                                        else:
+                                                            raise SynError(f"and needs a bool, got {ops.type_name(c)}")
                                                     else:
-                                                        raise SynError(f"and needs a bool, got {ops.type_name(c)}")
+                                                        # OR_JUMP (32)
+                                                        c = stack[-1]
+                                                        if c is True:
+                                                            pc = arg
+                                                        elif c is False:
+                                                            pop()
+                                                        else:
+                                                            raise SynError(f"or needs a bool, got {ops.type_name(c)}")
                                                 else:
                                                     if op < 34:
-                                                        if op < 33:
-                                                            # OR_JUMP (32)
-                                                            c = stack[-1]
-                                                            if c is True:
-                                                                pc = arg
-                                                            elif c is False:
-                                                                pop()
-                                                            else:
-                                                                raise SynError(f"or needs a bool, got {ops.type_name(c)}")
-                                                        else:
-                                                            # CHECK_BOOL (33)
-                                                            v = stack[-1]
-                                                            if v is not True and v is not False:
-                                                                ops.check_bool(v, arg)
+                                                        # CHECK_BOOL (33)
+                                                        v = stack[-1]
+                                                        if v is not True and v is not False:
+                                                            ops.check_bool(v, arg)
                                                     else:
                                                         if op < 35:
                                                             # ITER_START (34)
@@ -390,7 +390,7 @@ def run_plain(vm, closure, args):
                                                 else:
                                                     locals_[arg] = ops.append(x, v)
                                 else:
-                                    if op < 100:
+                                    if op < 106:
                                         if op < 47:
                                             if op < 46:
                                                 # APPEND_GLOBAL (45)
@@ -414,78 +414,68 @@ def run_plain(vm, closure, args):
                                                 else:
                                                     locals_[arg] = ops.set_item(x, k, v)
                                         else:
-                                            if op < 49:
-                                                if op < 48:
-                                                    # SET_ITEM_GLOBAL (47)
-                                                    v = pop()
-                                                    k = pop()
-                                                    x = glob[arg]
-                                                    if x is UNSET:
-                                                        raise vm.unset_error(arg)
-                                                    if type(x) is dict and type(k) is str and refcount(x) <= 3:
-                                                        x[k] = v        # the usual case, inline: a text key into a map nothing else holds
-                                                    elif refcount(x) <= 3 and ops.set_in_place(x, k, v):
-                                                        pass
+                                            if op < 102:
+                                                if op < 100:
+                                                    if op < 49:
+                                                        if op < 48:
+                                                            # SET_ITEM_GLOBAL (47)
+                                                            v = pop()
+                                                            k = pop()
+                                                            x = glob[arg]
+                                                            if x is UNSET:
+                                                                raise vm.unset_error(arg)
+                                                            if type(x) is dict and type(k) is str and refcount(x) <= 3:
+                                                                x[k] = v        # the usual case, inline: a text key into a map nothing else holds
+                                                            elif refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                                pass
+                                                            else:
+                                                                glob[arg] = ops.set_item(x, k, v)
+                                                        else:
+                                                            # DROP_UNDER (48)
+                                                            v = pop()
+                                                            del stack[-arg:]
+                                                            push(v)
                                                     else:
-                                                        glob[arg] = ops.set_item(x, k, v)
+                                                        # ADD_TO_LOCAL (49)
+                                                        b = pop()
+                                                        a = locals_[arg]
+                                                        if type(a) is int and type(b) is int:
+                                                            locals_[arg] = a + b
+                                                        elif type(a) is str and type(b) is str:
+                                                            locals_[arg] = a + b
+                                                        else:
+                                                            locals_[arg] = add(a, b)
                                                 else:
-                                                    # DROP_UNDER (48)
-                                                    v = pop()
-                                                    del stack[-arg:]
-                                                    push(v)
+                                                    if op < 101:
+                                                        # JUMP_BACK (100)
+                                                        budget -= pc - arg
+                                                        if budget <= 0:
+                                                            budget = vm.tick(budget, room - len(frames))
+                                                        pc = arg
+                                                    else:
+                                                        # CALL_VM_BUILTIN (101)
+                                                        fn, n = arg
+                                                        if n:
+                                                            a = stack[-n:]
+                                                            del stack[-n:]
+                                                        else:
+                                                            a = ()
+                                                        vm.depth = base_depth + len(frames) + 1
+                                                        vm.site = (code, pc - 1)
+                                                        try:
+                                                            push(fn(vm, *a))
+                                                        finally:
+                                                            vm.depth = base_depth
                                             else:
-                                                # ADD_TO_LOCAL (49)
-                                                b = pop()
-                                                a = locals_[arg]
-                                                if type(a) is int and type(b) is int:
-                                                    locals_[arg] = a + b
-                                                elif type(a) is str and type(b) is str:
-                                                    locals_[arg] = a + b
-                                                else:
-                                                    locals_[arg] = add(a, b)
-                                    else:
-                                        if op < 101:
-                                            # JUMP_BACK (100)
-                                            budget -= pc - arg
-                                            if budget <= 0:
-                                                budget = vm.tick(budget, room - len(frames))
-                                            pc = arg
-                                        else:
-                                            if op < 103:
-                                                if op < 102:
-                                                    # CALL_VM_BUILTIN (101)
-                                                    fn, n = arg
-                                                    if n:
-                                                        a = stack[-n:]
-                                                        del stack[-n:]
-                                                    else:
-                                                        a = ()
-                                                    vm.depth = base_depth + len(frames) + 1
-                                                    vm.site = (code, pc - 1)
-                                                    try:
-                                                        push(fn(vm, *a))
-                                                    finally:
-                                                        vm.depth = base_depth
-                                                else:
+                                                if op < 103:
                                                     # LOAD_LOCAL2 (102) = LOAD_LOCAL LOAD_LOCAL
                                                     push(locals_[arg[0]])
                                                     push(locals_[arg[1]])
-                                            else:
-                                                if op < 104:
-                                                    # ADD_LL (103) = LOAD_LOCAL LOAD_LOCAL ADD
-                                                    a = locals_[arg[0]]
-                                                    b = locals_[arg[1]]
-                                                    if type(a) is int and type(b) is int:
-                                                        push(a + b)
-                                                    elif type(a) is str and type(b) is str:
-                                                        push(a + b)
-                                                    else:
-                                                        push(add(a, b))
                                                 else:
-                                                    if op < 105:
-                                                        # ADD_LC (104) = LOAD_LOCAL CONST ADD
+                                                    if op < 104:
+                                                        # ADD_LL (103) = LOAD_LOCAL LOAD_LOCAL ADD
                                                         a = locals_[arg[0]]
-                                                        b = arg[1]
+                                                        b = locals_[arg[1]]
                                                         if type(a) is int and type(b) is int:
                                                             push(a + b)
                                                         elif type(a) is str and type(b) is str:
@@ -493,81 +483,93 @@ def run_plain(vm, closure, args):
                                                         else:
                                                             push(add(a, b))
                                                     else:
-                                                        # SUB_LC (105) = LOAD_LOCAL CONST SUB
-                                                        a = locals_[arg[0]]
-                                                        if type(a) is int:
-                                                            push(a - arg[1])
+                                                        if op < 105:
+                                                            # ADD_LC (104) = LOAD_LOCAL CONST ADD
+                                                            a = locals_[arg[0]]
+                                                            b = arg[1]
+                                                            if type(a) is int and type(b) is int:
+                                                                push(a + b)
+                                                            elif type(a) is str and type(b) is str:
+                                                                push(a + b)
+                                                            else:
+                                                                push(add(a, b))
                                                         else:
-                                                            push(sub(a, arg[1]))
-                            else:
-                                if op < 108:
-                                    if op < 107:
+                                                            # SUB_LC (105) = LOAD_LOCAL CONST SUB
+                                                            a = locals_[arg[0]]
+                                                            if type(a) is int:
+                                                                push(a - arg[1])
+                                                            else:
+                                                                push(sub(a, arg[1]))
+                                    else:
                                         # MOD_LC (106) = LOAD_LOCAL CONST MOD
                                         a = locals_[arg[0]]
                                         if type(a) is int:
                                             push(a % arg[1])
                                         else:
                                             push(mod(a, arg[1]))
-                                    else:
-                                        # ADD_LL_ST (107) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL
-                                        a = locals_[arg[0]]
-                                        b = locals_[arg[1]]
-                                        if type(a) is int and type(b) is int:
-                                            locals_[arg[2]] = a + b
-                                        elif type(a) is str and type(b) is str:
-                                            locals_[arg[2]] = a + b
-                                        else:
-                                            locals_[arg[2]] = add(a, b)
-                                else:
-                                    if op < 109:
-                                        # ADD_LC_ST (108) = LOAD_LOCAL CONST ADD STORE_LOCAL
-                                        a = locals_[arg[0]]
-                                        b = arg[1]
-                                        if type(a) is int:
-                                            locals_[arg[2]] = a + b
-                                        elif type(a) is str and type(b) is str:
-                                            locals_[arg[2]] = a + b
-                                        else:
-                                            locals_[arg[2]] = add(a, b)
-                                    else:
-                                        if op < 112:
-                                            if op < 111:
-                                                if op < 110:
-                                                    # SUB_LC_ST (109) = LOAD_LOCAL CONST SUB STORE_LOCAL
-                                                    s, k, s2 = arg
-                                                    a = locals_[s]
-                                                    if type(a) is int:
-                                                        locals_[s2] = a - k
-                                                    else:
-                                                        locals_[s2] = sub(a, k)
+                            else:
+                                if op < 118:
+                                    if op < 117:
+                                        if op < 109:
+                                            if op < 108:
+                                                # ADD_LL_ST (107) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL
+                                                a = locals_[arg[0]]
+                                                b = locals_[arg[1]]
+                                                if type(a) is int and type(b) is int:
+                                                    locals_[arg[2]] = a + b
+                                                elif type(a) is str and type(b) is str:
+                                                    locals_[arg[2]] = a + b
                                                 else:
-                                                    # LT_LL_JF (110) = LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
-                                                    s, s1, t, _ = arg
-                                                    a = locals_[s]
-                                                    b = locals_[s1]
-                                                    if type(a) is int and type(b) is int:
-                                                        if not a < b:
-                                                            pc = t
-                                                    else:
-                                                        if not lt(a, b):
-                                                            pc = t
+                                                    locals_[arg[2]] = add(a, b)
                                             else:
-                                                # LT_LC_JF (111) = LOAD_LOCAL CONST LT JUMP_IF_FALSE
-                                                s, k, t, _ = arg
-                                                a = locals_[s]
+                                                # ADD_LC_ST (108) = LOAD_LOCAL CONST ADD STORE_LOCAL
+                                                a = locals_[arg[0]]
+                                                b = arg[1]
                                                 if type(a) is int:
-                                                    if not a < k:
-                                                        pc = t
+                                                    locals_[arg[2]] = a + b
+                                                elif type(a) is str and type(b) is str:
+                                                    locals_[arg[2]] = a + b
                                                 else:
-                                                    if not lt(a, k):
-                                                        pc = t
+                                                    locals_[arg[2]] = add(a, b)
                                         else:
                                             if op < 113:
-                                                # CMP_LC_JF (112) = LOAD_LOCAL CONST CMP JUMP_IF_FALSE
-                                                s, k, kind, t, _ = arg
-                                                a = locals_[s]
-                                                if not compare(kind, a, k):
-                                                    pc = t
+                                                if op < 112:
+                                                    if op < 110:
+                                                        # SUB_LC_ST (109) = LOAD_LOCAL CONST SUB STORE_LOCAL
+                                                        s, k, s2 = arg
+                                                        a = locals_[s]
+                                                        if type(a) is int:
+                                                            locals_[s2] = a - k
+                                                        else:
+                                                            locals_[s2] = sub(a, k)
+                                                    else:
+                                                        if op < 111:
+                                                            # LT_LL_JF (110) = LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
+                                                            s, s1, t, _ = arg
+                                                            a = locals_[s]
+                                                            b = locals_[s1]
+                                                            if type(a) is int and type(b) is int:
+                                                                if not a < b:
+                                                                    pc = t
+                                                            else:
+                                                                if not lt(a, b):
+                                                                    pc = t
+                                                        else:
+                                                            # LT_LC_JF (111) = LOAD_LOCAL CONST LT JUMP_IF_FALSE
+                                                            s, k, t, _ = arg
+                                                            a = locals_[s]
+                                                            if type(a) is int:
+                                                                if not a < k:
+                                                                    pc = t
+                                                            else:
+                                                                if not lt(a, k):
+                                                                    pc = t
+                                                else:
+                                                    # CMP_LC_JF (112) = LOAD_LOCAL CONST CMP JUMP_IF_FALSE
+                                                    s, k, kind, t, _ = arg
+                                                    a = locals_[s]
+                                                    if not compare(kind, a, k):
+                                                        pc = t
                                             else:
                                                 if op < 114:
                                                     # EQ_C_JF (113) = CONST EQ JUMP_IF_FALSE
@@ -603,29 +605,26 @@ def run_plain(vm, closure, args):
                                                             b = locals_[s1]
                                                             if not compare(kind, a, b):
                                                                 pc = t
-                    else:
-                        if op < 129:
-                            if op < 123:
-                                if op < 118:
-                                    # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
-                                    s, k, _, _, pad, fcode = arg
-                                    a = locals_[s]
-                                    try:
-                                        if type(a) is int:
-                                            x = a - k
-                                        else:
-                                            x = sub(a, k)
-                                    except Exception:
-                                        vm.part = 2
-                                        raise
-                                    new = [x]
-                                    budget -= 1
-                                    if budget <= 0:
-                                        budget = vm.tick_call(budget, room - len(frames))
-                                    frames.append((code, pc, locals_))
-                                    code = fcode
-                                    locals_ = new + pad if pad else new
-                                    pc = 0
+                                    else:
+                                        # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
+                                        s, k, _, _, pad, fcode = arg
+                                        a = locals_[s]
+                                        try:
+                                            if type(a) is int:
+                                                x = a - k
+                                            else:
+                                                x = sub(a, k)
+                                        except Exception:
+                                            vm.part = 2
+                                            raise
+                                        new = [x]
+                                        budget -= 1
+                                        if budget <= 0:
+                                            budget = vm.tick_call(budget, room - len(frames))
+                                        frames.append((code, pc, locals_))
+                                        code = fcode
+                                        locals_ = new + pad if pad else new
+                                        pc = 0
                                 else:
                                     if op < 119:
                                         # ADD_RETURN (118) = ADD RETURN
@@ -677,7 +676,9 @@ def run_plain(vm, closure, args):
                                                         locals_[arg[0]] = a - b
                                                     else:
                                                         locals_[arg[0]] = sub(a, b)
-                            else:
+                    else:
+                        if op < 132:
+                            if op < 129:
                                 if op < 124:
                                     # MOD_LC_EQ_C_JF (123) = LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE
                                     s, k, k2, t, _ = arg
@@ -771,66 +772,65 @@ def run_plain(vm, closure, args):
                                                 finally:
                                                     vm.depth = base_depth
                                                 pop()
-                        else:
-                            if op < 133:
-                                if op < 132:
-                                    if op < 131:
-                                        if op < 130:
-                                            # CONST2 (129) = CONST CONST
-                                            push(arg[0])
-                                            push(arg[1])
-                                        else:
-                                            # DECLARE_LOCAL_LOAD (130) = DECLARE_LOCAL LOAD_LOCAL
-                                            locals_[arg[0]] = pop()
-                                            push(locals_[arg[1]])
+                            else:
+                                if op < 131:
+                                    if op < 130:
+                                        # CONST2 (129) = CONST CONST
+                                        push(arg[0])
+                                        push(arg[1])
                                     else:
-                                        # INDEX_LLL (131) = LOAD_LOCAL LOAD_LOCAL INDEX LOAD_LOCAL INDEX
-                                        x = locals_[arg[0]]
-                                        i = locals_[arg[1]]
-                                        if type(x) is list and type(i) is int:
+                                        # DECLARE_LOCAL_LOAD (130) = DECLARE_LOCAL LOAD_LOCAL
+                                        locals_[arg[0]] = pop()
+                                        push(locals_[arg[1]])
+                                else:
+                                    # INDEX_LLL (131) = LOAD_LOCAL LOAD_LOCAL INDEX LOAD_LOCAL INDEX
+                                    x = locals_[arg[0]]
+                                    i = locals_[arg[1]]
+                                    if type(x) is list and type(i) is int:
+                                        # Python's own range check: an index past either end (negative ones count from the
+                                        # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                        try:
+                                            r2 = x[i]
+                                        except IndexError:
+                                            r2 = index(x, i)
+                                    elif type(x) is dict and type(i) is str:
+                                        r2 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                    else:
+                                        r2 = index(x, i)
+                                    v3 = locals_[arg[2]]
+                                    try:
+                                        if type(r2) is list and type(v3) is int:
                                             # Python's own range check: an index past either end (negative ones count from the
                                             # end, as in Synsema) raises, and ops.index says it the Synsema way.
                                             try:
-                                                r2 = x[i]
+                                                r4 = r2[v3]
                                             except IndexError:
-                                                r2 = index(x, i)
-                                        elif type(x) is dict and type(i) is str:
-                                            r2 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
-                                        else:
-                                            r2 = index(x, i)
-                                        v3 = locals_[arg[2]]
-                                        try:
-                                            if type(r2) is list and type(v3) is int:
-                                                # Python's own range check: an index past either end (negative ones count from the
-                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
-                                                try:
-                                                    r4 = r2[v3]
-                                                except IndexError:
-                                                    r4 = index(r2, v3)
-                                            elif type(r2) is dict and type(v3) is str:
-                                                r4 = r2.get(v3)        # a text key is stored as itself (vm.values.norm_key)
-                                            else:
                                                 r4 = index(r2, v3)
-                                        except Exception:
-                                            vm.part = 4
-                                            raise
-                                        push(r4)
-                                else:
-                                    # FOR_BACK (132) = JUMP_BACK FOR_ITER DECLARE_LOCAL
-                                    t, t1, s = arg
-                                    budget -= pc - t
-                                    if budget <= 0:
-                                        budget = vm.tick(budget, room - len(frames))
-                                    v = next(stack[-1], UNSET)
-                                    if v is UNSET:
-                                        pop()
-                                        pc = t1
-                                        continue
-                                    locals_[s] = v
-                                    pc = t + 1
-                            else:
-                                if op < 140:
-                                    if op < 135:
+                                        elif type(r2) is dict and type(v3) is str:
+                                            r4 = r2.get(v3)        # a text key is stored as itself (vm.values.norm_key)
+                                        else:
+                                            r4 = index(r2, v3)
+                                    except Exception:
+                                        vm.part = 4
+                                        raise
+                                    push(r4)
+                        else:
+                            if op < 150:
+                                if op < 135:
+                                    if op < 133:
+                                        # FOR_BACK (132) = JUMP_BACK FOR_ITER DECLARE_LOCAL
+                                        t, t1, s = arg
+                                        budget -= pc - t
+                                        if budget <= 0:
+                                            budget = vm.tick(budget, room - len(frames))
+                                        v = next(stack[-1], UNSET)
+                                        if v is UNSET:
+                                            pop()
+                                            pc = t1
+                                            continue
+                                        locals_[s] = v
+                                        pc = t + 1
+                                    else:
                                         if op < 134:
                                             # CALL_BUILTIN1_L (133) = LOAD_LOCAL CALL_BUILTIN1
                                             push(arg[1](locals_[arg[0]]))
@@ -844,69 +844,68 @@ def run_plain(vm, closure, args):
                                                 stack[-1] = a + b
                                             else:
                                                 stack[-1] = add(a, b)
-                                    else:
-                                        if op < 136:
-                                            # MUL_ADD_TO (135) = MUL ADD_TO_LOCAL
-                                            b = pop()
-                                            a = pop()
-                                            try:
-                                                if type(a) is int and type(b) is int:
-                                                    r0 = a * b
-                                                else:
-                                                    r0 = mul(a, b)
-                                            except Exception:
-                                                vm.part = 0
-                                                raise
-                                            a = locals_[arg[0]]
-                                            if type(a) is int and type(r0) is int:
-                                                locals_[arg[0]] = a + r0
-                                            elif type(a) is str and type(r0) is str:
-                                                locals_[arg[0]] = a + r0
-                                            else:
-                                                locals_[arg[0]] = add(a, r0)
-                                        else:
+                                else:
+                                    if op < 141:
+                                        if op < 138:
                                             if op < 137:
-                                                # CALL1_LL (136) = LOAD_LOCAL LOAD_LOCAL CALL1
-                                                callee = locals_[arg[0]]
-                                                new = [locals_[arg[1]]]
-                                                if type(callee) is not Closure:
-                                                    if type(callee) is HostFn:
-                                                        vm.site = (code, pc - 1)
-                                                        push(vm.call_host(callee, new))
-                                                        continue
-                                                    ops.not_callable(callee)
-                                                f = callee.func
-                                                # The frame pad for this many arguments; FramePads raises the arity error for a count f
-                                                # does not take (with the callee's labels: the call depends on them).
-                                                pad = pads[f][1]
-                                                budget -= 1
-                                                if budget <= 0:
-                                                    budget = vm.tick_call(budget, room - len(frames))
-                                                frames.append((code, pc, locals_))
-                                                code = decoded[f]
-                                                locals_ = new + pad if pad else new     # a lambda seldom has `let` slots
-                                                if callee.captures:
-                                                    locals_ += callee.captures
-                                                pc = 0
-                                            else:
-                                                if op < 139:
-                                                    if op < 138:
-                                                        # CMP_C (137) = CONST CMP
-                                                        stack[-1] = compare(arg[1], stack[-1], arg[0])
-                                                    else:
-                                                        # LT_C (138) = CONST LT
-                                                        a = stack[-1]
-                                                        if type(a) is int:
-                                                            stack[-1] = a < arg[0]
+                                                if op < 136:
+                                                    # MUL_ADD_TO (135) = MUL ADD_TO_LOCAL
+                                                    b = pop()
+                                                    a = pop()
+                                                    try:
+                                                        if type(a) is int and type(b) is int:
+                                                            r0 = a * b
                                                         else:
-                                                            stack[-1] = lt(a, arg[0])
+                                                            r0 = mul(a, b)
+                                                    except Exception:
+                                                        vm.part = 0
+                                                        raise
+                                                    a = locals_[arg[0]]
+                                                    if type(a) is int and type(r0) is int:
+                                                        locals_[arg[0]] = a + r0
+                                                    elif type(a) is str and type(r0) is str:
+                                                        locals_[arg[0]] = a + r0
+                                                    else:
+                                                        locals_[arg[0]] = add(a, r0)
+                                                else:
+                                                    # CALL1_LL (136) = LOAD_LOCAL LOAD_LOCAL CALL1
+                                                    callee = locals_[arg[0]]
+                                                    new = [locals_[arg[1]]]
+                                                    if type(callee) is not Closure:
+                                                        if type(callee) is HostFn:
+                                                            vm.site = (code, pc - 1)
+                                                            push(vm.call_host(callee, new))
+                                                            continue
+                                                        ops.not_callable(callee)
+                                                    f = callee.func
+                                                    # The frame pad for this many arguments; FramePads raises the arity error for a count f
+                                                    # does not take (with the callee's labels: the call depends on them).
+                                                    pad = pads[f][1]
+                                                    budget -= 1
+                                                    if budget <= 0:
+                                                        budget = vm.tick_call(budget, room - len(frames))
+                                                    frames.append((code, pc, locals_))
+                                                    code = decoded[f]
+                                                    locals_ = new + pad if pad else new     # a lambda seldom has `let` slots
+                                                    if callee.captures:
+                                                        locals_ += callee.captures
+                                                    pc = 0
+                                            else:
+                                                # CMP_C (137) = CONST CMP
+                                                stack[-1] = compare(arg[1], stack[-1], arg[0])
+                                        else:
+                                            if op < 140:
+                                                if op < 139:
+                                                    # LT_C (138) = CONST LT
+                                                    a = stack[-1]
+                                                    if type(a) is int:
+                                                        stack[-1] = a < arg[0]
+                                                    else:
+                                                        stack[-1] = lt(a, arg[0])
                                                 else:
                                                     # CALL_BUILTIN2_C (139) = CONST CALL_BUILTIN2
                                                     stack[-1] = arg[1](stack[-1], arg[0])
-                                else:
-                                    if op < 146:
-                                        if op < 142:
-                                            if op < 141:
+                                            else:
                                                 # INDEX_DECL (140) = INDEX DECLARE_LOCAL
                                                 i = pop()
                                                 x = pop()
@@ -922,31 +921,32 @@ def run_plain(vm, closure, args):
                                                 else:
                                                     v = index(x, i)
                                                 locals_[arg[0]] = v
-                                            else:
-                                                # ADD_C_SET_ITEM (141) = CONST ADD SET_ITEM_LOCAL
-                                                b = arg[0]
-                                                a = pop()
-                                                if type(a) is int:
-                                                    r = a + b
-                                                elif type(a) is str and type(b) is str:
-                                                    r = a + b
-                                                else:
-                                                    r = add(a, b)
-                                                k = pop()
-                                                try:
-                                                    x = locals_[arg[1]]
-                                                    if type(x) is dict and type(k) is str and refcount(x) <= 3:
-                                                        x[k] = r        # the usual case, inline: a text key into a map nothing else holds
-                                                    elif refcount(x) <= 3 and ops.set_in_place(x, k, r):
-                                                        pass
+                                    else:
+                                        if op < 146:
+                                            if op < 143:
+                                                if op < 142:
+                                                    # ADD_C_SET_ITEM (141) = CONST ADD SET_ITEM_LOCAL
+                                                    b = arg[0]
+                                                    a = pop()
+                                                    if type(a) is int:
+                                                        r = a + b
+                                                    elif type(a) is str and type(b) is str:
+                                                        r = a + b
                                                     else:
-                                                        locals_[arg[1]] = ops.set_item(x, k, r)
-                                                except Exception:
-                                                    vm.part = 2
-                                                    raise
-                                        else:
-                                            if op < 144:
-                                                if op < 143:
+                                                        r = add(a, b)
+                                                    k = pop()
+                                                    try:
+                                                        x = locals_[arg[1]]
+                                                        if type(x) is dict and type(k) is str and refcount(x) <= 3:
+                                                            x[k] = r        # the usual case, inline: a text key into a map nothing else holds
+                                                        elif refcount(x) <= 3 and ops.set_in_place(x, k, r):
+                                                            pass
+                                                        else:
+                                                            locals_[arg[1]] = ops.set_item(x, k, r)
+                                                    except Exception:
+                                                        vm.part = 2
+                                                        raise
+                                                else:
                                                     # ADD_LC_RET (142) = LOAD_LOCAL CONST ADD RETURN
                                                     a = locals_[arg[0]]
                                                     b = arg[1]
@@ -960,7 +960,8 @@ def run_plain(vm, closure, args):
                                                         return val
                                                     code, pc, locals_ = frames.pop()
                                                     push(val)
-                                                else:
+                                            else:
+                                                if op < 144:
                                                     # SUB_LC_RET (143) = LOAD_LOCAL CONST SUB RETURN
                                                     a = locals_[arg[0]]
                                                     if type(a) is int:
@@ -971,24 +972,23 @@ def run_plain(vm, closure, args):
                                                         return val
                                                     code, pc, locals_ = frames.pop()
                                                     push(val)
-                                            else:
-                                                if op < 145:
-                                                    # MUL_LC_RET (144) = LOAD_LOCAL CONST MUL RETURN
-                                                    a = locals_[arg[0]]
-                                                    if type(a) is int:
-                                                        val = a * arg[1]
-                                                    else:
-                                                        val = mul(a, arg[1])
-                                                    if not frames:
-                                                        return val
-                                                    code, pc, locals_ = frames.pop()
-                                                    push(val)
                                                 else:
-                                                    # CALL_BUILTIN3_C (145) = CONST CALL_BUILTIN3
-                                                    b = pop()
-                                                    stack[-1] = arg[1](stack[-1], b, arg[0])
-                                    else:
-                                        if op < 150:
+                                                    if op < 145:
+                                                        # MUL_LC_RET (144) = LOAD_LOCAL CONST MUL RETURN
+                                                        a = locals_[arg[0]]
+                                                        if type(a) is int:
+                                                            val = a * arg[1]
+                                                        else:
+                                                            val = mul(a, arg[1])
+                                                        if not frames:
+                                                            return val
+                                                        code, pc, locals_ = frames.pop()
+                                                        push(val)
+                                                    else:
+                                                        # CALL_BUILTIN3_C (145) = CONST CALL_BUILTIN3
+                                                        b = pop()
+                                                        stack[-1] = arg[1](stack[-1], b, arg[0])
+                                        else:
                                             if op < 147:
                                                 # CALL_BUILTIN3_LLC (146) = LOAD_LOCAL LOAD_LOCAL CONST CALL_BUILTIN3
                                                 s, s1, k, fn, _, _ = arg
@@ -1041,20 +1041,403 @@ def run_plain(vm, closure, args):
                                                             vm.part = 0
                                                             raise
                                                         push(arg[1](a))
+                            else:
+                                if op < 161:
+                                    if op < 156:
+                                        if op < 151:
+                                            # CALL_BUILTIN_1 (150) = CALL_BUILTIN1
+                                            stack[-1] = arg[0](stack[-1])
                                         else:
-                                            if op < 151:
-                                                # CALL_BUILTIN_1 (150) = CALL_BUILTIN1
-                                                stack[-1] = arg[0](stack[-1])
-                                            else:
+                                            if op < 155:
                                                 if op < 152:
                                                     # CALL_BUILTIN_2 (151) = CALL_BUILTIN2
                                                     b = pop()
                                                     stack[-1] = arg[0](stack[-1], b)
                                                 else:
-                                                    # CALL_BUILTIN_3 (152) = CALL_BUILTIN3
-                                                    c = pop()
-                                                    b = pop()
-                                                    stack[-1] = arg[0](stack[-1], b, c)
+                                                    if op < 154:
+                                                        # CALL_BUILTIN_3 (152) = CALL_BUILTIN3
+                                                        c = pop()
+                                                        b = pop()
+                                                        stack[-1] = arg[0](stack[-1], b, c)
+                                                    else:
+                                                        # STORE_LOCAL_BACK (154) = STORE_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
+                                                        s, t, t2, s3 = arg
+                                                        locals_[s] = pop()
+                                                        try:
+                                                            budget -= pc - t
+                                                            if budget <= 0:
+                                                                budget = vm.tick(budget, room - len(frames))
+                                                        except Exception:
+                                                            vm.part = 1
+                                                            raise
+                                                        v0 = next(stack[-1], UNSET)
+                                                        if v0 is UNSET:
+                                                            pop()
+                                                            pc = t2
+                                                            continue
+                                                        locals_[s3] = v0
+                                                        pc = t + 1
+                                            else:
+                                                # ADD_TO_LOCAL_BACK (155) = ADD_TO_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
+                                                s, t, t2, s3 = arg
+                                                b = pop()
+                                                a = locals_[s]
+                                                if type(a) is int and type(b) is int:
+                                                    locals_[s] = a + b
+                                                elif type(a) is str and type(b) is str:
+                                                    locals_[s] = a + b
+                                                else:
+                                                    locals_[s] = add(a, b)
+                                                try:
+                                                    budget -= pc - t
+                                                    if budget <= 0:
+                                                        budget = vm.tick(budget, room - len(frames))
+                                                except Exception:
+                                                    vm.part = 1
+                                                    raise
+                                                v0 = next(stack[-1], UNSET)
+                                                if v0 is UNSET:
+                                                    pop()
+                                                    pc = t2
+                                                    continue
+                                                locals_[s3] = v0
+                                                pc = t + 1
+                                    else:
+                                        if op < 157:
+                                            # ADD_LL_ST_BACK (156) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
+                                            s, s1, s2, t, t4, s5 = arg
+                                            a = locals_[s]
+                                            b = locals_[s1]
+                                            if type(a) is int and type(b) is int:
+                                                locals_[s2] = a + b
+                                            elif type(a) is str and type(b) is str:
+                                                locals_[s2] = a + b
+                                            else:
+                                                locals_[s2] = add(a, b)
+                                            try:
+                                                budget -= pc - t
+                                                if budget <= 0:
+                                                    budget = vm.tick(budget, room - len(frames))
+                                            except Exception:
+                                                vm.part = 4
+                                                raise
+                                            v3 = next(stack[-1], UNSET)
+                                            if v3 is UNSET:
+                                                pop()
+                                                pc = t4
+                                                continue
+                                            locals_[s5] = v3
+                                            pc = t + 1
+                                        else:
+                                            if op < 159:
+                                                if op < 158:
+                                                    # ADD_LC_ST_BACK (157) = LOAD_LOCAL CONST ADD STORE_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
+                                                    s, k, s2, t, t4, s5 = arg
+                                                    a = locals_[s]
+                                                    if type(a) is int and type(k) is int:
+                                                        locals_[s2] = a + k
+                                                    elif type(a) is str and type(k) is str:
+                                                        locals_[s2] = a + k
+                                                    else:
+                                                        locals_[s2] = add(a, k)
+                                                    try:
+                                                        budget -= pc - t
+                                                        if budget <= 0:
+                                                            budget = vm.tick(budget, room - len(frames))
+                                                    except Exception:
+                                                        vm.part = 4
+                                                        raise
+                                                    v3 = next(stack[-1], UNSET)
+                                                    if v3 is UNSET:
+                                                        pop()
+                                                        pc = t4
+                                                        continue
+                                                    locals_[s5] = v3
+                                                    pc = t + 1
+                                                else:
+                                                    # APPEND_LOCAL_BACK (158) = APPEND_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
+                                                    s, t, t2, s3 = arg
+                                                    v = pop()
+                                                    x = locals_[s]
+                                                    if type(x) is list and refcount(x) <= 3:
+                                                        x.append(v)
+                                                    else:
+                                                        locals_[s] = ops.append(x, v)
+                                                    try:
+                                                        budget -= pc - t
+                                                        if budget <= 0:
+                                                            budget = vm.tick(budget, room - len(frames))
+                                                    except Exception:
+                                                        vm.part = 1
+                                                        raise
+                                                    v0 = next(stack[-1], UNSET)
+                                                    if v0 is UNSET:
+                                                        pop()
+                                                        pc = t2
+                                                        continue
+                                                    locals_[s3] = v0
+                                                    pc = t + 1
+                                            else:
+                                                if op < 160:
+                                                    # SET_ITEM_LOCAL_BACK (159) = SET_ITEM_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
+                                                    s, t, t2, s3 = arg
+                                                    v = pop()
+                                                    k = pop()
+                                                    x = locals_[s]
+                                                    if type(x) is dict and type(k) is str and refcount(x) <= 3:
+                                                        x[k] = v        # the usual case, inline: a text key into a map nothing else holds
+                                                    elif refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                        pass
+                                                    else:
+                                                        locals_[s] = ops.set_item(x, k, v)
+                                                    try:
+                                                        budget -= pc - t
+                                                        if budget <= 0:
+                                                            budget = vm.tick(budget, room - len(frames))
+                                                    except Exception:
+                                                        vm.part = 1
+                                                        raise
+                                                    v0 = next(stack[-1], UNSET)
+                                                    if v0 is UNSET:
+                                                        pop()
+                                                        pc = t2
+                                                        continue
+                                                    locals_[s3] = v0
+                                                    pc = t + 1
+                                                else:
+                                                    # ADD_C_SET_ITEM_BACK (160) = CONST ADD SET_ITEM_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
+                                                    k0, s, t, t3, s4 = arg
+                                                    a = pop()
+                                                    if type(a) is int and type(k0) is int:
+                                                        r = a + k0
+                                                    elif type(a) is str and type(k0) is str:
+                                                        r = a + k0
+                                                    else:
+                                                        r = add(a, k0)
+                                                    k = pop()
+                                                    try:
+                                                        x = locals_[s]
+                                                        if type(x) is dict and type(k) is str and refcount(x) <= 3:
+                                                            x[k] = r        # the usual case, inline: a text key into a map nothing else holds
+                                                        elif refcount(x) <= 3 and ops.set_in_place(x, k, r):
+                                                            pass
+                                                        else:
+                                                            locals_[s] = ops.set_item(x, k, r)
+                                                    except Exception:
+                                                        vm.part = 2
+                                                        raise
+                                                    try:
+                                                        budget -= pc - t
+                                                        if budget <= 0:
+                                                            budget = vm.tick(budget, room - len(frames))
+                                                    except Exception:
+                                                        vm.part = 3
+                                                        raise
+                                                    v2 = next(stack[-1], UNSET)
+                                                    if v2 is UNSET:
+                                                        pop()
+                                                        pc = t3
+                                                        continue
+                                                    locals_[s4] = v2
+                                                    pc = t + 1
+                                else:
+                                    if op < 166:
+                                        if op < 162:
+                                            # MUL_ADD_TO_BACK (161) = MUL ADD_TO_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
+                                            s, t, t2, s3 = arg
+                                            b = pop()
+                                            a = pop()
+                                            try:
+                                                if type(a) is int and type(b) is int:
+                                                    r0 = a * b
+                                                else:
+                                                    r0 = mul(a, b)
+                                            except Exception:
+                                                vm.part = 0
+                                                raise
+                                            a = locals_[s]
+                                            if type(a) is int and type(r0) is int:
+                                                locals_[s] = a + r0
+                                            elif type(a) is str and type(r0) is str:
+                                                locals_[s] = a + r0
+                                            else:
+                                                locals_[s] = add(a, r0)
+                                            try:
+                                                budget -= pc - t
+                                                if budget <= 0:
+                                                    budget = vm.tick(budget, room - len(frames))
+                                            except Exception:
+                                                vm.part = 2
+                                                raise
+                                            v1 = next(stack[-1], UNSET)
+                                            if v1 is UNSET:
+                                                pop()
+                                                pc = t2
+                                                continue
+                                            locals_[s3] = v1
+                                            pc = t + 1
+                                        else:
+                                            if op < 164:
+                                                if op < 163:
+                                                    # LT_LC_BACK (162) = JUMP_BACK LOAD_LOCAL CONST LT JUMP_IF_FALSE
+                                                    t, s, k, t3, _ = arg
+                                                    budget -= pc - t
+                                                    if budget <= 0:
+                                                        budget = vm.tick(budget, room - len(frames))
+                                                    a = locals_[s]
+                                                    try:
+                                                        if type(a) is int and type(k) is int:
+                                                            c = a < k
+                                                        else:
+                                                            c = lt(a, k)
+                                                    except Exception:
+                                                        vm.part = 3
+                                                        raise
+                                                    if c is False:
+                                                        pc = t3
+                                                        continue
+                                                    pc = t + 1
+                                                else:
+                                                    # LT_LL_BACK (163) = JUMP_BACK LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
+                                                    t, s, s2, t3, _ = arg
+                                                    budget -= pc - t
+                                                    if budget <= 0:
+                                                        budget = vm.tick(budget, room - len(frames))
+                                                    a = locals_[s]
+                                                    b = locals_[s2]
+                                                    try:
+                                                        if type(a) is int and type(b) is int:
+                                                            c = a < b
+                                                        else:
+                                                            c = lt(a, b)
+                                                    except Exception:
+                                                        vm.part = 3
+                                                        raise
+                                                    if c is False:
+                                                        pc = t3
+                                                        continue
+                                                    pc = t + 1
+                                            else:
+                                                if op < 165:
+                                                    # CMP_LC_BACK (164) = JUMP_BACK LOAD_LOCAL CONST CMP JUMP_IF_FALSE
+                                                    t, s, k, kind, t4, _ = arg
+                                                    budget -= pc - t
+                                                    if budget <= 0:
+                                                        budget = vm.tick(budget, room - len(frames))
+                                                    a = locals_[s]
+                                                    try:
+                                                        c = compare(kind, a, k)
+                                                    except Exception:
+                                                        vm.part = 3
+                                                        raise
+                                                    if c is False:
+                                                        pc = t4
+                                                        continue
+                                                    pc = t + 1
+                                                else:
+                                                    # CMP_LL_BACK (165) = JUMP_BACK LOAD_LOCAL LOAD_LOCAL CMP JUMP_IF_FALSE
+                                                    t, s, s2, kind, t4, _ = arg
+                                                    budget -= pc - t
+                                                    if budget <= 0:
+                                                        budget = vm.tick(budget, room - len(frames))
+                                                    a = locals_[s]
+                                                    b = locals_[s2]
+                                                    try:
+                                                        c = compare(kind, a, b)
+                                                    except Exception:
+                                                        vm.part = 3
+                                                        raise
+                                                    if c is False:
+                                                        pc = t4
+                                                        continue
+                                                    pc = t + 1
+                                    else:
+                                        if op < 167:
+                                            # ADD_LC_ST_LT_LC_BACK (166) = LOAD_LOCAL CONST ADD STORE_LOCAL JUMP_BACK LOAD_LOCAL CONST LT JUMP_IF_FALSE
+                                            a = locals_[arg[0]]
+                                            b = arg[1]
+                                            if type(a) is int and type(b) is int:
+                                                locals_[arg[2]] = a + b
+                                            elif type(a) is str and type(b) is str:
+                                                locals_[arg[2]] = a + b
+                                            else:
+                                                locals_[arg[2]] = add(a, b)
+                                            try:
+                                                budget -= pc - arg[3]
+                                                if budget <= 0:
+                                                    budget = vm.tick(budget, room - len(frames))
+                                            except Exception:
+                                                vm.part = 4
+                                                raise
+                                            v3 = locals_[arg[4]]
+                                            try:
+                                                if type(v3) is int and type(arg[5]) is int:
+                                                    c = v3 < arg[5]
+                                                else:
+                                                    c = lt(v3, arg[5])
+                                            except Exception:
+                                                vm.part = 7
+                                                raise
+                                            if c is False:
+                                                pc = arg[6]
+                                                continue
+                                            pc = arg[3] + 1
+                                        else:
+                                            if op < 168:
+                                                # ADD_LC_ST_LT_LL_BACK (167) = LOAD_LOCAL CONST ADD STORE_LOCAL JUMP_BACK LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
+                                                a = locals_[arg[0]]
+                                                b = arg[1]
+                                                if type(a) is int and type(b) is int:
+                                                    locals_[arg[2]] = a + b
+                                                elif type(a) is str and type(b) is str:
+                                                    locals_[arg[2]] = a + b
+                                                else:
+                                                    locals_[arg[2]] = add(a, b)
+                                                try:
+                                                    budget -= pc - arg[3]
+                                                    if budget <= 0:
+                                                        budget = vm.tick(budget, room - len(frames))
+                                                except Exception:
+                                                    vm.part = 4
+                                                    raise
+                                                v3 = locals_[arg[4]]
+                                                v4 = locals_[arg[5]]
+                                                try:
+                                                    if type(v3) is int and type(v4) is int:
+                                                        c = v3 < v4
+                                                    else:
+                                                        c = lt(v3, v4)
+                                                except Exception:
+                                                    vm.part = 7
+                                                    raise
+                                                if c is False:
+                                                    pc = arg[6]
+                                                    continue
+                                                pc = arg[3] + 1
+                                            else:
+                                                # SUB_LC_ST_CMP_LC_BACK (168) = LOAD_LOCAL CONST SUB STORE_LOCAL JUMP_BACK LOAD_LOCAL CONST CMP JUMP_IF_FALSE
+                                                a = locals_[arg[0]]
+                                                if type(a) is int and type(arg[1]) is int:
+                                                    locals_[arg[2]] = a - arg[1]
+                                                else:
+                                                    locals_[arg[2]] = sub(a, arg[1])
+                                                try:
+                                                    budget -= pc - arg[3]
+                                                    if budget <= 0:
+                                                        budget = vm.tick(budget, room - len(frames))
+                                                except Exception:
+                                                    vm.part = 4
+                                                    raise
+                                                v3 = locals_[arg[4]]
+                                                try:
+                                                    c = compare(arg[6], v3, arg[5])
+                                                except Exception:
+                                                    vm.part = 7
+                                                    raise
+                                                if c is False:
+                                                    pc = arg[7]
+                                                    continue
+                                                pc = arg[3] + 1
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 vm.trace_frame(err, code, pc - 1)

@@ -57,7 +57,7 @@ def run_labels(vm, closure, args):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op < 109:
+                    if op < 118:
                         if op < 31:
                             if op < 4:
                                 if op < 3:
@@ -539,278 +539,276 @@ def run_labels(vm, closure, args):
                                     if pcs:     # vm.pc_stack, mutated in place only
                                         release(vm, base_depth + len(frames), arg)
                             else:
-                                if op < 106:
-                                    if op < 100:
-                                        if op < 45:
-                                            if op < 44:
-                                                # JUMP_IF_SET (43)
-                                                if locals_[arg[0]] is not UNSET:
-                                                    pc = arg[1]
-                                            else:
-                                                # APPEND_LOCAL (44)
-                                                v = pop()
-                                                x = locals_[arg]
-                                                if type(x) is list and type(v) is not Labeled and not vm.pc and refcount(x) <= 3:
-                                                    x.append(v)
+                                if op < 107:
+                                    if op < 106:
+                                        if op < 47:
+                                            if op < 46:
+                                                if op < 44:
+                                                    # JUMP_IF_SET (43)
+                                                    if locals_[arg[0]] is not UNSET:
+                                                        pc = arg[1]
                                                 else:
-                                                    if type(x) is Labeled or type(v) is Labeled:
-                                                        r = _append_precise(vm, x, v)
-                                                    else:
-                                                        r = ops.append(x, v)
-                                                    _store(vm, locals_, stamps, arg, r, _local_name(vm.owner[id(code)], arg))
-                                        else:
-                                            if op < 47:
-                                                if op < 46:
-                                                    # APPEND_GLOBAL (45)
-                                                    v = pop()
-                                                    x = glob[arg]
-                                                    if type(x) is list and type(v) is not Labeled and not vm.pc and refcount(x) <= 3:
-                                                        x.append(v)
-                                                    else:
-                                                        if x is UNSET:
-                                                            raise vm.unset_error(arg)
-                                                        if type(x) is Labeled or type(v) is Labeled:
-                                                            r = _append_precise(vm, x, v)
-                                                        else:
-                                                            r = ops.append(x, v)
-                                                        _store(vm, glob, gstamps, arg, r, vm.program.globals[arg])
-                                                else:
-                                                    # SET_ITEM_LOCAL (46)
-                                                    v = pop()
-                                                    k = pop()
-                                                    x = locals_[arg]
-                                                    if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(v) is not Labeled and not vm.pc:
-                                                        x[k] = v        # the usual case, inline: a text key into a map nothing else holds
-                                                    elif type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
-                                                        pass
-                                                    else:
-                                                        _store(vm, locals_, stamps, arg, _set_item_precise(vm, x, k, v), _local_name(vm.owner[id(code)], arg))
-                                            else:
-                                                if op < 49:
-                                                    if op < 48:
-                                                        # SET_ITEM_GLOBAL (47)
+                                                    if op < 45:
+                                                        # APPEND_LOCAL (44)
                                                         v = pop()
-                                                        k = pop()
+                                                        x = locals_[arg]
+                                                        if type(x) is list and type(v) is not Labeled and not vm.pc and refcount(x) <= 3:
+                                                            x.append(v)
+                                                        else:
+                                                            if type(x) is Labeled or type(v) is Labeled:
+                                                                r = _append_precise(vm, x, v)
+                                                            else:
+                                                                r = ops.append(x, v)
+                                                            _store(vm, locals_, stamps, arg, r, _local_name(vm.owner[id(code)], arg))
+                                                    else:
+                                                        # APPEND_GLOBAL (45)
+                                                        v = pop()
                                                         x = glob[arg]
-                                                        if x is UNSET:
-                                                            raise vm.unset_error(arg)
-                                                        if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(v) is not Labeled and not vm.pc:
-                                                            x[k] = v        # the usual case, inline: a text key into a map nothing else holds
-                                                        elif type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
-                                                            pass
+                                                        if type(x) is list and type(v) is not Labeled and not vm.pc and refcount(x) <= 3:
+                                                            x.append(v)
                                                         else:
-                                                            _store(vm, glob, gstamps, arg, _set_item_precise(vm, x, k, v), vm.program.globals[arg])
-                                                    else:
-                                                        # DROP_UNDER (48)
-                                                        v = pop()
-                                                        del stack[-arg:]
-                                                        push(v)
+                                                            if x is UNSET:
+                                                                raise vm.unset_error(arg)
+                                                            if type(x) is Labeled or type(v) is Labeled:
+                                                                r = _append_precise(vm, x, v)
+                                                            else:
+                                                                r = ops.append(x, v)
+                                                            _store(vm, glob, gstamps, arg, r, vm.program.globals[arg])
+                                            else:
+                                                # SET_ITEM_LOCAL (46)
+                                                v = pop()
+                                                k = pop()
+                                                x = locals_[arg]
+                                                if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(v) is not Labeled and not vm.pc:
+                                                    x[k] = v        # the usual case, inline: a text key into a map nothing else holds
+                                                elif type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                    pass
                                                 else:
-                                                    # ADD_TO_LOCAL (49)
-                                                    b = pop()
-                                                    a = locals_[arg]
-                                                    if type(a) is int and type(b) is int:
-                                                        v = a + b
-                                                    elif type(a) is str and type(b) is str:
-                                                        v = a + b
-                                                    elif (type(a) is Labeled or type(b) is Labeled):
-                                                        v = _binary(vm, add, a, b)
-                                                    else:
-                                                        v = add(a, b)
-                                                    if pcs and vm.pc:
-                                                        _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0, _local_name(vm.owner[id(code)], arg))
-                                                        v = _join(v, vm.pc)
-                                                    locals_[arg] = v
-                                    else:
-                                        if op < 101:
-                                            # JUMP_BACK (100)
-                                            budget -= pc - arg
-                                            if budget <= 0:
-                                                budget = vm.tick(budget, room - len(frames))
-                                            pc = arg
+                                                    _store(vm, locals_, stamps, arg, _set_item_precise(vm, x, k, v), _local_name(vm.owner[id(code)], arg))
                                         else:
-                                            if op < 103:
-                                                if op < 102:
-                                                    # CALL_VM_BUILTIN (101)
-                                                    fn, n = arg
-                                                    if n:
-                                                        a = stack[-n:]
-                                                        del stack[-n:]
+                                            if op < 102:
+                                                if op < 100:
+                                                    if op < 49:
+                                                        if op < 48:
+                                                            # SET_ITEM_GLOBAL (47)
+                                                            v = pop()
+                                                            k = pop()
+                                                            x = glob[arg]
+                                                            if x is UNSET:
+                                                                raise vm.unset_error(arg)
+                                                            if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(v) is not Labeled and not vm.pc:
+                                                                x[k] = v        # the usual case, inline: a text key into a map nothing else holds
+                                                            elif type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                                pass
+                                                            else:
+                                                                _store(vm, glob, gstamps, arg, _set_item_precise(vm, x, k, v), vm.program.globals[arg])
+                                                        else:
+                                                            # DROP_UNDER (48)
+                                                            v = pop()
+                                                            del stack[-arg:]
+                                                            push(v)
                                                     else:
-                                                        a = ()
-                                                    vm.depth = base_depth + len(frames) + 1
-                                                    vm.site = (code, pc - 1)
-                                                    try:
-                                                        push(fn(vm, *a))
-                                                    finally:
-                                                        vm.depth = base_depth
+                                                        # ADD_TO_LOCAL (49)
+                                                        b = pop()
+                                                        a = locals_[arg]
+                                                        if type(a) is int and type(b) is int:
+                                                            v = a + b
+                                                        elif type(a) is str and type(b) is str:
+                                                            v = a + b
+                                                        elif (type(a) is Labeled or type(b) is Labeled):
+                                                            v = _binary(vm, add, a, b)
+                                                        else:
+                                                            v = add(a, b)
+                                                        if pcs and vm.pc:
+                                                            _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0, _local_name(vm.owner[id(code)], arg))
+                                                            v = _join(v, vm.pc)
+                                                        locals_[arg] = v
                                                 else:
+                                                    if op < 101:
+                                                        # JUMP_BACK (100)
+                                                        budget -= pc - arg
+                                                        if budget <= 0:
+                                                            budget = vm.tick(budget, room - len(frames))
+                                                        pc = arg
+                                                    else:
+                                                        # CALL_VM_BUILTIN (101)
+                                                        fn, n = arg
+                                                        if n:
+                                                            a = stack[-n:]
+                                                            del stack[-n:]
+                                                        else:
+                                                            a = ()
+                                                        vm.depth = base_depth + len(frames) + 1
+                                                        vm.site = (code, pc - 1)
+                                                        try:
+                                                            push(fn(vm, *a))
+                                                        finally:
+                                                            vm.depth = base_depth
+                                            else:
+                                                if op < 103:
                                                     # LOAD_LOCAL2 (102) = LOAD_LOCAL LOAD_LOCAL
                                                     push(locals_[arg[0]])
                                                     push(locals_[arg[1]])
-                                            else:
-                                                if op < 104:
-                                                    # ADD_LL (103) = LOAD_LOCAL LOAD_LOCAL ADD
-                                                    a = locals_[arg[0]]
-                                                    b = locals_[arg[1]]
-                                                    if type(a) is int and type(b) is int:
-                                                        push(a + b)
-                                                    elif type(a) is str and type(b) is str:
-                                                        push(a + b)
-                                                    elif (type(a) is Labeled or type(b) is Labeled):
-                                                        push(_binary(vm, add, a, b))
-                                                    else:
-                                                        push(add(a, b))
                                                 else:
-                                                    if op < 105:
-                                                        # ADD_LC (104) = LOAD_LOCAL CONST ADD
+                                                    if op < 104:
+                                                        # ADD_LL (103) = LOAD_LOCAL LOAD_LOCAL ADD
                                                         a = locals_[arg[0]]
-                                                        b = arg[1]
+                                                        b = locals_[arg[1]]
                                                         if type(a) is int and type(b) is int:
                                                             push(a + b)
                                                         elif type(a) is str and type(b) is str:
                                                             push(a + b)
-                                                        elif (type(a) is Labeled):
+                                                        elif (type(a) is Labeled or type(b) is Labeled):
                                                             push(_binary(vm, add, a, b))
                                                         else:
                                                             push(add(a, b))
                                                     else:
-                                                        # SUB_LC (105) = LOAD_LOCAL CONST SUB
-                                                        s, k = arg
-                                                        a = locals_[s]
-                                                        if type(a) is int:
-                                                            push(a - k)
-                                                        elif (type(a) is Labeled):
-                                                            push(_binary(vm, sub, a, k))
+                                                        if op < 105:
+                                                            # ADD_LC (104) = LOAD_LOCAL CONST ADD
+                                                            a = locals_[arg[0]]
+                                                            b = arg[1]
+                                                            if type(a) is int and type(b) is int:
+                                                                push(a + b)
+                                                            elif type(a) is str and type(b) is str:
+                                                                push(a + b)
+                                                            elif (type(a) is Labeled):
+                                                                push(_binary(vm, add, a, b))
+                                                            else:
+                                                                push(add(a, b))
                                                         else:
-                                                            push(sub(a, k))
-                                else:
-                                    if op < 108:
-                                        if op < 107:
-                                            # MOD_LC (106) = LOAD_LOCAL CONST MOD
-                                            s, k = arg
-                                            a = locals_[s]
-                                            if type(a) is int:
-                                                push(a % k)
-                                            elif (type(a) is Labeled):
-                                                push(_binary(vm, mod, a, k))
-                                            else:
-                                                push(mod(a, k))
-                                        else:
-                                            # ADD_LL_ST (107) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL
-                                            s, s1, s2 = arg
-                                            a = locals_[s]
-                                            b = locals_[s1]
-                                            if type(a) is int and type(b) is int:
-                                                r = a + b
-                                            elif type(a) is str and type(b) is str:
-                                                r = a + b
-                                            elif (type(a) is Labeled or type(b) is Labeled):
-                                                r = _binary(vm, add, a, b)
-                                            else:
-                                                r = add(a, b)
-                                            try:
-                                                if pcs and vm.pc:
-                                                    _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
-                                                    r = _join(r, vm.pc)
-                                                locals_[s2] = r
-                                            except Exception:
-                                                vm.part = 3
-                                                raise
+                                                            # SUB_LC (105) = LOAD_LOCAL CONST SUB
+                                                            s, k = arg
+                                                            a = locals_[s]
+                                                            if type(a) is int:
+                                                                push(a - k)
+                                                            elif (type(a) is Labeled):
+                                                                push(_binary(vm, sub, a, k))
+                                                            else:
+                                                                push(sub(a, k))
                                     else:
-                                        # ADD_LC_ST (108) = LOAD_LOCAL CONST ADD STORE_LOCAL
-                                        s, k, s2 = arg
+                                        # MOD_LC (106) = LOAD_LOCAL CONST MOD
+                                        s, k = arg
                                         a = locals_[s]
                                         if type(a) is int:
-                                            r = a + k
-                                        elif type(a) is str and type(k) is str:
-                                            r = a + k
+                                            push(a % k)
                                         elif (type(a) is Labeled):
-                                            r = _binary(vm, add, a, k)
+                                            push(_binary(vm, mod, a, k))
                                         else:
-                                            r = add(a, k)
-                                        try:
-                                            if pcs and vm.pc:
-                                                _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
-                                                r = _join(r, vm.pc)
-                                            locals_[s2] = r
-                                        except Exception:
-                                            vm.part = 3
-                                            raise
-                    else:
-                        if op < 129:
-                            if op < 123:
-                                if op < 118:
+                                            push(mod(a, k))
+                                else:
                                     if op < 117:
-                                        if op < 112:
-                                            if op < 111:
-                                                if op < 110:
-                                                    # SUB_LC_ST (109) = LOAD_LOCAL CONST SUB STORE_LOCAL
-                                                    s, k, s2 = arg
-                                                    a = locals_[s]
-                                                    if type(a) is int:
-                                                        r = a - k
-                                                    elif (type(a) is Labeled):
-                                                        r = _binary(vm, sub, a, k)
-                                                    else:
-                                                        r = sub(a, k)
-                                                    try:
-                                                        if pcs and vm.pc:
-                                                            _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
-                                                            r = _join(r, vm.pc)
-                                                        locals_[s2] = r
-                                                    except Exception:
-                                                        vm.part = 3
-                                                        raise
+                                        if op < 109:
+                                            if op < 108:
+                                                # ADD_LL_ST (107) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL
+                                                s, s1, s2 = arg
+                                                a = locals_[s]
+                                                b = locals_[s1]
+                                                if type(a) is int and type(b) is int:
+                                                    r = a + b
+                                                elif type(a) is str and type(b) is str:
+                                                    r = a + b
+                                                elif (type(a) is Labeled or type(b) is Labeled):
+                                                    r = _binary(vm, add, a, b)
                                                 else:
-                                                    # LT_LL_JF (110) = LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
-                                                    s, s1, t, rid = arg
-                                                    a = locals_[s]
-                                                    b = locals_[s1]
-                                                    if type(a) is int and type(b) is int:
-                                                        if not a < b:
-                                                            pc = t
-                                                    else:
-                                                        if (type(a) is Labeled or type(b) is Labeled):
-                                                            c = _binary(vm, lt, a, b)
-                                                        else:
-                                                            c = lt(a, b)
-                                                        if type(c) is Labeled:
-                                                            push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                            c = c.v
-                                                        if c is False:
-                                                            pc = t
+                                                    r = add(a, b)
+                                                try:
+                                                    if pcs and vm.pc:
+                                                        _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
+                                                        r = _join(r, vm.pc)
+                                                    locals_[s2] = r
+                                                except Exception:
+                                                    vm.part = 3
+                                                    raise
                                             else:
-                                                # LT_LC_JF (111) = LOAD_LOCAL CONST LT JUMP_IF_FALSE
-                                                s, k, t, rid = arg
+                                                # ADD_LC_ST (108) = LOAD_LOCAL CONST ADD STORE_LOCAL
+                                                s, k, s2 = arg
                                                 a = locals_[s]
                                                 if type(a) is int:
-                                                    if not a < k:
-                                                        pc = t
+                                                    r = a + k
+                                                elif type(a) is str and type(k) is str:
+                                                    r = a + k
+                                                elif (type(a) is Labeled):
+                                                    r = _binary(vm, add, a, k)
                                                 else:
-                                                    if (type(a) is Labeled):
-                                                        c = _binary(vm, lt, a, k)
+                                                    r = add(a, k)
+                                                try:
+                                                    if pcs and vm.pc:
+                                                        _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
+                                                        r = _join(r, vm.pc)
+                                                    locals_[s2] = r
+                                                except Exception:
+                                                    vm.part = 3
+                                                    raise
+                                        else:
+                                            if op < 113:
+                                                if op < 112:
+                                                    if op < 110:
+                                                        # SUB_LC_ST (109) = LOAD_LOCAL CONST SUB STORE_LOCAL
+                                                        s, k, s2 = arg
+                                                        a = locals_[s]
+                                                        if type(a) is int:
+                                                            r = a - k
+                                                        elif (type(a) is Labeled):
+                                                            r = _binary(vm, sub, a, k)
+                                                        else:
+                                                            r = sub(a, k)
+                                                        try:
+                                                            if pcs and vm.pc:
+                                                                _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
+                                                                r = _join(r, vm.pc)
+                                                            locals_[s2] = r
+                                                        except Exception:
+                                                            vm.part = 3
+                                                            raise
                                                     else:
-                                                        c = lt(a, k)
+                                                        if op < 111:
+                                                            # LT_LL_JF (110) = LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
+                                                            s, s1, t, rid = arg
+                                                            a = locals_[s]
+                                                            b = locals_[s1]
+                                                            if type(a) is int and type(b) is int:
+                                                                if not a < b:
+                                                                    pc = t
+                                                            else:
+                                                                if (type(a) is Labeled or type(b) is Labeled):
+                                                                    c = _binary(vm, lt, a, b)
+                                                                else:
+                                                                    c = lt(a, b)
+                                                                if type(c) is Labeled:
+                                                                    push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                                    c = c.v
+                                                                if c is False:
+                                                                    pc = t
+                                                        else:
+                                                            # LT_LC_JF (111) = LOAD_LOCAL CONST LT JUMP_IF_FALSE
+                                                            s, k, t, rid = arg
+                                                            a = locals_[s]
+                                                            if type(a) is int:
+                                                                if not a < k:
+                                                                    pc = t
+                                                            else:
+                                                                if (type(a) is Labeled):
+                                                                    c = _binary(vm, lt, a, k)
+                                                                else:
+                                                                    c = lt(a, k)
+                                                                if type(c) is Labeled:
+                                                                    push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                                    c = c.v
+                                                                if c is False:
+                                                                    pc = t
+                                                else:
+                                                    # CMP_LC_JF (112) = LOAD_LOCAL CONST CMP JUMP_IF_FALSE
+                                                    s, k, kind, t, rid = arg
+                                                    a = locals_[s]
+                                                    if (type(a) is Labeled):
+                                                        c = _binary(vm, _CMP[kind], a, k, kind < 3)
+                                                    else:
+                                                        c = compare(kind, a, k)
                                                     if type(c) is Labeled:
                                                         push_pc(vm, c.l, base_depth + len(frames), rid)
                                                         c = c.v
                                                     if c is False:
                                                         pc = t
-                                        else:
-                                            if op < 113:
-                                                # CMP_LC_JF (112) = LOAD_LOCAL CONST CMP JUMP_IF_FALSE
-                                                s, k, kind, t, rid = arg
-                                                a = locals_[s]
-                                                if (type(a) is Labeled):
-                                                    c = _binary(vm, _CMP[kind], a, k, kind < 3)
-                                                else:
-                                                    c = compare(kind, a, k)
-                                                if type(c) is Labeled:
-                                                    push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                    c = c.v
-                                                if c is False:
-                                                    pc = t
                                             else:
                                                 if op < 114:
                                                     # EQ_C_JF (113) = CONST EQ JUMP_IF_FALSE
@@ -897,7 +895,10 @@ def run_labels(vm, closure, args):
                                         locals_ = new + pad if pad else new
                                         stamps = [vm.stamp] * len(locals_) if pcs else None
                                         pc = 0
-                                else:
+                    else:
+                        if op < 132:
+                            if op < 124:
+                                if op < 123:
                                     if op < 119:
                                         # ADD_RETURN (118) = ADD RETURN
                                         b = pop()
@@ -988,8 +989,7 @@ def run_labels(vm, closure, args):
                                                     except Exception:
                                                         vm.part = 1
                                                         raise
-                            else:
-                                if op < 124:
+                                else:
                                     # MOD_LC_EQ_C_JF (123) = LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE
                                     s, k, k2, t, rid = arg
                                     a = locals_[s]
@@ -1029,7 +1029,8 @@ def run_labels(vm, closure, args):
                                             c = c.v
                                         if c is False:
                                             pc = t
-                                else:
+                            else:
+                                if op < 129:
                                     if op < 125:
                                         # LT_LC_RET_LOCAL (124) = LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETURN
                                         s, k, t, rid, s4 = arg
@@ -1137,9 +1138,7 @@ def run_labels(vm, closure, args):
                                                 finally:
                                                     vm.depth = base_depth
                                                 pop()
-                        else:
-                            if op < 133:
-                                if op < 132:
+                                else:
                                     if op < 131:
                                         if op < 130:
                                             # CONST2 (129) = CONST CONST
@@ -1196,32 +1195,33 @@ def run_labels(vm, closure, args):
                                             vm.part = 4
                                             raise
                                         push(r4)
-                                else:
-                                    # FOR_BACK (132) = JUMP_BACK FOR_ITER DECLARE_LOCAL
-                                    t, t1, s = arg
-                                    budget -= pc - t
-                                    if budget <= 0:
-                                        budget = vm.tick(budget, room - len(frames))
-                                    v = next(stack[-1], UNSET)
-                                    if v is UNSET:
-                                        pop()
-                                        pc = t1
-                                        continue
-                                    try:
-                                        if pcs:
-                                            if vm.pc:
-                                                v = _join(v, vm.pc)
-                                            if stamps is None:
-                                                stamps = [0] * len(locals_)
-                                            stamps[s] = vm.stamp
-                                        locals_[s] = v
-                                    except Exception:
-                                        vm.part = 2
-                                        raise
-                                    pc = t + 1
-                            else:
-                                if op < 140:
-                                    if op < 135:
+                        else:
+                            if op < 150:
+                                if op < 135:
+                                    if op < 133:
+                                        # FOR_BACK (132) = JUMP_BACK FOR_ITER DECLARE_LOCAL
+                                        t, t1, s = arg
+                                        budget -= pc - t
+                                        if budget <= 0:
+                                            budget = vm.tick(budget, room - len(frames))
+                                        v = next(stack[-1], UNSET)
+                                        if v is UNSET:
+                                            pop()
+                                            pc = t1
+                                            continue
+                                        try:
+                                            if pcs:
+                                                if vm.pc:
+                                                    v = _join(v, vm.pc)
+                                                if stamps is None:
+                                                    stamps = [0] * len(locals_)
+                                                stamps[s] = vm.stamp
+                                            locals_[s] = v
+                                        except Exception:
+                                            vm.part = 2
+                                            raise
+                                        pc = t + 1
+                                    else:
                                         if op < 134:
                                             # CALL_BUILTIN1_L (133) = LOAD_LOCAL CALL_BUILTIN1
                                             a = locals_[arg[0]]
@@ -1241,70 +1241,72 @@ def run_labels(vm, closure, args):
                                                 stack[-1] = _binary(vm, add, a, b)
                                             else:
                                                 stack[-1] = add(a, b)
-                                    else:
-                                        if op < 136:
-                                            # MUL_ADD_TO (135) = MUL ADD_TO_LOCAL
-                                            b = pop()
-                                            a = pop()
-                                            try:
-                                                if type(a) is int and type(b) is int:
-                                                    r0 = a * b
-                                                elif (type(a) is Labeled or type(b) is Labeled):
-                                                    r0 = _binary(vm, mul, a, b)
-                                                else:
-                                                    r0 = mul(a, b)
-                                            except Exception:
-                                                vm.part = 0
-                                                raise
-                                            a = locals_[arg[0]]
-                                            if type(a) is int and type(r0) is int:
-                                                v = a + r0
-                                            elif type(a) is str and type(r0) is str:
-                                                v = a + r0
-                                            elif (type(a) is Labeled or type(r0) is Labeled):
-                                                v = _binary(vm, add, a, r0)
-                                            else:
-                                                v = add(a, r0)
-                                            if pcs and vm.pc:
-                                                _upgrade_check(vm, locals_[arg[0]], stamps[arg[0]] if stamps else 0, _local_name(vm.owner[id(code)], arg[0]))
-                                                v = _join(v, vm.pc)
-                                            locals_[arg[0]] = v
-                                        else:
+                                else:
+                                    if op < 141:
+                                        if op < 140:
                                             if op < 137:
-                                                # CALL1_LL (136) = LOAD_LOCAL LOAD_LOCAL CALL1
-                                                callee = locals_[arg[0]]
-                                                new = [locals_[arg[1]]]
-                                                clab = EMPTY
-                                                if type(callee) is Labeled:
-                                                    clab = callee.l
-                                                    callee = callee.v
-                                                    if vm.try_entries:
-                                                        taint_try(vm, clab)
-                                                if type(callee) is not Closure:
-                                                    if type(callee) is HostFn:
-                                                        vm.site = (code, pc - 1)
-                                                        push(vm.call_host(callee, new, clab))
-                                                        continue
-                                                    _raise_labelled(vm, clab, ops.not_callable, callee)
-                                                f = callee.func
-                                                # The frame pad for this many arguments; FramePads raises the arity error for a count f
-                                                # does not take (with the callee's labels: the call depends on them).
-                                                if clab:
-                                                    pad = _raise_labelled(vm, clab, pads[f].__getitem__, 1)
+                                                if op < 136:
+                                                    # MUL_ADD_TO (135) = MUL ADD_TO_LOCAL
+                                                    b = pop()
+                                                    a = pop()
+                                                    try:
+                                                        if type(a) is int and type(b) is int:
+                                                            r0 = a * b
+                                                        elif (type(a) is Labeled or type(b) is Labeled):
+                                                            r0 = _binary(vm, mul, a, b)
+                                                        else:
+                                                            r0 = mul(a, b)
+                                                    except Exception:
+                                                        vm.part = 0
+                                                        raise
+                                                    a = locals_[arg[0]]
+                                                    if type(a) is int and type(r0) is int:
+                                                        v = a + r0
+                                                    elif type(a) is str and type(r0) is str:
+                                                        v = a + r0
+                                                    elif (type(a) is Labeled or type(r0) is Labeled):
+                                                        v = _binary(vm, add, a, r0)
+                                                    else:
+                                                        v = add(a, r0)
+                                                    if pcs and vm.pc:
+                                                        _upgrade_check(vm, locals_[arg[0]], stamps[arg[0]] if stamps else 0, _local_name(vm.owner[id(code)], arg[0]))
+                                                        v = _join(v, vm.pc)
+                                                    locals_[arg[0]] = v
                                                 else:
-                                                    pad = pads[f][1]
-                                                budget -= 1
-                                                if budget <= 0:
-                                                    budget = vm.tick_call(budget, room - len(frames))
-                                                frames.append((code, pc, locals_, stamps))
-                                                if clab:    # before the parameters are stamped: they are the call's
-                                                    push_pc(vm, clab, base_depth + len(frames), 0)
-                                                code = decoded[f]
-                                                locals_ = new + pad if pad else new     # a lambda seldom has `let` slots
-                                                if callee.captures:
-                                                    locals_ += callee.captures
-                                                stamps = [vm.stamp] * len(locals_) if pcs else None
-                                                pc = 0
+                                                    # CALL1_LL (136) = LOAD_LOCAL LOAD_LOCAL CALL1
+                                                    callee = locals_[arg[0]]
+                                                    new = [locals_[arg[1]]]
+                                                    clab = EMPTY
+                                                    if type(callee) is Labeled:
+                                                        clab = callee.l
+                                                        callee = callee.v
+                                                        if vm.try_entries:
+                                                            taint_try(vm, clab)
+                                                    if type(callee) is not Closure:
+                                                        if type(callee) is HostFn:
+                                                            vm.site = (code, pc - 1)
+                                                            push(vm.call_host(callee, new, clab))
+                                                            continue
+                                                        _raise_labelled(vm, clab, ops.not_callable, callee)
+                                                    f = callee.func
+                                                    # The frame pad for this many arguments; FramePads raises the arity error for a count f
+                                                    # does not take (with the callee's labels: the call depends on them).
+                                                    if clab:
+                                                        pad = _raise_labelled(vm, clab, pads[f].__getitem__, 1)
+                                                    else:
+                                                        pad = pads[f][1]
+                                                    budget -= 1
+                                                    if budget <= 0:
+                                                        budget = vm.tick_call(budget, room - len(frames))
+                                                    frames.append((code, pc, locals_, stamps))
+                                                    if clab:    # before the parameters are stamped: they are the call's
+                                                        push_pc(vm, clab, base_depth + len(frames), 0)
+                                                    code = decoded[f]
+                                                    locals_ = new + pad if pad else new     # a lambda seldom has `let` slots
+                                                    if callee.captures:
+                                                        locals_ += callee.captures
+                                                    stamps = [vm.stamp] * len(locals_) if pcs else None
+                                                    pc = 0
                                             else:
                                                 if op < 139:
                                                     if op < 138:
@@ -1332,66 +1334,64 @@ def run_labels(vm, closure, args):
                                                         stack[-1] = labelled(vm, a, k)
                                                     else:
                                                         stack[-1] = fn(a, k)
-                                else:
-                                    if op < 146:
-                                        if op < 142:
-                                            if op < 141:
-                                                # INDEX_DECL (140) = INDEX DECLARE_LOCAL
-                                                i = pop()
-                                                x = pop()
-                                                if type(x) is list and type(i) is int:
-                                                    # Python's own range check: an index past either end (negative ones count from the
-                                                    # end, as in Synsema) raises, and ops.index says it the Synsema way.
-                                                    try:
-                                                        v = x[i]
-                                                    except IndexError:
-                                                        v = index(x, i)
-                                                elif type(x) is dict and type(i) is str:
-                                                    v = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
-                                                elif type(x) is Labeled and x.t is not None:
-                                                    v = _index_precise(vm, x, i)
-                                                elif (type(x) is Labeled or type(i) is Labeled):
-                                                    v = _binary(vm, index, x, i)
-                                                else:
-                                                    v = index(x, i)
-                                                try:
-                                                    if pcs:
-                                                        if vm.pc:
-                                                            v = _join(v, vm.pc)
-                                                        if stamps is None:
-                                                            stamps = [0] * len(locals_)
-                                                        stamps[arg[0]] = vm.stamp
-                                                    locals_[arg[0]] = v
-                                                except Exception:
-                                                    vm.part = 1
-                                                    raise
-                                            else:
-                                                # ADD_C_SET_ITEM (141) = CONST ADD SET_ITEM_LOCAL
-                                                k0, s = arg
-                                                a = pop()
-                                                if type(a) is int:
-                                                    r = a + k0
-                                                elif type(a) is str and type(k0) is str:
-                                                    r = a + k0
-                                                elif (type(a) is Labeled):
-                                                    r = _binary(vm, add, a, k0)
-                                                else:
-                                                    r = add(a, k0)
-                                                k = pop()
-                                                try:
-                                                    x = locals_[s]
-                                                    if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(r) is not Labeled and not vm.pc:
-                                                        x[k] = r        # the usual case, inline: a text key into a map nothing else holds
-                                                    elif type(r) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, r):
-                                                        pass
-                                                    else:
-                                                        _store(vm, locals_, stamps, s, _set_item_precise(vm, x, k, r), _local_name(vm.owner[id(code)], s))
-                                                except Exception:
-                                                    vm.part = 2
-                                                    raise
                                         else:
-                                            if op < 144:
-                                                if op < 143:
+                                            # INDEX_DECL (140) = INDEX DECLARE_LOCAL
+                                            i = pop()
+                                            x = pop()
+                                            if type(x) is list and type(i) is int:
+                                                # Python's own range check: an index past either end (negative ones count from the
+                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                try:
+                                                    v = x[i]
+                                                except IndexError:
+                                                    v = index(x, i)
+                                            elif type(x) is dict and type(i) is str:
+                                                v = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                            elif type(x) is Labeled and x.t is not None:
+                                                v = _index_precise(vm, x, i)
+                                            elif (type(x) is Labeled or type(i) is Labeled):
+                                                v = _binary(vm, index, x, i)
+                                            else:
+                                                v = index(x, i)
+                                            try:
+                                                if pcs:
+                                                    if vm.pc:
+                                                        v = _join(v, vm.pc)
+                                                    if stamps is None:
+                                                        stamps = [0] * len(locals_)
+                                                    stamps[arg[0]] = vm.stamp
+                                                locals_[arg[0]] = v
+                                            except Exception:
+                                                vm.part = 1
+                                                raise
+                                    else:
+                                        if op < 146:
+                                            if op < 143:
+                                                if op < 142:
+                                                    # ADD_C_SET_ITEM (141) = CONST ADD SET_ITEM_LOCAL
+                                                    k0, s = arg
+                                                    a = pop()
+                                                    if type(a) is int:
+                                                        r = a + k0
+                                                    elif type(a) is str and type(k0) is str:
+                                                        r = a + k0
+                                                    elif (type(a) is Labeled):
+                                                        r = _binary(vm, add, a, k0)
+                                                    else:
+                                                        r = add(a, k0)
+                                                    k = pop()
+                                                    try:
+                                                        x = locals_[s]
+                                                        if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(r) is not Labeled and not vm.pc:
+                                                            x[k] = r        # the usual case, inline: a text key into a map nothing else holds
+                                                        elif type(r) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, r):
+                                                            pass
+                                                        else:
+                                                            _store(vm, locals_, stamps, s, _set_item_precise(vm, x, k, r), _local_name(vm.owner[id(code)], s))
+                                                    except Exception:
+                                                        vm.part = 2
+                                                        raise
+                                                else:
                                                     # ADD_LC_RET (142) = LOAD_LOCAL CONST ADD RETURN
                                                     a = locals_[arg[0]]
                                                     b = arg[1]
@@ -1411,7 +1411,8 @@ def run_labels(vm, closure, args):
                                                         return val
                                                     code, pc, locals_, stamps = frames.pop()
                                                     push(val)
-                                                else:
+                                            else:
+                                                if op < 144:
                                                     # SUB_LC_RET (143) = LOAD_LOCAL CONST SUB RETURN
                                                     s, k = arg
                                                     a = locals_[s]
@@ -1429,36 +1430,35 @@ def run_labels(vm, closure, args):
                                                         return val
                                                     code, pc, locals_, stamps = frames.pop()
                                                     push(val)
-                                            else:
-                                                if op < 145:
-                                                    # MUL_LC_RET (144) = LOAD_LOCAL CONST MUL RETURN
-                                                    s, k = arg
-                                                    a = locals_[s]
-                                                    if type(a) is int:
-                                                        val = a * k
-                                                    elif (type(a) is Labeled):
-                                                        val = _binary(vm, mul, a, k)
-                                                    else:
-                                                        val = mul(a, k)
-                                                    if pcs:
-                                                        if vm.pc:
-                                                            val = _join(val, vm.pc)
-                                                        drop_frames(vm, base_depth + len(frames))
-                                                    if not frames:
-                                                        return val
-                                                    code, pc, locals_, stamps = frames.pop()
-                                                    push(val)
                                                 else:
-                                                    # CALL_BUILTIN3_C (145) = CONST CALL_BUILTIN3
-                                                    k, fn, _, labelled = arg
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if (type(a) is Labeled or type(b) is Labeled or vm.pc):
-                                                        stack[-1] = labelled(vm, a, b, k)
+                                                    if op < 145:
+                                                        # MUL_LC_RET (144) = LOAD_LOCAL CONST MUL RETURN
+                                                        s, k = arg
+                                                        a = locals_[s]
+                                                        if type(a) is int:
+                                                            val = a * k
+                                                        elif (type(a) is Labeled):
+                                                            val = _binary(vm, mul, a, k)
+                                                        else:
+                                                            val = mul(a, k)
+                                                        if pcs:
+                                                            if vm.pc:
+                                                                val = _join(val, vm.pc)
+                                                            drop_frames(vm, base_depth + len(frames))
+                                                        if not frames:
+                                                            return val
+                                                        code, pc, locals_, stamps = frames.pop()
+                                                        push(val)
                                                     else:
-                                                        stack[-1] = fn(a, b, k)
-                                    else:
-                                        if op < 150:
+                                                        # CALL_BUILTIN3_C (145) = CONST CALL_BUILTIN3
+                                                        k, fn, _, labelled = arg
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if (type(a) is Labeled or type(b) is Labeled or vm.pc):
+                                                            stack[-1] = labelled(vm, a, b, k)
+                                                        else:
+                                                            stack[-1] = fn(a, b, k)
+                                        else:
                                             if op < 147:
                                                 # CALL_BUILTIN3_LLC (146) = LOAD_LOCAL LOAD_LOCAL CONST CALL_BUILTIN3
                                                 s, s1, k, fn, _, labelled = arg
@@ -1543,15 +1543,18 @@ def run_labels(vm, closure, args):
                                                             push(labelled(vm, a))
                                                         else:
                                                             push(fn(a))
+                            else:
+                                if op < 161:
+                                    if op < 151:
+                                        # CALL_BUILTIN_1 (150) = CALL_BUILTIN1
+                                        a = stack[-1]
+                                        if (type(a) is Labeled or vm.pc):
+                                            stack[-1] = arg[2](vm, a)
                                         else:
-                                            if op < 151:
-                                                # CALL_BUILTIN_1 (150) = CALL_BUILTIN1
-                                                a = stack[-1]
-                                                if (type(a) is Labeled or vm.pc):
-                                                    stack[-1] = arg[2](vm, a)
-                                                else:
-                                                    stack[-1] = arg[0](a)
-                                            else:
+                                            stack[-1] = arg[0](a)
+                                    else:
+                                        if op < 154:
+                                            if op < 153:
                                                 if op < 152:
                                                     # CALL_BUILTIN_2 (151) = CALL_BUILTIN2
                                                     b = pop()
@@ -1569,6 +1572,586 @@ def run_labels(vm, closure, args):
                                                         stack[-1] = arg[2](vm, a, b, c)
                                                     else:
                                                         stack[-1] = arg[0](a, b, c)
+                                            else:
+                                                # JUMP_RELEASE (153) = JUMP PC_RELEASE
+                                                if pcs:     # vm.pc_stack, mutated in place only
+                                                    release(vm, base_depth + len(frames), arg[1])
+                                                pc = arg[0] + 1
+                                        else:
+                                            if op < 156:
+                                                if op < 155:
+                                                    # STORE_LOCAL_BACK (154) = STORE_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
+                                                    s, t, t2, s3 = arg
+                                                    v = pop()
+                                                    if pcs and vm.pc:
+                                                        _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0, _local_name(vm.owner[id(code)], s))
+                                                        v = _join(v, vm.pc)
+                                                    locals_[s] = v
+                                                    try:
+                                                        budget -= pc - t
+                                                        if budget <= 0:
+                                                            budget = vm.tick(budget, room - len(frames))
+                                                    except Exception:
+                                                        vm.part = 1
+                                                        raise
+                                                    v0 = next(stack[-1], UNSET)
+                                                    if v0 is UNSET:
+                                                        pop()
+                                                        pc = t2
+                                                        continue
+                                                    try:
+                                                        if pcs:
+                                                            if vm.pc:
+                                                                v0 = _join(v0, vm.pc)
+                                                            if stamps is None:
+                                                                stamps = [0] * len(locals_)
+                                                            stamps[s3] = vm.stamp
+                                                        locals_[s3] = v0
+                                                    except Exception:
+                                                        vm.part = 3
+                                                        raise
+                                                    pc = t + 1
+                                                else:
+                                                    # ADD_TO_LOCAL_BACK (155) = ADD_TO_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
+                                                    s, t, t2, s3 = arg
+                                                    b = pop()
+                                                    a = locals_[s]
+                                                    if type(a) is int and type(b) is int:
+                                                        v = a + b
+                                                    elif type(a) is str and type(b) is str:
+                                                        v = a + b
+                                                    elif (type(a) is Labeled or type(b) is Labeled):
+                                                        v = _binary(vm, add, a, b)
+                                                    else:
+                                                        v = add(a, b)
+                                                    if pcs and vm.pc:
+                                                        _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0, _local_name(vm.owner[id(code)], s))
+                                                        v = _join(v, vm.pc)
+                                                    locals_[s] = v
+                                                    try:
+                                                        budget -= pc - t
+                                                        if budget <= 0:
+                                                            budget = vm.tick(budget, room - len(frames))
+                                                    except Exception:
+                                                        vm.part = 1
+                                                        raise
+                                                    v0 = next(stack[-1], UNSET)
+                                                    if v0 is UNSET:
+                                                        pop()
+                                                        pc = t2
+                                                        continue
+                                                    try:
+                                                        if pcs:
+                                                            if vm.pc:
+                                                                v0 = _join(v0, vm.pc)
+                                                            if stamps is None:
+                                                                stamps = [0] * len(locals_)
+                                                            stamps[s3] = vm.stamp
+                                                        locals_[s3] = v0
+                                                    except Exception:
+                                                        vm.part = 3
+                                                        raise
+                                                    pc = t + 1
+                                            else:
+                                                if op < 159:
+                                                    if op < 158:
+                                                        if op < 157:
+                                                            # ADD_LL_ST_BACK (156) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
+                                                            s, s1, s2, t, t4, s5 = arg
+                                                            a = locals_[s]
+                                                            b = locals_[s1]
+                                                            if type(a) is int and type(b) is int:
+                                                                r = a + b
+                                                            elif type(a) is str and type(b) is str:
+                                                                r = a + b
+                                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                                                r = _binary(vm, add, a, b)
+                                                            else:
+                                                                r = add(a, b)
+                                                            try:
+                                                                if pcs and vm.pc:
+                                                                    _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
+                                                                    r = _join(r, vm.pc)
+                                                                locals_[s2] = r
+                                                            except Exception:
+                                                                vm.part = 3
+                                                                raise
+                                                            try:
+                                                                budget -= pc - t
+                                                                if budget <= 0:
+                                                                    budget = vm.tick(budget, room - len(frames))
+                                                            except Exception:
+                                                                vm.part = 4
+                                                                raise
+                                                            v3 = next(stack[-1], UNSET)
+                                                            if v3 is UNSET:
+                                                                pop()
+                                                                pc = t4
+                                                                continue
+                                                            try:
+                                                                if pcs:
+                                                                    if vm.pc:
+                                                                        v3 = _join(v3, vm.pc)
+                                                                    if stamps is None:
+                                                                        stamps = [0] * len(locals_)
+                                                                    stamps[s5] = vm.stamp
+                                                                locals_[s5] = v3
+                                                            except Exception:
+                                                                vm.part = 6
+                                                                raise
+                                                            pc = t + 1
+                                                        else:
+                                                            # ADD_LC_ST_BACK (157) = LOAD_LOCAL CONST ADD STORE_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
+                                                            s, k, s2, t, t4, s5 = arg
+                                                            a = locals_[s]
+                                                            if type(a) is int and type(k) is int:
+                                                                r = a + k
+                                                            elif type(a) is str and type(k) is str:
+                                                                r = a + k
+                                                            elif (type(a) is Labeled):
+                                                                r = _binary(vm, add, a, k)
+                                                            else:
+                                                                r = add(a, k)
+                                                            try:
+                                                                if pcs and vm.pc:
+                                                                    _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
+                                                                    r = _join(r, vm.pc)
+                                                                locals_[s2] = r
+                                                            except Exception:
+                                                                vm.part = 3
+                                                                raise
+                                                            try:
+                                                                budget -= pc - t
+                                                                if budget <= 0:
+                                                                    budget = vm.tick(budget, room - len(frames))
+                                                            except Exception:
+                                                                vm.part = 4
+                                                                raise
+                                                            v3 = next(stack[-1], UNSET)
+                                                            if v3 is UNSET:
+                                                                pop()
+                                                                pc = t4
+                                                                continue
+                                                            try:
+                                                                if pcs:
+                                                                    if vm.pc:
+                                                                        v3 = _join(v3, vm.pc)
+                                                                    if stamps is None:
+                                                                        stamps = [0] * len(locals_)
+                                                                    stamps[s5] = vm.stamp
+                                                                locals_[s5] = v3
+                                                            except Exception:
+                                                                vm.part = 6
+                                                                raise
+                                                            pc = t + 1
+                                                    else:
+                                                        # APPEND_LOCAL_BACK (158) = APPEND_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
+                                                        s, t, t2, s3 = arg
+                                                        v = pop()
+                                                        x = locals_[s]
+                                                        if type(x) is list and type(v) is not Labeled and not vm.pc and refcount(x) <= 3:
+                                                            x.append(v)
+                                                        else:
+                                                            if type(x) is Labeled or type(v) is Labeled:
+                                                                r = _append_precise(vm, x, v)
+                                                            else:
+                                                                r = ops.append(x, v)
+                                                            _store(vm, locals_, stamps, s, r, _local_name(vm.owner[id(code)], s))
+                                                        try:
+                                                            budget -= pc - t
+                                                            if budget <= 0:
+                                                                budget = vm.tick(budget, room - len(frames))
+                                                        except Exception:
+                                                            vm.part = 1
+                                                            raise
+                                                        v0 = next(stack[-1], UNSET)
+                                                        if v0 is UNSET:
+                                                            pop()
+                                                            pc = t2
+                                                            continue
+                                                        try:
+                                                            if pcs:
+                                                                if vm.pc:
+                                                                    v0 = _join(v0, vm.pc)
+                                                                if stamps is None:
+                                                                    stamps = [0] * len(locals_)
+                                                                stamps[s3] = vm.stamp
+                                                            locals_[s3] = v0
+                                                        except Exception:
+                                                            vm.part = 3
+                                                            raise
+                                                        pc = t + 1
+                                                else:
+                                                    if op < 160:
+                                                        # SET_ITEM_LOCAL_BACK (159) = SET_ITEM_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
+                                                        s, t, t2, s3 = arg
+                                                        v = pop()
+                                                        k = pop()
+                                                        x = locals_[s]
+                                                        if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(v) is not Labeled and not vm.pc:
+                                                            x[k] = v        # the usual case, inline: a text key into a map nothing else holds
+                                                        elif type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                            pass
+                                                        else:
+                                                            _store(vm, locals_, stamps, s, _set_item_precise(vm, x, k, v), _local_name(vm.owner[id(code)], s))
+                                                        try:
+                                                            budget -= pc - t
+                                                            if budget <= 0:
+                                                                budget = vm.tick(budget, room - len(frames))
+                                                        except Exception:
+                                                            vm.part = 1
+                                                            raise
+                                                        v0 = next(stack[-1], UNSET)
+                                                        if v0 is UNSET:
+                                                            pop()
+                                                            pc = t2
+                                                            continue
+                                                        try:
+                                                            if pcs:
+                                                                if vm.pc:
+                                                                    v0 = _join(v0, vm.pc)
+                                                                if stamps is None:
+                                                                    stamps = [0] * len(locals_)
+                                                                stamps[s3] = vm.stamp
+                                                            locals_[s3] = v0
+                                                        except Exception:
+                                                            vm.part = 3
+                                                            raise
+                                                        pc = t + 1
+                                                    else:
+                                                        # ADD_C_SET_ITEM_BACK (160) = CONST ADD SET_ITEM_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
+                                                        k0, s, t, t3, s4 = arg
+                                                        a = pop()
+                                                        if type(a) is int and type(k0) is int:
+                                                            r = a + k0
+                                                        elif type(a) is str and type(k0) is str:
+                                                            r = a + k0
+                                                        elif (type(a) is Labeled):
+                                                            r = _binary(vm, add, a, k0)
+                                                        else:
+                                                            r = add(a, k0)
+                                                        k = pop()
+                                                        try:
+                                                            x = locals_[s]
+                                                            if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(r) is not Labeled and not vm.pc:
+                                                                x[k] = r        # the usual case, inline: a text key into a map nothing else holds
+                                                            elif type(r) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, r):
+                                                                pass
+                                                            else:
+                                                                _store(vm, locals_, stamps, s, _set_item_precise(vm, x, k, r), _local_name(vm.owner[id(code)], s))
+                                                        except Exception:
+                                                            vm.part = 2
+                                                            raise
+                                                        try:
+                                                            budget -= pc - t
+                                                            if budget <= 0:
+                                                                budget = vm.tick(budget, room - len(frames))
+                                                        except Exception:
+                                                            vm.part = 3
+                                                            raise
+                                                        v2 = next(stack[-1], UNSET)
+                                                        if v2 is UNSET:
+                                                            pop()
+                                                            pc = t3
+                                                            continue
+                                                        try:
+                                                            if pcs:
+                                                                if vm.pc:
+                                                                    v2 = _join(v2, vm.pc)
+                                                                if stamps is None:
+                                                                    stamps = [0] * len(locals_)
+                                                                stamps[s4] = vm.stamp
+                                                            locals_[s4] = v2
+                                                        except Exception:
+                                                            vm.part = 5
+                                                            raise
+                                                        pc = t + 1
+                                else:
+                                    if op < 166:
+                                        if op < 162:
+                                            # MUL_ADD_TO_BACK (161) = MUL ADD_TO_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
+                                            s, t, t2, s3 = arg
+                                            b = pop()
+                                            a = pop()
+                                            try:
+                                                if type(a) is int and type(b) is int:
+                                                    r0 = a * b
+                                                elif (type(a) is Labeled or type(b) is Labeled):
+                                                    r0 = _binary(vm, mul, a, b)
+                                                else:
+                                                    r0 = mul(a, b)
+                                            except Exception:
+                                                vm.part = 0
+                                                raise
+                                            a = locals_[s]
+                                            if type(a) is int and type(r0) is int:
+                                                v = a + r0
+                                            elif type(a) is str and type(r0) is str:
+                                                v = a + r0
+                                            elif (type(a) is Labeled or type(r0) is Labeled):
+                                                v = _binary(vm, add, a, r0)
+                                            else:
+                                                v = add(a, r0)
+                                            if pcs and vm.pc:
+                                                _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0, _local_name(vm.owner[id(code)], s))
+                                                v = _join(v, vm.pc)
+                                            locals_[s] = v
+                                            try:
+                                                budget -= pc - t
+                                                if budget <= 0:
+                                                    budget = vm.tick(budget, room - len(frames))
+                                            except Exception:
+                                                vm.part = 2
+                                                raise
+                                            v1 = next(stack[-1], UNSET)
+                                            if v1 is UNSET:
+                                                pop()
+                                                pc = t2
+                                                continue
+                                            try:
+                                                if pcs:
+                                                    if vm.pc:
+                                                        v1 = _join(v1, vm.pc)
+                                                    if stamps is None:
+                                                        stamps = [0] * len(locals_)
+                                                    stamps[s3] = vm.stamp
+                                                locals_[s3] = v1
+                                            except Exception:
+                                                vm.part = 4
+                                                raise
+                                            pc = t + 1
+                                        else:
+                                            if op < 164:
+                                                if op < 163:
+                                                    # LT_LC_BACK (162) = JUMP_BACK LOAD_LOCAL CONST LT JUMP_IF_FALSE
+                                                    t, s, k, t3, rid = arg
+                                                    budget -= pc - t
+                                                    if budget <= 0:
+                                                        budget = vm.tick(budget, room - len(frames))
+                                                    a = locals_[s]
+                                                    try:
+                                                        if type(a) is int and type(k) is int:
+                                                            c = a < k
+                                                        elif (type(a) is Labeled):
+                                                            c = _binary(vm, lt, a, k)
+                                                        else:
+                                                            c = lt(a, k)
+                                                    except Exception:
+                                                        vm.part = 3
+                                                        raise
+                                                    if type(c) is Labeled:
+                                                        push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                        c = c.v
+                                                    if c is False:
+                                                        pc = t3
+                                                        continue
+                                                    pc = t + 1
+                                                else:
+                                                    # LT_LL_BACK (163) = JUMP_BACK LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
+                                                    t, s, s2, t3, rid = arg
+                                                    budget -= pc - t
+                                                    if budget <= 0:
+                                                        budget = vm.tick(budget, room - len(frames))
+                                                    a = locals_[s]
+                                                    b = locals_[s2]
+                                                    try:
+                                                        if type(a) is int and type(b) is int:
+                                                            c = a < b
+                                                        elif (type(a) is Labeled or type(b) is Labeled):
+                                                            c = _binary(vm, lt, a, b)
+                                                        else:
+                                                            c = lt(a, b)
+                                                    except Exception:
+                                                        vm.part = 3
+                                                        raise
+                                                    if type(c) is Labeled:
+                                                        push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                        c = c.v
+                                                    if c is False:
+                                                        pc = t3
+                                                        continue
+                                                    pc = t + 1
+                                            else:
+                                                if op < 165:
+                                                    # CMP_LC_BACK (164) = JUMP_BACK LOAD_LOCAL CONST CMP JUMP_IF_FALSE
+                                                    t, s, k, kind, t4, rid = arg
+                                                    budget -= pc - t
+                                                    if budget <= 0:
+                                                        budget = vm.tick(budget, room - len(frames))
+                                                    a = locals_[s]
+                                                    try:
+                                                        if (type(a) is Labeled):
+                                                            c = _binary(vm, _CMP[kind], a, k, kind < 3)
+                                                        else:
+                                                            c = compare(kind, a, k)
+                                                    except Exception:
+                                                        vm.part = 3
+                                                        raise
+                                                    if type(c) is Labeled:
+                                                        push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                        c = c.v
+                                                    if c is False:
+                                                        pc = t4
+                                                        continue
+                                                    pc = t + 1
+                                                else:
+                                                    # CMP_LL_BACK (165) = JUMP_BACK LOAD_LOCAL LOAD_LOCAL CMP JUMP_IF_FALSE
+                                                    t, s, s2, kind, t4, rid = arg
+                                                    budget -= pc - t
+                                                    if budget <= 0:
+                                                        budget = vm.tick(budget, room - len(frames))
+                                                    a = locals_[s]
+                                                    b = locals_[s2]
+                                                    try:
+                                                        if (type(a) is Labeled or type(b) is Labeled):
+                                                            c = _binary(vm, _CMP[kind], a, b, kind < 3)
+                                                        else:
+                                                            c = compare(kind, a, b)
+                                                    except Exception:
+                                                        vm.part = 3
+                                                        raise
+                                                    if type(c) is Labeled:
+                                                        push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                        c = c.v
+                                                    if c is False:
+                                                        pc = t4
+                                                        continue
+                                                    pc = t + 1
+                                    else:
+                                        if op < 167:
+                                            # ADD_LC_ST_LT_LC_BACK (166) = LOAD_LOCAL CONST ADD STORE_LOCAL JUMP_BACK LOAD_LOCAL CONST LT JUMP_IF_FALSE
+                                            a = locals_[arg[0]]
+                                            b = arg[1]
+                                            if type(a) is int and type(b) is int:
+                                                r = a + b
+                                            elif type(a) is str and type(b) is str:
+                                                r = a + b
+                                            elif (type(a) is Labeled):
+                                                r = _binary(vm, add, a, b)
+                                            else:
+                                                r = add(a, b)
+                                            try:
+                                                if pcs and vm.pc:
+                                                    _upgrade_check(vm, locals_[arg[2]], stamps[arg[2]] if stamps else 0, _local_name(vm.owner[id(code)], arg[2]))
+                                                    r = _join(r, vm.pc)
+                                                locals_[arg[2]] = r
+                                            except Exception:
+                                                vm.part = 3
+                                                raise
+                                            try:
+                                                budget -= pc - arg[3]
+                                                if budget <= 0:
+                                                    budget = vm.tick(budget, room - len(frames))
+                                            except Exception:
+                                                vm.part = 4
+                                                raise
+                                            v3 = locals_[arg[4]]
+                                            v4 = arg[5]
+                                            try:
+                                                if type(v3) is int and type(v4) is int:
+                                                    c = v3 < v4
+                                                elif (type(v3) is Labeled):
+                                                    c = _binary(vm, lt, v3, v4)
+                                                else:
+                                                    c = lt(v3, v4)
+                                            except Exception:
+                                                vm.part = 7
+                                                raise
+                                            if type(c) is Labeled:
+                                                push_pc(vm, c.l, base_depth + len(frames), arg[7])
+                                                c = c.v
+                                            if c is False:
+                                                pc = arg[6]
+                                                continue
+                                            pc = arg[3] + 1
+                                        else:
+                                            if op < 168:
+                                                # ADD_LC_ST_LT_LL_BACK (167) = LOAD_LOCAL CONST ADD STORE_LOCAL JUMP_BACK LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
+                                                a = locals_[arg[0]]
+                                                b = arg[1]
+                                                if type(a) is int and type(b) is int:
+                                                    r = a + b
+                                                elif type(a) is str and type(b) is str:
+                                                    r = a + b
+                                                elif (type(a) is Labeled):
+                                                    r = _binary(vm, add, a, b)
+                                                else:
+                                                    r = add(a, b)
+                                                try:
+                                                    if pcs and vm.pc:
+                                                        _upgrade_check(vm, locals_[arg[2]], stamps[arg[2]] if stamps else 0, _local_name(vm.owner[id(code)], arg[2]))
+                                                        r = _join(r, vm.pc)
+                                                    locals_[arg[2]] = r
+                                                except Exception:
+                                                    vm.part = 3
+                                                    raise
+                                                try:
+                                                    budget -= pc - arg[3]
+                                                    if budget <= 0:
+                                                        budget = vm.tick(budget, room - len(frames))
+                                                except Exception:
+                                                    vm.part = 4
+                                                    raise
+                                                v3 = locals_[arg[4]]
+                                                v4 = locals_[arg[5]]
+                                                try:
+                                                    if type(v3) is int and type(v4) is int:
+                                                        c = v3 < v4
+                                                    elif (type(v3) is Labeled or type(v4) is Labeled):
+                                                        c = _binary(vm, lt, v3, v4)
+                                                    else:
+                                                        c = lt(v3, v4)
+                                                except Exception:
+                                                    vm.part = 7
+                                                    raise
+                                                if type(c) is Labeled:
+                                                    push_pc(vm, c.l, base_depth + len(frames), arg[7])
+                                                    c = c.v
+                                                if c is False:
+                                                    pc = arg[6]
+                                                    continue
+                                                pc = arg[3] + 1
+                                            else:
+                                                # SUB_LC_ST_CMP_LC_BACK (168) = LOAD_LOCAL CONST SUB STORE_LOCAL JUMP_BACK LOAD_LOCAL CONST CMP JUMP_IF_FALSE
+                                                a = locals_[arg[0]]
+                                                b = arg[1]
+                                                if type(a) is int and type(b) is int:
+                                                    r = a - b
+                                                elif (type(a) is Labeled):
+                                                    r = _binary(vm, sub, a, b)
+                                                else:
+                                                    r = sub(a, b)
+                                                try:
+                                                    if pcs and vm.pc:
+                                                        _upgrade_check(vm, locals_[arg[2]], stamps[arg[2]] if stamps else 0, _local_name(vm.owner[id(code)], arg[2]))
+                                                        r = _join(r, vm.pc)
+                                                    locals_[arg[2]] = r
+                                                except Exception:
+                                                    vm.part = 3
+                                                    raise
+                                                try:
+                                                    budget -= pc - arg[3]
+                                                    if budget <= 0:
+                                                        budget = vm.tick(budget, room - len(frames))
+                                                except Exception:
+                                                    vm.part = 4
+                                                    raise
+                                                v3 = locals_[arg[4]]
+                                                try:
+                                                    if (type(v3) is Labeled):
+                                                        c = _binary(vm, _CMP[arg[6]], v3, arg[5], arg[6] < 3)
+                                                    else:
+                                                        c = compare(arg[6], v3, arg[5])
+                                                except Exception:
+                                                    vm.part = 7
+                                                    raise
+                                                if type(c) is Labeled:
+                                                    push_pc(vm, c.l, base_depth + len(frames), arg[8])
+                                                    c = c.v
+                                                if c is False:
+                                                    pc = arg[7]
+                                                    continue
+                                                pc = arg[3] + 1
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 if vm.pc:

@@ -109,6 +109,22 @@ INTERNAL = [
     ('FIELD_CALL1', 149, 'FIELD k; CALL_BUILTIN b 1'),
     ('CHECK_BOOL_JF', 147, 'CHECK_BOOL k; JUMP_IF_FALSE t'),
     ('FOR_BACK', 132, "JUMP_BACK t to FOR_ITER_DECL: its step charge, then the head's next item"),
+    ('STORE_LOCAL_BACK', 154, 'STORE_LOCAL; FOR_BACK'),
+    ('ADD_TO_LOCAL_BACK', 155, 'ADD_TO_LOCAL; FOR_BACK'),
+    ('ADD_LL_ST_BACK', 156, 'ADD_LL_ST; FOR_BACK'),
+    ('ADD_LC_ST_BACK', 157, 'ADD_LC_ST; FOR_BACK'),
+    ('APPEND_LOCAL_BACK', 158, 'APPEND_LOCAL; FOR_BACK'),
+    ('SET_ITEM_LOCAL_BACK', 159, 'SET_ITEM_LOCAL; FOR_BACK'),
+    ('ADD_C_SET_ITEM_BACK', 160, 'ADD_C_SET_ITEM; FOR_BACK'),
+    ('MUL_ADD_TO_BACK', 161, 'MUL_ADD_TO; FOR_BACK'),
+    ('LT_LC_BACK', 162, 'JUMP_BACK t to LT_LC_JF: its step charge, then the test'),
+    ('LT_LL_BACK', 163, 'JUMP_BACK t to LT_LL_JF: its step charge, then the test'),
+    ('CMP_LC_BACK', 164, 'JUMP_BACK t to CMP_LC_JF: its step charge, then the test'),
+    ('CMP_LL_BACK', 165, 'JUMP_BACK t to CMP_LL_JF: its step charge, then the test'),
+    ('ADD_LC_ST_LT_LC_BACK', 166, 'ADD_LC_ST; LT_LC_BACK'),
+    ('ADD_LC_ST_LT_LL_BACK', 167, 'ADD_LC_ST; LT_LL_BACK'),
+    ('SUB_LC_ST_CMP_LC_BACK', 168, 'SUB_LC_ST; CMP_LC_BACK'),
+    ('JUMP_RELEASE', 153, 'JUMP t to PC_RELEASE r: the release, then on'),
     ('CALL_VM_BUILTIN_POP', 128, 'CALL_VM_BUILTIN b n; POP'),
     ('CONST2', 129, 'CONST a; CONST b'),
     ('DECLARE_LOCAL_LOAD', 130, 'DECLARE_LOCAL s; LOAD_LOCAL t'),
@@ -215,6 +231,22 @@ FIELDS = {
     149: ('k', 'fn', 'n', 'labelled'),  # FIELD_CALL1
     147: ('k', 't', 'rid'),  # CHECK_BOOL_JF
     132: ('t', 't', 's'),  # FOR_BACK
+    154: ('s', 't', 't', 's'),  # STORE_LOCAL_BACK
+    155: ('s', 't', 't', 's'),  # ADD_TO_LOCAL_BACK
+    156: ('s', 's', 's', 't', 't', 's'),  # ADD_LL_ST_BACK
+    157: ('s', 'k', 's', 't', 't', 's'),  # ADD_LC_ST_BACK
+    158: ('s', 't', 't', 's'),  # APPEND_LOCAL_BACK
+    159: ('s', 't', 't', 's'),  # SET_ITEM_LOCAL_BACK
+    160: ('k', 's', 't', 't', 's'),  # ADD_C_SET_ITEM_BACK
+    161: ('s', 't', 't', 's'),  # MUL_ADD_TO_BACK
+    162: ('t', 's', 'k', 't', 'rid'),  # LT_LC_BACK
+    163: ('t', 's', 's', 't', 'rid'),  # LT_LL_BACK
+    164: ('t', 's', 'k', 'kind', 't', 'rid'),  # CMP_LC_BACK
+    165: ('t', 's', 's', 'kind', 't', 'rid'),  # CMP_LL_BACK
+    166: ('s', 'k', 's', 't', 's', 'k', 't', 'rid'),  # ADD_LC_ST_LT_LC_BACK
+    167: ('s', 'k', 's', 't', 's', 's', 't', 'rid'),  # ADD_LC_ST_LT_LL_BACK
+    168: ('s', 'k', 's', 't', 's', 'k', 'kind', 't', 'rid'),  # SUB_LC_ST_CMP_LC_BACK
+    153: ('t', 'rid'),  # JUMP_RELEASE
     128: ('fn', 'n'),  # CALL_VM_BUILTIN_POP
     129: ('k', 'k'),  # CONST2
     130: ('s', 's'),  # DECLARE_LOCAL_LOAD
@@ -242,7 +274,10 @@ FLOW = {1: 'next', 2: 'next', 3: 'next', 4: 'next', 5: 'next', 6: 'next', 7: 'ne
     'next', 131: 'next', 136: 'next', 133: 'next', 134: 'next', 137: 'next', 138: 'next',
     139: 'next', 145: 'next', 146: 'next', 135: 'next', 140: 'next', 141: 'next', 142:
     'next', 143: 'next', 144: 'next', 148: 'next', 149: 'next', 147: 'branch', 132:
-    'branch', 128: 'next', 129: 'next', 130: 'next', 124: 'branch'}
+    'branch', 154: 'branch', 155: 'branch', 156: 'branch', 157: 'branch', 158: 'branch',
+    159: 'branch', 160: 'branch', 161: 'branch', 162: 'branch', 163: 'branch', 164:
+    'branch', 165: 'branch', 166: 'branch', 167: 'branch', 168: 'branch', 153: 'branch',
+    128: 'next', 129: 'next', 130: 'next', 124: 'branch'}
 
 # Stack pictures: (inputs -- outputs), deepest first; x[n] is n values
 PICTURES = {
@@ -409,4 +444,25 @@ FUSED = [
 # code that replaces the jump and runs the target's parts in its place)
 THREADED = [
     (100, 115, 132),  # FOR_BACK
+    (100, 111, 162),  # LT_LC_BACK
+    (100, 110, 163),  # LT_LL_BACK
+    (100, 112, 164),  # CMP_LC_BACK
+    (100, 116, 165),  # CMP_LL_BACK
+    (29, 42, 153),  # JUMP_RELEASE
+]
+
+# Tails: (a statement's instruction, the threaded jump after it, the code
+# that runs both; the jump stays in place for the paths that jump to it)
+TAILS = [
+    (4, 132, 154),  # STORE_LOCAL_BACK
+    (49, 132, 155),  # ADD_TO_LOCAL_BACK
+    (107, 132, 156),  # ADD_LL_ST_BACK
+    (108, 132, 157),  # ADD_LC_ST_BACK
+    (44, 132, 158),  # APPEND_LOCAL_BACK
+    (46, 132, 159),  # SET_ITEM_LOCAL_BACK
+    (141, 132, 160),  # ADD_C_SET_ITEM_BACK
+    (135, 132, 161),  # MUL_ADD_TO_BACK
+    (108, 162, 166),  # ADD_LC_ST_LT_LC_BACK
+    (108, 163, 167),  # ADD_LC_ST_LT_LL_BACK
+    (109, 164, 168),  # SUB_LC_ST_CMP_LC_BACK
 ]

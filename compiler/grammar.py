@@ -409,18 +409,32 @@ class _Parse:
 
 def p_error(tok):
     name = _Parse.source_name
-    if tok is None:
-        last = _Parse.toks[-1] if _Parse.toks else None
-        raise CompileError("unexpected end of file", last[LINE] if last else 1,
-                           last[COL] if last else 1, name)
+    toks = _Parse.toks
     expected = _expected()
+    if tok is None:
+        if expected == ["RECOVER"]:
+            at = _try_of(len(toks))
+            raise CompileError(f"the file ends before 'recover': {_no_recover(len(toks))}",
+                               at[LINE], at[COL], name)
+        last = toks[-1] if toks else None
+        msg = "the file ends where an indented block should follow this line" \
+            if "INDENT" in expected else "unexpected end of file"
+        raise CompileError(msg, last[LINE] if last else 1, last[COL] if last else 1, name)
+    i = next((k for k, t in enumerate(toks) if t is tok), len(toks))
     got = _describe(tok)
     typ, line, col = tok[TYPE], tok[LINE], tok[COL]
-    hint = _python_habit(tok)
-    if hint is not None:
-        msg = hint
+    habit = _python_habit(toks, i)
+    if habit is not None:
+        msg, at = habit
+        line, col = at[LINE], at[COL]       # the caret goes on the Python word
     elif typ in _COMPARISONS and _previous_is_comparison(tok):
         msg = "comparisons do not chain; write `a < b and b < c`"
+    elif _continues_above(toks, i) is not None:
+        op = _continues_above(toks, i)
+        line, col = op[LINE], op[COL]
+        msg = f"a line cannot continue the one above by starting with {_describe(op)}; to " \
+              "split an expression across lines, wrap it in ( ): newlines inside ( ), [ ] " \
+              "and { } are ignored"
     elif typ == "INDENT":
         msg = "unexpected indent; only a line that opens a block (task, when, while, ...) " \
               "is followed by a more indented block"
@@ -438,13 +452,167 @@ def p_error(tok):
         msg = "'otherwise' must follow a `when` block at the same indentation"
     elif typ == "RECOVER":
         msg = "'recover' must follow a `try` block at the same indentation"
+    elif expected == ["RECOVER"]:
+        msg = f"expected 'recover' here: {_no_recover(i)}"
+    elif expected == ["NAME"] and i > 0 and toks[i - 1][TYPE] == "RECOVER":
+        msg = "`recover` needs a name for the error's message after it: `recover err`"
+    elif typ == "COLON" and _header(toks, i) and toks[i + 1][TYPE] == "NEWLINE":
+        kw = _header(toks, i)
+        msg = f"Synsema headers have no ':'; remove it after `{kw}` (the indented block " \
+              "below is its body)"
     elif typ == "NEWLINE" and "INDENT" in expected:
         msg = "expected an indented block after this line"
+    elif typ == "NEWLINE" and "NAME" in expected and "NUMBER" in expected and i > 0:
+        msg, at = _line_ends_early(toks[i - 1])
+        line, col = at[LINE], at[COL]
+    elif "PLUS" in expected:
+        msg = _after_complete_expression(toks, i, got)
     elif typ == "DEDENT" or (typ == "NEWLINE" and expected):
         msg = f"unexpected {got}; expected {_list(expected)}"
     else:
         msg = f"unexpected {got}" + (f"; expected {_list(expected)}" if expected else "")
     raise CompileError(msg, line, col, name)
+
+
+def _try_of(i):
+    """The TRY token whose block toks[i - 1] (a DEDENT) ends."""
+    toks = _Parse.toks
+    depth = 0
+    j = i - 1
+    while j > 0:
+        typ = toks[j][TYPE]
+        depth += typ == "DEDENT"
+        depth -= typ == "INDENT"
+        if depth == 0:
+            break
+        j -= 1
+    return toks[j - 2] if j >= 2 else toks[i - 1]       # TRY NEWLINE INDENT
+
+
+def _no_recover(i):
+    """What a `try` whose block ended at toks[i - 1] without a `recover` needs."""
+    return (f"the `try` at line {_try_of(i)[LINE]} needs a `recover NAME` block after its "
+            "block, at the same indentation as `try`: `recover err`, then an indented block "
+            "that handles the error (`err` holds its message)")
+
+
+# The keyword that starts each kind of block header, as messages name the header.
+_HEADERS = {"TASK": "task", "TEST": "test", "WHEN": "when", "OTHERWISE": "otherwise",
+            "WHILE": "while", "FOR": "for each", "TRY": "try", "RECOVER": "recover"}
+_BINARY = _COMPARISONS | {"PLUS", "MINUS", "TIMES", "DIVIDE", "MOD", "AND", "OR", "NOT"}
+# Tokens that begin a statement, or an expression: after a complete statement on the
+# same line, a second statement (or a missing operator).
+_STATEMENT_WORDS = {"LET", "SET", "GIVE", "WHEN", "WHILE", "FOR", "TRY", "BREAK", "CONTINUE",
+                    "REQUIRE", "TASK", "TEST"}
+_STARTERS = {"NAME", "NUMBER", "TEXT", "TRUE", "FALSE", "NOTHING", "LBRACE", "LPAREN_LAMBDA"}
+
+
+def _continues_above(toks, i):
+    """The binary operator that starts toks[i]'s line (maybe after an INDENT), as if to
+    continue the expression of the line above, or None."""
+    if toks[i][TYPE] == "INDENT":
+        i += 1
+    if 0 < i < len(toks) and toks[i - 1][TYPE] in ("NEWLINE", "INDENT") and \
+            toks[i][TYPE] in _BINARY - {"NOT", "MINUS"}:
+        return toks[i]
+    return None
+
+
+def _line_start(toks, i):
+    """The index of the first token of the line toks[i] is on."""
+    while i > 0 and toks[i - 1][TYPE] not in ("NEWLINE", "INDENT", "DEDENT"):
+        i -= 1
+    return i
+
+
+def _header(toks, i):
+    """The header keyword (`when`, `for each`, ...) starting toks[i]'s line, or None."""
+    return _HEADERS.get(toks[_line_start(toks, i)][TYPE])
+
+
+def _line_ends_early(prev):
+    """(message, token to point at) for a line that ends where an expression must follow
+    `prev`. Lines join only inside brackets (SPEC section 1)."""
+    if prev[TYPE] == "ARROW":
+        return ("a lambda holds one expression, on the same line as '=>': `(x) => x + 1` "
+                "(wrap a long one in ( ) to continue it on the next line)", prev)
+    word = TOKEN_WORDS.get(prev[TYPE], _describe(prev))
+    if prev[TYPE] in _BINARY:
+        return (f"the line ends after {word}, so the expression is incomplete; to continue "
+                "an expression on the next line, wrap it in ( ): newlines inside ( ), [ ] "
+                "and { } are ignored", prev)
+    return (f"expected an expression after {word}, on the same line", prev)
+
+
+def _after_complete_expression(toks, i, got):
+    """The message for toks[i] after an expression that was complete: what may follow it
+    there (a separator, a closing bracket, the end of the line)."""
+    tok = toks[i]
+    opener = _open_bracket(toks, i)
+    if opener is None:
+        kw = _header(toks, i)
+        if kw in ("when", "otherwise", "while", "for each"):
+            what = "what it loops over" if kw == "for each" else "its condition"
+            word = f"'{tok[VALUE]}'" if isinstance(tok[VALUE], str) and tok[TYPE] != "TEXT" \
+                else got
+            return f"unexpected {got}; a `{kw}` line ends with {what}: remove {word}"
+        if tok[TYPE] in _STATEMENT_WORDS:
+            return f"unexpected {got} after a complete statement; write one statement per " \
+                   "line"
+        if tok[TYPE] in _STARTERS:
+            return f"unexpected {got} after a complete expression; write one statement per " \
+                   "line, or join the two with an operator"
+        return f"unexpected {got}; expected end of line"
+    close = _CLOSERS[opener[TYPE]]
+    if opener[TYPE] == "LBRACE" and not _after_colon(toks, opener, i):
+        return f"unexpected {got}; expected ':' between a key and its value"
+    if opener[TYPE] == "LPAREN" and not _ends_value(toks, opener):
+        return f"unexpected {got}; expected '{close}'"
+    what = {"LBRACKET": "items", "LBRACE": "entries"}.get(opener[TYPE], "arguments")
+    return f"unexpected {got}; expected ',' or '{close}' (separate the {what} with ',')"
+
+
+_CLOSERS = {"LPAREN": ")", "LPAREN_LAMBDA": ")", "LBRACKET": "]", "LBRACE": "}"}
+
+
+def _open_bracket(toks, i):
+    """The innermost bracket open at toks[i] (a token), or None (lines hold no newline
+    tokens inside brackets, so the search ends at the line's start)."""
+    depth = 0
+    for j in range(i - 1, -1, -1):
+        typ = toks[j][TYPE]
+        if typ in ("NEWLINE", "INDENT", "DEDENT"):
+            return None
+        if typ in ("RPAREN", "RBRACKET", "RBRACE"):
+            depth += 1
+        elif typ in ("LPAREN", "LPAREN_LAMBDA", "LBRACKET", "LBRACE"):
+            if depth == 0:
+                return toks[j]
+            depth -= 1
+    return None
+
+
+def _after_colon(toks, opener, i):
+    """Inside the map opened by `opener`, is toks[i] in a value (after the key's ':')?"""
+    depth = 0
+    seen_colon = False
+    for t in toks[toks.index(opener) + 1:i]:
+        typ = t[TYPE]
+        if typ in ("LPAREN", "LPAREN_LAMBDA", "LBRACKET", "LBRACE"):
+            depth += 1
+        elif typ in ("RPAREN", "RBRACKET", "RBRACE"):
+            depth -= 1
+        elif depth == 0 and typ == "COLON":
+            seen_colon = True
+        elif depth == 0 and typ == "COMMA":
+            seen_colon = False
+    return seen_colon
+
+
+def _ends_value(toks, opener):
+    """Does a value end just before `opener`, making that `(` a call's?"""
+    k = toks.index(opener)
+    return k > 0 and toks[k - 1][TYPE] in ("NAME", "RPAREN", "RBRACKET", "RBRACE", "TEXT")
 
 
 # Words a Python programmer types first, and the Synsema that says the same.
@@ -457,26 +625,37 @@ _PYTHON_WORDS = {
     "for": "Synsema loops with `for each NAME in LIST`",
     "import": "Synsema has no imports: builtins are always there, host tools come from "
               "the host (--tools)",
+    "from": "Synsema has no imports: builtins are always there, host tools come from "
+            "the host (--tools)",
     "pass": "Synsema needs no `pass`: give the block a statement, or `give`",
     "lambda": "Synsema writes a lambda as `(x) => EXPR`",
+    "raise": "Synsema stops with an error with `fail(MESSAGE)`",
+    "except": "Synsema catches errors with `try` and then `recover NAME`",
+    "class": "Synsema has no classes: keep data in a map, and behaviour in tasks",
 }
 
 
-def _python_habit(tok):
-    """A hint when the error is where a Python habit shows: a Python keyword at the start
-    of a statement (`xs.append(1)` parses -- a map may hold a task -- and is explained
-    when it runs)."""
-    toks = _Parse.toks
-    i = next((k for k, t in enumerate(toks) if t is tok), None)
-    if i is None:
+def _python_habit(toks, i):
+    """(hint, the Python word) when the error at toks[i] is where a Python habit shows: a
+    Python keyword at the start of a statement (`xs.append(1)` parses -- a map may hold a
+    task -- and is explained when it runs)."""
+    if i >= len(toks):
         return None
+    tok = toks[i]
     prev = toks[i - 1] if i > 0 else None
     if prev is not None and prev[TYPE] == "NAME" and prev[VALUE] in _PYTHON_WORDS and (
             i < 2 or toks[i - 2][TYPE] in ("NEWLINE", "INDENT", "DEDENT")):
-        return f"'{prev[VALUE]}' is Python; {_PYTHON_WORDS[prev[VALUE]]}"
+        return f"'{prev[VALUE]}' is Python; {_PYTHON_WORDS[prev[VALUE]]}", prev
     if tok[TYPE] == "NAME" and tok[VALUE] in _PYTHON_WORDS and (
             prev is None or prev[TYPE] in ("NEWLINE", "INDENT", "DEDENT")):
-        return f"'{tok[VALUE]}' is Python; {_PYTHON_WORDS[tok[VALUE]]}"
+        return f"'{tok[VALUE]}' is Python; {_PYTHON_WORDS[tok[VALUE]]}", tok
+    if prev is not None and prev[TYPE] == "FOR" and tok[TYPE] != "EACH":
+        return f"expected 'each' after 'for'; {_PYTHON_WORDS['for']}", tok
+    if tok[TYPE] == "INDENT" and i >= 2:
+        # `else` alone on its line parses (it is a name); the block under it does not.
+        first = toks[_line_start(toks, i - 1)]
+        if first[TYPE] == "NAME" and first[VALUE] in _PYTHON_WORDS:
+            return f"'{first[VALUE]}' is Python; {_PYTHON_WORDS[first[VALUE]]}", first
     return None
 
 

@@ -166,6 +166,11 @@ def _bad_character(scan, pos):
         _fail(scan, "text is not closed; add a '\"' before the end of the line", pos)
     if c == "!":
         _fail(scan, "unexpected '!'; write 'not' for negation and '!=' for inequality", pos)
+    if c in "&|":
+        # `&&`, `||` (and `&`, `|`): the logical operators are words in Synsema.
+        word = "and" if c == "&" else "or"
+        op = c * 2 if scan.lexdata.startswith(c * 2, pos) else c
+        _fail(scan, f"unexpected '{op}'; Synsema writes `{word}`: `a {word} b`", pos)
     if c == "#":
         _fail(scan, "unexpected '#'; comments start with `--` in Synsema", pos)
     if c == "'":

@@ -32,6 +32,7 @@ class _Ctx:
         self.loops = []               # rids of enclosing loops
         self.next_rid = 1
         self.global_slot = None       # the top level: its locals are global slots
+        self.body = []                # tasks, tests, the top level: their statements
 
     def new_slot(self, name, line=0):
         if self.global_slot is not None:
@@ -57,6 +58,28 @@ PYTHON_WORDS = {
     "else": "Synsema writes `otherwise` (and `otherwise when COND` for elif)",
     "elif": "Synsema writes `otherwise when COND`",
     "def": "declare a task: `task name(a, b)`",
+    "if": "Synsema writes `when CONDITION`", "pass": "Synsema needs no `pass`",
+    "nil": "Synsema writes nothing", "undefined": "Synsema writes nothing",
+    "sum": "add the items up in a loop: `let total be 0`, then `for each x in xs` with "
+           "`set total to total + x` in its block",
+    "length": "the length of a list, map or text is len(x)",
+    "size": "the length of a list, map or text is len(x)",
+    "input": "a program does not read stdin: its input comes as a task's arguments "
+             "(`syn run FILE --call TASK --args JSON`) or from host tools (--tools)",
+    "exit": "stop with an error with fail(MESSAGE), or leave a task with `give`",
+    "quit": "stop with an error with fail(MESSAGE), or leave a task with `give`",
+    "enumerate": "loop over the positions: `for each i in range(len(xs))`, then use xs[i]",
+    "isinstance": 'use type_of(x) == "number" (or "text", "list", ...)',
+    "type": 'use type_of(x), which gives "number", "text", "list", ...',
+    "sorted": "use sort(xs), which gives a new sorted list",
+    "reversed": "use reverse(xs), which gives a new list",
+    "list": "write a list as [a, b]", "dict": 'write a map as {"key": value}',
+    "map": "build the new list in a loop: `for each x in xs` with "
+           "`set ys to append(ys, f(x))` in its block",
+    "filter": "build the new list in a loop: `for each x in xs` with "
+              "`when keep(x)` and `set ys to append(ys, x)` in its block",
+    "open": "a program has no file access: data comes in as a task's arguments (--args) "
+            "or from host tools (--tools)",
 }
 
 
@@ -136,6 +159,7 @@ class Resolver:
         ctx = _Ctx(main)
         ctx.global_slot = self.hidden_global
         main_items = [i for i in items if i.kind not in ("task", "test", "intent")]
+        ctx.body = main_items
         for item in main_items:
             if item.kind == "require":
                 prog.requires.append(self.cap(item))
@@ -157,6 +181,7 @@ class Resolver:
                         f.requires.append(cap)
                     i += 1
                 item.body = body[i:]
+            fctx.body = item.body
             self.block(item.body, fctx)
         return prog
 
@@ -261,6 +286,10 @@ class Resolver:
             if ref[0] in ("task", "builtin"):
                 self.error(f"'{s.name}' is a {ref[0]}; only variables can be set",
                            s.line, s.name_col)
+            if ref[0] == "global" and ctx.func.kind == "test":
+                self.error(f"cannot set the top-level variable '{s.name}' inside a test; "
+                           f"declare a local copy in the test (`let my_{s.name} be "
+                           f"{s.name}`) and set that", s.line, s.name_col)
             if ref[0] == "global" and ctx.func.kind != "main":
                 self.error(f"cannot set the top-level variable '{s.name}' inside a "
                            f"{ctx.func.kind}; give the new value back and set it at top level",
@@ -422,13 +451,27 @@ class Resolver:
                         "has ended; declare it before the block to use it after")
                 self.error(msg, line, col)
             c = c.parent
-        if name in self.globals and ctx.func.kind == "main":
-            msg += (f" yet: its `let` is at line {self.globals[name][1]}; top-level "
-                    "statements see only what is declared above them")
-            self.error(msg, line, col)
         root = ctx
         while root.parent is not None:
             root = root.parent
+        later = _declared_after(root.body, name, line)
+        if later is not None:
+            decl_line, own = later
+            if own and ctx.parent is not None:
+                msg += (" yet: the lambda is part of its own `let`, and a lambda sees only "
+                        "what is declared above it; to call itself, make it a task")
+            elif own:
+                msg += " yet: this `let` declares it, so its value cannot use it"
+            elif ctx.parent is not None:
+                msg += (f" yet: its `let` is at line {decl_line}; a lambda sees only what is "
+                        "declared above it: move the `let` above the lambda")
+            elif root.func.kind == "main":
+                msg += (f" yet: its `let` is at line {decl_line}; top-level statements see "
+                        "only what is declared above them")
+            else:
+                msg += (f" yet: its `let` is at line {decl_line}; in a {root.func.kind}, a "
+                        "variable can be used only below its `let`: move the `let` up")
+            self.error(msg, line, col)
         if root.func.kind != "main" and name in self.block_globals:
             # Whether a `let` in a block has run depends on the branch taken (SPEC 2).
             msg += (f" here: it is declared at line {self.block_globals[name]} inside a "
@@ -522,6 +565,19 @@ class Resolver:
         if name not in self.builtins:
             self.builtins[name] = len(self.program.builtins)
             self.program.builtins.append(name)
+
+
+def _declared_after(stmts, name, line):
+    """(line, own) of the first `let` of `name` among the statements (blocks included)
+    below the use at `line`, or None; `own` when the use is in that `let`'s own value
+    (`let f be (x) => f(x)`: one statement per line, so the same line)."""
+    for s in stmts:
+        if s.kind == "let" and s.name == name and s.line >= line:
+            return s.line, s.line == line
+        found = _declared_after(_substatements(s), name, line)
+        if found is not None:
+            return found
+    return None
 
 
 def _has(node, kind):

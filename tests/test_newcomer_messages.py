@@ -1,0 +1,154 @@
+"""Compile errors a newcomer met in a trial: each says where, what went wrong and the fix,
+in Synsema's terms (not a generic `expected an expression or statement`)."""
+
+import pytest
+
+from synsema.compiler import compile_source
+from synsema.vm.errors import CompileError
+from synsema.vm.suggest import suggest
+
+
+def cerr(src):
+    with pytest.raises(CompileError) as info:
+        compile_source(src, "n.syn")
+    return info.value
+
+
+CONTINUE = "wrap it in ( ): newlines inside ( ), [ ] and { } are ignored"
+
+
+@pytest.mark.parametrize("src, line, col, words", [
+    # ---- after a complete expression: what may follow it there
+    ("let x be 1 let y be 2\n", 1, 12, ["unexpected 'let' after a complete statement",
+                                        "one statement per line"]),
+    ("print(1) print(2)\n", 1, 10, ["one statement per line", "operator"]),
+    ('print("a" "b")\n', 1, 11, ["unexpected text", "expected ',' or ')'"]),
+    ("let xs be [1 2]\n", 1, 14, ["expected ',' or ']'"]),
+    ('let m be {"a": 1 "b": 2}\n', 1, 18, ["expected ',' or '}'"]),
+    ('let m be {"a" 1}\n', 1, 15, ["expected ':' between a key and its value"]),
+    ("let v be (1 2)\n", 1, 13, ["expected ')'"]),
+    ("let x be 1:\n", 1, 11, ["unexpected ':'; expected end of line"]),
+    # ---- an extra word after a header's condition
+    ("let x be 1\nwhen x == 1 then\n    print(x)\n", 2, 13,
+     ["a `when` line ends with its condition", "remove 'then'"]),
+    ("let x be 1\nwhile x < 3 do\n    set x to x + 1\n", 2, 13,
+     ["a `while` line ends with its condition", "remove 'do'"]),
+    ("for each x in [1] do\n    print(x)\n", 1, 19, ["remove 'do'"]),
+    # ---- a line that ends, or starts, in the middle of an expression
+    ("let long be 1 +\n    2\n", 1, 15, ["the line ends after '+'", CONTINUE]),
+    ("let ok be true and\n", 1, 16, ["the line ends after 'and'", CONTINUE]),
+    ("let a be 1\nlet b be a\n    + 1\n", 3, 5, ["cannot continue the one above", CONTINUE]),
+    ("let a be 1\n+ 2\n", 2, 1, ["starting with '+'", CONTINUE]),
+    ("let f be (x) =>\n    x + 1\n", 1, 14,
+     ["a lambda holds one expression, on the same line as '=>'", "(x) => x + 1"]),
+    ("let x be\n", 1, 7, ["expected an expression after 'be', on the same line"]),
+    # ---- headers have no ':'
+    ("task f(x):\n    give x\n", 1, 10, ["headers have no ':'", "after `task`"]),
+    ("let c be true\nwhen c:\n    print(1)\n", 2, 7, ["headers have no ':'", "`when`"]),
+    ("let c be true\nwhile c:\n    print(1)\n", 2, 8, ["headers have no ':'", "`while`"]),
+    ("for each x in [1]:\n    print(x)\n", 1, 18, ["headers have no ':'", "`for each`"]),
+    ("when true\n    print(1)\notherwise:\n    print(2)\n", 3, 10,
+     ["headers have no ':'", "`otherwise`"]),
+    ("try:\n    print(1)\nrecover e\n    print(e)\n", 1, 4, ["headers have no ':'", "`try`"]),
+    ("try\n    print(1)\nrecover e:\n    print(e)\n", 3, 10, ["`recover`"]),
+    ('test "t":\n    assert(true)\n', 1, 9, ["`test`"]),
+    # ---- try / recover
+    ("try\n    print(1)\nprint(2)\n", 3, 1,
+     ["expected 'recover' here", "the `try` at line 1 needs a `recover NAME` block",
+      "`recover err`", "same indentation"]),
+    ("try\n    print(1)\n", 1, 1, ["the file ends before 'recover'", "`recover err`"]),
+    ("while true\n", 1, 11, ["the file ends where an indented block should follow"]),
+    ("try\n    print(1)\nrecover\n    print(2)\n", 3, 8,
+     ["`recover` needs a name", "`recover err`"]),
+    # ---- other languages' operators
+    ("print(true && false)\n", 1, 12, ["unexpected '&&'", "`and`"]),
+    ("print(true || false)\n", 1, 12, ["unexpected '||'", "`or`"]),
+    ("print(true & false)\n", 1, 12, ["unexpected '&'", "`and`"]),
+    ("print(!true)\n", 1, 7, ["'not'"]),
+    # ---- the caret is on the Python word the message is about
+    ("if 1 == 1\n    print(1)\n", 1, 1, ["'if' is Python"]),
+    ("task f(x)\n    return x\n", 2, 5, ["'return' is Python", "give"]),
+    ("import json\n", 1, 1, ["Synsema has no imports"]),
+    ("when true\n    print(1)\nelse\n    print(2)\n", 3, 1, ["'else' is Python", "otherwise"]),
+    ('raise ValueError("x")\n', 1, 1, ["fail(MESSAGE)"]),
+    ("for x in [1]\n    print(x)\n", 1, 5, ["expected 'each'", "for each NAME in LIST"]),
+])
+def test_syntax_errors_say_what_to_write(src, line, col, words):
+    e = cerr(src)
+    assert (e.line, e.col) == (line, col), e.message
+    for w in words:
+        assert w in e.message, e.message
+    assert "expected an expression or statement" not in e.message
+
+
+@pytest.mark.parametrize("src, words", [
+    ("print(sum([1, 2]))\n", ["'sum' is not declared", "let total be 0",
+                              "set total to total + x"]),
+    ('print(length("ab"))\n', ["'length' is not declared", "len(x)"]),
+    ("print(input())\n", ["'input' is not declared", "--call", "--args", "--tools"]),
+    ("exit(1)\n", ["'exit' is not declared", "fail(MESSAGE)", "give"]),
+    ("print(enumerate([1]))\n", ["range(len(xs))"]),
+    ("print(isinstance(1, 2))\n", ["type_of(x)"]),
+    ("print(sorted([2, 1]))\n", ["sort(xs)"]),
+    ("print(None)\n", ["Synsema writes nothing"]),
+    ("print(True)\n", ["Synsema writes true"]),
+])
+def test_python_builtins_name_the_synsema_way(src, words):
+    e = cerr(src)
+    for w in words:
+        assert w in e.message, e.message
+    assert "did you mean" not in e.message
+
+
+# SPEC 2: the candidate at the smallest Levenshtein distance, at most 2, ties to the one
+# listed first. The Python words (`sum`, `exit`, `input`...) get their own message first.
+@pytest.mark.parametrize("name, candidates, want", [
+    ("prnt", ["print"], "print"),
+    ("bnak", ["bank"], "bank"),
+    ("lenght", ["length"], "length"),
+    ("c", ["a"], "a"),
+    ("ab", ["xy", "ay"], "ay"),
+    ("abcdef", ["uvwxyz"], None),
+])
+def test_suggestions_follow_the_spec_distance(name, candidates, want):
+    assert suggest(name, candidates) == want
+
+
+@pytest.mark.parametrize("src, line, col, words", [
+    ("let f be (x) => x + later\nlet later be 1\n", 1, 21,
+     ["'later' is not declared yet: its `let` is at line 2",
+      "a lambda sees only what is declared above it"]),
+    ("print(total)\nlet total be 1\n", 1, 7,
+     ["'total' is not declared yet: its `let` is at line 2", "top-level statements"]),
+    ("print(y)\nwhen true\n    let y be 1\n", 1, 7, ["not declared yet", "line 3"]),
+    ("task f()\n    print(y)\n    let y be 1\n", 2, 11,
+     ["'y' is not declared yet: its `let` is at line 3", "in a task", "move the `let` up"]),
+    ('test "t"\n    print(y)\n    let y be 1\n', 2, 11, ["line 3", "in a test"]),
+    ("task f()\n    let g be () => z\n    let z be 1\n", 2, 20, ["line 3", "lambda"]),
+    ("let f be (x) => f(x)\n", 1, 17, ["its own `let`", "make it a task"]),
+    ("let x be x + 1\n", 1, 10, ["this `let` declares it"]),
+])
+def test_declared_later_is_said_wherever_it_is_true(src, line, col, words):
+    e = cerr(src)
+    assert (e.line, e.col) == (line, col), e.message
+    for w in words:
+        assert w in e.message, e.message
+    assert "did you mean" not in e.message
+
+
+def test_setting_a_top_level_variable_in_a_test_gives_advice_for_tests():
+    e = cerr('let x be 1\ntest "t"\n    set x to 2\n')
+    assert (e.line, e.col) == (3, 9)
+    assert "cannot set the top-level variable 'x' inside a test" in e.message
+    assert "let my_x be x" in e.message and "give" not in e.message
+    e = cerr("let x be 1\ntask f()\n    set x to 2\n")
+    assert "give the new value back" in e.message
+
+
+def test_through_the_cli_the_caret_is_on_the_keyword(syn, write):
+    write("app.syn", "if 1 == 1\n    print(1)\n")
+    p = syn("run", "app.syn")
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    lines = p.stderr.splitlines()
+    assert lines[0].startswith("app.syn:1:1: error: 'if' is Python")
+    assert lines[1:3] == ["    if 1 == 1", "    ^"]

@@ -88,6 +88,9 @@ class Session:
         # first entry that can reach a host tool, kept for the later ones (a task value
         # kept in a variable calls them), stopped by close().
         self.mcp = None
+        # Labels: after an entry ends on an error carrying labels, where it stopped (which
+        # variables it set) depends on that data, so every later entry runs under them.
+        self.pc = E.EMPTY
         api._release(api._options(_compile(""), out, **self.settings))
 
     def entry(self, lines):
@@ -190,10 +193,19 @@ class Session:
             if self.last_vm is not None:
                 _adopt(vm, self.last_vm, [v for _, v in self.saved.values()])
             try:
-                api._in_big_stack(vm.run_main)
+                api._in_big_stack(lambda: vm.run_main(self.pc))
             except E.SynError as e:
+                # Stopped while showing the value (the lines after the entry): every
+                # variable was set by then, so what is kept does not depend on it.
+                showing = shown is not None and bool(e.trace) and \
+                    e.trace[-1][1] > len(source.lines)
                 _relocate_trace(e, shown, len(source.lines))
                 self.err(api._failure(e, source).message + "\n")
+                if vm.labels and e.labels - self.pc and not showing:
+                    self.pc = self.pc | e.labels
+                    self.err(f"note: that entry stopped on data labelled "
+                             f"{', '.join(sorted(self.pc))}; the entries after it run under "
+                             "those labels, since what it left set depends on them\n")
         finally:
             api._release(opts)      # its audit file
         return vm

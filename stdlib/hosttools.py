@@ -73,6 +73,7 @@ import types
 from synsema.vm.display import show_key
 from synsema.vm.caps import is_label
 from synsema.vm.errors import SynError
+from synsema.vm.jsonvalues import lone_surrogate
 from synsema.vm.suggest import did_you_mean
 from synsema.vm.values import Closure, denorm_key, norm_key
 
@@ -175,7 +176,9 @@ class HostTool(_Frozen):
                 kwargs[p.name] = p._py_default if p.has_default else None
         try:
             result = self.fn(**kwargs)
-        except Exception as e:      # anything the tool raises is the program's to catch
+        except (Exception, SystemExit) as e:
+            # Anything the tool raises is the program's to catch; a sys.exit() in a tool
+            # too (it would end the host's whole process). Ctrl-C still stops the run.
             raise SynError(f"host tool '{self.name}' failed: {_one_line(e)}") from e
         return to_synsema(result, self.name)
 
@@ -479,7 +482,12 @@ def to_synsema(value, tool_name):
 
 def _syn(v, depth, active):
     t = type(v)
-    if t is str or t is int or t is float or t is bool or v is None:
+    if t is str:
+        bad = lone_surrogate(v)
+        if bad:                 # no character: a text holding it could not be printed or sent
+            raise _Unholdable(f"a lone surrogate \\u{ord(bad):04x} in a text")
+        return v
+    if t is int or t is float or t is bool or v is None:
         return v
     if t is list or t is tuple:
         return _container(v, depth, active, _items, v)
@@ -492,7 +500,7 @@ def _other(v, depth, active):
     if isinstance(v, enum.Enum):
         return _syn(v.value, depth + 1, active)
     if isinstance(v, str):
-        return str.__str__(v)
+        return _syn(str.__str__(v), depth, active)
     if isinstance(v, int):
         return int.__int__(v)
     if isinstance(v, float):
@@ -561,6 +569,9 @@ def _key(k):
     if isinstance(k, bool):
         return norm_key(k)
     if isinstance(k, str):
+        bad = lone_surrogate(str.__str__(k))
+        if bad:
+            raise _Unholdable(f"a lone surrogate \\u{ord(bad):04x} in a map key")
         return str.__str__(k)
     if isinstance(k, int):
         return int.__int__(k)

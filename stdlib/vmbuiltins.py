@@ -86,6 +86,11 @@ def private(vm, v, label):
         # labels_of and every violation message.
         vm.violation("private: a label name cannot be made from labelled data")
     _text_arg("private", "the label", label)
+    if not C.is_label(label):
+        # A label is named in ceilings (stdout=L, net=L@HOST) and in messages: "a,b" or
+        # "x@y" could never be granted, and would read as two labels or a host.
+        raise SynError(f"private: {D.quote(label)} is not a label name; a label has only "
+                       "letters, digits, '_', '-' and '.'")
     if not vm.labels:
         return v
     return _label(vm, v, frozenset((label,)))
@@ -327,13 +332,28 @@ def assert_error(vm, f, part=None):
     """Pass when calling f() raises a catchable error (containing `part`, if given)."""
     f, fl = _split(f)
     part, _ = _split(part)
-    if type(f) is not Closure:
+    if type(f) is HostFn:
+        needs = [p.name for p in f.tool.params if not p.has_default]
+        shown = f.tool.name
+    elif type(f) is Closure:
+        needs = [p.name for p in f.func.params[:f.func.nrequired]]
+        shown = f.func.name if f.func.kind == "task" else "f"
+    else:
         raise SynError(f"assert_error needs a task or lambda, got {type_name(f)}")
+    if needs:
+        # Else the arity error would be the error expected, and the test could not fail.
+        raise SynError(f"assert_error calls its task with no arguments, and this one needs "
+                       f"{', '.join(repr(n) for n in needs)}; wrap the call in a lambda: "
+                       f"assert_error(() => {shown}(...))")
     if part is not None and type(part) is not str:
         raise SynError(f"assert_error needs the part of the message as a text, got "
                        f"{type_name(part)}")
     try:
-        vm.call_labelled(f, [], fl)
+        if type(f) is HostFn:
+            vm.call_under(fl, lambda: vm.call_host(f, [])) if fl and vm.labels else \
+                vm.call_host(f, [])
+        else:
+            vm.call_labelled(f, [], fl)
     except SynError as e:
         if not e.catchable:
             raise
@@ -370,7 +390,10 @@ def _http(vm, name, url, body=None):
     _net_gate(vm, name, host, labels)
     if body is not None and type(body) is not str:
         body = json_encode(body)
-    return net.fetch(name, url, host, body, lambda to: _net_gate(vm, name, to, labels))
+    # The answer depends on what was sent (an echoing or enriching API returns it): it
+    # carries the URL's and the body's labels, as a model's answer carries its prompt's.
+    return _label(vm, net.fetch(name, url, host, body,
+                                lambda to: _net_gate(vm, name, to, labels)), labels)
 
 
 def _net_labels_for(vm, host):
@@ -438,8 +461,8 @@ def llm_available(vm):
 
 @builtin("llm_tokens_used", 0, kind="vm")
 def llm_tokens_used(vm):
-    """Tokens spent on model calls by this run so far."""
-    return vm.tokens_used
+    """Tokens spent on model calls by this run so far (labelled by the prompts counted)."""
+    return _label(vm, vm.tokens_used, vm.token_labels)
 
 
 def _check_catalog(catalog):
@@ -453,6 +476,17 @@ def _check_catalog(catalog):
         if type(params) is not list or any(type(p) is not str for p in params):
             raise SynError(f"llm_step: catalog item {i} (\"{entry['name']}\") needs "
                            "\"params\" as a list of texts like \"a: number\"")
+    # What a provider checks before it sends the catalog (each parameter's type, names a
+    # model can be sent), checked offline too: an offline run fails where an online one
+    # would.
+    from synsema.stdlib.llm import ProviderError
+    from synsema.stdlib.llm.convert import input_schema, wire_names
+    try:
+        wire_names(catalog)
+        for entry in catalog:
+            input_schema(entry)
+    except ProviderError as e:
+        raise SynError(f"llm_step: {e.message}") from None
 
 
 @builtin("llm_step", 3, kind="vm")
@@ -481,6 +515,7 @@ def llm_step(vm, prompt, catalog, context):
             raise
         tokens = answer.get("tokens", 0) or 0
         vm.tokens_used += tokens
+        vm.token_labels = vm.token_labels | labels
         if vm.trace:
             if vm.labels and (labels | vm.pc):
                 said = _shown(vm, answer, labels)        # even the kind is private
@@ -488,7 +523,7 @@ def llm_step(vm, prompt, catalog, context):
                 said = f"tool {answer['name']} {_shown(vm, answer.get('args', {}), labels)}"
             else:
                 said = f"final {_shown(vm, answer.get('text', ''), labels)}"
-            vm.trace_line(f"llm_step {n}: {said}{_tokens_note(vm, tokens)}")
+            vm.trace_line(f"llm_step {n}: {said}{_tokens_note(vm, tokens, labels)}")
     return _label(vm, answer, labels)
 
 
@@ -519,9 +554,10 @@ def _text_op(name):
             _trace_failed(vm, n, name, e, labels)
             raise
         vm.tokens_used += tokens or 0
+        vm.token_labels = vm.token_labels | labels
         if vm.trace:
             vm.trace_line(f"{name} {n}: {_shown(vm, text, labels)}"
-                          f"{_tokens_note(vm, tokens or 0)}")
+                          f"{_tokens_note(vm, tokens or 0, labels)}")
         return _label(vm, text, labels)
     op.__name__ = name
     op.__doc__ = f"The model's answer to {name}."
@@ -529,8 +565,8 @@ def _text_op(name):
 
 
 # --trace: one stderr line per model call and per tool dispatch. Under --labels, labelled
-# content is withheld from the trace as it is from error messages; token counts are shown
-# (they are public: llm_tokens_used() gives them unlabelled).
+# content is withheld from the trace as it is from error messages, token counts of
+# labelled calls too (a model can set how long it answers).
 
 _TRACE_CLIP = 160
 
@@ -553,7 +589,9 @@ def _shown(vm, value, labels, raw=False):
     return _clip(D.display(value))
 
 
-def _tokens_note(vm, tokens):
+def _tokens_note(vm, tokens, labels):
+    if vm.labels and (labels or vm.token_labels):
+        return "  [tokens withheld: labelled]"
     return f"  [{tokens} tokens, {vm.tokens_used} this run]"
 
 

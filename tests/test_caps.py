@@ -255,6 +255,21 @@ def test_tool_set_intersection_rules():
     assert C.tool_set([("llm", "c")], frozenset({("llm",)})) == frozenset()
 
 
+def test_a_pattern_the_caller_holds_part_of_is_narrowed_to_that_part():
+    caller = frozenset({("net", "api.example.com"), ("net", "x.other.com"),
+                        ("net", "db.example.com", "cust"), ("tool", "bank.pay"),
+                        ("tool", "mail.*")})
+    assert C.tool_set([("net", "*.example.com")], caller) == {("net", "api.example.com")}
+    assert C.tool_set([("net", "*.example.com", "cust")], caller) == {
+        ("net", "db.example.com", "cust"), ("net", "db.example.com")}
+    assert C.tool_set([("net", "*.example.com", "other")], caller) == frozenset()
+    assert C.tool_set([("tool", "bank.*")], caller) == {("tool", "bank.pay")}
+    assert C.tool_set([("tool", "*")], caller) == {("tool", "bank.pay"), ("tool", "mail.*")}
+    assert C.tool_set([("tool", "mail.send")], caller) == {("tool", "mail.send")}
+    assert C.tool_set([("net", "*.com")], frozenset({("net", "*.example.com")})) == {
+        ("net", "*.example.com")}
+
+
 # ---- llm builtins check `llm` first, offline too -------------------------------------------
 
 @pytest.mark.parametrize("call", ['llm_step("p", [], "")', 'ask("p")', 'summarize("p")',

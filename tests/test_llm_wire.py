@@ -307,3 +307,24 @@ def test_colliding_names_are_refused_before_sending(server):
     with pytest.raises(ProviderError, match="would both reach the model as 'bank__send_money'"):
         provider.step(INTENT, "pay", [SEND, dict(SEND, name="bank__send_money")], "")
     assert server.requests == []
+
+
+# Answers no text can hold -----------------------------------------------------------------
+def test_a_lone_surrogate_in_an_answer_reads_as_an_undecodable_byte(server):
+    # The JSON escape \ud800 unpaired: not a character, so it could not be printed or sent
+    # on; it becomes U+FFFD, as undecodable bytes do.
+    server.reply(raw='{"id": "x", "choices": [{"index": 0, "message": {"role": "assistant", '
+                     '"content": "a\\ud800b"}, "finish_reason": "stop"}], '
+                     '"usage": {"prompt_tokens": 1, "completion_tokens": 1, '
+                     '"total_tokens": 2}}')
+    provider, _ = provider_for(server, "openai")
+    step = provider.step(INTENT, "hi", [], "")
+    assert step["text"] == "a\ufffdb"
+
+
+def test_an_answer_nested_too_deeply_is_a_provider_error(server):
+    deep = "[" * 100_000 + "]" * 100_000
+    server.reply(raw='{"id": "x", "choices": ' + deep + '}')
+    provider, _ = provider_for(server, "openai")
+    with pytest.raises(ProviderError, match="nested too deeply"):
+        provider.step(INTENT, "hi", [], "")

@@ -26,6 +26,13 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def do_POST(self):       # echoes the body back
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
     def log_message(self, *a):
         pass
 
@@ -78,3 +85,31 @@ def test_a_redirect_to_a_host_without_the_label_is_a_violation(port):
         'require net("localhost", "customers")', 'require net("localhost")')
     with pytest.raises(LabelViolation, match="customers"):
         run(src, "stdout,net=customers@127.0.0.1,net=localhost,declassify=customers")
+
+
+def test_the_response_carries_the_labels_of_what_was_sent(port):
+    # An echoing API sends the data back: its answer is as labelled as the request, so it
+    # cannot go on to stdout or to a host that was not granted the label.
+    src = PROG.format(port=port).replace(
+        'print(declassify(r, "the echo is fine"))\n',
+        'print(declassify(labels_of(r), "ok"))\n'
+        'let b be http_post("http://127.0.0.1:{port}/", {{"id": id}})\n'
+        'print(declassify(labels_of(b), "ok"))\n'.format(port=port))
+    cap = "stdout,net=customers@127.0.0.1,net=customers@localhost,declassify=customers"
+    assert run(src, cap) == '["customers"]\n["customers"]\n'
+    leak = PROG.format(port=port).replace('print(declassify(r, "the echo is fine"))\n',
+                                          'print(r)\n')
+    with pytest.raises(LabelViolation, match="customers"):
+        run(leak, cap)
+    onward = PROG.format(port=port).replace(
+        'require net("localhost", "customers")', 'require net("localhost")').replace(
+        'print(declassify(r, "the echo is fine"))\n',
+        'let again be http_get("http://localhost:{port}/" + r)\n'.format(port=port))
+    with pytest.raises(LabelViolation, match="customers"):
+        run(onward, "stdout,net=customers@127.0.0.1,net=localhost,declassify=customers")
+
+
+def test_an_unlabelled_request_gets_an_unlabelled_response(port):
+    src = (f'require net("127.0.0.1")\nlet r be http_get("http://127.0.0.1:{port}/a")\n'
+           'print(r)\nprint(labels_of(r))\n')
+    assert run(src, "stdout,net=127.0.0.1") == "got /a\n[]\n"

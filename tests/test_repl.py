@@ -127,6 +127,24 @@ def test_piped_session_keeps_values_and_runs_nothing_twice():
     assert "'b' is not declared" in r.stderr      # a `let` that did not run is not kept
 
 
+def test_an_entry_stopped_on_labelled_data_raises_the_label_for_the_session():
+    # Whether the entry got as far as `set n to 1` depends on the secret: what it left in n
+    # (and everything after) carries the secret's label, so it cannot reach stdout.
+    entry = ('let s be private(true, "secret")\nlet n be 0\nwhen true\n    when s\n'
+             '        fail("boom")\n    set n to 1\n\nn\n1 + 1\n')
+    r = pipe(entry, "--labels", "--cap-set", "stdout")
+    assert "(message withheld: labelled secret)" in r.stderr
+    assert "later entries" not in r.stderr and "run under those labels" in r.stderr
+    assert r.stdout == "" and "print would reveal data labelled secret" in r.stderr
+    r = pipe(entry, "--labels", "--cap-set", "stdout,stdout=secret")
+    assert r.stdout == "0\n2\n"
+    r = pipe("let n be 0\nfail(\"plain\")\nn\n", "--labels", "--cap-set", "stdout")
+    assert r.stdout == "0\n" and "run under" not in r.stderr     # no label: nothing raised
+    # Refused while showing a value: nothing was left set by then, so nothing is raised.
+    r = pipe('let s be private(1, "secret")\ns\n2\n', "--labels", "--cap-set", "stdout")
+    assert r.stdout == "2\n" and "run under" not in r.stderr
+
+
 def test_run_options_apply():
     r = pipe('require net("example.com")\n1 + 1\n', "--cap-set", "stdout")
     assert "does not grant: net(\"example.com\")" in r.stderr

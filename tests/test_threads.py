@@ -148,9 +148,11 @@ def test_frame_pads_are_made_per_vm_for_the_argument_counts_used():
 
 
 def test_a_builtin_calling_with_too_few_arguments_is_a_synsema_error(syn, write):
-    # assert_error calls its task with no arguments: a lambda that needs one is a
-    # catchable arity error (once a Python KeyError, an internal error).
+    # assert_error calls its task with no arguments: a lambda that needs one fails the
+    # test with a Synsema error saying so (once a Python KeyError, an internal error; then
+    # an arity error that counted as the error expected, so the test could not fail).
     path = write("t.syn", 'test "t"\n    assert_error((x) => x, "takes 1 argument, got 0")\n')
     r = syn("test", path)
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert "1 passed, 0 failed" in r.stdout
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "this one needs 'x'; wrap the call in a lambda" in r.stdout
+    assert "0 passed, 1 failed" in r.stdout and "Traceback" not in r.stdout + r.stderr

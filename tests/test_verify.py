@@ -491,6 +491,8 @@ def test_reason_names_the_function():
 def test_first_function_must_be_main():
     p = make(RET_NOTHING)
     p.main.kind = "task"
+    refused(p, "function 0 (task) has the name '<top level>'")     # a task's name is a name
+    p.main.name = "main"
     refused(p, "functions[0]", "top level")
     p = make(RET_NOTHING)
     p.main.params = [Param("x")]
@@ -717,3 +719,40 @@ def test_frames_over_all_argument_counts_are_bounded_by_the_code():
     slots = 256 * (255 + lets)
     assert slots > MAX_PAD_SLOTS and slots > 4 * len(t.code)
     refused(make(RET_NOTHING, functions=[t]), f"would need {slots} local slots")
+
+
+@pytest.mark.parametrize("where, bad", [
+    ("task", ""), ("task", "a b"), ("task", "x\nrequires: none"), ("task", "<lambda>"),
+    ("param", ""), ("param", "a: zzz"), ("param", "a:b:c"),
+    ("local", "\x1b[8m"), ("global", "a\n"),
+])
+def test_names_are_names(where, bad):
+    # Shown by syn inspect/outline/dis and matched by --call: held to the compiler's rule.
+    p = make(RET_NOTHING, functions=[func("task", RET_NOTHING, params=[Param("a")],
+                                          nlocals=1, name="t")])
+    if where == "task":
+        p.functions[1].name = bad
+    elif where == "param":
+        p.functions[1].params = [Param(bad)]
+    elif where == "local":
+        p.functions[1].local_names = [bad]
+    else:
+        p.globals, p.global_lines, p.main.nlocals = [bad], [1], 1
+    refused(p, "name" if where != "param" else "malformed")
+
+
+def test_duplicate_parameters_and_tasks_are_refused():
+    p = make(RET_NOTHING, functions=[func("task", RET_NOTHING, params=[Param("a"), Param("a")],
+                                          nlocals=2, name="t")])
+    refused(p, "two parameters named 'a'")
+    p = make(RET_NOTHING, functions=[func("task", RET_NOTHING, name="t"),
+                                     func("task", RET_NOTHING, name="t")])
+    refused(p, "a second task named 't'")
+
+
+def test_positions_far_past_any_source_are_refused():
+    p = make(RET_NOTHING)
+    p.main.positions = [(0, 4, 2 ** 40)]
+    refused(p, "column at most")
+    p.main.positions = [(0, 2 ** 40, 1)]
+    refused(p, "line at most")

@@ -262,13 +262,28 @@ def agent_set(requires, ceiling):
 
 
 def tool_set(task_requires, caller):
-    """call_tool's least privilege: the task's own declarations that the caller holds."""
+    """call_tool's least privilege: the task's own declarations ∩ what the caller holds.
+    A declaration the caller holds is kept whole; a pattern the caller holds only part of
+    is narrowed to that part: net("*.example.com") ∩ net("api.example.com") is
+    net("api.example.com"), tool("bank.*") ∩ tool("bank.pay") is tool("bank.pay")."""
     caps = set()
     for cap in task_requires:
-        if cap_held(caller, cap):
-            caps.add(cap)
-            caps.update(_implied(cap))
+        kept = [cap] if cap_held(caller, cap) else [c for c in caller if _narrows(c, cap)]
+        for c in kept:
+            caps.add(c)
+            caps.update(_implied(c))
     return frozenset(caps)
+
+
+def _narrows(held, declared):
+    """Is the caller's capability `held` a part of the task's pattern `declared`?"""
+    if held[0] != declared[0] or len(held) != len(declared):
+        return False
+    if held[0] == "net":
+        return held[2:] == declared[2:] and host_covers(declared[1], held[1])
+    if held[0] == "tool":
+        return tool_covers(declared[1], held[1])
+    return False
 
 
 def _implied(cap):

@@ -95,6 +95,20 @@ def lone_surrogate(v):
     return None
 
 
+def without_surrogates(v):
+    """v (decoded JSON from outside: a model's answer) with every lone surrogate in its
+    texts, keys included, replaced by U+FFFD, as undecodable bytes are: such a text could
+    not be printed or sent."""
+    t = type(v)
+    if t is str:
+        return _SURROGATE.sub("\ufffd", v)
+    if t is list:
+        return [without_surrogates(x) for x in v]
+    if t is dict:
+        return {without_surrogates(k): without_surrogates(x) for k, x in v.items()}
+    return v
+
+
 def json_decode(t):
     """The value written as JSON in the text t (objects -> maps, arrays -> lists)."""
     if type(t) is not str:

@@ -60,6 +60,9 @@ class VM:
         self.trace = opts.trace
         self.write = opts.out or _stdout_write
         self.tokens_used = 0
+        # The count is the provider's answer too (a model sets its length): it carries the
+        # labels of every prompt counted, and the pc of every call (labels on).
+        self.token_labels = EMPTY
         self.trace_calls = 0            # model calls so far, numbered in --trace lines
         self.depth = 0
         self.steps = 0                  # steps accounted so far
@@ -131,9 +134,12 @@ class VM:
         if self.timeout is not None and self.deadline is None:
             self.deadline = time.monotonic() + self.timeout
 
-    def run_main(self):
+    def run_main(self, pc=EMPTY):
+        """Run the top level; `pc`: labels it runs under (labels on), as a labelled task
+        value's call does (`syn repl`, after an entry that ended on a labelled error)."""
         self.start_clock()
-        return self._run(self, Closure(self.program.main), [])
+        main = Closure(self.program.main)
+        return self._run(self, Labeled(main, pc) if pc and self.labels else main, [])
 
     def run_function(self, index):
         """Run a test body (or any zero-parameter function) by function index."""
@@ -145,6 +151,10 @@ class VM:
 
     def call(self, closure, args):
         """Call a task value with a list of arguments (from a builtin: call, assert_error)."""
+        # A call from a builtin is one level deeper than the builtin (vm.depth): checked
+        # here, since a task that recurses only through call() makes no call instruction.
+        if self.depth > self.max_depth:
+            raise self.depth_limit()
         return self._run(self, closure, list(args))
 
     # ---- limits -----------------------------------------------------------------------
@@ -255,6 +265,12 @@ class VM:
                 hint = f"; add {declare} as the first line of task '{self.tool}'"
         else:
             hint = f"; add {declare} at the top of the program"
+            func = self.owner.get(id(self.site[0])) if self.site else None
+            if func is not None and func.kind == "task" and \
+                    C.cap_held(frozenset(func.requires), cap):
+                hint = (f"; task '{func.name}' declares it, but a task's own `require` only "
+                        "limits what call_tool gives it (a plain call, or --call, runs with "
+                        f"the program's set): add {declare} at the top of the program")
         where = (f"tool '{self.tool}' runs with {have}" if self.tool is not None
                  else f"the program runs with {have}")
         raise CapabilityDenied(f"{builtin} needs {cap_text(cap)}; {where}{hint}")

@@ -11,6 +11,8 @@ int here), because a hand-made or corrupted file can put anything anywhere. A pr
 raises InvalidProgram(reason); the reason names the function and the code offset.
 """
 
+import re
+
 from synsema.stdlib.registry import load_all
 from synsema.vm import opcodes as O
 from synsema.vm.caps import is_cap
@@ -27,6 +29,14 @@ MAX_RID = 2 ** 31 - 1
 # each as long as the function's locals. A file may ask for this many slots in all, or
 # 4 per int of its code, whichever is more, so memory stays proportional to its size.
 MAX_PAD_SLOTS = 1 << 20
+# A source position: no source has lines or columns this far out (a caret printed at a
+# crafted column of 2**40 would be a terabyte of spaces).
+MAX_LINE = 10_000_000
+MAX_COL = 1_000_000
+# The compiler's names (compiler/lexer.py NAME): a crafted file's names are shown by
+# syn inspect/outline/dis and matched by --call, so they are held to the same rule.
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_FUNC_NAMES = {"main": "<top level>", "lambda": "<lambda>"}     # as the compiler names them
 
 KINDS = ("main", "task", "lambda", "test")
 PARAM_TYPES = frozenset({"number", "text", "bool", "list", "map", "task", "any"})
@@ -165,8 +175,8 @@ def _check_program(program):
         if type(name) is not str or name not in registry:
             raise InvalidProgram(f"builtin {i} is {name!r}, not a known builtin")
     for i, name in enumerate(program.globals):
-        if type(name) is not str:
-            raise InvalidProgram(f"global {i} has a name that is not a text: {name!r}")
+        if type(name) is not str or not _NAME.match(name):
+            raise InvalidProgram(f"global {i} has a name that is not a name: {name!r}")
     if len(program.global_lines) != len(program.globals):
         raise InvalidProgram(f"{len(program.globals)} globals but "
                              f"{len(program.global_lines)} lines of their `let`s")
@@ -177,8 +187,14 @@ def _check_program(program):
     funcs = program.functions
     if not funcs:
         raise InvalidProgram("program has no functions (functions[0] must be the top level)")
+    tasks = set()
     for index, func in enumerate(funcs):
         _check_function(func, index)
+        if func.kind == "task":
+            if func.name in tasks:
+                raise InvalidProgram(f"{_where(func, index)}: a second task named "
+                                     f"{func.name!r}")
+            tasks.add(func.name)
     main = funcs[0]
     if main.kind != "main" or main.params or main.ncaptures:
         raise InvalidProgram("functions[0] must be the top level (kind main, no parameters)")
@@ -208,7 +224,11 @@ def _check_function(func, index):
         raise InvalidProgram(f"function {index} has unknown kind {func.kind!r}")
     if type(func.name) is not str:
         raise InvalidProgram(f"function {index} has a name that is not a text")
-    if not (_is_nat(func.line) and _is_nat(func.col)):
+    if func.kind != "test" and not (_NAME.match(func.name) or func.kind != "task"
+                                     and func.name in _FUNC_NAMES.values()):
+        raise InvalidProgram(f"function {index} ({func.kind}) has the name {func.name!r}")
+    if not (_is_nat(func.line) and _is_nat(func.col) and func.line <= MAX_LINE
+            and func.col <= MAX_COL):
         raise InvalidProgram(f"function {index} has a bad position")
     where = _where(func, index)
     if func.kind == "main" and index != 0:
@@ -219,9 +239,13 @@ def _check_function(func, index):
     if len(func.params) > MAX_PARAMS:
         raise InvalidProgram(f"{where}: {len(func.params)} parameters (at most {MAX_PARAMS})")
     seen_default = False
+    names = set()
     for p in func.params:
-        if type(p) is not Param or type(p.name) is not str:
+        if type(p) is not Param or type(p.name) is not str or not _NAME.match(p.name):
             raise InvalidProgram(f"{where}: a parameter is malformed")
+        if p.name in names:
+            raise InvalidProgram(f"{where}: two parameters named {p.name!r}")
+        names.add(p.name)
         if p.type is not None and p.type not in PARAM_TYPES:
             raise InvalidProgram(f"{where}: parameter {p.name!r} has unknown type {p.type!r}")
         if type(p.default) is not int or p.default not in DEFAULTS:
@@ -251,14 +275,15 @@ def _check_function(func, index):
     for cap in func.requires:
         _check_cap(cap, where)
     for name in func.local_names:
-        if type(name) is not str:
-            raise InvalidProgram(f"{where}: a local name is not a text")
+        if type(name) is not str or not _NAME.match(name):
+            raise InvalidProgram(f"{where}: a local name is not a name: {name!r}")
     last = 0
     for pos in func.positions:
         if (type(pos) not in (tuple, list) or len(pos) != 3
-                or not all(_is_nat(x) for x in pos)):
-            raise InvalidProgram(f"{where}: bad position entry {pos!r} "
-                                 f"(expected (offset, line, col), non-negative ints)")
+                or not all(_is_nat(x) for x in pos) or pos[1] > MAX_LINE or pos[2] > MAX_COL):
+            raise InvalidProgram(f"{where}: bad position entry {pos!r} (expected (offset, "
+                                 f"line, col), non-negative ints, line at most {MAX_LINE}, "
+                                 f"column at most {MAX_COL})")
         if pos[0] < last or pos[0] > len(func.code):
             raise InvalidProgram(f"{where}: position entry {list(pos)!r} is out of order "
                                  f"or past the end of the code")

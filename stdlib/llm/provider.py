@@ -16,6 +16,7 @@ import time
 
 from synsema.stdlib import net
 from synsema.vm.errors import LimitReached
+from synsema.vm.jsonvalues import without_surrogates
 
 from . import anthropic, openai, prompts, retry
 from .cassette import Cassette
@@ -85,7 +86,11 @@ class Provider:
             recorded = self.cassette.lookup(request)
             if recorded is not None:
                 key, text = self.config.key, recorded.get("text")
-                return self._read(recorded["status"], scrub_json(recorded.get("body"), key),
+                try:
+                    body = scrub_json(recorded.get("body"), key)
+                except RecursionError:
+                    raise self._too_deep() from None
+                return self._read(recorded["status"], body,
                                   None if text is None else scrub(text, key), 1)
             if not self.config.network:
                 raise self.cassette.miss(request)
@@ -135,11 +140,15 @@ class Provider:
         errors, trace lines, the cassette, what the program gets -- reads this."""
         key = self.config.key
         try:
-            parsed = json.loads(text)
+            parsed = scrub_json(json.loads(text), key)
         except ValueError:
             return None, scrub(text, key)
-        parsed = scrub_json(parsed, key)
+        except RecursionError:
+            raise self._too_deep() from None
         return parsed, json.dumps(parsed, ensure_ascii=False)
+
+    def _too_deep(self):
+        return ProviderError(f"{self.who} answered with JSON nested too deeply to read")
 
     def _redirected(self, url, location):
         """A model request never follows a redirect: to another host it would carry the
@@ -171,7 +180,9 @@ class Provider:
             if "error" in body and not ("choices" in body or "content" in body):
                 message = self.wire.error_message(body) or clip(text)
                 raise ProviderError(f"{self.who} answered HTTP {status} with an error: {message}")
-            return body
+            # A \uD800 escape the server did not pair is no character: it could not be
+            # printed or sent on, so it reads as an undecodable byte does.
+            return without_surrogates(body)
         message = self.wire.error_message(body) if body is not None else None
         if message:
             detail = clip(message, 300)

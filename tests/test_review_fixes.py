@@ -1,0 +1,134 @@
+"""Defects an outside review found, each tested as a class: a test that cannot fail
+(assert_error), text from outside that cannot be printed (lone surrogates), a host tool
+ending the host's process (sys.exit), a model answer nested too deeply, label names that
+could never be granted."""
+
+import json
+import textwrap
+
+import pytest
+
+import synsema
+
+TOOLS = '''
+import sys
+import synsema
+
+@synsema.tool(name="odd.surrogate")
+def surrogate() -> str:
+    """A text with a lone surrogate in it."""
+    return "a\\ud800b"
+
+@synsema.tool(name="odd.key")
+def key() -> dict:
+    """A map whose key holds a lone surrogate."""
+    return {"ok": ["fine", {"\\udc00": 1}]}
+
+@synsema.tool(name="odd.leave")
+def leave() -> str:
+    """Ends the process, as a careless tool might."""
+    sys.exit(7)
+
+@synsema.tool(name="odd.fails")
+def fails() -> str:
+    """Always fails."""
+    raise ValueError("no")
+
+@synsema.tool(name="odd.needs")
+def needs(x: int) -> int:
+    """Needs an argument."""
+    return x
+
+toolbox = [surrogate, key, leave, fails, needs]
+'''
+
+
+@pytest.fixture
+def tools(tmp_path, monkeypatch):
+    (tmp_path / "oddtools.py").write_text(TOOLS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+    import oddtools
+    importlib.reload(oddtools)
+    return oddtools.toolbox
+
+
+def run(src, **kw):
+    prog = synsema.compile_source(textwrap.dedent(src), "t.syn")
+    return prog.run(**kw)
+
+
+def test_a_host_tool_text_with_a_lone_surrogate_is_a_catchable_error(tools):
+    r = run('''
+        require tool("odd.*")
+        for each name in ["odd.surrogate", "odd.key"]
+            try
+                print(host_tool(name)())
+            recover e
+                print(e)
+        ''', tools=tools)
+    assert r.output.splitlines() == [
+        "host tool 'odd.surrogate' returned a value Synsema cannot hold (a lone surrogate "
+        "\\ud800 in a text)",
+        "host tool 'odd.key' returned a value Synsema cannot hold (a lone surrogate \\udc00 "
+        "in a map key at [\"ok\"][1])"]
+
+
+def test_sys_exit_in_a_host_tool_is_the_programs_to_catch(tools):
+    r = run('''
+        require tool("odd.leave")
+        try
+            host_tool("odd.leave")()
+        recover e
+            print(e)
+        print("went on")
+        ''', tools=tools)
+    assert r.output == "host tool 'odd.leave' failed: SystemExit: 7\nwent on\n"
+
+
+def _tests(syn, write, source):
+    write("t.syn", source)
+    p = syn("test", "--json", "--tools", "oddtools:toolbox", "t.syn")
+    return p, json.loads(p.stdout)["files"][0]["tests"]
+
+
+@pytest.mark.parametrize("body, needs", [
+    ("assert_error((a) => a)", "'a'"),
+    ("assert_error(parse)", "'x'"),
+    ('assert_error(host_tool("odd.needs"))', "'x'"),
+])
+def test_assert_error_of_a_task_that_needs_arguments_fails_the_test(tools, syn, write, body,
+                                                                     needs):
+    # The arity error would otherwise be the error expected: the test could never fail.
+    p, (case,) = _tests(syn, write, 'require tool("odd.*")\ntask parse(x)\n'
+                        f'    give number(x)\ntest "t"\n    {body}\n')
+    assert p.returncode == 1 and not case["ok"]
+    assert f"this one needs {needs}; wrap the call in a lambda" in case["message"]
+
+
+def test_assert_error_takes_a_host_tool(tools, syn, write):
+    p, cases = _tests(syn, write, 'require tool("odd.*")\n'
+                      'test "host"\n    assert_error(host_tool("odd.fails"), "no")\n'
+                      'test "odd"\n    assert_error(host_tool("odd.surrogate"), "surrogate")\n'
+                      'test "misses"\n    assert_error(() => 1)\n')
+    assert [c["ok"] for c in cases] == [True, True, False]
+    assert cases[2]["message"] == "expected an error, but none was raised"
+
+
+@pytest.mark.parametrize("name", ["a,b", "a b", "x@y", "*", "a=b"])
+def test_a_label_that_no_ceiling_could_grant_is_refused(name):
+    with pytest.raises(synsema.RunError, match="is not a label name"):
+        run(f'print(private(1, "{name}"))\n', labels=True)
+    assert run('print(labels_of(private(1, "cust.eu-1_x")))\n', labels=True,
+               cap_set="stdout,stdout=cust.eu-1_x").output == '["cust.eu-1_x"]\n'
+
+
+@pytest.mark.parametrize("through", ['call(f, {"n": n - 1})', 'call_tool(f, {"n": n - 1})',
+                                     "f(n - 1)"])
+def test_recursion_through_call_counts_against_max_depth(through):
+    # A task that recurses only through call() makes no call instruction: each entry from
+    # a builtin is checked, and the limit is the one --max-depth sets, at the same depth.
+    src = f"task f(n)\n    when n == 0\n        give 0\n    give {through}\nprint(f(N))\n"
+    assert run(src.replace("N", "9"), max_depth=10).output == "0\n"
+    with pytest.raises(synsema.LimitExceeded, match=r"call depth limit \(10"):
+        run(src.replace("N", "10"), max_depth=10)

@@ -150,6 +150,12 @@ def _record(vm, name, plain, outcome, seen):
     vm.tool_calls.append((name, dict(plain) if plain is not None else {}, outcome))
     vm.tool_call_labels.append(seen)
     vm.audit_event(event="host_tool", tool=name, outcome=outcome, at=vm.where())
+    if vm.trace:
+        # --trace: every host tool call, called directly or by call_tool; under a labelled
+        # branch or with labelled arguments, that it happened is as secret as they are.
+        said = f"{name}: {outcome}" if not (vm.labels and seen) else \
+            f"(withheld: labelled {', '.join(sorted(seen))})"
+        vm.trace_line(f"host tool {said}")
 
 
 # ---- builtins -----------------------------------------------------------------------------

@@ -333,6 +333,12 @@ class _Connection:
             self.done.set()
 
     def _transport(self):
+        import logging
+        if not logging.getLogger().handlers and not logging.getLogger("mcp").handlers:
+            # The SDK logs a server's malformed line with its traceback; nobody set logging
+            # up, so Python would print it on stderr. The call that waited on that line
+            # says what went wrong instead. A host that set logging up still gets them.
+            logging.getLogger("mcp").addHandler(logging.NullHandler())
         if self.spec.url is not None:
             from mcp.client.streamable_http import streamable_http_client
             return streamable_http_client(self.spec.url)

@@ -132,3 +132,30 @@ def test_recursion_through_call_counts_against_max_depth(through):
     assert run(src.replace("N", "9"), max_depth=10).output == "0\n"
     with pytest.raises(synsema.LimitExceeded, match=r"call depth limit \(10"):
         run(src.replace("N", "10"), max_depth=10)
+
+
+def test_a_set_after_a_caught_labelled_error_says_so_and_how_to_fix_it():
+    src = ('let s be private(0, "cust")\nlet out be []\ntry\n    print(1 / s)\n'
+           'recover e\n    set out to append(out, "failed")\nprint(len(out))\n')
+    with pytest.raises(synsema.LabelViolation) as e:
+        run(src, labels=True, cap_set="stdout")
+    msg = str(e.value)
+    assert "after an error labelled cust was caught" in msg
+    assert '`let out be private(..., "cust")`' in msg
+    fixed = src.replace('let out be []', 'let out be private([], "cust")')
+    assert run(fixed, labels=True, cap_set="stdout,stdout=cust").output == "1\n"
+
+
+def test_trace_shows_every_host_tool_call(tools, syn, write):
+    write("t.syn", 'require tool("odd.*")\ntry\n    host_tool("odd.fails")()\nrecover e\n'
+                   '    print("caught")\n')
+    p = syn("run", "--trace", "--tools", "oddtools:toolbox", "t.syn")
+    assert p.returncode == 0 and p.stdout == "caught\n"
+    assert "trace: host tool odd.fails: failed" in p.stderr
+    write("u.syn", 'require tool("odd.*")\nlet s be private(true, "cust")\nwhen s\n'
+                   '    host_tool("odd.surrogate")\n    try\n        host_tool("odd.fails")()\n'
+                   '    recover e\n        let x be 1\n')
+    p = syn("run", "--trace", "--labels", "--cap-set", "*", "--tools", "oddtools:toolbox",
+            "u.syn")
+    assert "trace: host tool (withheld: labelled cust)" in p.stderr, p.stderr
+    assert "odd.fails" not in p.stderr

@@ -173,9 +173,19 @@ def _upgrade_check(vm, value, stamp, name):
     for e in vm.pc_stack:
         if e[3] > stamp and e[0] and not e[0] <= have:
             missing = ", ".join(sorted(e[0] - have))
+            first = sorted(e[0] - have)[0]
+            if e[4]:        # a try's entry: its block (or a task it called) raised it
+                vm.violation(
+                    f"set of '{name}' after an error labelled {missing} was caught would "
+                    "leak whether it happened (no sensitive upgrade): a `try` whose block "
+                    "raised or touched labelled data runs its `recover`, and what follows "
+                    "in the block, under those labels; label the variable when you declare "
+                    f"it (`let {name} be private(..., \"{first}\")`), or declare what the "
+                    "`recover` sets inside it")
             vm.violation(f"set of '{name}' under a branch on data labelled {missing} would "
                          "leak which way the branch went (no sensitive upgrade); declare the "
-                         "variable inside the branch, or label it with private(...) first")
+                         "variable inside the branch, or label it with private(...) first "
+                         f"(`let {name} be private(..., \"{first}\")`)")
 
 
 def _plain_seq(items):

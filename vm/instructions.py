@@ -676,13 +676,13 @@ def _parts(name):
     return f["parts"] if f else [name]
 
 
-def _tail(name, code, head, back="FOR_BACK"):
+def _tail(name, code, head, back="FOR_BACK", **more):
     f = next((f for f in FUSED if f["name"] == head), None)
     parts = _parts(head)
     at = 0 if f is None else f["at"] if f["at"] is not None else next(
         i for i, p in enumerate(parts) if p not in ("LOAD_LOCAL", "CONST"))
     fused(name, code, " ".join(parts + _parts(back)), f"{head}; {back}", at=at,
-          threaded=True, tail=(head, back))
+          threaded=True, tail=(head, back), **more)
 
 
 _tail("STORE_LOCAL_BACK", 154, "STORE_LOCAL")
@@ -693,6 +693,10 @@ _tail("APPEND_LOCAL_BACK", 158, "APPEND_LOCAL")
 _tail("SET_ITEM_LOCAL_BACK", 159, "SET_ITEM_LOCAL")
 _tail("ADD_C_SET_ITEM_BACK", 160, "ADD_C_SET_ITEM")
 _tail("MUL_ADD_TO_BACK", 161, "MUL_ADD_TO")
+# Labels: a `when` that ends a loop body releases its pc just before the jump back; the
+# release runs in the jump's instruction (both paths, the branch's and the jump past it,
+# reach it).
+_tail("RELEASE_BACK", 169, "PC_RELEASE", labels_only=True)
 # A `while` loop's jump back to its test, when the test is a comparison of a local (whose
 # result is a bool, so the branch never raises): the test runs in the jump's place. And
 # the counter step that ends most such loops (`set i to i + 1` before `while i < n`).

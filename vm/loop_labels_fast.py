@@ -57,8 +57,8 @@ def run_labels(vm, closure, args):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op < 118:
-                        if op < 31:
+                    if op < 123:
+                        if op < 37:
                             if op < 4:
                                 if op < 3:
                                     if op < 2:
@@ -71,7 +71,7 @@ def run_labels(vm, closure, args):
                                     # LOAD_LOCAL (3)
                                     push(locals_[arg])
                             else:
-                                if op < 16:
+                                if op < 25:
                                     if op < 12:
                                         if op < 11:
                                             if op < 5:
@@ -147,49 +147,48 @@ def run_labels(vm, closure, args):
                                             else:
                                                 stack[-1] = add(a, b)
                                     else:
-                                        if op < 15:
-                                            if op < 13:
-                                                # SUB (12)
-                                                b = pop()
-                                                a = stack[-1]
-                                                if type(a) is int and type(b) is int:
-                                                    stack[-1] = a - b
-                                                elif (type(a) is Labeled or type(b) is Labeled):
-                                                    stack[-1] = _binary(vm, sub, a, b)
-                                                else:
-                                                    stack[-1] = sub(a, b)
-                                            else:
-                                                if op < 14:
-                                                    # MUL (13)
+                                        if op < 16:
+                                            if op < 15:
+                                                if op < 13:
+                                                    # SUB (12)
                                                     b = pop()
                                                     a = stack[-1]
                                                     if type(a) is int and type(b) is int:
-                                                        stack[-1] = a * b
+                                                        stack[-1] = a - b
                                                     elif (type(a) is Labeled or type(b) is Labeled):
-                                                        stack[-1] = _binary(vm, mul, a, b)
+                                                        stack[-1] = _binary(vm, sub, a, b)
                                                     else:
-                                                        stack[-1] = mul(a, b)
+                                                        stack[-1] = sub(a, b)
                                                 else:
-                                                    # DIV (14)
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if (type(a) is Labeled or type(b) is Labeled):
-                                                        stack[-1] = _binary(vm, div, a, b)
+                                                    if op < 14:
+                                                        # MUL (13)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is int and type(b) is int:
+                                                            stack[-1] = a * b
+                                                        elif (type(a) is Labeled or type(b) is Labeled):
+                                                            stack[-1] = _binary(vm, mul, a, b)
+                                                        else:
+                                                            stack[-1] = mul(a, b)
                                                     else:
-                                                        stack[-1] = div(a, b)
-                                        else:
-                                            # MOD (15)
-                                            b = pop()
-                                            a = stack[-1]
-                                            if type(a) is int and type(b) is int and b:
-                                                stack[-1] = a % b
-                                            elif (type(a) is Labeled or type(b) is Labeled):
-                                                stack[-1] = _binary(vm, mod, a, b)
+                                                        # DIV (14)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if (type(a) is Labeled or type(b) is Labeled):
+                                                            stack[-1] = _binary(vm, div, a, b)
+                                                        else:
+                                                            stack[-1] = div(a, b)
                                             else:
-                                                stack[-1] = mod(a, b)
-                                else:
-                                    if op < 28:
-                                        if op < 25:
+                                                # MOD (15)
+                                                b = pop()
+                                                a = stack[-1]
+                                                if type(a) is int and type(b) is int and b:
+                                                    stack[-1] = a % b
+                                                elif (type(a) is Labeled or type(b) is Labeled):
+                                                    stack[-1] = _binary(vm, mod, a, b)
+                                                else:
+                                                    stack[-1] = mod(a, b)
+                                        else:
                                             if op < 24:
                                                 if op < 20:
                                                     if op < 18:
@@ -291,7 +290,9 @@ def run_labels(vm, closure, args):
                                                 else:
                                                     r = index(x, i)
                                                 stack[-1] = r
-                                        else:
+                                else:
+                                    if op < 29:
+                                        if op < 28:
                                             if op < 27:
                                                 if op < 26:
                                                     # FIELD (25)
@@ -327,8 +328,7 @@ def run_labels(vm, closure, args):
                                                     push(items)
                                                 else:
                                                     push([])
-                                    else:
-                                        if op < 29:
+                                        else:
                                             # BUILD_MAP (28)
                                             if not arg:
                                                 push({})
@@ -349,7 +349,8 @@ def run_labels(vm, closure, args):
                                                 items = stack[-2 * arg:]
                                                 del stack[-2 * arg:]
                                                 push(ops.build_map(items))
-                                        else:
+                                    else:
+                                        if op < 31:
                                             if op < 30:
                                                 # JUMP (29)
                                                 pc = arg
@@ -363,11 +364,7 @@ def run_labels(vm, closure, args):
                                                     pc = arg[0]
                                                 elif c is not True:
                                                     raise vm.cond_error(code, pc - 1, c)
-                        else:
-                            if op < 43:
-                                if op < 42:
-                                    if op < 39:
-                                        if op < 37:
+                                        else:
                                             if op < 36:
                                                 if op < 32:
                                                     # AND_JUMP (31)
@@ -473,7 +470,11 @@ def run_labels(vm, closure, args):
                                                     locals_ += callee.captures
                                                 stamps = [vm.stamp] * len(locals_) if pcs else None
                                                 pc = 0
-                                        else:
+                        else:
+                            if op < 107:
+                                if op < 46:
+                                    if op < 42:
+                                        if op < 39:
                                             if op < 38:
                                                 # CALL_TASK (37)
                                                 _, n, pad, fcode = arg
@@ -509,82 +510,81 @@ def run_labels(vm, closure, args):
                                                     push(labelled2(vm))
                                                 else:
                                                     push(fn())
-                                    else:
-                                        if op < 40:
-                                            # RETURN (39)
-                                            val = pop()
-                                            if pcs:
-                                                if vm.pc:
-                                                    val = _join(val, vm.pc)
-                                                drop_frames(vm, base_depth + len(frames))
-                                            if not frames:
-                                                return val
-                                            code, pc, locals_, stamps = frames.pop()
-                                            push(val)
                                         else:
-                                            if op < 41:
-                                                # TRY_BEGIN (40)
-                                                vm.stamp += 1
-                                                entry = [EMPTY, base_depth + len(frames), arg[1], vm.stamp, True]
-                                                vm.pc_stack.append(entry)
-                                                vm.try_entries.append(entry)
-                                                handlers.append((arg[0], len(stack), len(frames), entry))
+                                            if op < 40:
+                                                # RETURN (39)
+                                                val = pop()
+                                                if pcs:
+                                                    if vm.pc:
+                                                        val = _join(val, vm.pc)
+                                                    drop_frames(vm, base_depth + len(frames))
+                                                if not frames:
+                                                    return val
+                                                code, pc, locals_, stamps = frames.pop()
+                                                push(val)
                                             else:
-                                                # TRY_END (41)
-                                                entry = handlers.pop()[3]
-                                                if entry in vm.try_entries:
-                                                    vm.try_entries.remove(entry)
+                                                if op < 41:
+                                                    # TRY_BEGIN (40)
+                                                    vm.stamp += 1
+                                                    entry = [EMPTY, base_depth + len(frames), arg[1], vm.stamp, True]
+                                                    vm.pc_stack.append(entry)
+                                                    vm.try_entries.append(entry)
+                                                    handlers.append((arg[0], len(stack), len(frames), entry))
+                                                else:
+                                                    # TRY_END (41)
+                                                    entry = handlers.pop()[3]
+                                                    if entry in vm.try_entries:
+                                                        vm.try_entries.remove(entry)
+                                    else:
+                                        if op < 43:
+                                            # PC_RELEASE (42)
+                                            if pcs:     # vm.pc_stack, mutated in place only
+                                                release(vm, base_depth + len(frames), arg)
+                                        else:
+                                            if op < 44:
+                                                # JUMP_IF_SET (43)
+                                                if locals_[arg[0]] is not UNSET:
+                                                    pc = arg[1]
+                                            else:
+                                                if op < 45:
+                                                    # APPEND_LOCAL (44)
+                                                    v = pop()
+                                                    x = locals_[arg]
+                                                    if type(x) is list and type(v) is not Labeled and not vm.pc and refcount(x) <= 3:
+                                                        x.append(v)
+                                                    else:
+                                                        if type(x) is Labeled or type(v) is Labeled:
+                                                            r = _append_precise(vm, x, v)
+                                                        else:
+                                                            r = ops.append(x, v)
+                                                        _store(vm, locals_, stamps, arg, r, _local_name(vm.owner[id(code)], arg))
+                                                else:
+                                                    # APPEND_GLOBAL (45)
+                                                    v = pop()
+                                                    x = glob[arg]
+                                                    if type(x) is list and type(v) is not Labeled and not vm.pc and refcount(x) <= 3:
+                                                        x.append(v)
+                                                    else:
+                                                        if x is UNSET:
+                                                            raise vm.unset_error(arg)
+                                                        if type(x) is Labeled or type(v) is Labeled:
+                                                            r = _append_precise(vm, x, v)
+                                                        else:
+                                                            r = ops.append(x, v)
+                                                        _store(vm, glob, gstamps, arg, r, vm.program.globals[arg])
                                 else:
-                                    # PC_RELEASE (42)
-                                    if pcs:     # vm.pc_stack, mutated in place only
-                                        release(vm, base_depth + len(frames), arg)
-                            else:
-                                if op < 107:
                                     if op < 106:
                                         if op < 47:
-                                            if op < 46:
-                                                if op < 44:
-                                                    # JUMP_IF_SET (43)
-                                                    if locals_[arg[0]] is not UNSET:
-                                                        pc = arg[1]
-                                                else:
-                                                    if op < 45:
-                                                        # APPEND_LOCAL (44)
-                                                        v = pop()
-                                                        x = locals_[arg]
-                                                        if type(x) is list and type(v) is not Labeled and not vm.pc and refcount(x) <= 3:
-                                                            x.append(v)
-                                                        else:
-                                                            if type(x) is Labeled or type(v) is Labeled:
-                                                                r = _append_precise(vm, x, v)
-                                                            else:
-                                                                r = ops.append(x, v)
-                                                            _store(vm, locals_, stamps, arg, r, _local_name(vm.owner[id(code)], arg))
-                                                    else:
-                                                        # APPEND_GLOBAL (45)
-                                                        v = pop()
-                                                        x = glob[arg]
-                                                        if type(x) is list and type(v) is not Labeled and not vm.pc and refcount(x) <= 3:
-                                                            x.append(v)
-                                                        else:
-                                                            if x is UNSET:
-                                                                raise vm.unset_error(arg)
-                                                            if type(x) is Labeled or type(v) is Labeled:
-                                                                r = _append_precise(vm, x, v)
-                                                            else:
-                                                                r = ops.append(x, v)
-                                                            _store(vm, glob, gstamps, arg, r, vm.program.globals[arg])
+                                            # SET_ITEM_LOCAL (46)
+                                            v = pop()
+                                            k = pop()
+                                            x = locals_[arg]
+                                            if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(v) is not Labeled and not vm.pc:
+                                                x[k] = v        # the usual case, inline: a text key into a map nothing else holds
+                                            elif type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                pass
                                             else:
-                                                # SET_ITEM_LOCAL (46)
-                                                v = pop()
-                                                k = pop()
-                                                x = locals_[arg]
-                                                if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(v) is not Labeled and not vm.pc:
-                                                    x[k] = v        # the usual case, inline: a text key into a map nothing else holds
-                                                elif type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
-                                                    pass
-                                                else:
-                                                    _store(vm, locals_, stamps, arg, _set_item_precise(vm, x, k, v), _local_name(vm.owner[id(code)], arg))
+                                                _store(vm, locals_, stamps, arg, _set_item_precise(vm, x, k, v), _local_name(vm.owner[id(code)], arg))
                                         else:
                                             if op < 102:
                                                 if op < 100:
@@ -695,31 +695,32 @@ def run_labels(vm, closure, args):
                                             push(_binary(vm, mod, a, k))
                                         else:
                                             push(mod(a, k))
-                                else:
+                            else:
+                                if op < 118:
                                     if op < 117:
-                                        if op < 109:
-                                            if op < 108:
-                                                # ADD_LL_ST (107) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL
-                                                s, s1, s2 = arg
-                                                a = locals_[s]
-                                                b = locals_[s1]
-                                                if type(a) is int and type(b) is int:
-                                                    r = a + b
-                                                elif type(a) is str and type(b) is str:
-                                                    r = a + b
-                                                elif (type(a) is Labeled or type(b) is Labeled):
-                                                    r = _binary(vm, add, a, b)
-                                                else:
-                                                    r = add(a, b)
-                                                try:
-                                                    if pcs and vm.pc:
-                                                        _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
-                                                        r = _join(r, vm.pc)
-                                                    locals_[s2] = r
-                                                except Exception:
-                                                    vm.part = 3
-                                                    raise
+                                        if op < 108:
+                                            # ADD_LL_ST (107) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL
+                                            s, s1, s2 = arg
+                                            a = locals_[s]
+                                            b = locals_[s1]
+                                            if type(a) is int and type(b) is int:
+                                                r = a + b
+                                            elif type(a) is str and type(b) is str:
+                                                r = a + b
+                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                                r = _binary(vm, add, a, b)
                                             else:
+                                                r = add(a, b)
+                                            try:
+                                                if pcs and vm.pc:
+                                                    _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
+                                                    r = _join(r, vm.pc)
+                                                locals_[s2] = r
+                                            except Exception:
+                                                vm.part = 3
+                                                raise
+                                        else:
+                                            if op < 109:
                                                 # ADD_LC_ST (108) = LOAD_LOCAL CONST ADD STORE_LOCAL
                                                 s, k, s2 = arg
                                                 a = locals_[s]
@@ -739,139 +740,139 @@ def run_labels(vm, closure, args):
                                                 except Exception:
                                                     vm.part = 3
                                                     raise
-                                        else:
-                                            if op < 113:
-                                                if op < 112:
-                                                    if op < 110:
-                                                        # SUB_LC_ST (109) = LOAD_LOCAL CONST SUB STORE_LOCAL
-                                                        s, k, s2 = arg
-                                                        a = locals_[s]
-                                                        if type(a) is int:
-                                                            r = a - k
-                                                        elif (type(a) is Labeled):
-                                                            r = _binary(vm, sub, a, k)
-                                                        else:
-                                                            r = sub(a, k)
-                                                        try:
-                                                            if pcs and vm.pc:
-                                                                _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
-                                                                r = _join(r, vm.pc)
-                                                            locals_[s2] = r
-                                                        except Exception:
-                                                            vm.part = 3
-                                                            raise
-                                                    else:
-                                                        if op < 111:
-                                                            # LT_LL_JF (110) = LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
-                                                            s, s1, t, rid = arg
-                                                            a = locals_[s]
-                                                            b = locals_[s1]
-                                                            if type(a) is int and type(b) is int:
-                                                                if not a < b:
-                                                                    pc = t
-                                                            else:
-                                                                if (type(a) is Labeled or type(b) is Labeled):
-                                                                    c = _binary(vm, lt, a, b)
-                                                                else:
-                                                                    c = lt(a, b)
-                                                                if type(c) is Labeled:
-                                                                    push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                                    c = c.v
-                                                                if c is False:
-                                                                    pc = t
-                                                        else:
-                                                            # LT_LC_JF (111) = LOAD_LOCAL CONST LT JUMP_IF_FALSE
-                                                            s, k, t, rid = arg
+                                            else:
+                                                if op < 113:
+                                                    if op < 112:
+                                                        if op < 110:
+                                                            # SUB_LC_ST (109) = LOAD_LOCAL CONST SUB STORE_LOCAL
+                                                            s, k, s2 = arg
                                                             a = locals_[s]
                                                             if type(a) is int:
-                                                                if not a < k:
-                                                                    pc = t
+                                                                r = a - k
+                                                            elif (type(a) is Labeled):
+                                                                r = _binary(vm, sub, a, k)
                                                             else:
-                                                                if (type(a) is Labeled):
-                                                                    c = _binary(vm, lt, a, k)
-                                                                else:
-                                                                    c = lt(a, k)
-                                                                if type(c) is Labeled:
-                                                                    push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                                    c = c.v
-                                                                if c is False:
-                                                                    pc = t
-                                                else:
-                                                    # CMP_LC_JF (112) = LOAD_LOCAL CONST CMP JUMP_IF_FALSE
-                                                    s, k, kind, t, rid = arg
-                                                    a = locals_[s]
-                                                    if (type(a) is Labeled):
-                                                        c = _binary(vm, _CMP[kind], a, k, kind < 3)
-                                                    else:
-                                                        c = compare(kind, a, k)
-                                                    if type(c) is Labeled:
-                                                        push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                        c = c.v
-                                                    if c is False:
-                                                        pc = t
-                                            else:
-                                                if op < 114:
-                                                    # EQ_C_JF (113) = CONST EQ JUMP_IF_FALSE
-                                                    k, t, rid = arg
-                                                    a = pop()
-                                                    if type(a) is type(k):
-                                                        if not a == k:
-                                                            pc = t
-                                                    else:
-                                                        if (type(a) is Labeled):
-                                                            c = _binary(vm, eq, a, k, False)
+                                                                r = sub(a, k)
+                                                            try:
+                                                                if pcs and vm.pc:
+                                                                    _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
+                                                                    r = _join(r, vm.pc)
+                                                                locals_[s2] = r
+                                                            except Exception:
+                                                                vm.part = 3
+                                                                raise
                                                         else:
-                                                            c = eq(a, k)
+                                                            if op < 111:
+                                                                # LT_LL_JF (110) = LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
+                                                                s, s1, t, rid = arg
+                                                                a = locals_[s]
+                                                                b = locals_[s1]
+                                                                if type(a) is int and type(b) is int:
+                                                                    if not a < b:
+                                                                        pc = t
+                                                                else:
+                                                                    if (type(a) is Labeled or type(b) is Labeled):
+                                                                        c = _binary(vm, lt, a, b)
+                                                                    else:
+                                                                        c = lt(a, b)
+                                                                    if type(c) is Labeled:
+                                                                        push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                                        c = c.v
+                                                                    if c is False:
+                                                                        pc = t
+                                                            else:
+                                                                # LT_LC_JF (111) = LOAD_LOCAL CONST LT JUMP_IF_FALSE
+                                                                s, k, t, rid = arg
+                                                                a = locals_[s]
+                                                                if type(a) is int:
+                                                                    if not a < k:
+                                                                        pc = t
+                                                                else:
+                                                                    if (type(a) is Labeled):
+                                                                        c = _binary(vm, lt, a, k)
+                                                                    else:
+                                                                        c = lt(a, k)
+                                                                    if type(c) is Labeled:
+                                                                        push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                                        c = c.v
+                                                                    if c is False:
+                                                                        pc = t
+                                                    else:
+                                                        # CMP_LC_JF (112) = LOAD_LOCAL CONST CMP JUMP_IF_FALSE
+                                                        s, k, kind, t, rid = arg
+                                                        a = locals_[s]
+                                                        if (type(a) is Labeled):
+                                                            c = _binary(vm, _CMP[kind], a, k, kind < 3)
+                                                        else:
+                                                            c = compare(kind, a, k)
                                                         if type(c) is Labeled:
                                                             push_pc(vm, c.l, base_depth + len(frames), rid)
                                                             c = c.v
                                                         if c is False:
                                                             pc = t
                                                 else:
-                                                    if op < 115:
-                                                        # RETURN_LOCAL (114) = LOAD_LOCAL RETURN
-                                                        val = locals_[arg[0]]
-                                                        if pcs:
-                                                            if vm.pc:
-                                                                val = _join(val, vm.pc)
-                                                            drop_frames(vm, base_depth + len(frames))
-                                                        if not frames:
-                                                            return val
-                                                        code, pc, locals_, stamps = frames.pop()
-                                                        push(val)
-                                                    else:
-                                                        if op < 116:
-                                                            # FOR_ITER_DECL (115) = FOR_ITER DECLARE_LOCAL
-                                                            v = next(stack[-1], UNSET)
-                                                            if v is UNSET:
-                                                                pop()
-                                                                pc = arg[0]
-                                                                continue
-                                                            try:
-                                                                if pcs:
-                                                                    if vm.pc:
-                                                                        v = _join(v, vm.pc)
-                                                                    if stamps is None:
-                                                                        stamps = [0] * len(locals_)
-                                                                    stamps[arg[1]] = vm.stamp
-                                                                locals_[arg[1]] = v
-                                                            except Exception:
-                                                                vm.part = 1
-                                                                raise
+                                                    if op < 114:
+                                                        # EQ_C_JF (113) = CONST EQ JUMP_IF_FALSE
+                                                        k, t, rid = arg
+                                                        a = pop()
+                                                        if type(a) is type(k):
+                                                            if not a == k:
+                                                                pc = t
                                                         else:
-                                                            # CMP_LL_JF (116) = LOAD_LOCAL LOAD_LOCAL CMP JUMP_IF_FALSE
-                                                            s, s1, kind, t, rid = arg
-                                                            a = locals_[s]
-                                                            b = locals_[s1]
-                                                            if (type(a) is Labeled or type(b) is Labeled):
-                                                                c = _binary(vm, _CMP[kind], a, b, kind < 3)
+                                                            if (type(a) is Labeled):
+                                                                c = _binary(vm, eq, a, k, False)
                                                             else:
-                                                                c = compare(kind, a, b)
+                                                                c = eq(a, k)
                                                             if type(c) is Labeled:
                                                                 push_pc(vm, c.l, base_depth + len(frames), rid)
                                                                 c = c.v
                                                             if c is False:
                                                                 pc = t
+                                                    else:
+                                                        if op < 115:
+                                                            # RETURN_LOCAL (114) = LOAD_LOCAL RETURN
+                                                            val = locals_[arg[0]]
+                                                            if pcs:
+                                                                if vm.pc:
+                                                                    val = _join(val, vm.pc)
+                                                                drop_frames(vm, base_depth + len(frames))
+                                                            if not frames:
+                                                                return val
+                                                            code, pc, locals_, stamps = frames.pop()
+                                                            push(val)
+                                                        else:
+                                                            if op < 116:
+                                                                # FOR_ITER_DECL (115) = FOR_ITER DECLARE_LOCAL
+                                                                v = next(stack[-1], UNSET)
+                                                                if v is UNSET:
+                                                                    pop()
+                                                                    pc = arg[0]
+                                                                    continue
+                                                                try:
+                                                                    if pcs:
+                                                                        if vm.pc:
+                                                                            v = _join(v, vm.pc)
+                                                                        if stamps is None:
+                                                                            stamps = [0] * len(locals_)
+                                                                        stamps[arg[1]] = vm.stamp
+                                                                    locals_[arg[1]] = v
+                                                                except Exception:
+                                                                    vm.part = 1
+                                                                    raise
+                                                            else:
+                                                                # CMP_LL_JF (116) = LOAD_LOCAL LOAD_LOCAL CMP JUMP_IF_FALSE
+                                                                s, s1, kind, t, rid = arg
+                                                                a = locals_[s]
+                                                                b = locals_[s1]
+                                                                if (type(a) is Labeled or type(b) is Labeled):
+                                                                    c = _binary(vm, _CMP[kind], a, b, kind < 3)
+                                                                else:
+                                                                    c = compare(kind, a, b)
+                                                                if type(c) is Labeled:
+                                                                    push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                                    c = c.v
+                                                                if c is False:
+                                                                    pc = t
                                     else:
                                         # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
                                         s, k, _, _, pad, fcode = arg
@@ -895,10 +896,7 @@ def run_labels(vm, closure, args):
                                         locals_ = new + pad if pad else new
                                         stamps = [vm.stamp] * len(locals_) if pcs else None
                                         pc = 0
-                    else:
-                        if op < 132:
-                            if op < 124:
-                                if op < 123:
+                                else:
                                     if op < 119:
                                         # ADD_RETURN (118) = ADD RETURN
                                         b = pop()
@@ -989,7 +987,10 @@ def run_labels(vm, closure, args):
                                                     except Exception:
                                                         vm.part = 1
                                                         raise
-                                else:
+                    else:
+                        if op < 132:
+                            if op < 129:
+                                if op < 124:
                                     # MOD_LC_EQ_C_JF (123) = LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE
                                     s, k, k2, t, rid = arg
                                     a = locals_[s]
@@ -1029,8 +1030,7 @@ def run_labels(vm, closure, args):
                                             c = c.v
                                         if c is False:
                                             pc = t
-                            else:
-                                if op < 129:
+                                else:
                                     if op < 125:
                                         # LT_LC_RET_LOCAL (124) = LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETURN
                                         s, k, t, rid, s4 = arg
@@ -1138,98 +1138,99 @@ def run_labels(vm, closure, args):
                                                 finally:
                                                     vm.depth = base_depth
                                                 pop()
-                                else:
-                                    if op < 131:
-                                        if op < 130:
-                                            # CONST2 (129) = CONST CONST
-                                            push(arg[0])
-                                            push(arg[1])
-                                        else:
-                                            # DECLARE_LOCAL_LOAD (130) = DECLARE_LOCAL LOAD_LOCAL
-                                            v = pop()
-                                            if pcs:
-                                                if vm.pc:
-                                                    v = _join(v, vm.pc)
-                                                if stamps is None:
-                                                    stamps = [0] * len(locals_)
-                                                stamps[arg[0]] = vm.stamp
-                                            locals_[arg[0]] = v
-                                            push(locals_[arg[1]])
+                            else:
+                                if op < 131:
+                                    if op < 130:
+                                        # CONST2 (129) = CONST CONST
+                                        push(arg[0])
+                                        push(arg[1])
                                     else:
-                                        # INDEX_LLL (131) = LOAD_LOCAL LOAD_LOCAL INDEX LOAD_LOCAL INDEX
-                                        x = locals_[arg[0]]
-                                        i = locals_[arg[1]]
-                                        if type(x) is list and type(i) is int:
+                                        # DECLARE_LOCAL_LOAD (130) = DECLARE_LOCAL LOAD_LOCAL
+                                        v = pop()
+                                        if pcs:
+                                            if vm.pc:
+                                                v = _join(v, vm.pc)
+                                            if stamps is None:
+                                                stamps = [0] * len(locals_)
+                                            stamps[arg[0]] = vm.stamp
+                                        locals_[arg[0]] = v
+                                        push(locals_[arg[1]])
+                                else:
+                                    # INDEX_LLL (131) = LOAD_LOCAL LOAD_LOCAL INDEX LOAD_LOCAL INDEX
+                                    x = locals_[arg[0]]
+                                    i = locals_[arg[1]]
+                                    if type(x) is list and type(i) is int:
+                                        # Python's own range check: an index past either end (negative ones count from the
+                                        # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                        try:
+                                            r2 = x[i]
+                                        except IndexError:
+                                            r2 = index(x, i)
+                                    elif type(x) is dict and type(i) is str:
+                                        r2 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                    elif type(x) is Labeled and x.t is not None:
+                                        r2 = _index_precise(vm, x, i)
+                                    elif (type(x) is Labeled or type(i) is Labeled):
+                                        r2 = _binary(vm, index, x, i)
+                                    else:
+                                        r2 = index(x, i)
+                                    v3 = locals_[arg[2]]
+                                    try:
+                                        if type(r2) is list and type(v3) is int:
                                             # Python's own range check: an index past either end (negative ones count from the
                                             # end, as in Synsema) raises, and ops.index says it the Synsema way.
                                             try:
-                                                r2 = x[i]
+                                                r4 = r2[v3]
                                             except IndexError:
-                                                r2 = index(x, i)
-                                        elif type(x) is dict and type(i) is str:
-                                            r2 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
-                                        elif type(x) is Labeled and x.t is not None:
-                                            r2 = _index_precise(vm, x, i)
-                                        elif (type(x) is Labeled or type(i) is Labeled):
-                                            r2 = _binary(vm, index, x, i)
-                                        else:
-                                            r2 = index(x, i)
-                                        v3 = locals_[arg[2]]
-                                        try:
-                                            if type(r2) is list and type(v3) is int:
-                                                # Python's own range check: an index past either end (negative ones count from the
-                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
-                                                try:
-                                                    r4 = r2[v3]
-                                                except IndexError:
-                                                    r4 = index(r2, v3)
-                                            elif type(r2) is dict and type(v3) is str:
-                                                r4 = r2.get(v3)        # a text key is stored as itself (vm.values.norm_key)
-                                            elif type(r2) is Labeled and r2.t is not None:
-                                                r4 = _index_precise(vm, r2, v3)
-                                            elif (type(r2) is Labeled or type(v3) is Labeled):
-                                                r4 = _binary(vm, index, r2, v3)
-                                            else:
                                                 r4 = index(r2, v3)
-                                        except Exception:
-                                            vm.part = 4
-                                            raise
-                                        push(r4)
+                                        elif type(r2) is dict and type(v3) is str:
+                                            r4 = r2.get(v3)        # a text key is stored as itself (vm.values.norm_key)
+                                        elif type(r2) is Labeled and r2.t is not None:
+                                            r4 = _index_precise(vm, r2, v3)
+                                        elif (type(r2) is Labeled or type(v3) is Labeled):
+                                            r4 = _binary(vm, index, r2, v3)
+                                        else:
+                                            r4 = index(r2, v3)
+                                    except Exception:
+                                        vm.part = 4
+                                        raise
+                                    push(r4)
                         else:
-                            if op < 150:
-                                if op < 135:
-                                    if op < 133:
-                                        # FOR_BACK (132) = JUMP_BACK FOR_ITER DECLARE_LOCAL
-                                        t, t1, s = arg
-                                        budget -= pc - t
-                                        if budget <= 0:
-                                            budget = vm.tick(budget, room - len(frames))
-                                        v = next(stack[-1], UNSET)
-                                        if v is UNSET:
-                                            pop()
-                                            pc = t1
-                                            continue
-                                        try:
-                                            if pcs:
-                                                if vm.pc:
-                                                    v = _join(v, vm.pc)
-                                                if stamps is None:
-                                                    stamps = [0] * len(locals_)
-                                                stamps[s] = vm.stamp
-                                            locals_[s] = v
-                                        except Exception:
-                                            vm.part = 2
-                                            raise
-                                        pc = t + 1
-                                    else:
-                                        if op < 134:
+                            if op < 151:
+                                if op < 140:
+                                    if op < 134:
+                                        if op < 133:
+                                            # FOR_BACK (132) = JUMP_BACK FOR_ITER DECLARE_LOCAL
+                                            t, t1, s = arg
+                                            budget -= pc - t
+                                            if budget <= 0:
+                                                budget = vm.tick(budget, room - len(frames))
+                                            v = next(stack[-1], UNSET)
+                                            if v is UNSET:
+                                                pop()
+                                                pc = t1
+                                                continue
+                                            try:
+                                                if pcs:
+                                                    if vm.pc:
+                                                        v = _join(v, vm.pc)
+                                                    if stamps is None:
+                                                        stamps = [0] * len(locals_)
+                                                    stamps[s] = vm.stamp
+                                                locals_[s] = v
+                                            except Exception:
+                                                vm.part = 2
+                                                raise
+                                            pc = t + 1
+                                        else:
                                             # CALL_BUILTIN1_L (133) = LOAD_LOCAL CALL_BUILTIN1
                                             a = locals_[arg[0]]
                                             if (type(a) is Labeled or vm.pc):
                                                 push(arg[3](vm, a))
                                             else:
                                                 push(arg[1](a))
-                                        else:
+                                    else:
+                                        if op < 135:
                                             # ADD_C (134) = CONST ADD
                                             b = arg[0]
                                             a = stack[-1]
@@ -1241,9 +1242,7 @@ def run_labels(vm, closure, args):
                                                 stack[-1] = _binary(vm, add, a, b)
                                             else:
                                                 stack[-1] = add(a, b)
-                                else:
-                                    if op < 141:
-                                        if op < 140:
+                                        else:
                                             if op < 137:
                                                 if op < 136:
                                                     # MUL_ADD_TO (135) = MUL ADD_TO_LOCAL
@@ -1334,7 +1333,9 @@ def run_labels(vm, closure, args):
                                                         stack[-1] = labelled(vm, a, k)
                                                     else:
                                                         stack[-1] = fn(a, k)
-                                        else:
+                                else:
+                                    if op < 146:
+                                        if op < 141:
                                             # INDEX_DECL (140) = INDEX DECLARE_LOCAL
                                             i = pop()
                                             x = pop()
@@ -1364,8 +1365,7 @@ def run_labels(vm, closure, args):
                                             except Exception:
                                                 vm.part = 1
                                                 raise
-                                    else:
-                                        if op < 146:
+                                        else:
                                             if op < 143:
                                                 if op < 142:
                                                     # ADD_C_SET_ITEM (141) = CONST ADD SET_ITEM_LOCAL
@@ -1458,7 +1458,8 @@ def run_labels(vm, closure, args):
                                                             stack[-1] = labelled(vm, a, b, k)
                                                         else:
                                                             stack[-1] = fn(a, b, k)
-                                        else:
+                                    else:
+                                        if op < 150:
                                             if op < 147:
                                                 # CALL_BUILTIN3_LLC (146) = LOAD_LOCAL LOAD_LOCAL CONST CALL_BUILTIN3
                                                 s, s1, k, fn, _, labelled = arg
@@ -1543,16 +1544,16 @@ def run_labels(vm, closure, args):
                                                             push(labelled(vm, a))
                                                         else:
                                                             push(fn(a))
-                            else:
-                                if op < 161:
-                                    if op < 151:
-                                        # CALL_BUILTIN_1 (150) = CALL_BUILTIN1
-                                        a = stack[-1]
-                                        if (type(a) is Labeled or vm.pc):
-                                            stack[-1] = arg[2](vm, a)
                                         else:
-                                            stack[-1] = arg[0](a)
-                                    else:
+                                            # CALL_BUILTIN_1 (150) = CALL_BUILTIN1
+                                            a = stack[-1]
+                                            if (type(a) is Labeled or vm.pc):
+                                                stack[-1] = arg[2](vm, a)
+                                            else:
+                                                stack[-1] = arg[0](a)
+                            else:
+                                if op < 166:
+                                    if op < 161:
                                         if op < 154:
                                             if op < 153:
                                                 if op < 152:
@@ -1866,8 +1867,7 @@ def run_labels(vm, closure, args):
                                                             vm.part = 5
                                                             raise
                                                         pc = t + 1
-                                else:
-                                    if op < 166:
+                                    else:
                                         if op < 162:
                                             # MUL_ADD_TO_BACK (161) = MUL ADD_TO_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
                                             s, t, t2, s3 = arg
@@ -2017,7 +2017,8 @@ def run_labels(vm, closure, args):
                                                         pc = t4
                                                         continue
                                                     pc = t + 1
-                                    else:
+                                else:
+                                    if op < 169:
                                         if op < 167:
                                             # ADD_LC_ST_LT_LC_BACK (166) = LOAD_LOCAL CONST ADD STORE_LOCAL JUMP_BACK LOAD_LOCAL CONST LT JUMP_IF_FALSE
                                             a = locals_[arg[0]]
@@ -2152,6 +2153,35 @@ def run_labels(vm, closure, args):
                                                     pc = arg[7]
                                                     continue
                                                 pc = arg[3] + 1
+                                    else:
+                                        # RELEASE_BACK (169) = PC_RELEASE JUMP_BACK FOR_ITER DECLARE_LOCAL
+                                        rid, t, t2, s = arg
+                                        if pcs:     # vm.pc_stack, mutated in place only
+                                            release(vm, base_depth + len(frames), rid)
+                                        try:
+                                            budget -= pc - t
+                                            if budget <= 0:
+                                                budget = vm.tick(budget, room - len(frames))
+                                        except Exception:
+                                            vm.part = 1
+                                            raise
+                                        v = next(stack[-1], UNSET)
+                                        if v is UNSET:
+                                            pop()
+                                            pc = t2
+                                            continue
+                                        try:
+                                            if pcs:
+                                                if vm.pc:
+                                                    v = _join(v, vm.pc)
+                                                if stamps is None:
+                                                    stamps = [0] * len(locals_)
+                                                stamps[s] = vm.stamp
+                                            locals_[s] = v
+                                        except Exception:
+                                            vm.part = 3
+                                            raise
+                                        pc = t + 1
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 if vm.pc:

@@ -117,6 +117,7 @@ INTERNAL = [
     ('SET_ITEM_LOCAL_BACK', 159, 'SET_ITEM_LOCAL; FOR_BACK'),
     ('ADD_C_SET_ITEM_BACK', 160, 'ADD_C_SET_ITEM; FOR_BACK'),
     ('MUL_ADD_TO_BACK', 161, 'MUL_ADD_TO; FOR_BACK'),
+    ('RELEASE_BACK', 169, 'PC_RELEASE; FOR_BACK'),
     ('LT_LC_BACK', 162, 'JUMP_BACK t to LT_LC_JF: its step charge, then the test'),
     ('LT_LL_BACK', 163, 'JUMP_BACK t to LT_LL_JF: its step charge, then the test'),
     ('CMP_LC_BACK', 164, 'JUMP_BACK t to CMP_LC_JF: its step charge, then the test'),
@@ -239,6 +240,7 @@ FIELDS = {
     159: ('s', 't', 't', 's'),  # SET_ITEM_LOCAL_BACK
     160: ('k', 's', 't', 't', 's'),  # ADD_C_SET_ITEM_BACK
     161: ('s', 't', 't', 's'),  # MUL_ADD_TO_BACK
+    169: ('rid', 't', 't', 's'),  # RELEASE_BACK
     162: ('t', 's', 'k', 't', 'rid'),  # LT_LC_BACK
     163: ('t', 's', 's', 't', 'rid'),  # LT_LL_BACK
     164: ('t', 's', 'k', 'kind', 't', 'rid'),  # CMP_LC_BACK
@@ -275,9 +277,9 @@ FLOW = {1: 'next', 2: 'next', 3: 'next', 4: 'next', 5: 'next', 6: 'next', 7: 'ne
     139: 'next', 145: 'next', 146: 'next', 135: 'next', 140: 'next', 141: 'next', 142:
     'next', 143: 'next', 144: 'next', 148: 'next', 149: 'next', 147: 'branch', 132:
     'branch', 154: 'branch', 155: 'branch', 156: 'branch', 157: 'branch', 158: 'branch',
-    159: 'branch', 160: 'branch', 161: 'branch', 162: 'branch', 163: 'branch', 164:
-    'branch', 165: 'branch', 166: 'branch', 167: 'branch', 168: 'branch', 153: 'branch',
-    128: 'next', 129: 'next', 130: 'next', 124: 'branch'}
+    159: 'branch', 160: 'branch', 161: 'branch', 169: 'branch', 162: 'branch', 163:
+    'branch', 164: 'branch', 165: 'branch', 166: 'branch', 167: 'branch', 168: 'branch',
+    153: 'branch', 128: 'next', 129: 'next', 130: 'next', 124: 'branch'}
 
 # Stack pictures: (inputs -- outputs), deepest first; x[n] is n values
 PICTURES = {
@@ -462,6 +464,7 @@ TAILS = [
     (46, 132, 159),  # SET_ITEM_LOCAL_BACK
     (141, 132, 160),  # ADD_C_SET_ITEM_BACK
     (135, 132, 161),  # MUL_ADD_TO_BACK
+    (42, 132, 169),  # RELEASE_BACK
     (108, 162, 166),  # ADD_LC_ST_LT_LC_BACK
     (108, 163, 167),  # ADD_LC_ST_LT_LL_BACK
     (109, 164, 168),  # SUB_LC_ST_CMP_LC_BACK

@@ -10,8 +10,9 @@
 
 A `Program` is immutable: every call builds its own VM and output buffer, so one program
 serves any number of calls from any number of threads at once. Every failure raises a
-`synsema.Error` whose `.message` is exactly what `syn` prints for it and whose
-`.exit_code` is the code `syn` exits with (SPEC 13).
+`synsema.Error` whose `.message` is what `syn` prints for it (a setting named by its
+keyword, `cap_set=`, where `syn` names its flag, `--cap-set`) and whose `.exit_code` is
+the code `syn` exits with (SPEC 13).
 
 This module keeps its imports cheap: `syn exec` loads it on every start.
 """
@@ -20,9 +21,10 @@ import io
 import os
 import sys
 import threading
+import time
 from collections import namedtuple
 
-from synsema.cli.report import Source, compile_error, runtime_error
+from synsema.cli.report import Source, compile_error, printable, runtime_error
 from synsema.vm import errors as E
 from synsema.vm.values import UNSET, Closure, Labeled, norm_key
 
@@ -129,8 +131,27 @@ def load(path):
     try:
         program = decode(data)
     except E.InvalidProgram as e:
-        raise InvalidProgram(f"not a valid .synb: {e.reason}") from None
+        if _looks_like_source(path, data):
+            raise InvalidProgram("not a valid .synb: the file is source code, not a compiled "
+                                 "program: use synsema.compile_file (or compile it with "
+                                 "`syn compile` first)") from None
+        raise InvalidProgram(f"not a valid .synb: {printable(e.reason)}") from None
     return Program(program, Source.beside(path, program.source_name))
+
+
+def _looks_like_source(path, data):
+    """A .syn file given where a .synb belongs: by its name, or text where the format's
+    magic would be (a .synb is a msgpack array starting with it)."""
+    from synsema.vm.codec import MAGIC
+    if str(path).endswith(".syn"):
+        return True
+    if MAGIC in data[:16] or not data.strip() or b"\0" in data[:4096]:
+        return False
+    try:
+        data[:4096].decode("utf-8")
+    except UnicodeDecodeError as e:
+        return e.start > 4090       # a character cut at the end of the sample
+    return True
 
 
 # ---- results and providers ------------------------------------------------------------------
@@ -184,6 +205,8 @@ def _provider_config(url, api, model, key, cassette, cassette_mode):
         raise bad(f"cassette_mode must be 'record', 'replay' or 'auto', got {cassette_mode!r}")
     if key and url is None and api is None:
         raise bad("key= needs url= or api= to say which provider it is for")
+    if cassette_mode is not None and cassette is None:
+        raise bad(f"cassette_mode={cassette_mode!r} needs a cassette file: give cassette=FILE")
     try:
         if url is not None:
             check_url(url, "url")
@@ -238,8 +261,9 @@ def _llm_for(program, provider, flags):
 
 def _options(program, out, tools=None, cap_set=None, labels=False, provider=None,
              max_steps=None, timeout=None, max_depth=1000, audit=None, trace=False,
-             llm_flags=None, mcp_servers=None):
-    """vm.machine.Options for one run; raises UsageError for a bad setting."""
+             llm_flags=None, mcp_servers=None, cli=False):
+    """vm.machine.Options for one run; raises UsageError for a bad setting. Messages name
+    the keyword (audit=), or with `cli` (the syn command's runs) the flag (--audit)."""
     from synsema.vm.caps import Ceiling, CeilingError
     from synsema.vm.machine import Options
     for name, v in (("max_steps", max_steps), ("max_depth", max_depth)):
@@ -270,13 +294,14 @@ def _options(program, out, tools=None, cap_set=None, labels=False, provider=None
         try:
             log = Audit(audit)
         except OSError as e:
-            raise UsageError(f"usage error: --audit: cannot open {audit}: "
-                             f"{e.strerror or e}") from None
+            raise UsageError(f"usage error: {'--audit' if cli else 'audit='}: cannot open "
+                             f"{audit}: {e.strerror or e}") from None
     # Options takes `tools` only with host tools: a VM without them needs no keyword.
     extra = {"tools": host_tools} if host_tools else {}
     opts = Options(labels=bool(labels), ceiling=ceiling, max_steps=max_steps,
                    timeout=timeout, max_depth=max_depth or 1000, audit=log, llm=llm,
                    trace=trace, out=out, **extra)
+    opts.from_cli = cli         # for _start's and _start_mcp's messages
     opts.mcp = _start_mcp(program, mcp_servers, opts) if mcp_servers else None
     return opts
 
@@ -299,7 +324,8 @@ def _start_mcp(program, mcp_servers, opts):
             clash = sorted(set(servers.tools) & set(opts.tools))
             if clash:
                 servers.close()
-                raise mcpclient.ConfigError(f"host tool '{clash[0]}' is given by --tools "
+                given = "--tools" if opts.from_cli else "tools="
+                raise mcpclient.ConfigError(f"host tool '{clash[0]}' is given by {given} "
                                             "and by an MCP server; rename one of them")
             opts.tools = {**opts.tools, **servers.tools}
         return servers
@@ -317,8 +343,9 @@ def _start(program, opts):
     try:
         return VM(program, opts)
     except E.StartRefused as e:
+        flag = "--cap-set" if opts.from_cli else "cap_set="
         raise Refused("error: the program requires capabilities the host ceiling "
-                      f"(--cap-set) does not grant: {', '.join(e.missing)}; the program "
+                      f"({flag}) does not grant: {', '.join(e.missing)}; the program "
                       "does not start") from None
 
 
@@ -364,9 +391,21 @@ def public_message(err, ceiling):
 _stack_lock = threading.Lock()
 
 
-def _in_big_stack(fn):
+# How long past its deadline a run may go before the one operation it is in (an
+# arithmetic on a number of millions of digits, say) is given up on; the threads given up
+# on (the `syn` command exits at once rather than wait for them at exit).
+_OVERTIME = 2.0
+_abandoned = []
+
+
+def _in_big_stack(fn, vm=None):
     """Run fn in a thread with a large stack, so deep (but limited) Synsema recursion
-    through builtins never overflows the C stack; re-raise what it raised."""
+    through builtins never overflows the C stack; re-raise what it raised.
+
+    `vm`: the VM fn runs, whose --timeout the loop checks between instructions. One
+    instruction can outlast it (Python cannot interrupt arithmetic on huge numbers): when
+    the run is still going _OVERTIME seconds after its deadline, the time limit is raised
+    here, and the thread (a daemon, so the process can still exit) is left to finish."""
     box = {}
 
     def target():
@@ -386,13 +425,23 @@ def _in_big_stack(fn):
             t = None
         else:
             try:
-                t = threading.Thread(target=target, name="synsema")
+                t = threading.Thread(target=target, name="synsema", daemon=True)
                 t.start()
             finally:
                 threading.stack_size(old)
     if t is None:
         return fn()
-    t.join()
+    if vm is None or vm.timeout is None:
+        t.join()
+    else:
+        while t.is_alive():
+            t.join(0.25)
+            deadline = vm.deadline
+            if t.is_alive() and deadline is not None and \
+                    time.monotonic() > deadline + _OVERTIME:
+                _abandoned.append(t)
+                raise vm.time_limit(" in one operation that could not be stopped (it goes "
+                                    "on in the background)")
     if "error" in box:
         raise box["error"]
     return box.get("value")
@@ -463,8 +512,9 @@ class Program:
             try:
                 value = to_python(value)
             except TypeError:
-                raise RunError(f"{self.name}: error: the result of task '{task}' holds a "
-                               "task value, which cannot leave the program") from None
+                raise RunError(f"{printable(self.name)}: error: the result of task "
+                               f"'{printable(task)}' holds a task value, which cannot leave "
+                               "the program") from None
         return Result(value, labels, buffer.getvalue(), list(getattr(vm, "tool_calls", [])),
                       vm.tokens_used)
 
@@ -478,7 +528,8 @@ class Program:
                                 f"{type(args).__name__}")
             return _to_synsema(args, 0)
         except TypeError as e:
-            raise ArgumentError(f"{self.name}: error: bad arguments for task '{task}': "
+            raise ArgumentError(f"{printable(self.name)}: error: bad arguments for task "
+                                f"'{printable(task)}': "
                                 f"{e}") from None
 
     def _execute(self, task, args, out, *, args_labels=(), llm_flags=None, result_to=None,
@@ -493,7 +544,9 @@ class Program:
         index = self._task_index(task) if task is not None else None
         positional = self._arguments(index, task, args) if task is not None else None
         labels = settings.get("labels")
-        if labels and args_labels:
+        if args_labels and not labels:      # it would do nothing: no label is tracked
+            raise UsageError("usage error: args_labels= needs labels=True")
+        if labels and args_labels and index is not None:
             positional = _labelled(positional, args_labels)
         opts = _options(prog, out, llm_flags=llm_flags, **settings)
         try:
@@ -505,7 +558,7 @@ class Program:
                 vm.run_main()
                 return None if index is None else vm.call(vm.tasks[index], positional)
             try:
-                raw = _in_big_stack(body)
+                raw = _in_big_stack(body, vm)
                 if result_to is not None and raw is not None:
                     _write_result(vm, task, raw, result_to)
             except E.SynError as e:
@@ -522,7 +575,7 @@ class Program:
             if f.kind == "task" and f.name == name:
                 return i
         from synsema.vm.suggest import did_you_mean
-        raise UsageError(f"usage error: {self.name} has no task '{name}'"
+        raise UsageError(f"usage error: {printable(self.name)} has no task '{printable(name)}'"
                          f"{did_you_mean(str(name), list(self.tasks))}")
 
     def _arguments(self, index, task, args):
@@ -532,7 +585,8 @@ class Program:
             return _named_args("call_tool", Closure(self._program.functions[index]), args,
                                True)
         except E.SynError as e:
-            raise ArgumentError(f"{self.name}: error: bad arguments for task '{task}': "
+            raise ArgumentError(f"{printable(self.name)}: error: bad arguments for task "
+                                f"'{printable(task)}': "
                                 f"{e.message}") from None
 
 

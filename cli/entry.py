@@ -11,6 +11,18 @@ import sys
 
 
 def main(argv=None):
+    code = _main(argv)
+    api = sys.modules.get("synsema.api")
+    if api is not None and any(t.is_alive() for t in api._abandoned):
+        # A run given up on at its time limit is still in one operation, holding the
+        # interpreter: exit now, as on Ctrl-C, rather than wait for it at exit.
+        flush_stdout()
+        sys.stderr.flush()
+        os._exit(code if type(code) is int else 1)
+    return code
+
+
+def _main(argv):
     args = sys.argv[1:] if argv is None else list(argv)
     try:
         try:

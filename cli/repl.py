@@ -193,7 +193,7 @@ class Session:
             if self.last_vm is not None:
                 _adopt(vm, self.last_vm, [v for _, v in self.saved.values()])
             try:
-                api._in_big_stack(lambda: vm.run_main(self.pc))
+                api._in_big_stack(lambda: vm.run_main(self.pc), vm)
             except E.SynError as e:
                 # Stopped while showing the value (the lines after the entry): every
                 # variable was set by then, so what is kept does not depend on it.

@@ -13,6 +13,7 @@ every instruction is reached in a handful of comparisons and the hottest in two 
 Run after changing vm/instructions.py: python tools/gen_dispatch.py [--check]
 """
 
+import functools
 import os
 import re
 import sys
@@ -173,9 +174,18 @@ def facts(name, producer, part, fused, consumer):
             out[f"(type({name}) is int or type({name}) is str)"] = "True"
         if re.search(r"(^| and )" + here + r"($| and )", when):       # never 0
             out[f" and {name}:"] = ":"
+        small = ns_small()
+        if small.replace("b", f"A[{part}][0]") in when:                  # a small int
+            out[" and " + small.replace("b", name)] = ""
     if producer.get("gives") == "bool":
         out[f"{name} is not True"] = "False"         # a bool: False or True
     return out
+
+
+@functools.lru_cache(maxsize=1)
+def ns_small():
+    """vm/instructions.py SMALL: the test that the right operand of * or % is small."""
+    return load()["SMALL"]
 
 
 def fold(lines, labels):

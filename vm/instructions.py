@@ -93,12 +93,19 @@ else:
     r = {fn}(a, b)"""
 
 
+# `*` and `%` inline only when the right operand is small: of two big integers Python's
+# product or remainder can take minutes in one step, which no limit could interrupt
+# (vm.ops refuses those past a size: "number too large").
+SMALL = "-0x10000000000000000 < b < 0x10000000000000000"
+
+
 def _arith(name, code, sym, fn, doc, zero_check=False):
     order = sym in ("<", "<=", ">", ">=")
     # A comparison's int fast path is right for an int against a float too (ops.lt is
     # `a < b` for two numbers): a fused number constant needs no type test.
     inst(name, code, (), "(a b -- r)", "next", doc, gives="bool" if order else None,
-         int_path_takes_floats=order, body=_arith_body(sym, fn, " and b" if zero_check else ""))
+         int_path_takes_floats=order, body=_arith_body(
+             sym, fn, (" and " + SMALL if sym in "*%" else "") + (" and b" if zero_check else "")))
 
 
 def _equality(name, code, sym, doc):
@@ -584,7 +591,7 @@ for _n in (1, 2, 3):
 # L = a local slot, C = a constant. Arithmetic fuses with integer constants only (the int
 # fast path adds an int local to the constant inline; a float could overflow past ops').
 
-_INT_C = "type(A[1][0]) is int"
+_INT_C = "type(A[1][0]) is int and " + SMALL.replace("b", "A[1][0]")
 _NUM_C = "type(A[1][0]) in (int, float)"
 fused("LOAD_LOCAL2", 102, "LOAD_LOCAL LOAD_LOCAL", "LOAD_LOCAL a; LOAD_LOCAL b",
       when="not better_later(code, i, n, targets)", at=0)

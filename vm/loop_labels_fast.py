@@ -164,7 +164,7 @@ def run_labels(vm, closure, args):
                                                         # MUL (13)
                                                         b = pop()
                                                         a = stack[-1]
-                                                        if type(a) is int and type(b) is int:
+                                                        if type(a) is int and type(b) is int and -0x10000000000000000 < b < 0x10000000000000000:
                                                             stack[-1] = a * b
                                                         elif (type(a) is Labeled or type(b) is Labeled):
                                                             stack[-1] = _binary(vm, mul, a, b)
@@ -182,7 +182,7 @@ def run_labels(vm, closure, args):
                                                 # MOD (15)
                                                 b = pop()
                                                 a = stack[-1]
-                                                if type(a) is int and type(b) is int and b:
+                                                if type(a) is int and type(b) is int and -0x10000000000000000 < b < 0x10000000000000000 and b:
                                                     stack[-1] = a % b
                                                 elif (type(a) is Labeled or type(b) is Labeled):
                                                     stack[-1] = _binary(vm, mod, a, b)
@@ -1249,7 +1249,7 @@ def run_labels(vm, closure, args):
                                                     b = pop()
                                                     a = pop()
                                                     try:
-                                                        if type(a) is int and type(b) is int:
+                                                        if type(a) is int and type(b) is int and -0x10000000000000000 < b < 0x10000000000000000:
                                                             r0 = a * b
                                                         elif (type(a) is Labeled or type(b) is Labeled):
                                                             r0 = _binary(vm, mul, a, b)
@@ -1874,7 +1874,7 @@ def run_labels(vm, closure, args):
                                             b = pop()
                                             a = pop()
                                             try:
-                                                if type(a) is int and type(b) is int:
+                                                if type(a) is int and type(b) is int and -0x10000000000000000 < b < 0x10000000000000000:
                                                     r0 = a * b
                                                 elif (type(a) is Labeled or type(b) is Labeled):
                                                     r0 = _binary(vm, mul, a, b)

@@ -184,10 +184,13 @@ class VM:
         if self.max_steps is not None and self.steps >= self.max_steps:
             raise LimitReached(f"step limit ({self.max_steps}, --max-steps) reached")
         if self.deadline is not None and time.monotonic() > self.deadline:
-            t = self.timeout
-            shown = int(t) if float(t).is_integer() else t
-            raise LimitReached(f"time limit ({shown} s, --timeout) reached")
+            raise self.time_limit()
         return self.take_budget(room)
+
+    def time_limit(self, note=""):
+        t = self.timeout
+        shown = int(t) if float(t).is_integer() else t
+        return LimitReached(f"time limit ({shown} s, --timeout) reached{note}")
 
     def tick_call(self, budget, room):
         """tick() at a call that spent the chunk: the call depth is checked here (room: the

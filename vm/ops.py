@@ -55,12 +55,36 @@ def sub(a, b):
         return _fail(TOO_LARGE)
 
 
+# Integers are unbounded, but one `*`, `/` or `%` of two huge ones is a single step of
+# Python's that can take minutes, and nothing (--timeout included) interrupts it: past
+# these sizes it is refused. A product is at most 4,194,304 bits (1,262,612 digits), at
+# most half a second here; a division's work (the divisor's bits times the quotient's)
+# at most 2**40, about a second.
+MAX_PRODUCT_BITS = 1 << 22
+MAX_DIVISION_WORK = 1 << 40
+
+
+def _too_big(what):
+    _fail(f"number too large: {what} of integers this long would take too long to "
+          "compute (a product may have at most 1,262,612 digits)")
+
+
 def mul(a, b):
     _arith(a, b, "multiply", "*")
+    if type(a) is int and type(b) is int and \
+            a.bit_length() + b.bit_length() > MAX_PRODUCT_BITS:
+        _too_big("the product")
     try:
         return a * b
     except OverflowError:
         return _fail(TOO_LARGE)
+
+
+def _check_division(a, b):
+    if type(a) is int and type(b) is int:
+        la, lb = a.bit_length(), b.bit_length()
+        if la > lb and lb * (la - lb) > MAX_DIVISION_WORK:
+            _too_big("the division")
 
 
 def div(a, b):
@@ -68,6 +92,7 @@ def div(a, b):
     if b == 0:
         _fail("division by zero")
     if type(a) is int and type(b) is int:
+        _check_division(a, b)
         q, r = divmod(a, b)
         if r == 0:
             return q
@@ -81,6 +106,7 @@ def mod(a, b):
     _arith(a, b, "take the remainder of", "%")
     if b == 0:
         _fail("division by zero (in %)")
+    _check_division(a, b)
     try:
         return a % b
     except OverflowError:

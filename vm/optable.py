@@ -341,7 +341,7 @@ PICTURES = {
 # its own fields); A[k] is part k's fields (all of them).
 FUSED = [
     (123, ({3: None}, {1: None}, {15: None}, {1: None}, {16: None}, {30: None},), 2,
-     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int and A[1][0] and type(A[3][0]) in (int, str)),  # MOD_LC_EQ_C_JF
+     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int and -0x10000000000000000 < A[1][0] < 0x10000000000000000 and A[1][0] and type(A[3][0]) in (int, str)),  # MOD_LC_EQ_C_JF
     (124, ({3: None}, {1: None}, {18: None}, {30: None}, {3: None}, {39: None},), 2,
      lambda A, i, code, n, targets, better_later: type(A[1][0]) in (int, float) and A[3][0] == i + 6),  # LT_LC_RET_LOCAL
     (131, ({3: None}, {3: None}, {24: None}, {3: None}, {24: None},), 2,
@@ -349,9 +349,9 @@ FUSED = [
     (107, ({3: None}, {3: None}, {11: None}, {4: None},), 2,
      lambda A, i, code, n, targets, better_later: True),  # ADD_LL_ST
     (108, ({3: None}, {1: None}, {11: None}, {4: None},), 2,
-     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int),  # ADD_LC_ST
+     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int and -0x10000000000000000 < A[1][0] < 0x10000000000000000),  # ADD_LC_ST
     (109, ({3: None}, {1: None}, {12: None}, {4: None},), 2,
-     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int),  # SUB_LC_ST
+     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int and -0x10000000000000000 < A[1][0] < 0x10000000000000000),  # SUB_LC_ST
     (110, ({3: None}, {3: None}, {18: None}, {30: None},), 2,
      lambda A, i, code, n, targets, better_later: True),  # LT_LL_JF
     (111, ({3: None}, {1: None}, {18: None}, {30: None},), 2,
@@ -361,29 +361,29 @@ FUSED = [
     (116, ({3: None}, {3: None}, {19: 0, 20: 1, 21: 2, 16: 3, 17: 4}, {30: None},), 2,
      lambda A, i, code, n, targets, better_later: True),  # CMP_LL_JF
     (117, ({3: None}, {1: None}, {12: None}, {37: None},), 3,
-     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int and A[3][1] == 1),  # CALL1_SUB_LC
+     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int and -0x10000000000000000 < A[1][0] < 0x10000000000000000 and A[3][1] == 1),  # CALL1_SUB_LC
     (120, ({3: None}, {3: None}, {12: None}, {4: None},), 2,
      lambda A, i, code, n, targets, better_later: True),  # SUB_LL_ST
     (146, ({3: None}, {3: None}, {1: None}, {38: None},), 3,
      lambda A, i, code, n, targets, better_later: A[3][1] == 3),  # CALL_BUILTIN3_LLC
     (142, ({3: None}, {1: None}, {11: None}, {39: None},), 2,
-     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int),  # ADD_LC_RET
+     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int and -0x10000000000000000 < A[1][0] < 0x10000000000000000),  # ADD_LC_RET
     (143, ({3: None}, {1: None}, {12: None}, {39: None},), 2,
-     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int),  # SUB_LC_RET
+     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int and -0x10000000000000000 < A[1][0] < 0x10000000000000000),  # SUB_LC_RET
     (144, ({3: None}, {1: None}, {13: None}, {39: None},), 2,
-     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int),  # MUL_LC_RET
+     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int and -0x10000000000000000 < A[1][0] < 0x10000000000000000),  # MUL_LC_RET
     (103, ({3: None}, {3: None}, {11: None},), 2,
      lambda A, i, code, n, targets, better_later: True),  # ADD_LL
     (104, ({3: None}, {1: None}, {11: None},), 2,
      lambda A, i, code, n, targets, better_later: type(A[1][0]) in (int, str)),  # ADD_LC
     (105, ({3: None}, {1: None}, {12: None},), 2,
-     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int),  # SUB_LC
+     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int and -0x10000000000000000 < A[1][0] < 0x10000000000000000),  # SUB_LC
     (106, ({3: None}, {1: None}, {15: None},), 2,
-     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int and A[1][0]),  # MOD_LC
+     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int and -0x10000000000000000 < A[1][0] < 0x10000000000000000 and A[1][0]),  # MOD_LC
     (113, ({1: None}, {16: None}, {30: None},), 1,
      lambda A, i, code, n, targets, better_later: type(A[0][0]) in (int, str)),  # EQ_C_JF
     (119, ({3: None}, {1: None}, {13: None},), 2,
-     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int),  # MUL_LC
+     lambda A, i, code, n, targets, better_later: type(A[1][0]) is int and -0x10000000000000000 < A[1][0] < 0x10000000000000000),  # MUL_LC
     (126, ({3: None}, {3: None}, {24: None},), 2,
      lambda A, i, code, n, targets, better_later: True),  # INDEX_LL
     (136, ({3: None}, {3: None}, {36: None},), 2,

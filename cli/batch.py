@@ -98,7 +98,12 @@ class Worker:
             result = {"status": _status(e), "error": api.public_message(e, self.ceiling),
                       "labels": []}
         vm = box.get("vm")
-        result.update(tokens=vm.tokens_used if vm else 0,
+        spent = vm.tokens_used if vm else 0
+        # The count of a call with labelled data is the model's to set (how long it
+        # answers): the results file shows it only when the ceiling lets those labels out.
+        # The budget counts every token either way.
+        shown = None if vm is not None and self.ceiling.blocked(vm.token_labels) else spent
+        result.update(tokens=shown, spent=spent,
                       tool_calls=_public_calls(vm, self.ceiling),
                       output=out.getvalue(), seconds=round(time.perf_counter() - start, 6))
         return result
@@ -196,7 +201,14 @@ class LocalEngine:
         if kill:   # the pool has no public way to stop items that are running
             for proc in list(getattr(self.pool, "_processes", {}).values()):
                 proc.terminate()
+        manager = getattr(self.pool, "_executor_manager_thread", None)
         self.pool.shutdown(wait=not kill, cancel_futures=True)
+        if kill and manager is not None:
+            # Let the pool's manager thread finish closing its wake-up pipe now: at
+            # interpreter exit, concurrent.futures wakes every manager through that pipe
+            # without its lock, and a close racing that write is a traceback ("Bad file
+            # descriptor" in threading._shutdown) after Ctrl-C.
+            manager.join(timeout=10)
 
 
 # ---- the parent side ----------------------------------------------------------------------
@@ -222,6 +234,7 @@ def _batch(path, inputs, output, values, start):
     if program is None:
         return code         # why was printed
     payload = _payload(program, task, values)
+    _regular_output(output)
     items = read_inputs(inputs)
     done = read_results(output, items) if values.get("resume") else _fresh(output)
     todo = [(line, args) for line, args in items if line not in done]
@@ -286,39 +299,47 @@ class BadInput:
 
     def result(self):
         return {"status": "error", "error": self.message, "labels": [], "tokens": 0,
-                "tool_calls": [], "output": "", "seconds": 0.0}
+                "spent": 0, "tool_calls": [], "output": "", "seconds": 0.0}
 
 
 def read_inputs(path):
-    """[(line number, Synsema argument map or BadInput)], blank lines left out."""
-    from synsema.vm.jsonvalues import json_decode
-    from synsema.vm.values import type_name
+    """[(line number, Synsema argument map or BadInput)], blank lines left out. A line
+    longer than runner.MAX_ARGS_BYTES (an endless one: /dev/zero) stops the batch."""
+    name = path                 # as given, as errors name every file
+    items = []
     try:
         with open(path, "rb") as fh:
-            data = fh.read()
+            for number, raw in enumerate(iter(lambda: fh.readline(runner.MAX_ARGS_BYTES + 1),
+                                              b""), 1):
+                if len(raw) > runner.MAX_ARGS_BYTES:
+                    raise Stop(f"usage error: {name}:{number}: the line is longer than "
+                               f"{runner.LIMIT_TEXT}, the most an input line may hold",
+                               runner.EXIT_USAGE)
+                if raw.strip():
+                    items.append((number, _input(raw, f"{name}:{number}: error: the input")))
     except OSError as e:
         raise Stop(f"usage error: cannot read {path}: {e.strerror or e}",
                    runner.EXIT_USAGE) from None
-    name = path                 # as given, as errors name every file
-    items = []
-    for number, raw in enumerate(data.split(b"\n"), 1):
-        if not raw.strip():
-            continue
-        where = f"{name}:{number}: error: the input"
-        try:
-            args = json_decode(raw.decode("utf-8"))
-        except UnicodeDecodeError:
-            args = BadInput(f"{where} is not valid UTF-8; save the file as UTF-8")
-        except E.SynError as e:
-            reason = e.message.removeprefix("json_decode: ")
-            args = BadInput(f"{where} is {reason}; each line must be one JSON object of the "
-                            "task's named arguments")
-        else:
-            if type(args) is not dict:
-                args = BadInput(f"{where} is a {type_name(args)}, not a JSON object of the "
-                                'task\'s named arguments ({"name": value})')
-        items.append((number, args))
     return items
+
+
+def _input(raw, where):
+    """The argument map of one input line, or the BadInput saying why it is not one."""
+    from synsema.vm.jsonvalues import json_decode
+    try:
+        args = json_decode(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return BadInput(f"{where} is not valid UTF-8; save the file as UTF-8")
+    except E.SynError as e:
+        reason = e.message.removeprefix("json_decode: ")
+        said = f"is {reason}" if reason.startswith("not valid JSON") else \
+            f"cannot be read as JSON: {reason}"
+        return BadInput(f"{where} {said}; each line must be one JSON object of the task's "
+                        "named arguments")
+    if type(args) is not dict:
+        return BadInput(f"{where} is {runner.json_kind(args)}, not a JSON object of the "
+                        'task\'s named arguments ({"name": value})')
+    return args
 
 
 def _ident(args):
@@ -326,6 +347,19 @@ def _ident(args):
         return None
     from synsema.stdlib.hosttools import to_python
     return to_python(args["id"])
+
+
+def _regular_output(output):
+    """The results file is read back (--resume, the final sort) and replaced: a device or
+    FIFO (`-o /dev/zero`) would be read without end, or replaced by a regular file."""
+    import stat
+    try:
+        mode = os.stat(output).st_mode
+    except OSError:
+        return                  # not there yet (or unreadable: opening it will say)
+    if not stat.S_ISREG(mode):
+        raise Stop(f"usage error: -o {output} is not a regular file (a device, FIFO or "
+                   "folder); give a results file path", runner.EXIT_USAGE)
 
 
 def _fresh(output):
@@ -395,6 +429,7 @@ class Writer:
         self.bar = _progress(todo)
 
     def add(self, line, ident, result):
+        spent = result.pop("spent")         # the budget's count, never written
         record = {"line": line, "id": ident, **result}
         data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
         try:
@@ -404,7 +439,7 @@ class Writer:
             raise Stop(f"error: cannot write {self.output}: {e.strerror or e}; the results "
                        "written so far are kept", runner.EXIT_ERROR) from None
         self.statuses[line] = result["status"]
-        self.tokens += result["tokens"]
+        self.tokens += spent
         if self.bar is not None:
             self.bar.update(1)
             failed = sum(s != "ok" for s in self.statuses.values())

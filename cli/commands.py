@@ -1,6 +1,5 @@
 """The `syn` commands (click). Exit codes: SPEC section 13 (see cli.runner)."""
 
-import json
 import os
 import sys
 
@@ -212,7 +211,7 @@ def serve_cmd(program, protocol, **values):
 @run_options
 def test_cmd(paths, select, verbose, as_json, **values):
     """Run the test blocks of each .syn file (folders are searched). Exit 0 all passed,
-    1 a failure, 2 usage, 3 refused by the ceiling, 5 no test matched -k."""
+    1 a failure, 2 usage (no test matched -k included), 3 a file refused by the ceiling."""
     from synsema.cli.testing import run_tests
     _done(run_tests(paths, select, verbose, as_json, values))
 
@@ -223,8 +222,9 @@ def _outline(source, as_json):
     if program is None:
         _done(code)
     from synsema.cli.describe import outline, outline_text
+    from synsema.cli.report import json_text
     data = outline(program._program)
-    _echo(json.dumps(data, indent=2, ensure_ascii=False) if as_json else outline_text(data))
+    _echo(json_text(data, indent=2) if as_json else outline_text(data))
     _done(runner.EXIT_OK)
 
 
@@ -259,8 +259,9 @@ def inspect_cmd(program, as_json):
     if prog is None:
         _done(code)
     from synsema.cli.describe import manifest, manifest_text
+    from synsema.cli.report import json_text
     data = manifest(prog._program, os.path.getsize(program))
-    _echo(json.dumps(data, indent=2, ensure_ascii=False) if as_json else manifest_text(data))
+    _echo(json_text(data, indent=2) if as_json else manifest_text(data))
     _done(runner.EXIT_OK)
 
 
@@ -292,7 +293,9 @@ def dis_cmd(path):
     if prog is None:
         _done(code)
     from synsema.vm.dis import disassemble
-    write_stdout(disassemble(prog._program, prog._source.lines))
+    from synsema.cli.report import printable
+    # Names and source lines come from the file: shown with control characters escaped.
+    write_stdout(printable(disassemble(prog._program, prog._source.lines), lines=True))
     _done(runner.EXIT_OK)
 
 

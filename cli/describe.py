@@ -1,5 +1,9 @@
-"""What `syn outline` and `syn inspect` show: a program described as data."""
+"""What `syn outline` and `syn inspect` show: a program described as data. The text
+forms show every name and the intent through cli.report.printable: they come from the
+program (a .synb is anyone's data), and a newline or an escape sequence in them must not
+fake or hide a line such as `requires:`."""
 
+from synsema.cli.report import printable as _p
 from synsema.vm.program import cap_text
 
 
@@ -10,12 +14,23 @@ def _params(func):
 
 
 def _schema(func):
-    from synsema.stdlib.llm.convert import input_schema
-    entry = {"name": func.name, "params": [p.spec() for p in func.params],
-             "optional": [p.name for p in func.params if p.default]}
-    schema = input_schema(entry)
-    schema["additionalProperties"] = False
-    return schema
+    """The JSON Schema of what `--call` (and `syn serve`) accept: call_tool's rules
+    (SPEC 5). A model's catalog sends an untyped parameter as a string (SPEC 11); a
+    caller may give it any JSON value, or leave it out (it arrives as nothing)."""
+    # Built from the parameters as they are, not through the model catalog's reader
+    # (stdlib.llm.convert.input_schema), which refuses names a model cannot be sent: any
+    # program the loader accepts can be described.
+    from synsema.stdlib.llm.convert import SCHEMAS
+    from synsema.vm.program import Param
+    properties, required = {}, []
+    for p in func.params:
+        if p.type == "task":
+            continue            # a task value cannot be given as JSON
+        properties[str(p.name)] = dict(SCHEMAS.get(p.type, {})) if p.type else {}
+        if p.type and p.default == Param.NO_DEFAULT:
+            required.append(str(p.name))
+    return {"type": "object", "properties": properties, "required": required,
+            "additionalProperties": False}
 
 
 def outline(program):
@@ -33,21 +48,21 @@ def outline(program):
 
 def _signature(t):
     return f"{t['name']}(" + ", ".join(
-        (f"{p['name']}: {p['type']}" if p["type"] else p["name"]) + (" = ..." if p["optional"] else "")
-        for p in t["parameters"]) + ")"
+        (f"{p['name']}: {p['type']}" if p["type"] else f"{p['name']}")
+        + (" = ..." if p["optional"] else "") for p in t["parameters"]) + ")"
 
 
 def outline_text(data):
-    lines = [f"{data['source']}"]
+    lines = [_p(data['source'])]
     if data["intent"] is not None:
-        lines.append(f"  intent: {data['intent']}")
+        lines.append(f"  intent: {_p(data['intent'])}")
     if data["requires"]:
-        lines.append(f"  requires: {', '.join(data['requires'])}")
+        lines.append(f"  requires: {_p(', '.join(data['requires']))}")
     for t in data["tasks"]:
-        req = f"  [requires {', '.join(t['requires'])}]" if t["requires"] else ""
-        lines.append(f"  task {_signature(t)}  (line {t['line']}){req}")
+        req = f"  [requires {_p(', '.join(t['requires']))}]" if t["requires"] else ""
+        lines.append(f"  task {_p(_signature(t))}  (line {t['line']}){req}")
     for t in data["tests"]:
-        lines.append(f"  test \"{t['name']}\"  (line {t['line']})")
+        lines.append(f"  test \"{_p(t['name'])}\"  (line {t['line']})")
     return "\n".join(lines)
 
 
@@ -64,14 +79,14 @@ def manifest(program, size):
 
 
 def manifest_text(m):
-    lines = [f"format:   synb {m['format']} (Synsema {m['language']})",
-             f"source:   {m['source']}",
-             f"intent:   {m['intent'] if m['intent'] is not None else '(none)'}",
-             f"requires: {', '.join(m['requires']) or '(nothing beyond stdout)'}",
+    lines = [f"format:   synb {m['format']} (Synsema {_p(m['language'])})",
+             f"source:   {_p(m['source'])}",
+             f"intent:   {_p(m['intent']) if m['intent'] is not None else '(none)'}",
+             f"requires: {_p(', '.join(m['requires'])) or '(nothing beyond stdout)'}",
              "tasks:"]
     for t in m["tasks"]:
-        req = f"  [requires {', '.join(t['requires'])}]" if t["requires"] else ""
-        lines.append(f"  {t['signature']}{req}")
+        req = f"  [requires {_p(', '.join(t['requires']))}]" if t["requires"] else ""
+        lines.append(f"  {_p(t['signature'])}{req}")
     if not m["tasks"]:
         lines.append("  (none)")
     lines.append(f"tests:    {len(m['tests'])}")

@@ -8,39 +8,135 @@
 """
 
 import os
+import re
+import stat
+import threading
 
 MAX_TRACE = 20
 
+# The largest source file read beside a .synb for caret lines: a bigger one (or one that
+# is not a regular file: a FIFO, a device) is not read, and errors show positions alone.
+MAX_SOURCE_BYTES = 10 * 1024 * 1024
+
+# Characters a terminal acts on rather than shows: C0 and C1 controls, DEL, and the
+# bidirectional marks, embeddings, overrides and isolates (which reorder what follows,
+# so a text could hide or fake a line). Text from a program is shown with them escaped.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
+                     "\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
+                             "\u202a-\u202e\u2066-\u2069]")      # json.dumps does C0
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(m):
+    c = m.group()
+    if c in _NAMED:
+        return _NAMED[c]
+    return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+
+
+def printable(text, lines=False):
+    """`text` (from a program: a name, an intent, a message) safe to show on a terminal:
+    control and bidi characters as escapes (\\n, \\x1b, \\u202e). With `lines`, newlines
+    and tabs stay (a block of several lines)."""
+    text = text if isinstance(text, str) else str(text)
+    if lines:
+        return "\n".join(_UNSAFE.sub(lambda m: "\t" if m.group() == "\t" else _escape(m),
+                                      part) for part in text.split("\n"))
+    return _UNSAFE.sub(_escape, text)
+
+
+def json_text(data, **options):
+    """json.dumps keeping non-ASCII text as it is, but with the characters printable
+    escapes (C1 controls, bidi marks: json.dumps escapes only C0) as \\u escapes: JSON a
+    terminal shows as it is. They occur only inside strings, where the escape is valid."""
+    import json
+    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}",
+                               json.dumps(data, ensure_ascii=False, **options))
+
 
 class Source:
-    """The source text behind a program, when it can be read (for caret lines)."""
+    """The source text behind a program, when it can be read (for caret lines). A source
+    beside a .synb is read only when a line of it is first wanted (`lines`)."""
 
-    def __init__(self, name, lines=None, text=None):
-        self.name = name
-        self.lines = lines
+    def __init__(self, name, lines=None, text=None, path=None):
+        self.name = printable(name)
+        self._lines = lines
         self.text = text            # the file's text as read, when it came from a file
+        self._path = path           # a file to read `lines` from, once, when wanted
+
+    @property
+    def lines(self):
+        if self._path is not None:
+            with _reading:          # a Program serves several threads at once
+                if self._path is not None:
+                    self._lines = _read_source(self._path)
+                    self._path = None
+        return self._lines
 
     @classmethod
     def beside(cls, synb_path, source_name):
         """`syn exec`: the source named in the .synb, if it is readable beside the file
         (errors then name it by the .synb's folder as given: `sub/app.synb` ->
-        `sub/app.syn`; else by the name the file records)."""
+        `sub/app.syn`; else by the name the file records). The name is taken only when it
+        is a plain file name: a .synb is data from anyone, and `/etc/shadow` or
+        `../secret` would show lines of another file in the error carets."""
+        if not plain_file_name(source_name):
+            return cls(source_name)
         path = os.path.join(os.path.dirname(os.path.abspath(synb_path)), source_name)
         try:
-            with open(path, encoding="utf-8") as fh:
-                lines = fh.read().splitlines()
-        except (OSError, UnicodeDecodeError, ValueError):
+            st = os.lstat(path)     # a look only (a FIFO's stat does not wait): read later
+        except (OSError, ValueError):
             return cls(source_name)
-        return cls(os.path.join(os.path.dirname(synb_path), source_name), lines)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_SOURCE_BYTES:
+            return cls(source_name)
+        return cls(os.path.join(os.path.dirname(synb_path), source_name), path=path)
 
     def caret(self, line, col):
-        if not self.lines or not 1 <= line <= len(self.lines):
+        lines = self.lines
+        if not lines or not 1 <= line <= len(lines):
             return ""
-        text = self.lines[line - 1].rstrip("\n")
+        text = lines[line - 1].rstrip("\n")
         if not text.strip():
             return ""
-        text, at = clip_around(text, max(col, 1) - 1)
-        return f"    {text}\n    {' ' * at}^\n"
+        # A column past the line's end (a crafted positions table) points just after it.
+        at = min(max(col, 1) - 1, len(text))
+        text, at = clip_around(text, at)
+        at = len(printable(text[:at], lines=True))      # escapes widen what is before it
+        return f"    {printable(text, lines=True)}\n    {' ' * at}^\n"
+
+
+_reading = threading.Lock()
+
+
+def plain_file_name(name):
+    return (isinstance(name, str) and name not in ("", ".", "..") and "\0" not in name
+            and name == os.path.basename(name) and (os.altsep is None or os.altsep not in name))
+
+
+def _read_source(path):
+    """The lines of the regular file at `path` of at most MAX_SOURCE_BYTES, else None.
+    Opened without blocking (a FIFO would wait for a writer) and without following a
+    symbolic link, then checked on the open file (no race with a swap of the name)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_SOURCE_BYTES:
+            return None
+        with os.fdopen(fd, "rb") as fh:
+            fd = None
+            data = fh.read(MAX_SOURCE_BYTES + 1)
+        if len(data) > MAX_SOURCE_BYTES:
+            return None
+        return data.decode("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError, ValueError, MemoryError):
+        return None
+    finally:
+        if fd is not None:
+            os.close(fd)
 
 
 CARET_WIDTH = 100
@@ -61,7 +157,8 @@ def clip_around(text, at, width=CARET_WIDTH):
 
 
 def compile_error(err, source):
-    return f"{err.source_name}:{err.line}:{err.col}: error: {err.message}\n" + \
+    return f"{printable(err.source_name)}:{err.line}:{err.col}: error: " \
+        f"{printable(err.message, lines=True)}\n" + \
         source.caret(err.line, err.col)
 
 
@@ -69,15 +166,27 @@ def _frame_line(func, line, name):
     kind = func.kind
     if kind == "main":
         return f"  at top level ({name}:{line})"
-    return f"  in {func.describe()} ({name}:{line})"
+    return f"  in {printable(func.describe())} ({name}:{line})"
+
+
+# A message longer than this (an assert_eq of two huge lists) is cut in a report.
+MAX_MESSAGE = 8000
+
+
+def clip(text, limit, what="characters"):
+    """`text` cut to its first `limit` characters, with a note of how much was left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit} more {what} not shown)"
 
 
 def shown_message(err):
-    """The message, or the withheld form for an error made from labelled data."""
+    """The message (cut to MAX_MESSAGE), or the withheld form for an error made from
+    labelled data."""
     labels = getattr(err, "labels", None)
     if labels:
         return f"(message withheld: labelled {', '.join(sorted(labels))})"
-    return err.message
+    return printable(clip(err.message, MAX_MESSAGE), lines=True)
 
 
 def runtime_error(err, source):
@@ -89,7 +198,8 @@ def runtime_error(err, source):
     out = []
     if isinstance(err, LabelViolation):
         at = f" ({name}:{where[1]})" if where else ""
-        out.append(f"label_violation: {err.message}{at}\n")
+        out.append(f"label_violation: {printable(clip(err.message, MAX_MESSAGE), lines=True)}"
+                   f"{at}\n")
     elif where:
         out.append(f"{name}:{where[1]}:{where[2]}: error: {shown_message(err)}\n")
         out.append(source.caret(where[1], where[2]))

@@ -44,14 +44,25 @@ OTHER_COMMAND = {
                       "`syn compile {p}` and exec the .synb",
     ("inspect", ".syn"): "{p} is source code, and `syn inspect` reads a compiled .synb: use "
                          "`syn outline {p}`, or `syn compile {p}` first",
+    ("test", ".synb"): "{p} is a compiled program, and `syn test` runs the test blocks of "
+                       "source code: give it the .syn file",
 }
 
 
-def _opened(path, kind, opener, command):
+def wrong_kind(path, kind, command):
+    """The usage error for a file of the other kind than `command` reads (a .synb given
+    to `syn run`), or None."""
     other = ".synb" if kind == ".syn" else ".syn"
     hint = OTHER_COMMAND.get((command, other))
-    if hint and path.endswith(other):
-        err("error: " + hint.format(p=path))
+    if hint and str(path).endswith(other):
+        return "error: " + hint.format(p=path)
+    return None
+
+
+def _opened(path, kind, opener, command):
+    hint = wrong_kind(path, kind, command)
+    if hint:
+        err(hint)
         return None, EXIT_USAGE
     try:
         return opener(path), None
@@ -68,11 +79,16 @@ def _opened(path, kind, opener, command):
 
 def settings(values):
     """The api.Program keywords (and the CLI's own --llm-* overrides) of the run options;
-    raises api.UsageError for a bad --tools."""
+    raises api.UsageError for a bad --tools, or --args-label without --labels (it would
+    do nothing: no label is tracked)."""
+    if values.get("args_label") and not values.get("labels"):
+        raise api.UsageError("usage error: --args-label needs --labels (without it no "
+                             "label is tracked)")
     out = {k: values.get(k) for k in ("cap_set", "max_steps", "timeout", "audit")}
     out.update(labels=values.get("labels", False), trace=values.get("trace", False),
                max_depth=values.get("max_depth") or 1000, tools=load_tools(values),
-               mcp_servers=load_mcp(values), llm_flags=llm_flags(values))
+               mcp_servers=load_mcp(values), llm_flags=llm_flags(values),
+               cli=True)        # messages name the flags (--audit), not the keywords
     return out
 
 
@@ -151,6 +167,12 @@ def run(program, values):
     return EXIT_OK
 
 
+# The most of an --args-file (or of one `syn batch` input line) read: a bigger one, or
+# an endless stream such as /dev/zero, is a usage error rather than all the memory.
+MAX_ARGS_BYTES = 16 * 1024 * 1024
+LIMIT_TEXT = "16 MB"
+
+
 def call_args(values):
     """The argument map of --args JSON / --args-file FILE (SPEC 14)."""
     text, where = values.get("args"), "--args"
@@ -160,8 +182,12 @@ def call_args(values):
     if path is not None:
         where = f"--args-file {path}"
         try:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_ARGS_BYTES + 1)
+            if len(data) > MAX_ARGS_BYTES:
+                raise api.UsageError(f"usage error: --args-file {path} is larger than "
+                                     f"{LIMIT_TEXT}, the most it may hold")
+            text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as e:
             raise api.UsageError(f"usage error: --args-file: cannot read {path}: "
                                  f"{getattr(e, 'strerror', None) or e}") from None
@@ -175,10 +201,15 @@ def call_args(values):
         raise api.UsageError(f"usage error: {where}: {e.message.removeprefix('json_decode: ')}"
                              ) from None
     if type(args) is not dict:
-        from synsema.vm.values import type_name
         raise api.UsageError(f"usage error: {where} must be a JSON object of named arguments "
-                             f"({{\"name\": value}}), got a {type_name(args)}")
+                             f"({{\"name\": value}}), got {json_kind(args)}")
     return args
+
+
+def json_kind(value):
+    """What a decoded JSON value is, for a message: `null`, `a list`, `a text`, ..."""
+    from synsema.vm.values import type_name
+    return "null" if value is None else "a " + type_name(value)
 
 
 def outcome(e):

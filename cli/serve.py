@@ -20,6 +20,7 @@ import sys
 from synsema import api
 from synsema.cli import runner
 from synsema.cli.options import ENTRY_OPTIONS, RUN_OPTIONS
+from synsema.cli.report import printable
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -96,10 +97,11 @@ class _App:
         tasks = {t["name"]: t for t in data["tasks"]}
         for name in expose:
             if name not in tasks:
-                raise api.UsageError(f"usage error: --expose {name}: {program.name} has no "
-                                     f"task '{name}'{did_you_mean(name, list(tasks))}")
+                raise api.UsageError(f"usage error: --expose {printable(name)}: "
+                                     f"{printable(program.name)} has no task "
+                                     f"'{printable(name)}'{did_you_mean(name, list(tasks))}")
         if not tasks:
-            raise api.UsageError(f"usage error: {program.name} has no tasks to serve")
+            raise api.UsageError(f"usage error: {printable(program.name)} has no tasks to serve")
         chosen = [tasks[n] for n in dict.fromkeys(expose)] if expose else list(tasks.values())
         intent = data["intent"]
         self.tools = []
@@ -181,6 +183,6 @@ async def _http(app, sock):
     host, port = sock.getsockname()[:2]
     asgi = app.server().streamable_http_app(host=host)
     shown = f"[{host}]" if ":" in host else host
-    runner.err(f"serving {app.program.name} over MCP at http://{shown}:{port}/mcp "
+    runner.err(f"serving {printable(app.program.name)} over MCP at http://{shown}:{port}/mcp "
                "(Ctrl-C stops)")
     await uvicorn.Server(uvicorn.Config(asgi, log_level="warning")).serve(sockets=[sock])

@@ -6,10 +6,14 @@ what the test printed, as pytest shows captured output), and last, alone on its 
 `N passed, M failed`. A test's id is its name, or `FILE::NAME` when the run covers
 several files (or a folder); `--json` reports always carry the `FILE::NAME` id.
 
-Exit codes as pytest has them where SPEC 13 has none: 0 all passed, 1 a failure (a file
-that does not compile is the failure `(compile)`, in its place), 2 usage (a missing path
-included), 3 a file's requires refused by the ceiling, 5 `-k` selected no test. `--json`
-prints its report in every case, an `error` key saying why a run stopped early.
+Exit codes (SPEC 13): 0 all passed, 1 a failure (a file that does not compile is the
+failure `(compile)`, in its place), 2 usage (a missing path, a .synb, `-k` selecting no
+test), 3 a file's requires refused by the ceiling (the failure `(refused)` of that file;
+the other files still run) when nothing failed otherwise. `--json` prints its report in
+every case, an `error` key saying why a run stopped early.
+
+What a report shows of a program's output and messages is bounded (clip_output,
+cli.report.MAX_MESSAGE): a failing top level that printed 100 MB shows its last lines.
 
 Tests run offline: no model is called unless the run asks for one with `--online` (the
 provider settings of the environment and flags) or a cassette (`--cassette` or
@@ -17,14 +21,13 @@ SYN_LLM_CASSETTE), so a key set in the shell never makes a test suite spend mone
 """
 
 import io
-import json
 import os
 
 from synsema import api
 from synsema.api import UsageError, _in_big_stack
 from synsema.cli import runner
 from synsema.cli.entry import flush_stdout, write_stdout
-from synsema.cli.report import runtime_error, shown_message
+from synsema.cli.report import json_text, printable, runtime_error, shown_message
 from synsema.vm.errors import StartRefused, SynError
 
 
@@ -40,15 +43,13 @@ def find_files(paths):
     return files
 
 
-EXIT_NO_TESTS = 5       # pytest's "no tests collected"
-
-
 class Report:
     def __init__(self, as_json, prefixed):
         self.as_json = as_json
         self.prefixed = prefixed        # ids are FILE::NAME in the text report too
         self.data = {"files": [], "passed": 0, "failed": 0}
         self.selected = 0
+        self.refused = False            # a file's start refused by the ceiling (exit 3)
 
     def file(self, path):
         entry = {"file": path, "tests": [], "passed": 0, "failed": 0}
@@ -64,7 +65,7 @@ class Report:
         entry[key] += 1
         self.data[key] += 1
         shown = test_id if self.prefixed else name
-        self.emit(f"{'ok   ' if ok else 'FAIL '} {shown}\n{text}")
+        self.emit(f"{'ok   ' if ok else 'FAIL '} {printable(shown)}\n{text}")
 
     def emit(self, text):
         if not self.as_json:
@@ -81,7 +82,7 @@ class Report:
 
     def finish(self):
         if self.as_json:
-            write_stdout(json.dumps(self.data, indent=2, ensure_ascii=False) + "\n")
+            write_stdout(json_text(self.data, indent=2) + "\n")
         else:
             write_stdout(f"{self.data['passed']} passed, {self.data['failed']} failed\n")
 
@@ -105,13 +106,18 @@ def run_tests(paths, select, verbose, as_json, values):
         if stopped:
             return report.stop(*stopped)
     if select and not report.selected and not report.data["failed"]:
-        return report.stop(f"error: no test matched -k {select!r}", EXIT_NO_TESTS)
+        return report.stop(f"usage error: no test matched -k {select!r}", runner.EXIT_USAGE)
     report.finish()
+    if report.refused:
+        return runner.EXIT_REFUSED
     return runner.EXIT_ERROR if report.data["failed"] else runner.EXIT_OK
 
 
 def _run_file(report, path, select, verbose, values, provider):
     """Run one file's tests into the report; (message, exit code) when the run must stop."""
+    wrong = runner.wrong_kind(path, ".syn", "test")
+    if wrong:
+        return wrong, runner.EXIT_USAGE
     entry = report.file(path)
     try:
         prog = api.compile_file(path)
@@ -125,28 +131,38 @@ def _run_file(report, path, select, verbose, values, provider):
     captured = io.StringIO()
     try:
         opts = runner.vm_options(values, prog, captured.write, provider)
-        runner.trace_offline(prog, values, provider)
     except UsageError as e:
         return e.message, runner.EXIT_USAGE
     try:
-        return _run_tests(report, entry, program, source, opts, captured, select, verbose)
+        runner.trace_offline(prog, values, provider)
+    except UsageError as e:
+        api._release(opts)          # the audit file it opened, and any MCP servers
+        return e.message, runner.EXIT_USAGE
+    try:
+        return _run_tests(report, entry, program, source, opts, captured, select, verbose,
+                          path)
     finally:
         api._release(opts)          # the file's MCP servers and audit file end with its tests
 
 
-def _run_tests(report, entry, program, source, opts, captured, select, verbose):
+def _run_tests(report, entry, program, source, opts, captured, select, verbose, path):
     from synsema.vm.machine import VM
     try:
         vm = VM(program, opts)
     except StartRefused as e:
-        return ("error: the program requires capabilities the host ceiling (--cap-set) "
-                f"does not grant: {', '.join(e.missing)}", runner.EXIT_REFUSED)
+        # That file's tests cannot run; the other files' still can.
+        msg = (f"error: {printable(path)}: the program requires capabilities the host "
+               f"ceiling (--cap-set) does not grant: {printable(', '.join(e.missing))}; its "
+               "tests do not run")
+        report.refused = True
+        report.add(entry, "(refused)", False, _indent(msg), message=msg)
+        return None
     try:
-        _in_big_stack(vm.run_main)
+        _in_big_stack(vm.run_main, vm)
         top_error = None
     except SynError as e:
         top_error = e
-    printed = captured.getvalue()
+    printed = clip_output(captured.getvalue())
     if verbose and printed:
         report.emit(printed)
     if top_error is not None:
@@ -163,11 +179,11 @@ def _run_tests(report, entry, program, source, opts, captured, select, verbose):
         test_out = io.StringIO()
         vm.write = test_out.write
         try:
-            _in_big_stack(lambda: vm.run_function(index))
+            _in_big_stack(lambda: vm.run_function(index), vm)
             error = None
         except SynError as e:
             error = e
-        printed = test_out.getvalue()
+        printed = clip_output(test_out.getvalue())
         if error is None:
             report.add(entry, name, True, _indent(printed) if verbose else "",
                        **_output(printed))
@@ -178,6 +194,23 @@ def _run_tests(report, entry, program, source, opts, captured, select, verbose):
                    line=line, message=shown_message(error),
                    report=runtime_error(error, source).strip(), **_output(printed))
     return None
+
+
+# The most of a program's output a report shows: its last lines, as a terminal would.
+MAX_OUTPUT_LINES = 200
+MAX_OUTPUT_CHARS = 64 * 1024
+
+
+def clip_output(text):
+    """`text` cut to its last MAX_OUTPUT_LINES lines and MAX_OUTPUT_CHARS characters,
+    after a note of how much was left out."""
+    if len(text) <= MAX_OUTPUT_CHARS and text.count("\n") <= MAX_OUTPUT_LINES:
+        return text
+    kept = text[-MAX_OUTPUT_CHARS:]
+    kept = "".join(kept.splitlines(keepends=True)[-MAX_OUTPUT_LINES:])
+    left = text[:len(text) - len(kept)]
+    return (f"[... {left.count(chr(10))} earlier lines ({len(left)} characters) of output "
+            "not shown ...]\n" + kept)
 
 
 def _output(printed):

@@ -327,9 +327,21 @@ def test_outline_json(syn, write):
     s = tag["input_schema"]
     assert s["type"] == "object" and s["additionalProperties"] is False
     assert s["required"] == ["name"]
-    assert {k: v["type"] for k, v in s["properties"].items()} == {
-        "name": "string", "extra": "string", "xs": "array", "m": "object", "ok": "boolean"}
+    assert {k: v.get("type") for k, v in s["properties"].items()} == {
+        "name": "string", "extra": None, "xs": "array", "m": "object", "ok": "boolean"}
+    assert s["properties"]["extra"] == {}       # untyped: any JSON value, as --call takes
     assert tag["requires"] == ['net("api.x.com")']
+
+
+def test_outline_schema_of_an_untyped_parameter_is_what_call_accepts(syn, write):
+    write("u.syn", "task f(x, y: number)\n    give [x, y]\n")
+    (task,) = json.loads(syn("outline", "--json", "u.syn").stdout)["tasks"]
+    assert task["input_schema"] == {"type": "object", "properties": {"x": {}, "y": {
+        "type": "number"}}, "required": ["y"], "additionalProperties": False}
+    for args, shown in (('{"y": 1}', "[null,1]"), ('{"x": [1, {"a": 2}], "y": 2}',
+                                                   '[[1,{"a":2}],2]')):
+        p = syn("run", "u.syn", "--call", "f", "--args", args)
+        assert p.returncode == 0 and p.stdout.replace(" ", "") == shown + "\n", p.stderr
 
 
 def test_code_outline_is_an_alias(syn, write):

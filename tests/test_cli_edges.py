@@ -240,7 +240,7 @@ def test_syn_test_ids_order_compile_errors_and_printed_output(syn, write):
     assert lines[1] == "FAIL  a.syn::shows what it printed"
     assert lines[3:5] == ["      printed:", "        looking at 2"]
     assert lines[5] == "FAIL  b.syn::(compile)"
-    assert lines[6].startswith("      b.syn:1:9: error:")
+    assert lines[6].startswith("      b.syn:1:7: error:")      # at the `be` with nothing after it
     assert "ok    c.syn::fine" in lines and lines[-1] == "2 passed, 2 failed"
     data = json.loads(syn("test", "--json", "a.syn", "b.syn", "c.syn").stdout)
     ids = [t["id"] for f in data["files"] for t in f["tests"]]
@@ -249,7 +249,7 @@ def test_syn_test_ids_order_compile_errors_and_printed_output(syn, write):
     failed = data["files"][0]["tests"][1]
     assert failed["output"] == "looking at 2\n" and failed["message"] == "expected 3, got 2"
     compile_error = data["files"][1]["tests"][0]
-    assert compile_error["message"].startswith("b.syn:1:9: error:")
+    assert compile_error["message"].startswith("b.syn:1:7: error:")
     assert "^" in compile_error["report"]
 
 
@@ -259,13 +259,15 @@ def test_syn_test_json_is_json_when_the_ceiling_refuses(syn, write):
     p = syn("test", "--json", "--cap-set", "stdout", "a.syn", "b.syn")
     assert p.returncode == 3
     data = json.loads(p.stdout)
-    assert "does not grant" in data["error"] and data["passed"] == 1
+    refused = data["files"][1]["tests"][0]
+    assert refused["name"] == "(refused)" and "b.syn" in refused["message"]
+    assert "does not grant" in refused["message"] and data["passed"] == 1
 
 
 def test_syn_test_exit_codes_of_pytest(syn, write):
     write("a.syn", 'test "ok"\n    assert(true)\n')
     p = syn("test", "-k", "nothing like it", "a.syn")
-    assert p.returncode == 5 and "no test matched" in p.stderr
+    assert p.returncode == 2 and "no test matched" in p.stderr
     p = syn("test", "a.syn", "missing.syn")
     assert p.returncode == 2 and "missing.syn" in p.stderr and p.stdout == ""
     p = syn("test", "--json", "missing.syn")

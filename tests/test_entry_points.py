@@ -109,8 +109,10 @@ def test_args_label_makes_the_result_a_stdout_sink_under_labels(app, syn, tmp_pa
     assert events[-1]["event"] == "label_violation" and "secret" not in str(events)
     ok = both(syn, "--labels", "--cap-set", "stdout,stdout=cust", *call)
     assert (ok.returncode, ok.stdout) == (0, 'top\n{"q": "secret", "n": 2}\n')
-    unlabelled = both(syn, *call)           # without --labels there is nothing to check
-    assert (unlabelled.returncode, unlabelled.stdout) == (0, ok.stdout)
+    unlabelled = both(syn, *call)           # without --labels it would do nothing
+    assert (unlabelled.returncode, unlabelled.stdout) == (2, "")
+    assert unlabelled.stderr == ("usage error: --args-label needs --labels (without it no "
+                                 "label is tracked)\n")
 
 
 def test_a_result_json_cannot_hold_is_exit_1_and_withheld_when_labelled(app, syn):

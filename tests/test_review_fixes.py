@@ -159,3 +159,47 @@ def test_trace_shows_every_host_tool_call(tools, syn, write):
             "u.syn")
     assert "trace: host tool (withheld: labelled cust)" in p.stderr, p.stderr
     assert "odd.fails" not in p.stderr
+
+
+@pytest.mark.parametrize("src", [
+    "let x be 7\nwhile true\n    set x to x * x\n",
+    "let x be 7\nlet y be 7\nwhile true\n    set x to x * x\n    set y to x % (x - 1)\n",
+])
+def test_one_product_of_huge_integers_is_refused_not_waited_for(src):
+    # Squaring doubles the digits: the 22nd square would take minutes in one step, which
+    # no limit could interrupt. Refused, catchably, at a size, long before.
+    import time
+    start = time.monotonic()
+    with pytest.raises(synsema.RunError, match="number too large: the product"):
+        run(src, timeout=60)
+    assert time.monotonic() - start < 10
+
+
+def test_big_integers_below_the_size_still_compute():
+    r = run("let x be 3\nfor each i in range(18)\n    set x to x * x\n"
+            "print(len(text(x)))\nprint(x % 1000)\nprint(x / x)\n")
+    import math
+    n = 3 ** (2 ** 18)
+    digits = math.floor(2 ** 18 * math.log10(3)) + 1        # str(n) is past Python's limit
+    assert r.output.split("\n")[:3] == [str(digits), str(n % 1000), "1"]
+    with pytest.raises(synsema.RunError, match="number too large: the division"):
+        run("let x be 3\nfor each i in range(21)\n    set x to x * x\nlet y be 3\n"
+            "for each i in range(20)\n    set y to y * y\nprint(x % (y + 1))\n")
+
+
+def test_a_run_stuck_in_one_host_call_past_its_time_limit_is_given_up_on(tmp_path,
+                                                                           monkeypatch):
+    # A host tool blocking in Python cannot be interrupted between instructions: the
+    # limit is raised by the caller's thread a little after the deadline.
+    import time
+    (tmp_path / "slowtools.py").write_text(
+        "import time\nimport synsema\n@synsema.tool\ndef slow() -> int:\n"
+        "    \"\"\"Sleeps.\"\"\"\n    time.sleep(30)\n    return 1\ntools = [slow]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import slowtools
+    start = time.monotonic()
+    with pytest.raises(synsema.LimitExceeded, match=r"time limit \(1 s, --timeout\) reached "
+                                                    "in one operation"):
+        run('require tool("slow")\nprint(host_tool("slow")())\n', tools=slowtools.tools,
+            timeout=1)
+    assert time.monotonic() - start < 8

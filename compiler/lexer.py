@@ -11,7 +11,7 @@ import re
 import ply.lex as lex
 
 from synsema.vm.digits import int_of_digits
-from synsema.vm.errors import CompileError
+from synsema.vm.errors import CompileError, SynError
 
 KEYWORDS = (
     "task give let be set to when otherwise while for each in break continue try recover "
@@ -116,7 +116,10 @@ def _number(text, pos, scan):
             _fail(scan, f"the number {text} is too large for a float (the largest is about "
                         "1.8e308)", pos)
         return f
-    return int_of_digits(text)
+    try:
+        return int_of_digits(text)
+    except SynError as e:
+        _fail(scan, e.message, pos)
 
 
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r"}

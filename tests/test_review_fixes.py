@@ -203,3 +203,20 @@ def test_a_run_stuck_in_one_host_call_past_its_time_limit_is_given_up_on(tmp_pat
         run('require tool("slow")\nprint(host_tool("slow")())\n', tools=slowtools.tools,
             timeout=1)
     assert time.monotonic() - start < 8
+
+
+def test_an_integer_too_long_to_read_is_refused_wherever_it_is_read():
+    from synsema.vm import codec
+    from synsema.vm.digits import MAX_DIGITS
+    digits = "7" * (MAX_DIGITS + 1)
+    with pytest.raises(synsema.CompileError, match="number too large: an integer of 2,000,001"):
+        synsema.compile_source(f"print({digits})\n", "t.syn")
+    for src in ('print(number(s))\n', 'print(json_decode(s))\n'):
+        with pytest.raises(synsema.RunError, match="at most 2,000,000 are read"):
+            run('let s be "7"\nfor each i in range(21)\n    set s to s + s\n' + src)
+    # A crafted .synb with such a constant is refused when it is read.
+    from synsema.vm.errors import InvalidProgram
+    prog = synsema.compile_source("print(1)\n", "t.syn")._program
+    prog.consts.append(10 ** MAX_DIGITS)                # one digit too many
+    with pytest.raises(InvalidProgram, match="large integer constant: number too large"):
+        codec.decode(codec.encode(prog))

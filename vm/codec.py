@@ -47,7 +47,7 @@ from synsema import LANGUAGE_LEVEL
 from synsema.stdlib.registry import load_all
 from synsema.vm.caps import is_cap
 from synsema.vm.digits import int_of_digits, int_text
-from synsema.vm.errors import InvalidProgram
+from synsema.vm.errors import InvalidProgram, SynError
 from synsema.vm.program import Function, Param, Program
 from synsema.vm.verify import verify
 
@@ -148,11 +148,14 @@ def _ext(code, data):
     if code != _BIGINT:
         _bad(f"unknown msgpack extension type {code}")
     text = data.decode("ascii", errors="replace")
-    # ASCII digits only (isdigit() would take '²'); no length cap: the digits are in the
-    # file, so what they cost is proportional to its size, and literals are unbounded.
+    # ASCII digits only (isdigit() would take '²'); at most digits.MAX_DIGITS of them, as
+    # a literal (reading more would take longer than any limit could stop).
     if not _DIGITS.fullmatch(text):
         _bad("a large integer constant is malformed")
-    return int_of_digits(text)
+    try:
+        return int_of_digits(text)
+    except SynError as e:
+        _bad(f"a large integer constant: {e.message}")
 
 
 def _is(v, *types):

@@ -48,13 +48,25 @@ def int_text(n):
     return "-" + text if n < 0 else text
 
 
+# The longest integer read from text: the conversion grows faster than its length (two
+# million digits take about a second here, ten million twenty), and Python cannot
+# interrupt it, so past this a number is refused where it is read (a literal, a .synb
+# constant, number(), json_decode, --args, a model's arguments).
+MAX_DIGITS = 2_000_000
+
+
 def int_of_digits(text):
     """The int written in text: an optional sign and ASCII decimal digits (the caller has
-    checked that form)."""
+    checked that form). SynError past MAX_DIGITS digits."""
     try:
         return int(text)
     except ValueError:
         pass
+    n = len(text) - (text[:1] in "+-")
+    if n > MAX_DIGITS:
+        from synsema.vm.errors import SynError
+        raise SynError(f"number too large: an integer of {n:,} digits (at most "
+                       f"{MAX_DIGITS:,} are read)")
     sign = text[0] in "+-"
     digits = text[1:] if sign else text
     powers = {}

@@ -107,6 +107,16 @@ def header(func):
     return head
 
 
+_SHOWN = 120
+
+
+def _clipped(line):
+    """A source line as the listing shows it: at most _SHOWN characters (a long line is
+    shown again for every function on it)."""
+    line = line.strip()
+    return line if len(line) <= _SHOWN else line[:_SHOWN - 3] + "..."
+
+
 def disassemble(program, source_lines=None):
     """The whole program as text: a header per function, then its instructions."""
     out = [f"program {program.source_name}"]
@@ -124,7 +134,7 @@ def disassemble(program, source_lines=None):
         for ins in instructions(func, program):
             if ins.line != prev_line:
                 if source_lines and 1 <= ins.line <= len(source_lines):
-                    out.append(f"    -- {ins.line}: {source_lines[ins.line - 1].strip()}")
+                    out.append(f"    -- {ins.line}: {_clipped(source_lines[ins.line - 1])}")
                 shown = str(ins.line)
                 prev_line = ins.line
             else:

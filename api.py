@@ -439,7 +439,10 @@ def _in_big_stack(fn, vm=None):
             deadline = vm.deadline
             if t.is_alive() and deadline is not None and \
                     time.monotonic() > deadline + _OVERTIME:
-                _abandoned.append(t)
+                # The run may act no more: its next check (a loop's limit, a capability,
+                # a host tool) ends it. `syn` exits at once (cli/entry.py).
+                vm.abandoned = True
+                _abandoned[:] = [x for x in _abandoned if x.is_alive()] + [t]
                 raise vm.time_limit(" in one operation that could not be stopped (it goes "
                                     "on in the background)")
     if "error" in box:

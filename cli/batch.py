@@ -259,7 +259,8 @@ def _batch(path, inputs, output, values, start):
         _in_input_order(output)
     text = writer.summary(len(items))
     if stopped == "budget":
-        text += (f"; token budget of {values['max_tokens']} spent ({writer.tokens} used): "
+        used = "" if writer.withheld else f" ({writer.tokens} used)"
+        text += (f"; token budget of {values['max_tokens']} spent{used}: "
                  f"{len(items) - len(writer.statuses)} items not run, --resume runs them")
     elif stopped == "fail-fast":
         text += "; stopped at the first item that failed (--fail-fast)"
@@ -426,6 +427,7 @@ class Writer:
         self.statuses = dict(done)
         self.earlier = len(done)
         self.tokens = 0
+        self.withheld = False       # an item's count was withheld: so is the total
         self.bar = _progress(todo)
 
     def add(self, line, ident, result):
@@ -440,6 +442,7 @@ class Writer:
                        "written so far are kept", runner.EXIT_ERROR) from None
         self.statuses[line] = result["status"]
         self.tokens += spent
+        self.withheld = self.withheld or result["tokens"] is None
         if self.bar is not None:
             self.bar.update(1)
             failed = sum(s != "ok" for s in self.statuses.values())

@@ -119,7 +119,7 @@ class Session:
         except E.CompileError as e:
             return self._compile_failed(e, source, shown)
         vm = self._run(program, source, shown)
-        if vm is None:
+        if vm is None or vm.abandoned:      # given up on: what it left is not kept
             return
         self.items.update(new_items)
         for item in own:

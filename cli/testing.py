@@ -174,6 +174,12 @@ def _run_tests(report, entry, program, source, opts, captured, select, verbose, 
         if select and select not in name:
             continue
         report.selected += 1
+        if vm.abandoned:
+            # An earlier test was given up on at its time limit while in one long
+            # operation; the tests share its VM, so none can run after it.
+            msg = "not run: an earlier test was given up on at its time limit"
+            report.add(entry, name, False, f"      {msg}\n", message=msg)
+            continue
         vm.steps = 0
         vm.deadline = None
         test_out = io.StringIO()

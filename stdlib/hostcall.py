@@ -68,6 +68,8 @@ def invoke(vm, fn, args, labels=EMPTY):
 
 
 def _invoke(vm, fn, args, labels):
+    if vm.abandoned:                # given up on at its time limit: it may act no more
+        raise vm.time_limit()
     tool = fn.tool
     name = tool.name
     arg_labels = EMPTY

@@ -459,7 +459,7 @@ GOOD = ["api.example.com", "*.example.com", "API.Example.COM", "127.0.0.1", "loc
         "xn--bcher-kva.example", "a-b.c0", "x" * 63 + ".com"]
 BAD = ["api.example.com.", ".example.com", "", "a..b", "a.com:80", "http://a.com",
        "a.com/x", "-a.com", "a-.com", "a_b.com", "bücher.de", "*", "*.", "a.*.com",
-       "x" * 64 + ".com", "[::1]", "a com", "*.0.0.1", "*.1"]
+       "x" * 64 + ".com", "[::1]", "a com", "*.0.0.1", "*.1", "*.0x1", "*.a.1b"]
 
 
 @pytest.mark.parametrize("host", GOOD + BAD)

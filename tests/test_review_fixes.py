@@ -220,3 +220,41 @@ def test_an_integer_too_long_to_read_is_refused_wherever_it_is_read():
     prog.consts.append(10 ** MAX_DIGITS)                # one digit too many
     with pytest.raises(InvalidProgram, match="large integer constant: number too large"):
         codec.decode(codec.encode(prog))
+
+
+SLOW_TOOLS = ('import time\nimport synsema\nPAID = []\n@synsema.tool\ndef slow() -> int:\n'
+              '    """Sleeps."""\n    time.sleep(3.5)\n    return 1\n@synsema.tool\n'
+              'def pay(n: int) -> int:\n    """Pays."""\n    PAID.append(n)\n    return n\n'
+              'tools = [slow, pay]\n')
+
+
+def test_a_run_given_up_on_does_nothing_more_when_its_operation_ends(tmp_path, monkeypatch):
+    import time
+    (tmp_path / "paytools.py").write_text(SLOW_TOOLS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import paytools
+    with pytest.raises(synsema.LimitExceeded, match="in one operation"):
+        run('require tool("*")\nhost_tool("slow")()\nprint("after")\nhost_tool("pay")(1)\n',
+            tools=paytools.tools, timeout=0.5)
+    time.sleep(2.5)             # the sleep has ended: the run would go on from here
+    assert paytools.PAID == []
+
+
+def test_syn_test_runs_no_test_after_one_given_up_on(tmp_path, syn, write):
+    (tmp_path / "paytools.py").write_text(SLOW_TOOLS)
+    write("t.syn", 'require tool("*")\ntest "slow"\n    host_tool("slow")()\n'
+                   'test "quick"\n    assert(true)\n')
+    p = syn("test", "--json", "--timeout", "0.5", "--tools", "paytools:tools", "t.syn")
+    slow, quick = json.loads(p.stdout)["files"][0]["tests"]
+    assert not slow["ok"] and "in one operation" in slow["message"]
+    assert not quick["ok"] and quick["message"] == \
+        "not run: an earlier test was given up on at its time limit"
+    assert p.returncode == 1
+
+
+def test_a_product_by_a_small_number_is_never_refused_either_way_round():
+    # y = 2**(2**22 - 2), just below the cap: times 4 it is past it, and quick.
+    src = ("let y be 2\nfor each i in range(21)\n    set y to y * y\n"
+           "set y to y * (y / 4)\n"
+           "print(len(text(y * 4)) == len(text(4 * y)))\nprint((4 * y) % 10)\n")
+    assert run(src).output == "true\n6\n"           # 2**(2**22) ends in 6

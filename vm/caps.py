@@ -26,8 +26,10 @@ def is_host(h):
     http_get/http_post all use it, so a host one accepts the others accept. Case is not
     checked here: every caller lower-cases the host it keeps."""
     body = h[2:] if h.startswith("*.") else h
-    if body is not h and body.rsplit(".", 1)[-1].isdigit():
-        return False    # `*.` covers a domain's names; `*.0.0.1` would be addresses
+    if body is not h and not body.rsplit(".", 1)[-1][:1].isalpha():
+        # `*.` covers a domain's names, and a top-level domain starts with a letter;
+        # `*.0.0.1` or `*.0x1` would cover addresses (127.0.0.0x1 is 127.0.0.1).
+        return False
     return 0 < len(body) <= 253 and all(_is_dns_label(part) for part in body.split("."))
 
 

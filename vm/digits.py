@@ -8,6 +8,8 @@ digits take about a second rather than minutes; below it we keep the fast built-
 """
 import decimal
 
+from synsema.vm.errors import SynError
+
 # Chunks converted by the built-ins: below 640, the smallest limit a host may set.
 _CHUNK_DIGITS = 512
 _CHUNK_BITS = 1024          # Decimal(int) is not limited; int -> Decimal in chunks this big
@@ -64,7 +66,6 @@ def int_of_digits(text):
         pass
     n = len(text) - (text[:1] in "+-")
     if n > MAX_DIGITS:
-        from synsema.vm.errors import SynError
         raise SynError(f"number too large: an integer of {n:,} digits (at most "
                        f"{MAX_DIGITS:,} are read)")
     sign = text[0] in "+-"

@@ -60,6 +60,9 @@ class VM:
         self.trace = opts.trace
         self.write = opts.out or _stdout_write
         self.tokens_used = 0
+        # Given up on at its time limit while in one long operation (api._in_big_stack):
+        # when that operation ends, the run may do nothing more.
+        self.abandoned = False
         # The count is the provider's answer too (a model sets its length): it carries the
         # labels of every prompt counted, and the pc of every call (labels on).
         self.token_labels = EMPTY
@@ -181,6 +184,8 @@ class VM:
         """A loop spent its chunk (budget <= 0): count the overshoot, check the limits,
         hand out the next chunk."""
         self.steps -= budget
+        if self.abandoned:
+            raise self.time_limit()
         if self.max_steps is not None and self.steps >= self.max_steps:
             raise LimitReached(f"step limit ({self.max_steps}, --max-steps) reached")
         if self.deadline is not None and time.monotonic() > self.deadline:
@@ -250,6 +255,8 @@ class VM:
 
     def need(self, builtin, cap, fix=None):
         """Raise the catchable CapabilityDenied unless the running code holds `cap`."""
+        if self.abandoned:          # every effect (output, network, models) passes here
+            raise self.time_limit()
         if cap[0] == "net":
             ok = C.net_held(self.caps, cap[1])
         else:

@@ -57,23 +57,27 @@ def sub(a, b):
 
 # Integers are unbounded, but one `*`, `/` or `%` of two huge ones is a single step of
 # Python's that can take minutes, and nothing (--timeout included) interrupts it: past
-# these sizes it is refused. A product is at most 4,194,304 bits (1,262,612 digits), at
-# most half a second here; a division's work (the divisor's bits times the quotient's)
-# at most 2**40, about a second.
+# these sizes it is refused. A product of two numbers past 64 bits is at most 4,194,304
+# bits (1,262,612 digits), at most half a second here; a division's work (the divisor's
+# bits times the quotient's) at most 2**40, about a second.
 MAX_PRODUCT_BITS = 1 << 22
 MAX_DIVISION_WORK = 1 << 40
 
 
 def _too_big(what):
-    _fail(f"number too large: {what} of integers this long would take too long to "
-          "compute (a product may have at most 1,262,612 digits)")
+    _fail(f"number too large: {what} of two integers this long would take too long to "
+          "compute (a product of two numbers of more than 20 digits may have at most "
+          "1,262,612 digits)")
 
 
 def mul(a, b):
     _arith(a, b, "multiply", "*")
-    if type(a) is int and type(b) is int and \
-            a.bit_length() + b.bit_length() > MAX_PRODUCT_BITS:
-        _too_big("the product")
+    if type(a) is int and type(b) is int:
+        la, lb = a.bit_length(), b.bit_length()
+        # By a small number a product is quick (the loop's inline * does those itself,
+        # whichever side the small one is on here).
+        if min(la, lb) > 64 and la + lb > MAX_PRODUCT_BITS:
+            _too_big("the product")
     try:
         return a * b
     except OverflowError:

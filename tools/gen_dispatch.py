@@ -27,9 +27,12 @@ TABLE = "vm/optable.py"
 # How often each instruction runs: measured by `tools/profile_pairs.py --weights` (and
 # `--labels`) over the bench/twins.py programs, per mille of the instructions each program
 # runs, averaged over the programs; one missing here (a new one) has DEFAULT_WEIGHT until
-# measured.
+# measured. One is set by hand: CALL1_SUB_LC (fib's recursive call) is 55, not its
+# measured 43. A share per program rises for the rest of a program when superinstructions
+# take some of its dispatches away (the loop ends fused with their jump back did), which
+# pushed it one test deeper and fib 2-3% slower; issue 14 asks that fib be no slower.
 WEIGHT = {
-    'MOD_LC_EQ_C_JF': 92, 'LOAD_LOCAL': 75, 'INDEX_LLL': 51, 'CALL1_SUB_LC': 43,
+    'MOD_LC_EQ_C_JF': 92, 'LOAD_LOCAL': 75, 'INDEX_LLL': 51, 'CALL1_SUB_LC': 55,
     'CONST': 40, 'LT_LC_RET_LOCAL': 36, 'ADD_LC_ST_LT_LC_BACK': 34, 'MUL_LC': 34,
     'MOD_LC': 33, 'ADD': 31, 'CONST2': 29, 'MUL_ADD_TO_BACK': 25, 'FOR_BACK': 24,
     'FIELD_L': 24, 'ADD_LL_ST_BACK': 23, 'CALL_BUILTIN_1': 23, 'CALL_BUILTIN1_L': 22,

@@ -45,7 +45,7 @@ def run_plain(vm, closure, args):
                     op, arg = code[pc]
                     pc += 1
                     if op < 123:
-                        if op < 31:
+                        if op < 39:
                             if op < 4:
                                 if op < 3:
                                     if op < 2:
@@ -58,7 +58,7 @@ def run_plain(vm, closure, args):
                                     # LOAD_LOCAL (3)
                                     push(locals_[arg])
                             else:
-                                if op < 16:
+                                if op < 25:
                                     if op < 12:
                                         if op < 11:
                                             if op < 6:
@@ -103,39 +103,38 @@ def run_plain(vm, closure, args):
                                             else:
                                                 stack[-1] = add(a, b)
                                     else:
-                                        if op < 15:
-                                            if op < 13:
-                                                # SUB (12)
-                                                b = pop()
-                                                a = stack[-1]
-                                                if type(a) is int and type(b) is int:
-                                                    stack[-1] = a - b
-                                                else:
-                                                    stack[-1] = sub(a, b)
-                                            else:
-                                                if op < 14:
-                                                    # MUL (13)
+                                        if op < 16:
+                                            if op < 15:
+                                                if op < 13:
+                                                    # SUB (12)
                                                     b = pop()
                                                     a = stack[-1]
-                                                    if type(a) is int and type(b) is int and -0x10000000000000000 < b < 0x10000000000000000:
-                                                        stack[-1] = a * b
+                                                    if type(a) is int and type(b) is int:
+                                                        stack[-1] = a - b
                                                     else:
-                                                        stack[-1] = mul(a, b)
+                                                        stack[-1] = sub(a, b)
                                                 else:
-                                                    # DIV (14)
-                                                    b = pop()
-                                                    stack[-1] = div(stack[-1], b)
-                                        else:
-                                            # MOD (15)
-                                            b = pop()
-                                            a = stack[-1]
-                                            if type(a) is int and type(b) is int and -0x10000000000000000 < b < 0x10000000000000000 and b:
-                                                stack[-1] = a % b
+                                                    if op < 14:
+                                                        # MUL (13)
+                                                        b = pop()
+                                                        a = stack[-1]
+                                                        if type(a) is int and type(b) is int and -0x10000000000000000 < b < 0x10000000000000000:
+                                                            stack[-1] = a * b
+                                                        else:
+                                                            stack[-1] = mul(a, b)
+                                                    else:
+                                                        # DIV (14)
+                                                        b = pop()
+                                                        stack[-1] = div(stack[-1], b)
                                             else:
-                                                stack[-1] = mod(a, b)
-                                else:
-                                    if op < 28:
-                                        if op < 25:
+                                                # MOD (15)
+                                                b = pop()
+                                                a = stack[-1]
+                                                if type(a) is int and type(b) is int and -0x10000000000000000 < b < 0x10000000000000000 and b:
+                                                    stack[-1] = a % b
+                                                else:
+                                                    stack[-1] = mod(a, b)
+                                        else:
                                             if op < 24:
                                                 if op < 20:
                                                     if op < 18:
@@ -213,41 +212,43 @@ def run_plain(vm, closure, args):
                                                 else:
                                                     r = index(x, i)
                                                 stack[-1] = r
-                                        else:
-                                            if op < 27:
-                                                if op < 26:
-                                                    # FIELD (25)
-                                                    x = stack[-1]
-                                                    if type(x) is dict:
-                                                        stack[-1] = x.get(arg)
-                                                    else:
-                                                        stack[-1] = ops.field(x, arg)
-                                                else:
-                                                    # SET_PATH (26)
-                                                    v = pop()
-                                                    if not arg:     # verified files never have 0 keys; never eat the stack
-                                                        raise vm.bad_opcode(op)
-                                                    keys = stack[-arg:]
-                                                    del stack[-arg:]
-                                                    stack[-1] = ops.set_path(stack[-1], keys, v)
-                                            else:
-                                                # BUILD_LIST (27)
-                                                if arg:
-                                                    items = stack[-arg:]
-                                                    del stack[-arg:]
-                                                    # Labels: unlabelled items under an empty pc make a plain list (the test runs in C).
-                                                    push(items)
-                                                else:
-                                                    push([])
-                                    else:
+                                else:
+                                    if op < 31:
                                         if op < 29:
-                                            # BUILD_MAP (28)
-                                            if not arg:
-                                                push({})
+                                            if op < 28:
+                                                if op < 27:
+                                                    if op < 26:
+                                                        # FIELD (25)
+                                                        x = stack[-1]
+                                                        if type(x) is dict:
+                                                            stack[-1] = x.get(arg)
+                                                        else:
+                                                            stack[-1] = ops.field(x, arg)
+                                                    else:
+                                                        # SET_PATH (26)
+                                                        v = pop()
+                                                        if not arg:     # verified files never have 0 keys; never eat the stack
+                                                            raise vm.bad_opcode(op)
+                                                        keys = stack[-arg:]
+                                                        del stack[-arg:]
+                                                        stack[-1] = ops.set_path(stack[-1], keys, v)
+                                                else:
+                                                    # BUILD_LIST (27)
+                                                    if arg:
+                                                        items = stack[-arg:]
+                                                        del stack[-arg:]
+                                                        # Labels: unlabelled items under an empty pc make a plain list (the test runs in C).
+                                                        push(items)
+                                                    else:
+                                                        push([])
                                             else:
-                                                items = stack[-2 * arg:]
-                                                del stack[-2 * arg:]
-                                                push(ops.build_map(items))
+                                                # BUILD_MAP (28)
+                                                if not arg:
+                                                    push({})
+                                                else:
+                                                    items = stack[-2 * arg:]
+                                                    del stack[-2 * arg:]
+                                                    push(ops.build_map(items))
                                         else:
                                             if op < 30:
                                                 # JUMP (29)
@@ -259,10 +260,7 @@ def run_plain(vm, closure, args):
                                                     pc = arg
                                                 elif c is not True:
                                                     raise vm.cond_error(code, pc - 1, c)
-                        else:
-                            if op < 107:
-                                if op < 45:
-                                    if op < 39:
+                                    else:
                                         if op < 37:
                                             if op < 36:
                                                 if op < 33:
@@ -360,7 +358,10 @@ def run_plain(vm, closure, args):
                                                     push(fn(*a))
                                                 else:
                                                     push(fn())
-                                    else:
+                        else:
+                            if op < 117:
+                                if op < 106:
+                                    if op < 45:
                                         if op < 40:
                                             # RETURN (39)
                                             val = pop()
@@ -389,8 +390,7 @@ def run_plain(vm, closure, args):
                                                     x.append(v)
                                                 else:
                                                     locals_[arg] = ops.append(x, v)
-                                else:
-                                    if op < 106:
+                                    else:
                                         if op < 47:
                                             if op < 46:
                                                 # APPEND_GLOBAL (45)
@@ -500,16 +500,15 @@ def run_plain(vm, closure, args):
                                                                 push(a - arg[1])
                                                             else:
                                                                 push(sub(a, arg[1]))
-                                    else:
+                                else:
+                                    if op < 107:
                                         # MOD_LC (106) = LOAD_LOCAL CONST MOD
                                         a = locals_[arg[0]]
                                         if type(a) is int:
                                             push(a % arg[1])
                                         else:
                                             push(mod(a, arg[1]))
-                            else:
-                                if op < 118:
-                                    if op < 117:
+                                    else:
                                         if op < 109:
                                             if op < 108:
                                                 # ADD_LL_ST (107) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL
@@ -605,26 +604,27 @@ def run_plain(vm, closure, args):
                                                             b = locals_[s1]
                                                             if not compare(kind, a, b):
                                                                 pc = t
-                                    else:
-                                        # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
-                                        s, k, _, _, pad, fcode = arg
-                                        a = locals_[s]
-                                        try:
-                                            if type(a) is int:
-                                                x = a - k
-                                            else:
-                                                x = sub(a, k)
-                                        except Exception:
-                                            vm.part = 2
-                                            raise
-                                        new = [x]
-                                        budget -= 1
-                                        if budget <= 0:
-                                            budget = vm.tick_call(budget, room - len(frames))
-                                        frames.append((code, pc, locals_))
-                                        code = fcode
-                                        locals_ = new + pad if pad else new
-                                        pc = 0
+                            else:
+                                if op < 118:
+                                    # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
+                                    s, k, _, _, pad, fcode = arg
+                                    a = locals_[s]
+                                    try:
+                                        if type(a) is int:
+                                            x = a - k
+                                        else:
+                                            x = sub(a, k)
+                                    except Exception:
+                                        vm.part = 2
+                                        raise
+                                    new = [x]
+                                    budget -= 1
+                                    if budget <= 0:
+                                        budget = vm.tick_call(budget, room - len(frames))
+                                    frames.append((code, pc, locals_))
+                                    code = fcode
+                                    locals_ = new + pad if pad else new
+                                    pc = 0
                                 else:
                                     if op < 119:
                                         # ADD_RETURN (118) = ADD RETURN

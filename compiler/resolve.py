@@ -194,9 +194,9 @@ class Resolver:
     def cap(self, node):
         name, arg, arg2 = node.cap_name, node.arg, node.arg2
         if name not in CAPS:
-            self.error(f"unknown capability '{name}'{did_you_mean(name, CAPS)}; the "
+            self.error(f"unknown capability '{name}'{did_you_mean(name, CAPS)} (the "
                        'capabilities are llm, llm("LABEL"), net("HOST"), '
-                       'net("HOST", "LABEL"), tool("NAME") and stdout', node.line, node.col)
+                       'net("HOST", "LABEL"), tool("NAME") and stdout)', node.line, node.col)
         if arg2 is not None and name != "net":
             self.error(f"`require {name}` takes at most one argument", node.line, node.col)
         if name == "stdout":
@@ -236,8 +236,8 @@ class Resolver:
         seen_default = False
         for p in item.params:
             if p.type is not None and p.type not in TYPES:
-                self.error(f"unknown type '{p.type}'{did_you_mean(p.type, TYPES)}; the types "
-                           f"are {', '.join(TYPES)}", p.line, p.type_col)
+                self.error(f"unknown type '{p.type}'{did_you_mean(p.type, TYPES)} (the types "
+                           f"are {', '.join(TYPES)})", p.line, p.type_col)
             if any(q.name == p.name for q in f.params):
                 self.error(f"parameter '{p.name}' is declared twice", p.line, p.col)
             if p.default is None:

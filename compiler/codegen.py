@@ -300,6 +300,13 @@ class CodeGen:
             self.expr(x.operand, e)
             e.emit_at(x, O.NEG)
         elif k == "index":
+            if x.target.kind == "name" and x.target.ref[0] == "local" and \
+                    x.key.kind not in ("name", "num", "text", "bool", "nothing"):
+                # `xs[E]`: E, then INDEX_LOCAL xs (vm/instructions.py); a name or a
+                # constant as the key has its superinstructions.
+                self.expr(x.key, e)
+                e.emit_at(x, O.INDEX_LOCAL, x.target.ref[1])
+                return
             self.expr(x.target, e)
             self.expr(x.key, e)
             e.emit_at(x, O.INDEX)

@@ -261,7 +261,7 @@ _arith("GT", 20, ">", "gt", ".. a b -> .. a>b")
 _arith("GE", 21, ">=", "ge", ".. a b -> .. a>=b")
 _unary_op("NEG", 22, "ops.neg", ".. a -> .. -a")
 _unary_op("NOT", 23, "ops.not_", ".. b -> .. not b (b must be bool)")
-inst("INDEX", 24, (), "(x i -- r)", "next", ".. x i -> .. x[i]", """\
+_INDEX_BODY = """\
 if type(x) is list and type(i) is int:
     # Python's own range check: an index past either end (negative ones count from the
     # end, as in Synsema) raises, and ops.index says it the Synsema way.
@@ -276,7 +276,8 @@ elif LABELS and type(x) is Labeled and x.t is not None:
 elif LABELS and (type(x) is Labeled or type(i) is Labeled):
     r = _binary(vm, index, x, i)
 else:
-    r = index(x, i)""")
+    r = index(x, i)"""
+inst("INDEX", 24, (), "(x i -- r)", "next", ".. x i -> .. x[i]", _INDEX_BODY)
 inst("FIELD", 25, ("const k",), "(x -- r)", "next",
      ".. m -> .. m[consts[k]] (nothing when absent)", """\
 if type(x) is dict:
@@ -526,6 +527,12 @@ inst("ADD_TO_LOCAL", 49, ("local s",), "(b -- )", "next",
      "a = locals_[$s]\n" + _arith_body("+", "add") + "\nv = r\n" +
      _store_body("local", "stamps[$s] if stamps else 0", LOCAL_NAME))
 
+# `xs[E]` of a local xs (compiler/codegen.py): E, then this, one dispatch fewer than a load
+# before E and an INDEX after it. Reading xs after E is reading it before, for the reason
+# ADD_TO_LOCAL gives: nothing E does can set xs.
+inst("INDEX_LOCAL", 50, ("local s",), "(i -- r)", "next",
+     "`xs[E]` of a local xs: .. i -> .. locals[s][i]", "x = locals_[$s]\n" + _INDEX_BODY)
+
 # ---- internal instructions: made by the decoder ---------------------------------------
 
 inst("JUMP_BACK", 100, ("jump t",), "( -- )", "jump",
@@ -664,6 +671,11 @@ fused("SUB_LC_RET", 143, "LOAD_LOCAL CONST SUB RETURN", "LOAD_LOCAL a; CONST c; 
       when=_INT_C)
 fused("MUL_LC_RET", 144, "LOAD_LOCAL CONST MUL RETURN", "LOAD_LOCAL a; CONST c; MUL; RETURN",
       when=_INT_C)
+# `let w be xs[E]` and a builtin of it (`upper(xs[(i * 3) % n])`) of a local xs.
+fused("INDEX_LOCAL_DECL", 170, "INDEX_LOCAL DECLARE_LOCAL", "INDEX_LOCAL xs; DECLARE_LOCAL s",
+      at=0)
+fused("INDEX_LOCAL_CALL1", 171, "INDEX_LOCAL CALL_BUILTIN1", "INDEX_LOCAL xs; CALL_BUILTIN b 1",
+      at=1)
 # A builtin of an element or a field (upper(words[i]), len(rows[i]), text(m.n)).
 fused("INDEX_CALL1", 148, "INDEX CALL_BUILTIN1", "INDEX; CALL_BUILTIN b 1", at=1)
 fused("FIELD_CALL1", 149, "FIELD CALL_BUILTIN1", "FIELD k; CALL_BUILTIN b 1", at=1)

@@ -44,8 +44,8 @@ def run_plain(vm, closure, args):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op < 123:
-                        if op < 39:
+                    if op < 118:
+                        if op < 30:
                             if op < 4:
                                 if op < 3:
                                     if op < 2:
@@ -58,7 +58,7 @@ def run_plain(vm, closure, args):
                                     # LOAD_LOCAL (3)
                                     push(locals_[arg])
                             else:
-                                if op < 25:
+                                if op < 16:
                                     if op < 12:
                                         if op < 11:
                                             if op < 6:
@@ -103,38 +103,39 @@ def run_plain(vm, closure, args):
                                             else:
                                                 stack[-1] = add(a, b)
                                     else:
-                                        if op < 16:
-                                            if op < 15:
-                                                if op < 13:
-                                                    # SUB (12)
-                                                    b = pop()
-                                                    a = stack[-1]
-                                                    if type(a) is int and type(b) is int:
-                                                        stack[-1] = a - b
-                                                    else:
-                                                        stack[-1] = sub(a, b)
-                                                else:
-                                                    if op < 14:
-                                                        # MUL (13)
-                                                        b = pop()
-                                                        a = stack[-1]
-                                                        if type(a) is int and type(b) is int and -0x10000000000000000 < b < 0x10000000000000000:
-                                                            stack[-1] = a * b
-                                                        else:
-                                                            stack[-1] = mul(a, b)
-                                                    else:
-                                                        # DIV (14)
-                                                        b = pop()
-                                                        stack[-1] = div(stack[-1], b)
-                                            else:
-                                                # MOD (15)
+                                        if op < 15:
+                                            if op < 13:
+                                                # SUB (12)
                                                 b = pop()
                                                 a = stack[-1]
-                                                if type(a) is int and type(b) is int and -0x10000000000000000 < b < 0x10000000000000000 and b:
-                                                    stack[-1] = a % b
+                                                if type(a) is int and type(b) is int:
+                                                    stack[-1] = a - b
                                                 else:
-                                                    stack[-1] = mod(a, b)
+                                                    stack[-1] = sub(a, b)
+                                            else:
+                                                if op < 14:
+                                                    # MUL (13)
+                                                    b = pop()
+                                                    a = stack[-1]
+                                                    if type(a) is int and type(b) is int and -0x10000000000000000 < b < 0x10000000000000000:
+                                                        stack[-1] = a * b
+                                                    else:
+                                                        stack[-1] = mul(a, b)
+                                                else:
+                                                    # DIV (14)
+                                                    b = pop()
+                                                    stack[-1] = div(stack[-1], b)
                                         else:
+                                            # MOD (15)
+                                            b = pop()
+                                            a = stack[-1]
+                                            if type(a) is int and type(b) is int and -0x10000000000000000 < b < 0x10000000000000000 and b:
+                                                stack[-1] = a % b
+                                            else:
+                                                stack[-1] = mod(a, b)
+                                else:
+                                    if op < 28:
+                                        if op < 25:
                                             if op < 24:
                                                 if op < 20:
                                                     if op < 18:
@@ -212,56 +213,56 @@ def run_plain(vm, closure, args):
                                                 else:
                                                     r = index(x, i)
                                                 stack[-1] = r
-                                else:
-                                    if op < 31:
-                                        if op < 29:
-                                            if op < 28:
-                                                if op < 27:
-                                                    if op < 26:
-                                                        # FIELD (25)
-                                                        x = stack[-1]
-                                                        if type(x) is dict:
-                                                            stack[-1] = x.get(arg)
-                                                        else:
-                                                            stack[-1] = ops.field(x, arg)
-                                                    else:
-                                                        # SET_PATH (26)
-                                                        v = pop()
-                                                        if not arg:     # verified files never have 0 keys; never eat the stack
-                                                            raise vm.bad_opcode(op)
-                                                        keys = stack[-arg:]
-                                                        del stack[-arg:]
-                                                        stack[-1] = ops.set_path(stack[-1], keys, v)
-                                                else:
-                                                    # BUILD_LIST (27)
-                                                    if arg:
-                                                        items = stack[-arg:]
-                                                        del stack[-arg:]
-                                                        # Labels: unlabelled items under an empty pc make a plain list (the test runs in C).
-                                                        push(items)
-                                                    else:
-                                                        push([])
-                                            else:
-                                                # BUILD_MAP (28)
-                                                if not arg:
-                                                    push({})
-                                                else:
-                                                    items = stack[-2 * arg:]
-                                                    del stack[-2 * arg:]
-                                                    push(ops.build_map(items))
                                         else:
-                                            if op < 30:
-                                                # JUMP (29)
-                                                pc = arg
+                                            if op < 27:
+                                                if op < 26:
+                                                    # FIELD (25)
+                                                    x = stack[-1]
+                                                    if type(x) is dict:
+                                                        stack[-1] = x.get(arg)
+                                                    else:
+                                                        stack[-1] = ops.field(x, arg)
+                                                else:
+                                                    # SET_PATH (26)
+                                                    v = pop()
+                                                    if not arg:     # verified files never have 0 keys; never eat the stack
+                                                        raise vm.bad_opcode(op)
+                                                    keys = stack[-arg:]
+                                                    del stack[-arg:]
+                                                    stack[-1] = ops.set_path(stack[-1], keys, v)
                                             else:
-                                                # JUMP_IF_FALSE (30)
-                                                c = pop()
-                                                if c is False:
-                                                    pc = arg
-                                                elif c is not True:
-                                                    raise vm.cond_error(code, pc - 1, c)
+                                                # BUILD_LIST (27)
+                                                if arg:
+                                                    items = stack[-arg:]
+                                                    del stack[-arg:]
+                                                    # Labels: unlabelled items under an empty pc make a plain list (the test runs in C).
+                                                    push(items)
+                                                else:
+                                                    push([])
                                     else:
-                                        if op < 37:
+                                        if op < 29:
+                                            # BUILD_MAP (28)
+                                            if not arg:
+                                                push({})
+                                            else:
+                                                items = stack[-2 * arg:]
+                                                del stack[-2 * arg:]
+                                                push(ops.build_map(items))
+                                        else:
+                                            # JUMP (29)
+                                            pc = arg
+                        else:
+                            if op < 106:
+                                if op < 40:
+                                    if op < 37:
+                                        if op < 31:
+                                            # JUMP_IF_FALSE (30)
+                                            c = pop()
+                                            if c is False:
+                                                pc = arg
+                                            elif c is not True:
+                                                raise vm.cond_error(code, pc - 1, c)
+                                        else:
                                             if op < 36:
                                                 if op < 33:
                                                     if op < 32:
@@ -328,7 +329,8 @@ def run_plain(vm, closure, args):
                                                 if callee.captures:
                                                     locals_ += callee.captures
                                                 pc = 0
-                                        else:
+                                    else:
+                                        if op < 39:
                                             if op < 38:
                                                 # CALL_TASK (37)
                                                 _, n, pad, fcode = arg
@@ -358,18 +360,16 @@ def run_plain(vm, closure, args):
                                                     push(fn(*a))
                                                 else:
                                                     push(fn())
-                        else:
-                            if op < 117:
-                                if op < 106:
-                                    if op < 45:
-                                        if op < 40:
+                                        else:
                                             # RETURN (39)
                                             val = pop()
                                             if not frames:
                                                 return val
                                             code, pc, locals_ = frames.pop()
                                             push(val)
-                                        else:
+                                else:
+                                    if op < 47:
+                                        if op < 45:
                                             if op < 44:
                                                 if op < 41:
                                                     # TRY_BEGIN (40)
@@ -390,8 +390,7 @@ def run_plain(vm, closure, args):
                                                     x.append(v)
                                                 else:
                                                     locals_[arg] = ops.append(x, v)
-                                    else:
-                                        if op < 47:
+                                        else:
                                             if op < 46:
                                                 # APPEND_GLOBAL (45)
                                                 v = pop()
@@ -413,69 +412,97 @@ def run_plain(vm, closure, args):
                                                     pass
                                                 else:
                                                     locals_[arg] = ops.set_item(x, k, v)
-                                        else:
-                                            if op < 102:
-                                                if op < 100:
-                                                    if op < 49:
-                                                        if op < 48:
-                                                            # SET_ITEM_GLOBAL (47)
-                                                            v = pop()
-                                                            k = pop()
-                                                            x = glob[arg]
-                                                            if x is UNSET:
-                                                                raise vm.unset_error(arg)
-                                                            if type(x) is dict and type(k) is str and refcount(x) <= 3:
-                                                                x[k] = v        # the usual case, inline: a text key into a map nothing else holds
-                                                            elif refcount(x) <= 3 and ops.set_in_place(x, k, v):
-                                                                pass
-                                                            else:
-                                                                glob[arg] = ops.set_item(x, k, v)
+                                    else:
+                                        if op < 102:
+                                            if op < 50:
+                                                if op < 49:
+                                                    if op < 48:
+                                                        # SET_ITEM_GLOBAL (47)
+                                                        v = pop()
+                                                        k = pop()
+                                                        x = glob[arg]
+                                                        if x is UNSET:
+                                                            raise vm.unset_error(arg)
+                                                        if type(x) is dict and type(k) is str and refcount(x) <= 3:
+                                                            x[k] = v        # the usual case, inline: a text key into a map nothing else holds
+                                                        elif refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                            pass
                                                         else:
-                                                            # DROP_UNDER (48)
-                                                            v = pop()
-                                                            del stack[-arg:]
-                                                            push(v)
+                                                            glob[arg] = ops.set_item(x, k, v)
                                                     else:
-                                                        # ADD_TO_LOCAL (49)
-                                                        b = pop()
-                                                        a = locals_[arg]
-                                                        if type(a) is int and type(b) is int:
-                                                            locals_[arg] = a + b
-                                                        elif type(a) is str and type(b) is str:
-                                                            locals_[arg] = a + b
-                                                        else:
-                                                            locals_[arg] = add(a, b)
+                                                        # DROP_UNDER (48)
+                                                        v = pop()
+                                                        del stack[-arg:]
+                                                        push(v)
                                                 else:
-                                                    if op < 101:
+                                                    # ADD_TO_LOCAL (49)
+                                                    b = pop()
+                                                    a = locals_[arg]
+                                                    if type(a) is int and type(b) is int:
+                                                        locals_[arg] = a + b
+                                                    elif type(a) is str and type(b) is str:
+                                                        locals_[arg] = a + b
+                                                    else:
+                                                        locals_[arg] = add(a, b)
+                                            else:
+                                                if op < 101:
+                                                    if op < 100:
+                                                        # INDEX_LOCAL (50)
+                                                        i = stack[-1]
+                                                        x = locals_[arg]
+                                                        if type(x) is list and type(i) is int:
+                                                            # Python's own range check: an index past either end (negative ones count from the
+                                                            # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                            try:
+                                                                r = x[i]
+                                                            except IndexError:
+                                                                r = index(x, i)
+                                                        elif type(x) is dict and type(i) is str:
+                                                            r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                        else:
+                                                            r = index(x, i)
+                                                        stack[-1] = r
+                                                    else:
                                                         # JUMP_BACK (100)
                                                         budget -= pc - arg
                                                         if budget <= 0:
                                                             budget = vm.tick(budget, room - len(frames))
                                                         pc = arg
-                                                    else:
-                                                        # CALL_VM_BUILTIN (101)
-                                                        fn, n = arg
-                                                        if n:
-                                                            a = stack[-n:]
-                                                            del stack[-n:]
-                                                        else:
-                                                            a = ()
-                                                        vm.depth = base_depth + len(frames) + 1
-                                                        vm.site = (code, pc - 1)
-                                                        try:
-                                                            push(fn(vm, *a))
-                                                        finally:
-                                                            vm.depth = base_depth
-                                            else:
-                                                if op < 103:
-                                                    # LOAD_LOCAL2 (102) = LOAD_LOCAL LOAD_LOCAL
-                                                    push(locals_[arg[0]])
-                                                    push(locals_[arg[1]])
                                                 else:
-                                                    if op < 104:
-                                                        # ADD_LL (103) = LOAD_LOCAL LOAD_LOCAL ADD
+                                                    # CALL_VM_BUILTIN (101)
+                                                    fn, n = arg
+                                                    if n:
+                                                        a = stack[-n:]
+                                                        del stack[-n:]
+                                                    else:
+                                                        a = ()
+                                                    vm.depth = base_depth + len(frames) + 1
+                                                    vm.site = (code, pc - 1)
+                                                    try:
+                                                        push(fn(vm, *a))
+                                                    finally:
+                                                        vm.depth = base_depth
+                                        else:
+                                            if op < 103:
+                                                # LOAD_LOCAL2 (102) = LOAD_LOCAL LOAD_LOCAL
+                                                push(locals_[arg[0]])
+                                                push(locals_[arg[1]])
+                                            else:
+                                                if op < 104:
+                                                    # ADD_LL (103) = LOAD_LOCAL LOAD_LOCAL ADD
+                                                    a = locals_[arg[0]]
+                                                    b = locals_[arg[1]]
+                                                    if type(a) is int and type(b) is int:
+                                                        push(a + b)
+                                                    elif type(a) is str and type(b) is str:
+                                                        push(a + b)
+                                                    else:
+                                                        push(add(a, b))
+                                                else:
+                                                    if op < 105:
+                                                        # ADD_LC (104) = LOAD_LOCAL CONST ADD
                                                         a = locals_[arg[0]]
-                                                        b = locals_[arg[1]]
+                                                        b = arg[1]
                                                         if type(a) is int and type(b) is int:
                                                             push(a + b)
                                                         elif type(a) is str and type(b) is str:
@@ -483,24 +510,14 @@ def run_plain(vm, closure, args):
                                                         else:
                                                             push(add(a, b))
                                                     else:
-                                                        if op < 105:
-                                                            # ADD_LC (104) = LOAD_LOCAL CONST ADD
-                                                            a = locals_[arg[0]]
-                                                            b = arg[1]
-                                                            if type(a) is int and type(b) is int:
-                                                                push(a + b)
-                                                            elif type(a) is str and type(b) is str:
-                                                                push(a + b)
-                                                            else:
-                                                                push(add(a, b))
+                                                        # SUB_LC (105) = LOAD_LOCAL CONST SUB
+                                                        a = locals_[arg[0]]
+                                                        if type(a) is int:
+                                                            push(a - arg[1])
                                                         else:
-                                                            # SUB_LC (105) = LOAD_LOCAL CONST SUB
-                                                            a = locals_[arg[0]]
-                                                            if type(a) is int:
-                                                                push(a - arg[1])
-                                                            else:
-                                                                push(sub(a, arg[1]))
-                                else:
+                                                            push(sub(a, arg[1]))
+                            else:
+                                if op < 117:
                                     if op < 107:
                                         # MOD_LC (106) = LOAD_LOCAL CONST MOD
                                         a = locals_[arg[0]]
@@ -604,8 +621,7 @@ def run_plain(vm, closure, args):
                                                             b = locals_[s1]
                                                             if not compare(kind, a, b):
                                                                 pc = t
-                            else:
-                                if op < 118:
+                                else:
                                     # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
                                     s, k, _, _, pad, fcode = arg
                                     a = locals_[s]
@@ -625,7 +641,10 @@ def run_plain(vm, closure, args):
                                     code = fcode
                                     locals_ = new + pad if pad else new
                                     pc = 0
-                                else:
+                    else:
+                        if op < 132:
+                            if op < 124:
+                                if op < 123:
                                     if op < 119:
                                         # ADD_RETURN (118) = ADD RETURN
                                         b = pop()
@@ -676,10 +695,7 @@ def run_plain(vm, closure, args):
                                                         locals_[arg[0]] = a - b
                                                     else:
                                                         locals_[arg[0]] = sub(a, b)
-                    else:
-                        if op < 132:
-                            if op < 129:
-                                if op < 124:
+                                else:
                                     # MOD_LC_EQ_C_JF (123) = LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE
                                     s, k, k2, t, _ = arg
                                     a = locals_[s]
@@ -697,7 +713,8 @@ def run_plain(vm, closure, args):
                                         raise
                                     if c is False:
                                         pc = t
-                                else:
+                            else:
+                                if op < 129:
                                     if op < 125:
                                         # LT_LC_RET_LOCAL (124) = LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETURN
                                         s, k, t, _, s4 = arg
@@ -772,69 +789,70 @@ def run_plain(vm, closure, args):
                                                 finally:
                                                     vm.depth = base_depth
                                                 pop()
-                            else:
-                                if op < 131:
-                                    if op < 130:
-                                        # CONST2 (129) = CONST CONST
-                                        push(arg[0])
-                                        push(arg[1])
-                                    else:
-                                        # DECLARE_LOCAL_LOAD (130) = DECLARE_LOCAL LOAD_LOCAL
-                                        locals_[arg[0]] = pop()
-                                        push(locals_[arg[1]])
                                 else:
-                                    # INDEX_LLL (131) = LOAD_LOCAL LOAD_LOCAL INDEX LOAD_LOCAL INDEX
-                                    x = locals_[arg[0]]
-                                    i = locals_[arg[1]]
-                                    if type(x) is list and type(i) is int:
-                                        # Python's own range check: an index past either end (negative ones count from the
-                                        # end, as in Synsema) raises, and ops.index says it the Synsema way.
-                                        try:
-                                            r2 = x[i]
-                                        except IndexError:
-                                            r2 = index(x, i)
-                                    elif type(x) is dict and type(i) is str:
-                                        r2 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                    if op < 131:
+                                        if op < 130:
+                                            # CONST2 (129) = CONST CONST
+                                            push(arg[0])
+                                            push(arg[1])
+                                        else:
+                                            # DECLARE_LOCAL_LOAD (130) = DECLARE_LOCAL LOAD_LOCAL
+                                            locals_[arg[0]] = pop()
+                                            push(locals_[arg[1]])
                                     else:
-                                        r2 = index(x, i)
-                                    v3 = locals_[arg[2]]
-                                    try:
-                                        if type(r2) is list and type(v3) is int:
+                                        # INDEX_LLL (131) = LOAD_LOCAL LOAD_LOCAL INDEX LOAD_LOCAL INDEX
+                                        x = locals_[arg[0]]
+                                        i = locals_[arg[1]]
+                                        if type(x) is list and type(i) is int:
                                             # Python's own range check: an index past either end (negative ones count from the
                                             # end, as in Synsema) raises, and ops.index says it the Synsema way.
                                             try:
-                                                r4 = r2[v3]
+                                                r2 = x[i]
                                             except IndexError:
-                                                r4 = index(r2, v3)
-                                        elif type(r2) is dict and type(v3) is str:
-                                            r4 = r2.get(v3)        # a text key is stored as itself (vm.values.norm_key)
+                                                r2 = index(x, i)
+                                        elif type(x) is dict and type(i) is str:
+                                            r2 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
                                         else:
-                                            r4 = index(r2, v3)
-                                    except Exception:
-                                        vm.part = 4
-                                        raise
-                                    push(r4)
+                                            r2 = index(x, i)
+                                        v3 = locals_[arg[2]]
+                                        try:
+                                            if type(r2) is list and type(v3) is int:
+                                                # Python's own range check: an index past either end (negative ones count from the
+                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                try:
+                                                    r4 = r2[v3]
+                                                except IndexError:
+                                                    r4 = index(r2, v3)
+                                            elif type(r2) is dict and type(v3) is str:
+                                                r4 = r2.get(v3)        # a text key is stored as itself (vm.values.norm_key)
+                                            else:
+                                                r4 = index(r2, v3)
+                                        except Exception:
+                                            vm.part = 4
+                                            raise
+                                        push(r4)
                         else:
-                            if op < 150:
-                                if op < 135:
-                                    if op < 133:
-                                        # FOR_BACK (132) = JUMP_BACK FOR_ITER DECLARE_LOCAL
-                                        t, t1, s = arg
-                                        budget -= pc - t
-                                        if budget <= 0:
-                                            budget = vm.tick(budget, room - len(frames))
-                                        v = next(stack[-1], UNSET)
-                                        if v is UNSET:
-                                            pop()
-                                            pc = t1
-                                            continue
-                                        locals_[s] = v
-                                        pc = t + 1
-                                    else:
-                                        if op < 134:
+                            if op < 156:
+                                if op < 140:
+                                    if op < 134:
+                                        if op < 133:
+                                            # FOR_BACK (132) = JUMP_BACK FOR_ITER DECLARE_LOCAL
+                                            t, t1, s = arg
+                                            budget -= pc - t
+                                            if budget <= 0:
+                                                budget = vm.tick(budget, room - len(frames))
+                                            v = next(stack[-1], UNSET)
+                                            if v is UNSET:
+                                                pop()
+                                                pc = t1
+                                                continue
+                                            locals_[s] = v
+                                            pc = t + 1
+                                        else:
                                             # CALL_BUILTIN1_L (133) = LOAD_LOCAL CALL_BUILTIN1
                                             push(arg[1](locals_[arg[0]]))
-                                        else:
+                                    else:
+                                        if op < 135:
                                             # ADD_C (134) = CONST ADD
                                             b = arg[0]
                                             a = stack[-1]
@@ -844,9 +862,7 @@ def run_plain(vm, closure, args):
                                                 stack[-1] = a + b
                                             else:
                                                 stack[-1] = add(a, b)
-                                else:
-                                    if op < 141:
-                                        if op < 138:
+                                        else:
                                             if op < 137:
                                                 if op < 136:
                                                     # MUL_ADD_TO (135) = MUL ADD_TO_LOCAL
@@ -891,61 +907,63 @@ def run_plain(vm, closure, args):
                                                         locals_ += callee.captures
                                                     pc = 0
                                             else:
-                                                # CMP_C (137) = CONST CMP
-                                                stack[-1] = compare(arg[1], stack[-1], arg[0])
-                                        else:
-                                            if op < 140:
-                                                if op < 139:
-                                                    # LT_C (138) = CONST LT
-                                                    a = stack[-1]
-                                                    if type(a) is int:
-                                                        stack[-1] = a < arg[0]
+                                                if op < 138:
+                                                    # CMP_C (137) = CONST CMP
+                                                    stack[-1] = compare(arg[1], stack[-1], arg[0])
+                                                else:
+                                                    if op < 139:
+                                                        # LT_C (138) = CONST LT
+                                                        a = stack[-1]
+                                                        if type(a) is int:
+                                                            stack[-1] = a < arg[0]
+                                                        else:
+                                                            stack[-1] = lt(a, arg[0])
                                                     else:
-                                                        stack[-1] = lt(a, arg[0])
-                                                else:
-                                                    # CALL_BUILTIN2_C (139) = CONST CALL_BUILTIN2
-                                                    stack[-1] = arg[1](stack[-1], arg[0])
-                                            else:
-                                                # INDEX_DECL (140) = INDEX DECLARE_LOCAL
-                                                i = pop()
-                                                x = pop()
-                                                if type(x) is list and type(i) is int:
-                                                    # Python's own range check: an index past either end (negative ones count from the
-                                                    # end, as in Synsema) raises, and ops.index says it the Synsema way.
-                                                    try:
-                                                        v = x[i]
-                                                    except IndexError:
-                                                        v = index(x, i)
-                                                elif type(x) is dict and type(i) is str:
-                                                    v = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
-                                                else:
-                                                    v = index(x, i)
-                                                locals_[arg[0]] = v
-                                    else:
+                                                        # CALL_BUILTIN2_C (139) = CONST CALL_BUILTIN2
+                                                        stack[-1] = arg[1](stack[-1], arg[0])
+                                else:
+                                    if op < 150:
                                         if op < 146:
                                             if op < 143:
                                                 if op < 142:
-                                                    # ADD_C_SET_ITEM (141) = CONST ADD SET_ITEM_LOCAL
-                                                    b = arg[0]
-                                                    a = pop()
-                                                    if type(a) is int:
-                                                        r = a + b
-                                                    elif type(a) is str and type(b) is str:
-                                                        r = a + b
-                                                    else:
-                                                        r = add(a, b)
-                                                    k = pop()
-                                                    try:
-                                                        x = locals_[arg[1]]
-                                                        if type(x) is dict and type(k) is str and refcount(x) <= 3:
-                                                            x[k] = r        # the usual case, inline: a text key into a map nothing else holds
-                                                        elif refcount(x) <= 3 and ops.set_in_place(x, k, r):
-                                                            pass
+                                                    if op < 141:
+                                                        # INDEX_DECL (140) = INDEX DECLARE_LOCAL
+                                                        i = pop()
+                                                        x = pop()
+                                                        if type(x) is list and type(i) is int:
+                                                            # Python's own range check: an index past either end (negative ones count from the
+                                                            # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                            try:
+                                                                v = x[i]
+                                                            except IndexError:
+                                                                v = index(x, i)
+                                                        elif type(x) is dict and type(i) is str:
+                                                            v = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
                                                         else:
-                                                            locals_[arg[1]] = ops.set_item(x, k, r)
-                                                    except Exception:
-                                                        vm.part = 2
-                                                        raise
+                                                            v = index(x, i)
+                                                        locals_[arg[0]] = v
+                                                    else:
+                                                        # ADD_C_SET_ITEM (141) = CONST ADD SET_ITEM_LOCAL
+                                                        b = arg[0]
+                                                        a = pop()
+                                                        if type(a) is int:
+                                                            r = a + b
+                                                        elif type(a) is str and type(b) is str:
+                                                            r = a + b
+                                                        else:
+                                                            r = add(a, b)
+                                                        k = pop()
+                                                        try:
+                                                            x = locals_[arg[1]]
+                                                            if type(x) is dict and type(k) is str and refcount(x) <= 3:
+                                                                x[k] = r        # the usual case, inline: a text key into a map nothing else holds
+                                                            elif refcount(x) <= 3 and ops.set_in_place(x, k, r):
+                                                                pass
+                                                            else:
+                                                                locals_[arg[1]] = ops.set_item(x, k, r)
+                                                        except Exception:
+                                                            vm.part = 2
+                                                            raise
                                                 else:
                                                     # ADD_LC_RET (142) = LOAD_LOCAL CONST ADD RETURN
                                                     a = locals_[arg[0]]
@@ -1041,9 +1059,7 @@ def run_plain(vm, closure, args):
                                                             vm.part = 0
                                                             raise
                                                         push(arg[1](a))
-                            else:
-                                if op < 161:
-                                    if op < 156:
+                                    else:
                                         if op < 151:
                                             # CALL_BUILTIN_1 (150) = CALL_BUILTIN1
                                             stack[-1] = arg[0](stack[-1])
@@ -1102,7 +1118,9 @@ def run_plain(vm, closure, args):
                                                     continue
                                                 locals_[s3] = v0
                                                 pc = t + 1
-                                    else:
+                            else:
+                                if op < 166:
+                                    if op < 161:
                                         if op < 157:
                                             # ADD_LL_ST_BACK (156) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
                                             s, s1, s2, t, t4, s5 = arg
@@ -1240,8 +1258,7 @@ def run_plain(vm, closure, args):
                                                         continue
                                                     locals_[s4] = v2
                                                     pc = t + 1
-                                else:
-                                    if op < 166:
+                                    else:
                                         if op < 162:
                                             # MUL_ADD_TO_BACK (161) = MUL ADD_TO_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
                                             s, t, t2, s3 = arg
@@ -1351,93 +1368,131 @@ def run_plain(vm, closure, args):
                                                         pc = t4
                                                         continue
                                                     pc = t + 1
-                                    else:
-                                        if op < 167:
-                                            # ADD_LC_ST_LT_LC_BACK (166) = LOAD_LOCAL CONST ADD STORE_LOCAL JUMP_BACK LOAD_LOCAL CONST LT JUMP_IF_FALSE
-                                            a = locals_[arg[0]]
-                                            b = arg[1]
-                                            if type(a) is int and type(b) is int:
-                                                locals_[arg[2]] = a + b
-                                            elif type(a) is str and type(b) is str:
-                                                locals_[arg[2]] = a + b
-                                            else:
-                                                locals_[arg[2]] = add(a, b)
-                                            try:
-                                                budget -= pc - arg[3]
-                                                if budget <= 0:
-                                                    budget = vm.tick(budget, room - len(frames))
-                                            except Exception:
-                                                vm.part = 4
-                                                raise
-                                            v3 = locals_[arg[4]]
-                                            try:
-                                                if type(v3) is int and type(arg[5]) is int:
-                                                    c = v3 < arg[5]
-                                                else:
-                                                    c = lt(v3, arg[5])
-                                            except Exception:
-                                                vm.part = 7
-                                                raise
-                                            if c is False:
-                                                pc = arg[6]
-                                                continue
-                                            pc = arg[3] + 1
+                                else:
+                                    if op < 167:
+                                        # ADD_LC_ST_LT_LC_BACK (166) = LOAD_LOCAL CONST ADD STORE_LOCAL JUMP_BACK LOAD_LOCAL CONST LT JUMP_IF_FALSE
+                                        a = locals_[arg[0]]
+                                        b = arg[1]
+                                        if type(a) is int and type(b) is int:
+                                            locals_[arg[2]] = a + b
+                                        elif type(a) is str and type(b) is str:
+                                            locals_[arg[2]] = a + b
                                         else:
-                                            if op < 168:
-                                                # ADD_LC_ST_LT_LL_BACK (167) = LOAD_LOCAL CONST ADD STORE_LOCAL JUMP_BACK LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
-                                                a = locals_[arg[0]]
-                                                b = arg[1]
-                                                if type(a) is int and type(b) is int:
-                                                    locals_[arg[2]] = a + b
-                                                elif type(a) is str and type(b) is str:
-                                                    locals_[arg[2]] = a + b
-                                                else:
-                                                    locals_[arg[2]] = add(a, b)
-                                                try:
-                                                    budget -= pc - arg[3]
-                                                    if budget <= 0:
-                                                        budget = vm.tick(budget, room - len(frames))
-                                                except Exception:
-                                                    vm.part = 4
-                                                    raise
-                                                v3 = locals_[arg[4]]
-                                                v4 = locals_[arg[5]]
-                                                try:
-                                                    if type(v3) is int and type(v4) is int:
-                                                        c = v3 < v4
-                                                    else:
-                                                        c = lt(v3, v4)
-                                                except Exception:
-                                                    vm.part = 7
-                                                    raise
-                                                if c is False:
-                                                    pc = arg[6]
-                                                    continue
-                                                pc = arg[3] + 1
+                                            locals_[arg[2]] = add(a, b)
+                                        try:
+                                            budget -= pc - arg[3]
+                                            if budget <= 0:
+                                                budget = vm.tick(budget, room - len(frames))
+                                        except Exception:
+                                            vm.part = 4
+                                            raise
+                                        v3 = locals_[arg[4]]
+                                        try:
+                                            if type(v3) is int and type(arg[5]) is int:
+                                                c = v3 < arg[5]
                                             else:
-                                                # SUB_LC_ST_CMP_LC_BACK (168) = LOAD_LOCAL CONST SUB STORE_LOCAL JUMP_BACK LOAD_LOCAL CONST CMP JUMP_IF_FALSE
-                                                a = locals_[arg[0]]
-                                                if type(a) is int and type(arg[1]) is int:
-                                                    locals_[arg[2]] = a - arg[1]
+                                                c = lt(v3, arg[5])
+                                        except Exception:
+                                            vm.part = 7
+                                            raise
+                                        if c is False:
+                                            pc = arg[6]
+                                            continue
+                                        pc = arg[3] + 1
+                                    else:
+                                        if op < 171:
+                                            if op < 170:
+                                                if op < 168:
+                                                    # ADD_LC_ST_LT_LL_BACK (167) = LOAD_LOCAL CONST ADD STORE_LOCAL JUMP_BACK LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
+                                                    a = locals_[arg[0]]
+                                                    b = arg[1]
+                                                    if type(a) is int and type(b) is int:
+                                                        locals_[arg[2]] = a + b
+                                                    elif type(a) is str and type(b) is str:
+                                                        locals_[arg[2]] = a + b
+                                                    else:
+                                                        locals_[arg[2]] = add(a, b)
+                                                    try:
+                                                        budget -= pc - arg[3]
+                                                        if budget <= 0:
+                                                            budget = vm.tick(budget, room - len(frames))
+                                                    except Exception:
+                                                        vm.part = 4
+                                                        raise
+                                                    v3 = locals_[arg[4]]
+                                                    v4 = locals_[arg[5]]
+                                                    try:
+                                                        if type(v3) is int and type(v4) is int:
+                                                            c = v3 < v4
+                                                        else:
+                                                            c = lt(v3, v4)
+                                                    except Exception:
+                                                        vm.part = 7
+                                                        raise
+                                                    if c is False:
+                                                        pc = arg[6]
+                                                        continue
+                                                    pc = arg[3] + 1
                                                 else:
-                                                    locals_[arg[2]] = sub(a, arg[1])
-                                                try:
-                                                    budget -= pc - arg[3]
-                                                    if budget <= 0:
-                                                        budget = vm.tick(budget, room - len(frames))
-                                                except Exception:
-                                                    vm.part = 4
-                                                    raise
-                                                v3 = locals_[arg[4]]
-                                                try:
-                                                    c = compare(arg[6], v3, arg[5])
-                                                except Exception:
-                                                    vm.part = 7
-                                                    raise
-                                                if c is False:
-                                                    pc = arg[7]
-                                                    continue
-                                                pc = arg[3] + 1
+                                                    # SUB_LC_ST_CMP_LC_BACK (168) = LOAD_LOCAL CONST SUB STORE_LOCAL JUMP_BACK LOAD_LOCAL CONST CMP JUMP_IF_FALSE
+                                                    a = locals_[arg[0]]
+                                                    if type(a) is int and type(arg[1]) is int:
+                                                        locals_[arg[2]] = a - arg[1]
+                                                    else:
+                                                        locals_[arg[2]] = sub(a, arg[1])
+                                                    try:
+                                                        budget -= pc - arg[3]
+                                                        if budget <= 0:
+                                                            budget = vm.tick(budget, room - len(frames))
+                                                    except Exception:
+                                                        vm.part = 4
+                                                        raise
+                                                    v3 = locals_[arg[4]]
+                                                    try:
+                                                        c = compare(arg[6], v3, arg[5])
+                                                    except Exception:
+                                                        vm.part = 7
+                                                        raise
+                                                    if c is False:
+                                                        pc = arg[7]
+                                                        continue
+                                                    pc = arg[3] + 1
+                                            else:
+                                                # INDEX_LOCAL_DECL (170) = INDEX_LOCAL DECLARE_LOCAL
+                                                i = pop()
+                                                x = locals_[arg[0]]
+                                                if type(x) is list and type(i) is int:
+                                                    # Python's own range check: an index past either end (negative ones count from the
+                                                    # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                    try:
+                                                        v = x[i]
+                                                    except IndexError:
+                                                        v = index(x, i)
+                                                elif type(x) is dict and type(i) is str:
+                                                    v = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                else:
+                                                    v = index(x, i)
+                                                locals_[arg[1]] = v
+                                        else:
+                                            # INDEX_LOCAL_CALL1 (171) = INDEX_LOCAL CALL_BUILTIN1
+                                            i = pop()
+                                            try:
+                                                x = locals_[arg[0]]
+                                                if type(x) is list and type(i) is int:
+                                                    # Python's own range check: an index past either end (negative ones count from the
+                                                    # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                    try:
+                                                        r0 = x[i]
+                                                    except IndexError:
+                                                        r0 = index(x, i)
+                                                elif type(x) is dict and type(i) is str:
+                                                    r0 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                else:
+                                                    r0 = index(x, i)
+                                            except Exception:
+                                                vm.part = 0
+                                                raise
+                                            push(arg[1](r0))
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 vm.trace_frame(err, code, pc - 1)

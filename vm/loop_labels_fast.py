@@ -587,7 +587,7 @@ def run_labels(vm, closure, args):
                                                 _store(vm, locals_, stamps, arg, _set_item_precise(vm, x, k, v), _local_name(vm.owner[id(code)], arg))
                                         else:
                                             if op < 102:
-                                                if op < 100:
+                                                if op < 50:
                                                     if op < 49:
                                                         if op < 48:
                                                             # SET_ITEM_GLOBAL (47)
@@ -624,26 +624,47 @@ def run_labels(vm, closure, args):
                                                             v = _join(v, vm.pc)
                                                         locals_[arg] = v
                                                 else:
-                                                    if op < 101:
-                                                        # JUMP_BACK (100)
-                                                        budget -= pc - arg
-                                                        if budget <= 0:
-                                                            budget = vm.tick(budget, room - len(frames))
-                                                        pc = arg
-                                                    else:
-                                                        # CALL_VM_BUILTIN (101)
-                                                        fn, n = arg
-                                                        if n:
-                                                            a = stack[-n:]
-                                                            del stack[-n:]
+                                                    if op < 100:
+                                                        # INDEX_LOCAL (50)
+                                                        i = stack[-1]
+                                                        x = locals_[arg]
+                                                        if type(x) is list and type(i) is int:
+                                                            # Python's own range check: an index past either end (negative ones count from the
+                                                            # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                            try:
+                                                                r = x[i]
+                                                            except IndexError:
+                                                                r = index(x, i)
+                                                        elif type(x) is dict and type(i) is str:
+                                                            r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                        elif type(x) is Labeled and x.t is not None:
+                                                            r = _index_precise(vm, x, i)
+                                                        elif (type(x) is Labeled or type(i) is Labeled):
+                                                            r = _binary(vm, index, x, i)
                                                         else:
-                                                            a = ()
-                                                        vm.depth = base_depth + len(frames) + 1
-                                                        vm.site = (code, pc - 1)
-                                                        try:
-                                                            push(fn(vm, *a))
-                                                        finally:
-                                                            vm.depth = base_depth
+                                                            r = index(x, i)
+                                                        stack[-1] = r
+                                                    else:
+                                                        if op < 101:
+                                                            # JUMP_BACK (100)
+                                                            budget -= pc - arg
+                                                            if budget <= 0:
+                                                                budget = vm.tick(budget, room - len(frames))
+                                                            pc = arg
+                                                        else:
+                                                            # CALL_VM_BUILTIN (101)
+                                                            fn, n = arg
+                                                            if n:
+                                                                a = stack[-n:]
+                                                                del stack[-n:]
+                                                            else:
+                                                                a = ()
+                                                            vm.depth = base_depth + len(frames) + 1
+                                                            vm.site = (code, pc - 1)
+                                                            try:
+                                                                push(fn(vm, *a))
+                                                            finally:
+                                                                vm.depth = base_depth
                                             else:
                                                 if op < 103:
                                                     # LOAD_LOCAL2 (102) = LOAD_LOCAL LOAD_LOCAL
@@ -1196,41 +1217,41 @@ def run_labels(vm, closure, args):
                                         raise
                                     push(r4)
                         else:
-                            if op < 151:
-                                if op < 140:
-                                    if op < 134:
-                                        if op < 133:
-                                            # FOR_BACK (132) = JUMP_BACK FOR_ITER DECLARE_LOCAL
-                                            t, t1, s = arg
-                                            budget -= pc - t
-                                            if budget <= 0:
-                                                budget = vm.tick(budget, room - len(frames))
-                                            v = next(stack[-1], UNSET)
-                                            if v is UNSET:
-                                                pop()
-                                                pc = t1
-                                                continue
-                                            try:
-                                                if pcs:
-                                                    if vm.pc:
-                                                        v = _join(v, vm.pc)
-                                                    if stamps is None:
-                                                        stamps = [0] * len(locals_)
-                                                    stamps[s] = vm.stamp
-                                                locals_[s] = v
-                                            except Exception:
-                                                vm.part = 2
-                                                raise
-                                            pc = t + 1
-                                        else:
-                                            # CALL_BUILTIN1_L (133) = LOAD_LOCAL CALL_BUILTIN1
-                                            a = locals_[arg[0]]
-                                            if (type(a) is Labeled or vm.pc):
-                                                push(arg[3](vm, a))
+                            if op < 161:
+                                if op < 146:
+                                    if op < 135:
+                                        if op < 134:
+                                            if op < 133:
+                                                # FOR_BACK (132) = JUMP_BACK FOR_ITER DECLARE_LOCAL
+                                                t, t1, s = arg
+                                                budget -= pc - t
+                                                if budget <= 0:
+                                                    budget = vm.tick(budget, room - len(frames))
+                                                v = next(stack[-1], UNSET)
+                                                if v is UNSET:
+                                                    pop()
+                                                    pc = t1
+                                                    continue
+                                                try:
+                                                    if pcs:
+                                                        if vm.pc:
+                                                            v = _join(v, vm.pc)
+                                                        if stamps is None:
+                                                            stamps = [0] * len(locals_)
+                                                        stamps[s] = vm.stamp
+                                                    locals_[s] = v
+                                                except Exception:
+                                                    vm.part = 2
+                                                    raise
+                                                pc = t + 1
                                             else:
-                                                push(arg[1](a))
-                                    else:
-                                        if op < 135:
+                                                # CALL_BUILTIN1_L (133) = LOAD_LOCAL CALL_BUILTIN1
+                                                a = locals_[arg[0]]
+                                                if (type(a) is Labeled or vm.pc):
+                                                    push(arg[3](vm, a))
+                                                else:
+                                                    push(arg[1](a))
+                                        else:
                                             # ADD_C (134) = CONST ADD
                                             b = arg[0]
                                             a = stack[-1]
@@ -1242,7 +1263,8 @@ def run_labels(vm, closure, args):
                                                 stack[-1] = _binary(vm, add, a, b)
                                             else:
                                                 stack[-1] = add(a, b)
-                                        else:
+                                    else:
+                                        if op < 140:
                                             if op < 137:
                                                 if op < 136:
                                                     # MUL_ADD_TO (135) = MUL ADD_TO_LOCAL
@@ -1333,64 +1355,63 @@ def run_labels(vm, closure, args):
                                                         stack[-1] = labelled(vm, a, k)
                                                     else:
                                                         stack[-1] = fn(a, k)
-                                else:
-                                    if op < 146:
-                                        if op < 141:
-                                            # INDEX_DECL (140) = INDEX DECLARE_LOCAL
-                                            i = pop()
-                                            x = pop()
-                                            if type(x) is list and type(i) is int:
-                                                # Python's own range check: an index past either end (negative ones count from the
-                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
-                                                try:
-                                                    v = x[i]
-                                                except IndexError:
-                                                    v = index(x, i)
-                                            elif type(x) is dict and type(i) is str:
-                                                v = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
-                                            elif type(x) is Labeled and x.t is not None:
-                                                v = _index_precise(vm, x, i)
-                                            elif (type(x) is Labeled or type(i) is Labeled):
-                                                v = _binary(vm, index, x, i)
-                                            else:
-                                                v = index(x, i)
-                                            try:
-                                                if pcs:
-                                                    if vm.pc:
-                                                        v = _join(v, vm.pc)
-                                                    if stamps is None:
-                                                        stamps = [0] * len(locals_)
-                                                    stamps[arg[0]] = vm.stamp
-                                                locals_[arg[0]] = v
-                                            except Exception:
-                                                vm.part = 1
-                                                raise
                                         else:
                                             if op < 143:
                                                 if op < 142:
-                                                    # ADD_C_SET_ITEM (141) = CONST ADD SET_ITEM_LOCAL
-                                                    k0, s = arg
-                                                    a = pop()
-                                                    if type(a) is int:
-                                                        r = a + k0
-                                                    elif type(a) is str and type(k0) is str:
-                                                        r = a + k0
-                                                    elif (type(a) is Labeled):
-                                                        r = _binary(vm, add, a, k0)
-                                                    else:
-                                                        r = add(a, k0)
-                                                    k = pop()
-                                                    try:
-                                                        x = locals_[s]
-                                                        if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(r) is not Labeled and not vm.pc:
-                                                            x[k] = r        # the usual case, inline: a text key into a map nothing else holds
-                                                        elif type(r) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, r):
-                                                            pass
+                                                    if op < 141:
+                                                        # INDEX_DECL (140) = INDEX DECLARE_LOCAL
+                                                        i = pop()
+                                                        x = pop()
+                                                        if type(x) is list and type(i) is int:
+                                                            # Python's own range check: an index past either end (negative ones count from the
+                                                            # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                            try:
+                                                                v = x[i]
+                                                            except IndexError:
+                                                                v = index(x, i)
+                                                        elif type(x) is dict and type(i) is str:
+                                                            v = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                        elif type(x) is Labeled and x.t is not None:
+                                                            v = _index_precise(vm, x, i)
+                                                        elif (type(x) is Labeled or type(i) is Labeled):
+                                                            v = _binary(vm, index, x, i)
                                                         else:
-                                                            _store(vm, locals_, stamps, s, _set_item_precise(vm, x, k, r), _local_name(vm.owner[id(code)], s))
-                                                    except Exception:
-                                                        vm.part = 2
-                                                        raise
+                                                            v = index(x, i)
+                                                        try:
+                                                            if pcs:
+                                                                if vm.pc:
+                                                                    v = _join(v, vm.pc)
+                                                                if stamps is None:
+                                                                    stamps = [0] * len(locals_)
+                                                                stamps[arg[0]] = vm.stamp
+                                                            locals_[arg[0]] = v
+                                                        except Exception:
+                                                            vm.part = 1
+                                                            raise
+                                                    else:
+                                                        # ADD_C_SET_ITEM (141) = CONST ADD SET_ITEM_LOCAL
+                                                        k0, s = arg
+                                                        a = pop()
+                                                        if type(a) is int:
+                                                            r = a + k0
+                                                        elif type(a) is str and type(k0) is str:
+                                                            r = a + k0
+                                                        elif (type(a) is Labeled):
+                                                            r = _binary(vm, add, a, k0)
+                                                        else:
+                                                            r = add(a, k0)
+                                                        k = pop()
+                                                        try:
+                                                            x = locals_[s]
+                                                            if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(r) is not Labeled and not vm.pc:
+                                                                x[k] = r        # the usual case, inline: a text key into a map nothing else holds
+                                                            elif type(r) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, r):
+                                                                pass
+                                                            else:
+                                                                _store(vm, locals_, stamps, s, _set_item_precise(vm, x, k, r), _local_name(vm.owner[id(code)], s))
+                                                        except Exception:
+                                                            vm.part = 2
+                                                            raise
                                                 else:
                                                     # ADD_LC_RET (142) = LOAD_LOCAL CONST ADD RETURN
                                                     a = locals_[arg[0]]
@@ -1458,7 +1479,8 @@ def run_labels(vm, closure, args):
                                                             stack[-1] = labelled(vm, a, b, k)
                                                         else:
                                                             stack[-1] = fn(a, b, k)
-                                    else:
+                                else:
+                                    if op < 151:
                                         if op < 150:
                                             if op < 147:
                                                 # CALL_BUILTIN3_LLC (146) = LOAD_LOCAL LOAD_LOCAL CONST CALL_BUILTIN3
@@ -1551,9 +1573,7 @@ def run_labels(vm, closure, args):
                                                 stack[-1] = arg[2](vm, a)
                                             else:
                                                 stack[-1] = arg[0](a)
-                            else:
-                                if op < 166:
-                                    if op < 161:
+                                    else:
                                         if op < 154:
                                             if op < 153:
                                                 if op < 152:
@@ -1867,7 +1887,9 @@ def run_labels(vm, closure, args):
                                                             vm.part = 5
                                                             raise
                                                         pc = t + 1
-                                    else:
+                            else:
+                                if op < 169:
+                                    if op < 166:
                                         if op < 162:
                                             # MUL_ADD_TO_BACK (161) = MUL ADD_TO_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
                                             s, t, t2, s3 = arg
@@ -2017,8 +2039,7 @@ def run_labels(vm, closure, args):
                                                         pc = t4
                                                         continue
                                                     pc = t + 1
-                                else:
-                                    if op < 169:
+                                    else:
                                         if op < 167:
                                             # ADD_LC_ST_LT_LC_BACK (166) = LOAD_LOCAL CONST ADD STORE_LOCAL JUMP_BACK LOAD_LOCAL CONST LT JUMP_IF_FALSE
                                             a = locals_[arg[0]]
@@ -2153,7 +2174,8 @@ def run_labels(vm, closure, args):
                                                     pc = arg[7]
                                                     continue
                                                 pc = arg[3] + 1
-                                    else:
+                                else:
+                                    if op < 170:
                                         # RELEASE_BACK (169) = PC_RELEASE JUMP_BACK FOR_ITER DECLARE_LOCAL
                                         rid, t, t2, s = arg
                                         if pcs:     # vm.pc_stack, mutated in place only
@@ -2182,6 +2204,64 @@ def run_labels(vm, closure, args):
                                             vm.part = 3
                                             raise
                                         pc = t + 1
+                                    else:
+                                        if op < 171:
+                                            # INDEX_LOCAL_DECL (170) = INDEX_LOCAL DECLARE_LOCAL
+                                            i = pop()
+                                            x = locals_[arg[0]]
+                                            if type(x) is list and type(i) is int:
+                                                # Python's own range check: an index past either end (negative ones count from the
+                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                try:
+                                                    v = x[i]
+                                                except IndexError:
+                                                    v = index(x, i)
+                                            elif type(x) is dict and type(i) is str:
+                                                v = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                            elif type(x) is Labeled and x.t is not None:
+                                                v = _index_precise(vm, x, i)
+                                            elif (type(x) is Labeled or type(i) is Labeled):
+                                                v = _binary(vm, index, x, i)
+                                            else:
+                                                v = index(x, i)
+                                            try:
+                                                if pcs:
+                                                    if vm.pc:
+                                                        v = _join(v, vm.pc)
+                                                    if stamps is None:
+                                                        stamps = [0] * len(locals_)
+                                                    stamps[arg[1]] = vm.stamp
+                                                locals_[arg[1]] = v
+                                            except Exception:
+                                                vm.part = 1
+                                                raise
+                                        else:
+                                            # INDEX_LOCAL_CALL1 (171) = INDEX_LOCAL CALL_BUILTIN1
+                                            i = pop()
+                                            try:
+                                                x = locals_[arg[0]]
+                                                if type(x) is list and type(i) is int:
+                                                    # Python's own range check: an index past either end (negative ones count from the
+                                                    # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                    try:
+                                                        r0 = x[i]
+                                                    except IndexError:
+                                                        r0 = index(x, i)
+                                                elif type(x) is dict and type(i) is str:
+                                                    r0 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                elif type(x) is Labeled and x.t is not None:
+                                                    r0 = _index_precise(vm, x, i)
+                                                elif (type(x) is Labeled or type(i) is Labeled):
+                                                    r0 = _binary(vm, index, x, i)
+                                                else:
+                                                    r0 = index(x, i)
+                                            except Exception:
+                                                vm.part = 0
+                                                raise
+                                            if (type(r0) is Labeled or vm.pc):
+                                                push(arg[3](vm, r0))
+                                            else:
+                                                push(arg[1](r0))
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 if vm.pc:

@@ -56,6 +56,7 @@ TABLE = [
     ('SET_ITEM_GLOBAL', 47, ('global',), 2, 0, 'next', 'the same for a top-level variable'),
     ('DROP_UNDER', 48, ('count',), lambda a: a[0] + 1, 1, 'next', '.. x1..xn v -> .. v (a `give` leaving `for each` loops drops their iterators)'),
     ('ADD_TO_LOCAL', 49, ('local',), 1, 0, 'next', '`set s to s + b`: .. b -> ..; locals[s] = locals[s] + b (labels: as STORE_LOCAL)'),
+    ('INDEX_LOCAL', 50, ('local',), 1, 1, 'next', '`xs[E]` of a local xs: .. i -> .. locals[s][i]'),
 ]
 
 # Made by the decoder, never in a file: name, code, what it does
@@ -105,6 +106,8 @@ INTERNAL = [
     ('ADD_LC_RET', 142, 'LOAD_LOCAL a; CONST c; ADD; RETURN'),
     ('SUB_LC_RET', 143, 'LOAD_LOCAL a; CONST c; SUB; RETURN'),
     ('MUL_LC_RET', 144, 'LOAD_LOCAL a; CONST c; MUL; RETURN'),
+    ('INDEX_LOCAL_DECL', 170, 'INDEX_LOCAL xs; DECLARE_LOCAL s'),
+    ('INDEX_LOCAL_CALL1', 171, 'INDEX_LOCAL xs; CALL_BUILTIN b 1'),
     ('INDEX_CALL1', 148, 'INDEX; CALL_BUILTIN b 1'),
     ('FIELD_CALL1', 149, 'FIELD k; CALL_BUILTIN b 1'),
     ('CHECK_BOOL_JF', 147, 'CHECK_BOOL k; JUMP_IF_FALSE t'),
@@ -183,6 +186,7 @@ FIELDS = {
     47: ('s',),  # SET_ITEM_GLOBAL
     48: ('n',),  # DROP_UNDER
     49: ('s',),  # ADD_TO_LOCAL
+    50: ('s',),  # INDEX_LOCAL
     100: ('t',),  # JUMP_BACK
     101: ('fn', 'n'),  # CALL_VM_BUILTIN
     150: ('fn', 'n', 'labelled'),  # CALL_BUILTIN_1
@@ -228,6 +232,8 @@ FIELDS = {
     142: ('s', 'k'),  # ADD_LC_RET
     143: ('s', 'k'),  # SUB_LC_RET
     144: ('s', 'k'),  # MUL_LC_RET
+    170: ('s', 's'),  # INDEX_LOCAL_DECL
+    171: ('s', 'fn', 'n', 'labelled'),  # INDEX_LOCAL_CALL1
     148: ('fn', 'n', 'labelled'),  # INDEX_CALL1
     149: ('k', 'fn', 'n', 'labelled'),  # FIELD_CALL1
     147: ('k', 't', 'rid'),  # CHECK_BOOL_JF
@@ -268,18 +274,19 @@ FLOW = {1: 'next', 2: 'next', 3: 'next', 4: 'next', 5: 'next', 6: 'next', 7: 'ne
     'jump', 30: 'branch', 31: 'keep_or_pop', 32: 'keep_or_pop', 33: 'next', 34: 'next',
     35: 'for_iter', 36: 'next', 37: 'next', 38: 'next', 39: 'return', 40: 'try', 41:
     'next', 42: 'next', 43: 'branch', 44: 'next', 45: 'next', 46: 'next', 47: 'next', 48:
-    'next', 49: 'next', 100: 'jump', 101: 'next', 150: 'next', 151: 'next', 152: 'next',
-    102: 'next', 103: 'next', 104: 'next', 105: 'next', 106: 'next', 107: 'next', 108:
-    'next', 109: 'next', 110: 'branch', 111: 'branch', 112: 'branch', 113: 'branch', 114:
-    'next', 115: 'branch', 116: 'branch', 117: 'next', 118: 'next', 119: 'next', 120:
-    'next', 121: 'next', 122: 'next', 123: 'branch', 125: 'next', 126: 'next', 127:
-    'next', 131: 'next', 136: 'next', 133: 'next', 134: 'next', 137: 'next', 138: 'next',
-    139: 'next', 145: 'next', 146: 'next', 135: 'next', 140: 'next', 141: 'next', 142:
-    'next', 143: 'next', 144: 'next', 148: 'next', 149: 'next', 147: 'branch', 132:
-    'branch', 154: 'branch', 155: 'branch', 156: 'branch', 157: 'branch', 158: 'branch',
-    159: 'branch', 160: 'branch', 161: 'branch', 169: 'branch', 162: 'branch', 163:
-    'branch', 164: 'branch', 165: 'branch', 166: 'branch', 167: 'branch', 168: 'branch',
-    153: 'branch', 128: 'next', 129: 'next', 130: 'next', 124: 'branch'}
+    'next', 49: 'next', 50: 'next', 100: 'jump', 101: 'next', 150: 'next', 151: 'next',
+    152: 'next', 102: 'next', 103: 'next', 104: 'next', 105: 'next', 106: 'next', 107:
+    'next', 108: 'next', 109: 'next', 110: 'branch', 111: 'branch', 112: 'branch', 113:
+    'branch', 114: 'next', 115: 'branch', 116: 'branch', 117: 'next', 118: 'next', 119:
+    'next', 120: 'next', 121: 'next', 122: 'next', 123: 'branch', 125: 'next', 126:
+    'next', 127: 'next', 131: 'next', 136: 'next', 133: 'next', 134: 'next', 137: 'next',
+    138: 'next', 139: 'next', 145: 'next', 146: 'next', 135: 'next', 140: 'next', 141:
+    'next', 142: 'next', 143: 'next', 144: 'next', 170: 'next', 171: 'next', 148: 'next',
+    149: 'next', 147: 'branch', 132: 'branch', 154: 'branch', 155: 'branch', 156:
+    'branch', 157: 'branch', 158: 'branch', 159: 'branch', 160: 'branch', 161: 'branch',
+    169: 'branch', 162: 'branch', 163: 'branch', 164: 'branch', 165: 'branch', 166:
+    'branch', 167: 'branch', 168: 'branch', 153: 'branch', 128: 'next', 129: 'next', 130:
+    'next', 124: 'branch'}
 
 # Stack pictures: (inputs -- outputs), deepest first; x[n] is n values
 PICTURES = {
@@ -332,6 +339,7 @@ PICTURES = {
     47: '(k v -- )',
     48: '(drop[n] v -- v)',
     49: '(b -- )',
+    50: '(i -- r)',
     100: '( -- )',
     101: '(args[n] -- r)',
 }
@@ -422,6 +430,10 @@ FUSED = [
      lambda A, i, code, n, targets, better_later: True),  # MUL_ADD_TO
     (140, ({24: None}, {5: None},), 0,
      lambda A, i, code, n, targets, better_later: True),  # INDEX_DECL
+    (170, ({50: None}, {5: None},), 0,
+     lambda A, i, code, n, targets, better_later: True),  # INDEX_LOCAL_DECL
+    (171, ({50: None}, {38: None},), 1,
+     lambda A, i, code, n, targets, better_later: A[1][1] == 1),  # INDEX_LOCAL_CALL1
     (148, ({24: None}, {38: None},), 1,
      lambda A, i, code, n, targets, better_later: A[1][1] == 1),  # INDEX_CALL1
     (149, ({25: None}, {38: None},), 1,

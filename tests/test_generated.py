@@ -139,6 +139,15 @@ _WHILES = [
     "print(i)\n",
 ]
 PROGRAMS += [e.format(n=n) for e in _WHILES for n in ("5", "2.5", "\"a\"", "[1]")]
+# Labels: the store that ends a `when` branch, fused with the release after it, and the
+# release kept for the branch not taken; under a labelled condition the store is refused
+# at its own position.
+PROGRAMS += [
+    "let n be 0\nlet i be 0\nwhile i < 5\n    when i % 2 == 0\n        set n to n + 1\n"
+    "    set i to i + 1\n    when i > 2\n        set n to n\n    print(n)\n",
+    "let s be private(2, \"s\")\nlet n be 0\nlet i be 0\nwhile i < 3\n    set i to i + 1\n"
+    "    when s > i\n        set n to n + 1\n    print(i)\n",
+]
 # A bound with a label: the test raises the pc in the loop (and a `set` under it is refused).
 PROGRAMS += ["let n be private(3, \"s\")\n" + e.format(n="n") for e in _WHILES
              if "let n" not in e]

@@ -52,24 +52,24 @@ WEIGHT = {
     'STORE_LOCAL_BACK': 1, 'RETURN_LOCAL': 1, 'MAKE_LAMBDA': 1,
 }
 LABELS_WEIGHT = {
-    'MOD_LC_EQ_C_JF': 76, 'LOAD_LOCAL': 60, 'INDEX_LLL': 51, 'CALL1_SUB_LC': 43,
+    'MOD_LC_EQ_C_JF': 80, 'LOAD_LOCAL': 60, 'INDEX_LLL': 51, 'CALL1_SUB_LC': 43,
     'RELEASE_BACK': 39, 'CONST': 39, 'LT_LC_RET_LOCAL': 36, 'MUL_LC': 35, 'MOD_LC': 34,
-    'ADD_LC_ST_LT_LC_BACK': 31, 'ADD': 30, 'CONST2': 28, 'PC_RELEASE': 25,
-    'MUL_ADD_TO_BACK': 25, 'CALL_BUILTIN1_L': 24, 'FIELD_L': 23, 'CALL_BUILTIN_1': 23,
-    'ADD_RETURN': 22, 'MOD': 20, 'BUILD_MAP': 19, 'ADD_C': 18, 'RETURN': 18,
-    'ADD_LL_ST': 18, 'DECLARE_LOCAL_LOAD': 17, 'SET_ITEM_LOCAL': 15, 'CALL_TASK': 14,
-    'INDEX_LOCAL_DECL': 14, 'APPEND_LOCAL': 13, 'CALL_BUILTIN3_LLC': 13,
-    'JUMP_IF_FALSE': 11, 'JUMP_RELEASE': 10, 'ADD_LC_ST': 10, 'INDEX': 10,
-    'ADD_TO_LOCAL_BACK': 8, 'CALL1_LL': 8, 'CALL': 8, 'CALL_BUILTIN2_C': 6, 'CMP_LC_JF': 6,
-    'ADD_C_SET_ITEM': 6, 'INDEX_LOCAL_CALL1': 6, 'ADD_C_SET_ITEM_BACK': 6, 'CMP_C': 5,
-    'ADD_LC_RET': 5, 'MUL_LC_RET': 5, 'SUB_LC_RET': 5, 'BUILD_LIST': 5,
-    'APPEND_LOCAL_BACK': 5, 'LOAD_LOCAL2': 5, 'ADD_ST': 5, 'ADD_TO_LOCAL': 4,
-    'SUB_LL_ST': 4, 'STORE_LOCAL': 3, 'FIELD': 3, 'AND_JUMP': 3, 'CALL_VM_BUILTIN': 2,
-    'CHECK_BOOL': 2, 'MUL': 2, 'ADD_LC': 2, 'CALL_BUILTIN_2': 2, 'INDEX_LOCAL': 2,
-    'EQ_C_JF': 2, 'TRY_BEGIN': 2, 'CALL_BUILTIN_3': 2, 'TRY_END': 1, 'DECLARE_LOCAL': 1,
-    'JUMP_IF_SET': 1, 'ITER_START': 1, 'FOR_ITER_DECL': 1, 'ADD_LL_ST_BACK': 1, 'ADD_LL': 1,
-    'LT_LC_JF': 1, 'INDEX_LL': 1, 'GT': 1, 'CALL_VM_BUILTIN_POP': 1, 'FIELD_CALL1': 1,
-    'RETURN_LOCAL': 1, 'MAKE_LAMBDA': 1,
+    'ADD_LC_ST_LT_LC_BACK': 33, 'ADD': 30, 'CONST2': 28, 'MUL_ADD_TO_BACK': 25,
+    'CALL_BUILTIN1_L': 24, 'FIELD_L': 23, 'CALL_BUILTIN_1': 23, 'ADD_RETURN': 22, 'MOD': 21,
+    'BUILD_MAP': 19, 'ADD_C': 18, 'RETURN': 18, 'ADD_LL_ST': 18, 'DECLARE_LOCAL_LOAD': 17,
+    'PC_RELEASE': 15, 'SET_ITEM_LOCAL': 15, 'CALL_TASK': 14, 'INDEX_LOCAL_DECL': 14,
+    'APPEND_LOCAL': 13, 'CALL_BUILTIN3_LLC': 13, 'ADD_LC_ST_REL': 11, 'JUMP_RELEASE': 11,
+    'JUMP_IF_FALSE': 11, 'INDEX': 10, 'ADD_TO_LOCAL_BACK': 8, 'CALL1_LL': 8, 'CALL': 8,
+    'CALL_BUILTIN2_C': 6, 'CMP_LC_JF': 6, 'ADD_C_SET_ITEM': 6, 'INDEX_LOCAL_CALL1': 6,
+    'ADD_C_SET_ITEM_BACK': 6, 'CMP_C': 5, 'ADD_LC_RET': 5, 'MUL_LC_RET': 5, 'SUB_LC_RET': 5,
+    'BUILD_LIST': 5, 'APPEND_LOCAL_BACK': 5, 'ADD_TO_LOCAL': 5, 'LOAD_LOCAL2': 5,
+    'SUB_LL_ST': 5, 'ADD_ST': 5, 'FIELD': 3, 'AND_JUMP': 3, 'STORE_LOCAL': 3,
+    'CALL_VM_BUILTIN': 3, 'CHECK_BOOL': 2, 'MUL': 2, 'ADD_LC': 2, 'CALL_BUILTIN_2': 2,
+    'INDEX_LOCAL': 2, 'EQ_C_JF': 2, 'TRY_BEGIN': 2, 'CALL_BUILTIN_3': 2, 'TRY_END': 2,
+    'DECLARE_LOCAL': 1, 'JUMP_IF_SET': 1, 'ITER_START': 1, 'FOR_ITER_DECL': 1,
+    'ADD_LL_ST_BACK': 1, 'STORE_LOCAL_REL': 1, 'ADD_LL': 1, 'LT_LC_JF': 1, 'INDEX_LL': 1,
+    'GT': 1, 'CALL_VM_BUILTIN_POP': 1, 'FIELD_CALL1': 1, 'FOR_BACK': 1, 'RETURN_LOCAL': 1,
+    'MAKE_LAMBDA': 1,
 }
 DEFAULT_WEIGHT = 1
 
@@ -409,6 +409,10 @@ def handler(parts, by_name, fragments, labels, fused=None):
             out.append(f"push({names[v]})")
     if fused and fused.get("threaded"):
         out.append("JUMP(head + 1)")
+    elif fused and fused.get("tail"):
+        # A tail whose second instruction is not a jump: that instruction stays in place
+        # for the paths that jump to it, and this one goes on past it.
+        out.append("pc += 1")
     bools = {names[v] for v in range(len(values))
              if comps[values[v][0]][0].get("gives") == "bool"}
     lines = fold(out, labels)

@@ -295,12 +295,13 @@ def _tails(code, positions, labels):
     jump to it; the statement's path no longer reaches it."""
     for idx in range(len(code) - 1):
         op, arg = code[idx]
-        sup = _TAILS.get((op, code[idx + 1][0]))
+        nop, narg = code[idx + 1]
+        sup = _TAILS.get((op, nop))
         if sup is not None:
             mine = arg if op in _FUSED_OPS else _full(op, arg, labels)
-            code[idx] = (sup, mine + code[idx + 1][1])
+            code[idx] = (sup, mine + (narg if nop in _FUSED_OPS else _full(nop, narg, labels)))
             positions.parts[idx] = positions.parts.get(idx, (positions[idx],)) + \
-                positions.parts[idx + 1]
+                positions.parts.get(idx + 1, (positions[idx + 1],))
 
 
 def _relinked(code, m):

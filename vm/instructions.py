@@ -701,7 +701,7 @@ def _tail(name, code, head, back="FOR_BACK", **more):
     at = 0 if f is None else f["at"] if f["at"] is not None else next(
         i for i, p in enumerate(parts) if p not in ("LOAD_LOCAL", "CONST"))
     fused(name, code, " ".join(parts + _parts(back)), f"{head}; {back}", at=at,
-          threaded=True, tail=(head, back), **more)
+          threaded=back != "PC_RELEASE", tail=(head, back), **more)
 
 
 _tail("STORE_LOCAL_BACK", 154, "STORE_LOCAL")
@@ -716,6 +716,10 @@ _tail("MUL_ADD_TO_BACK", 161, "MUL_ADD_TO")
 # release runs in the jump's instruction (both paths, the branch's and the jump past it,
 # reach it).
 _tail("RELEASE_BACK", 169, "PC_RELEASE", labels_only=True)
+# Labels: the store that ends a `when` branch, then the release of its pc (the release
+# stays for the paths that jump to it: the condition false, an `otherwise`'s end).
+_tail("ADD_LC_ST_REL", 172, "ADD_LC_ST", "PC_RELEASE", labels_only=True)
+_tail("STORE_LOCAL_REL", 173, "STORE_LOCAL", "PC_RELEASE", labels_only=True)
 # A `while` loop's jump back to its test, when the test is a comparison of a local (whose
 # result is a bool, so the branch never raises): the test runs in the jump's place. And
 # the counter step that ends most such loops (`set i to i + 1` before `while i < n`).

@@ -473,7 +473,7 @@ def run_labels(vm, closure, args):
                         else:
                             if op < 107:
                                 if op < 46:
-                                    if op < 42:
+                                    if op < 40:
                                         if op < 39:
                                             if op < 38:
                                                 # CALL_TASK (37)
@@ -511,18 +511,19 @@ def run_labels(vm, closure, args):
                                                 else:
                                                     push(fn())
                                         else:
-                                            if op < 40:
-                                                # RETURN (39)
-                                                val = pop()
-                                                if pcs:
-                                                    if vm.pc:
-                                                        val = _join(val, vm.pc)
-                                                    drop_frames(vm, base_depth + len(frames))
-                                                if not frames:
-                                                    return val
-                                                code, pc, locals_, stamps = frames.pop()
-                                                push(val)
-                                            else:
+                                            # RETURN (39)
+                                            val = pop()
+                                            if pcs:
+                                                if vm.pc:
+                                                    val = _join(val, vm.pc)
+                                                drop_frames(vm, base_depth + len(frames))
+                                            if not frames:
+                                                return val
+                                            code, pc, locals_, stamps = frames.pop()
+                                            push(val)
+                                    else:
+                                        if op < 43:
+                                            if op < 42:
                                                 if op < 41:
                                                     # TRY_BEGIN (40)
                                                     vm.stamp += 1
@@ -535,11 +536,10 @@ def run_labels(vm, closure, args):
                                                     entry = handlers.pop()[3]
                                                     if entry in vm.try_entries:
                                                         vm.try_entries.remove(entry)
-                                    else:
-                                        if op < 43:
-                                            # PC_RELEASE (42)
-                                            if pcs:     # vm.pc_stack, mutated in place only
-                                                release(vm, base_depth + len(frames), arg)
+                                            else:
+                                                # PC_RELEASE (42)
+                                                if pcs:     # vm.pc_stack, mutated in place only
+                                                    release(vm, base_depth + len(frames), arg)
                                         else:
                                             if op < 44:
                                                 # JUMP_IF_SET (43)
@@ -624,47 +624,47 @@ def run_labels(vm, closure, args):
                                                             v = _join(v, vm.pc)
                                                         locals_[arg] = v
                                                 else:
-                                                    if op < 100:
-                                                        # INDEX_LOCAL (50)
-                                                        i = stack[-1]
-                                                        x = locals_[arg]
-                                                        if type(x) is list and type(i) is int:
-                                                            # Python's own range check: an index past either end (negative ones count from the
-                                                            # end, as in Synsema) raises, and ops.index says it the Synsema way.
-                                                            try:
-                                                                r = x[i]
-                                                            except IndexError:
+                                                    if op < 101:
+                                                        if op < 100:
+                                                            # INDEX_LOCAL (50)
+                                                            i = stack[-1]
+                                                            x = locals_[arg]
+                                                            if type(x) is list and type(i) is int:
+                                                                # Python's own range check: an index past either end (negative ones count from the
+                                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                                try:
+                                                                    r = x[i]
+                                                                except IndexError:
+                                                                    r = index(x, i)
+                                                            elif type(x) is dict and type(i) is str:
+                                                                r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                            elif type(x) is Labeled and x.t is not None:
+                                                                r = _index_precise(vm, x, i)
+                                                            elif (type(x) is Labeled or type(i) is Labeled):
+                                                                r = _binary(vm, index, x, i)
+                                                            else:
                                                                 r = index(x, i)
-                                                        elif type(x) is dict and type(i) is str:
-                                                            r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
-                                                        elif type(x) is Labeled and x.t is not None:
-                                                            r = _index_precise(vm, x, i)
-                                                        elif (type(x) is Labeled or type(i) is Labeled):
-                                                            r = _binary(vm, index, x, i)
+                                                            stack[-1] = r
                                                         else:
-                                                            r = index(x, i)
-                                                        stack[-1] = r
-                                                    else:
-                                                        if op < 101:
                                                             # JUMP_BACK (100)
                                                             budget -= pc - arg
                                                             if budget <= 0:
                                                                 budget = vm.tick(budget, room - len(frames))
                                                             pc = arg
+                                                    else:
+                                                        # CALL_VM_BUILTIN (101)
+                                                        fn, n = arg
+                                                        if n:
+                                                            a = stack[-n:]
+                                                            del stack[-n:]
                                                         else:
-                                                            # CALL_VM_BUILTIN (101)
-                                                            fn, n = arg
-                                                            if n:
-                                                                a = stack[-n:]
-                                                                del stack[-n:]
-                                                            else:
-                                                                a = ()
-                                                            vm.depth = base_depth + len(frames) + 1
-                                                            vm.site = (code, pc - 1)
-                                                            try:
-                                                                push(fn(vm, *a))
-                                                            finally:
-                                                                vm.depth = base_depth
+                                                            a = ()
+                                                        vm.depth = base_depth + len(frames) + 1
+                                                        vm.site = (code, pc - 1)
+                                                        try:
+                                                            push(fn(vm, *a))
+                                                        finally:
+                                                            vm.depth = base_depth
                                             else:
                                                 if op < 103:
                                                     # LOAD_LOCAL2 (102) = LOAD_LOCAL LOAD_LOCAL
@@ -741,30 +741,30 @@ def run_labels(vm, closure, args):
                                                 vm.part = 3
                                                 raise
                                         else:
-                                            if op < 109:
-                                                # ADD_LC_ST (108) = LOAD_LOCAL CONST ADD STORE_LOCAL
-                                                s, k, s2 = arg
-                                                a = locals_[s]
-                                                if type(a) is int:
-                                                    r = a + k
-                                                elif type(a) is str and type(k) is str:
-                                                    r = a + k
-                                                elif (type(a) is Labeled):
-                                                    r = _binary(vm, add, a, k)
-                                                else:
-                                                    r = add(a, k)
-                                                try:
-                                                    if pcs and vm.pc:
-                                                        _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
-                                                        r = _join(r, vm.pc)
-                                                    locals_[s2] = r
-                                                except Exception:
-                                                    vm.part = 3
-                                                    raise
-                                            else:
-                                                if op < 113:
-                                                    if op < 112:
-                                                        if op < 110:
+                                            if op < 113:
+                                                if op < 112:
+                                                    if op < 110:
+                                                        if op < 109:
+                                                            # ADD_LC_ST (108) = LOAD_LOCAL CONST ADD STORE_LOCAL
+                                                            s, k, s2 = arg
+                                                            a = locals_[s]
+                                                            if type(a) is int:
+                                                                r = a + k
+                                                            elif type(a) is str and type(k) is str:
+                                                                r = a + k
+                                                            elif (type(a) is Labeled):
+                                                                r = _binary(vm, add, a, k)
+                                                            else:
+                                                                r = add(a, k)
+                                                            try:
+                                                                if pcs and vm.pc:
+                                                                    _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
+                                                                    r = _join(r, vm.pc)
+                                                                locals_[s2] = r
+                                                            except Exception:
+                                                                vm.part = 3
+                                                                raise
+                                                        else:
                                                             # SUB_LC_ST (109) = LOAD_LOCAL CONST SUB STORE_LOCAL
                                                             s, k, s2 = arg
                                                             a = locals_[s]
@@ -782,118 +782,118 @@ def run_labels(vm, closure, args):
                                                             except Exception:
                                                                 vm.part = 3
                                                                 raise
-                                                        else:
-                                                            if op < 111:
-                                                                # LT_LL_JF (110) = LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
-                                                                s, s1, t, rid = arg
-                                                                a = locals_[s]
-                                                                b = locals_[s1]
-                                                                if type(a) is int and type(b) is int:
-                                                                    if not a < b:
-                                                                        pc = t
-                                                                else:
-                                                                    if (type(a) is Labeled or type(b) is Labeled):
-                                                                        c = _binary(vm, lt, a, b)
-                                                                    else:
-                                                                        c = lt(a, b)
-                                                                    if type(c) is Labeled:
-                                                                        push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                                        c = c.v
-                                                                    if c is False:
-                                                                        pc = t
-                                                            else:
-                                                                # LT_LC_JF (111) = LOAD_LOCAL CONST LT JUMP_IF_FALSE
-                                                                s, k, t, rid = arg
-                                                                a = locals_[s]
-                                                                if type(a) is int:
-                                                                    if not a < k:
-                                                                        pc = t
-                                                                else:
-                                                                    if (type(a) is Labeled):
-                                                                        c = _binary(vm, lt, a, k)
-                                                                    else:
-                                                                        c = lt(a, k)
-                                                                    if type(c) is Labeled:
-                                                                        push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                                        c = c.v
-                                                                    if c is False:
-                                                                        pc = t
                                                     else:
-                                                        # CMP_LC_JF (112) = LOAD_LOCAL CONST CMP JUMP_IF_FALSE
-                                                        s, k, kind, t, rid = arg
-                                                        a = locals_[s]
-                                                        if (type(a) is Labeled):
-                                                            c = _binary(vm, _CMP[kind], a, k, kind < 3)
+                                                        if op < 111:
+                                                            # LT_LL_JF (110) = LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
+                                                            s, s1, t, rid = arg
+                                                            a = locals_[s]
+                                                            b = locals_[s1]
+                                                            if type(a) is int and type(b) is int:
+                                                                if not a < b:
+                                                                    pc = t
+                                                            else:
+                                                                if (type(a) is Labeled or type(b) is Labeled):
+                                                                    c = _binary(vm, lt, a, b)
+                                                                else:
+                                                                    c = lt(a, b)
+                                                                if type(c) is Labeled:
+                                                                    push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                                    c = c.v
+                                                                if c is False:
+                                                                    pc = t
                                                         else:
-                                                            c = compare(kind, a, k)
+                                                            # LT_LC_JF (111) = LOAD_LOCAL CONST LT JUMP_IF_FALSE
+                                                            s, k, t, rid = arg
+                                                            a = locals_[s]
+                                                            if type(a) is int:
+                                                                if not a < k:
+                                                                    pc = t
+                                                            else:
+                                                                if (type(a) is Labeled):
+                                                                    c = _binary(vm, lt, a, k)
+                                                                else:
+                                                                    c = lt(a, k)
+                                                                if type(c) is Labeled:
+                                                                    push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                                    c = c.v
+                                                                if c is False:
+                                                                    pc = t
+                                                else:
+                                                    # CMP_LC_JF (112) = LOAD_LOCAL CONST CMP JUMP_IF_FALSE
+                                                    s, k, kind, t, rid = arg
+                                                    a = locals_[s]
+                                                    if (type(a) is Labeled):
+                                                        c = _binary(vm, _CMP[kind], a, k, kind < 3)
+                                                    else:
+                                                        c = compare(kind, a, k)
+                                                    if type(c) is Labeled:
+                                                        push_pc(vm, c.l, base_depth + len(frames), rid)
+                                                        c = c.v
+                                                    if c is False:
+                                                        pc = t
+                                            else:
+                                                if op < 114:
+                                                    # EQ_C_JF (113) = CONST EQ JUMP_IF_FALSE
+                                                    k, t, rid = arg
+                                                    a = pop()
+                                                    if type(a) is type(k):
+                                                        if not a == k:
+                                                            pc = t
+                                                    else:
+                                                        if (type(a) is Labeled):
+                                                            c = _binary(vm, eq, a, k, False)
+                                                        else:
+                                                            c = eq(a, k)
                                                         if type(c) is Labeled:
                                                             push_pc(vm, c.l, base_depth + len(frames), rid)
                                                             c = c.v
                                                         if c is False:
                                                             pc = t
                                                 else:
-                                                    if op < 114:
-                                                        # EQ_C_JF (113) = CONST EQ JUMP_IF_FALSE
-                                                        k, t, rid = arg
-                                                        a = pop()
-                                                        if type(a) is type(k):
-                                                            if not a == k:
-                                                                pc = t
+                                                    if op < 115:
+                                                        # RETURN_LOCAL (114) = LOAD_LOCAL RETURN
+                                                        val = locals_[arg[0]]
+                                                        if pcs:
+                                                            if vm.pc:
+                                                                val = _join(val, vm.pc)
+                                                            drop_frames(vm, base_depth + len(frames))
+                                                        if not frames:
+                                                            return val
+                                                        code, pc, locals_, stamps = frames.pop()
+                                                        push(val)
+                                                    else:
+                                                        if op < 116:
+                                                            # FOR_ITER_DECL (115) = FOR_ITER DECLARE_LOCAL
+                                                            v = next(stack[-1], UNSET)
+                                                            if v is UNSET:
+                                                                pop()
+                                                                pc = arg[0]
+                                                                continue
+                                                            try:
+                                                                if pcs:
+                                                                    if vm.pc:
+                                                                        v = _join(v, vm.pc)
+                                                                    if stamps is None:
+                                                                        stamps = [0] * len(locals_)
+                                                                    stamps[arg[1]] = vm.stamp
+                                                                locals_[arg[1]] = v
+                                                            except Exception:
+                                                                vm.part = 1
+                                                                raise
                                                         else:
-                                                            if (type(a) is Labeled):
-                                                                c = _binary(vm, eq, a, k, False)
+                                                            # CMP_LL_JF (116) = LOAD_LOCAL LOAD_LOCAL CMP JUMP_IF_FALSE
+                                                            s, s1, kind, t, rid = arg
+                                                            a = locals_[s]
+                                                            b = locals_[s1]
+                                                            if (type(a) is Labeled or type(b) is Labeled):
+                                                                c = _binary(vm, _CMP[kind], a, b, kind < 3)
                                                             else:
-                                                                c = eq(a, k)
+                                                                c = compare(kind, a, b)
                                                             if type(c) is Labeled:
                                                                 push_pc(vm, c.l, base_depth + len(frames), rid)
                                                                 c = c.v
                                                             if c is False:
                                                                 pc = t
-                                                    else:
-                                                        if op < 115:
-                                                            # RETURN_LOCAL (114) = LOAD_LOCAL RETURN
-                                                            val = locals_[arg[0]]
-                                                            if pcs:
-                                                                if vm.pc:
-                                                                    val = _join(val, vm.pc)
-                                                                drop_frames(vm, base_depth + len(frames))
-                                                            if not frames:
-                                                                return val
-                                                            code, pc, locals_, stamps = frames.pop()
-                                                            push(val)
-                                                        else:
-                                                            if op < 116:
-                                                                # FOR_ITER_DECL (115) = FOR_ITER DECLARE_LOCAL
-                                                                v = next(stack[-1], UNSET)
-                                                                if v is UNSET:
-                                                                    pop()
-                                                                    pc = arg[0]
-                                                                    continue
-                                                                try:
-                                                                    if pcs:
-                                                                        if vm.pc:
-                                                                            v = _join(v, vm.pc)
-                                                                        if stamps is None:
-                                                                            stamps = [0] * len(locals_)
-                                                                        stamps[arg[1]] = vm.stamp
-                                                                    locals_[arg[1]] = v
-                                                                except Exception:
-                                                                    vm.part = 1
-                                                                    raise
-                                                            else:
-                                                                # CMP_LL_JF (116) = LOAD_LOCAL LOAD_LOCAL CMP JUMP_IF_FALSE
-                                                                s, s1, kind, t, rid = arg
-                                                                a = locals_[s]
-                                                                b = locals_[s1]
-                                                                if (type(a) is Labeled or type(b) is Labeled):
-                                                                    c = _binary(vm, _CMP[kind], a, b, kind < 3)
-                                                                else:
-                                                                    c = compare(kind, a, b)
-                                                                if type(c) is Labeled:
-                                                                    push_pc(vm, c.l, base_depth + len(frames), rid)
-                                                                    c = c.v
-                                                                if c is False:
-                                                                    pc = t
                                     else:
                                         # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
                                         s, k, _, _, pad, fcode = arg
@@ -2236,32 +2236,68 @@ def run_labels(vm, closure, args):
                                                 vm.part = 1
                                                 raise
                                         else:
-                                            # INDEX_LOCAL_CALL1 (171) = INDEX_LOCAL CALL_BUILTIN1
-                                            i = pop()
-                                            try:
-                                                x = locals_[arg[0]]
-                                                if type(x) is list and type(i) is int:
-                                                    # Python's own range check: an index past either end (negative ones count from the
-                                                    # end, as in Synsema) raises, and ops.index says it the Synsema way.
-                                                    try:
-                                                        r0 = x[i]
-                                                    except IndexError:
+                                            if op < 172:
+                                                # INDEX_LOCAL_CALL1 (171) = INDEX_LOCAL CALL_BUILTIN1
+                                                i = pop()
+                                                try:
+                                                    x = locals_[arg[0]]
+                                                    if type(x) is list and type(i) is int:
+                                                        # Python's own range check: an index past either end (negative ones count from the
+                                                        # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                        try:
+                                                            r0 = x[i]
+                                                        except IndexError:
+                                                            r0 = index(x, i)
+                                                    elif type(x) is dict and type(i) is str:
+                                                        r0 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                    elif type(x) is Labeled and x.t is not None:
+                                                        r0 = _index_precise(vm, x, i)
+                                                    elif (type(x) is Labeled or type(i) is Labeled):
+                                                        r0 = _binary(vm, index, x, i)
+                                                    else:
                                                         r0 = index(x, i)
-                                                elif type(x) is dict and type(i) is str:
-                                                    r0 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
-                                                elif type(x) is Labeled and x.t is not None:
-                                                    r0 = _index_precise(vm, x, i)
-                                                elif (type(x) is Labeled or type(i) is Labeled):
-                                                    r0 = _binary(vm, index, x, i)
+                                                except Exception:
+                                                    vm.part = 0
+                                                    raise
+                                                if (type(r0) is Labeled or vm.pc):
+                                                    push(arg[3](vm, r0))
                                                 else:
-                                                    r0 = index(x, i)
-                                            except Exception:
-                                                vm.part = 0
-                                                raise
-                                            if (type(r0) is Labeled or vm.pc):
-                                                push(arg[3](vm, r0))
+                                                    push(arg[1](r0))
                                             else:
-                                                push(arg[1](r0))
+                                                if op < 173:
+                                                    # ADD_LC_ST_REL (172) = LOAD_LOCAL CONST ADD STORE_LOCAL PC_RELEASE
+                                                    s, k, s2, rid = arg
+                                                    a = locals_[s]
+                                                    if type(a) is int and type(k) is int:
+                                                        r = a + k
+                                                    elif type(a) is str and type(k) is str:
+                                                        r = a + k
+                                                    elif (type(a) is Labeled):
+                                                        r = _binary(vm, add, a, k)
+                                                    else:
+                                                        r = add(a, k)
+                                                    try:
+                                                        if pcs and vm.pc:
+                                                            _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
+                                                            r = _join(r, vm.pc)
+                                                        locals_[s2] = r
+                                                    except Exception:
+                                                        vm.part = 3
+                                                        raise
+                                                    if pcs:     # vm.pc_stack, mutated in place only
+                                                        release(vm, base_depth + len(frames), rid)
+                                                    pc += 1
+                                                else:
+                                                    # STORE_LOCAL_REL (173) = STORE_LOCAL PC_RELEASE
+                                                    s, rid = arg
+                                                    v = pop()
+                                                    if pcs and vm.pc:
+                                                        _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0, _local_name(vm.owner[id(code)], s))
+                                                        v = _join(v, vm.pc)
+                                                    locals_[s] = v
+                                                    if pcs:     # vm.pc_stack, mutated in place only
+                                                        release(vm, base_depth + len(frames), rid)
+                                                    pc += 1
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 if vm.pc:

@@ -121,6 +121,8 @@ INTERNAL = [
     ('ADD_C_SET_ITEM_BACK', 160, 'ADD_C_SET_ITEM; FOR_BACK'),
     ('MUL_ADD_TO_BACK', 161, 'MUL_ADD_TO; FOR_BACK'),
     ('RELEASE_BACK', 169, 'PC_RELEASE; FOR_BACK'),
+    ('ADD_LC_ST_REL', 172, 'ADD_LC_ST; PC_RELEASE'),
+    ('STORE_LOCAL_REL', 173, 'STORE_LOCAL; PC_RELEASE'),
     ('LT_LC_BACK', 162, 'JUMP_BACK t to LT_LC_JF: its step charge, then the test'),
     ('LT_LL_BACK', 163, 'JUMP_BACK t to LT_LL_JF: its step charge, then the test'),
     ('CMP_LC_BACK', 164, 'JUMP_BACK t to CMP_LC_JF: its step charge, then the test'),
@@ -247,6 +249,8 @@ FIELDS = {
     160: ('k', 's', 't', 't', 's'),  # ADD_C_SET_ITEM_BACK
     161: ('s', 't', 't', 's'),  # MUL_ADD_TO_BACK
     169: ('rid', 't', 't', 's'),  # RELEASE_BACK
+    172: ('s', 'k', 's', 'rid'),  # ADD_LC_ST_REL
+    173: ('s', 'rid'),  # STORE_LOCAL_REL
     162: ('t', 's', 'k', 't', 'rid'),  # LT_LC_BACK
     163: ('t', 's', 's', 't', 'rid'),  # LT_LL_BACK
     164: ('t', 's', 'k', 'kind', 't', 'rid'),  # CMP_LC_BACK
@@ -284,9 +288,9 @@ FLOW = {1: 'next', 2: 'next', 3: 'next', 4: 'next', 5: 'next', 6: 'next', 7: 'ne
     'next', 142: 'next', 143: 'next', 144: 'next', 170: 'next', 171: 'next', 148: 'next',
     149: 'next', 147: 'branch', 132: 'branch', 154: 'branch', 155: 'branch', 156:
     'branch', 157: 'branch', 158: 'branch', 159: 'branch', 160: 'branch', 161: 'branch',
-    169: 'branch', 162: 'branch', 163: 'branch', 164: 'branch', 165: 'branch', 166:
-    'branch', 167: 'branch', 168: 'branch', 153: 'branch', 128: 'next', 129: 'next', 130:
-    'next', 124: 'branch'}
+    169: 'branch', 172: 'next', 173: 'next', 162: 'branch', 163: 'branch', 164: 'branch',
+    165: 'branch', 166: 'branch', 167: 'branch', 168: 'branch', 153: 'branch', 128:
+    'next', 129: 'next', 130: 'next', 124: 'branch'}
 
 # Stack pictures: (inputs -- outputs), deepest first; x[n] is n values
 PICTURES = {
@@ -477,6 +481,8 @@ TAILS = [
     (141, 132, 160),  # ADD_C_SET_ITEM_BACK
     (135, 132, 161),  # MUL_ADD_TO_BACK
     (42, 132, 169),  # RELEASE_BACK
+    (108, 42, 172),  # ADD_LC_ST_REL
+    (4, 42, 173),  # STORE_LOCAL_REL
     (108, 162, 166),  # ADD_LC_ST_LT_LC_BACK
     (108, 163, 167),  # ADD_LC_ST_LT_LL_BACK
     (109, 164, 168),  # SUB_LC_ST_CMP_LC_BACK

@@ -350,8 +350,7 @@ def assert_error(vm, f, part=None):
                        f"{type_name(part)}")
     try:
         if type(f) is HostFn:
-            vm.call_under(fl, lambda: vm.call_host(f, [])) if fl and vm.labels else \
-                vm.call_host(f, [])
+            vm.call_host(f, [], fl)     # as the loop calls a labelled host tool
         else:
             vm.call_labelled(f, [], fl)
     except SynError as e:

@@ -64,12 +64,11 @@ def int_of_digits(text):
         return int(text)
     except ValueError:
         pass
-    n = len(text) - (text[:1] in "+-")
-    if n > MAX_DIGITS:
-        raise SynError(f"number too large: an integer of {n:,} digits (at most "
-                       f"{MAX_DIGITS:,} are read)")
     sign = text[0] in "+-"
     digits = text[1:] if sign else text
+    if len(digits) > MAX_DIGITS:
+        raise SynError(f"number too large: an integer of {len(digits):,} digits (at most "
+                       f"{MAX_DIGITS:,} are read)")
     powers = {}
 
     def five_to(w):

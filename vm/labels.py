@@ -172,8 +172,8 @@ def _upgrade_check(vm, value, stamp, name):
     have = P.shape_of(value)
     for e in vm.pc_stack:
         if e[3] > stamp and e[0] and not e[0] <= have:
-            missing = ", ".join(sorted(e[0] - have))
-            first = sorted(e[0] - have)[0]
+            names = sorted(e[0] - have)
+            missing, first = ", ".join(names), names[0]
             if e[4]:        # a try's entry: its block (or a task it called) raised it
                 vm.violation(
                     f"set of '{name}' after an error labelled {missing} was caught would "

@@ -76,3 +76,24 @@ def write(tmp_path):
         p.write_text(text, encoding="utf-8")
         return p
     return w
+
+
+# ---- compiling and running a program in process ------------------------------------------
+
+def ops_of(src, name="<top level>"):
+    """The opcodes of function `name` of `src` as compiled (the file's, before fusion)."""
+    from synsema.compiler import compile_source
+    from synsema.vm import opcodes as O
+    prog = compile_source(src, "t.syn")
+    f = next(f for f in prog.functions if f.name == name)
+    return [op.code for _, op, _ in O.iter_instructions(f.code)]
+
+
+def printed(src, labels=False):
+    """What `src` prints, run in a fresh VM (labels on or off, developer mode)."""
+    import io
+    from synsema.compiler import compile_source
+    from synsema.vm.machine import VM, Options
+    out = io.StringIO()
+    VM(compile_source(src, "t.syn"), Options(labels=labels, out=out.write)).run_main()
+    return out.getvalue()

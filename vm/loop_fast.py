@@ -380,8 +380,9 @@ def run_plain(vm, closure, args):
                                                         handlers.pop()
                                                     else:
                                                         # JUMP_IF_SET (43)
-                                                        if locals_[arg[0]] is not UNSET:
-                                                            pc = arg[1]
+                                                        s, t = arg
+                                                        if locals_[s] is not UNSET:
+                                                            pc = t
                                             else:
                                                 # APPEND_LOCAL (44)
                                                 v = pop()
@@ -485,13 +486,15 @@ def run_plain(vm, closure, args):
                                         else:
                                             if op < 103:
                                                 # LOAD_LOCAL2 (102) = LOAD_LOCAL LOAD_LOCAL
-                                                push(locals_[arg[0]])
-                                                push(locals_[arg[1]])
+                                                s, s1 = arg
+                                                push(locals_[s])
+                                                push(locals_[s1])
                                             else:
                                                 if op < 104:
                                                     # ADD_LL (103) = LOAD_LOCAL LOAD_LOCAL ADD
-                                                    a = locals_[arg[0]]
-                                                    b = locals_[arg[1]]
+                                                    s, s1 = arg
+                                                    a = locals_[s]
+                                                    b = locals_[s1]
                                                     if type(a) is int and type(b) is int:
                                                         push(a + b)
                                                     elif type(a) is str and type(b) is str:
@@ -501,52 +504,55 @@ def run_plain(vm, closure, args):
                                                 else:
                                                     if op < 105:
                                                         # ADD_LC (104) = LOAD_LOCAL CONST ADD
-                                                        a = locals_[arg[0]]
-                                                        b = arg[1]
-                                                        if type(a) is int and type(b) is int:
-                                                            push(a + b)
-                                                        elif type(a) is str and type(b) is str:
-                                                            push(a + b)
+                                                        s, k = arg
+                                                        a = locals_[s]
+                                                        if type(a) is int and type(k) is int:
+                                                            push(a + k)
+                                                        elif type(a) is str and type(k) is str:
+                                                            push(a + k)
                                                         else:
-                                                            push(add(a, b))
+                                                            push(add(a, k))
                                                     else:
                                                         # SUB_LC (105) = LOAD_LOCAL CONST SUB
-                                                        a = locals_[arg[0]]
+                                                        s, k = arg
+                                                        a = locals_[s]
                                                         if type(a) is int:
-                                                            push(a - arg[1])
+                                                            push(a - k)
                                                         else:
-                                                            push(sub(a, arg[1]))
+                                                            push(sub(a, k))
                             else:
                                 if op < 117:
                                     if op < 107:
                                         # MOD_LC (106) = LOAD_LOCAL CONST MOD
-                                        a = locals_[arg[0]]
+                                        s, k = arg
+                                        a = locals_[s]
                                         if type(a) is int:
-                                            push(a % arg[1])
+                                            push(a % k)
                                         else:
-                                            push(mod(a, arg[1]))
+                                            push(mod(a, k))
                                     else:
                                         if op < 109:
                                             if op < 108:
                                                 # ADD_LL_ST (107) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL
-                                                a = locals_[arg[0]]
-                                                b = locals_[arg[1]]
+                                                s, s1, s2 = arg
+                                                a = locals_[s]
+                                                b = locals_[s1]
                                                 if type(a) is int and type(b) is int:
-                                                    locals_[arg[2]] = a + b
+                                                    locals_[s2] = a + b
                                                 elif type(a) is str and type(b) is str:
-                                                    locals_[arg[2]] = a + b
+                                                    locals_[s2] = a + b
                                                 else:
-                                                    locals_[arg[2]] = add(a, b)
+                                                    locals_[s2] = add(a, b)
                                             else:
                                                 # ADD_LC_ST (108) = LOAD_LOCAL CONST ADD STORE_LOCAL
-                                                a = locals_[arg[0]]
-                                                b = arg[1]
+                                                s, k, s2 = arg
+                                                a = locals_[s]
                                                 if type(a) is int:
-                                                    locals_[arg[2]] = a + b
-                                                elif type(a) is str and type(b) is str:
-                                                    locals_[arg[2]] = a + b
+                                                    locals_[s2] = a + k
+                                                elif type(a) is str and type(k) is str:
+                                                    locals_[s2] = a + k
                                                 else:
-                                                    locals_[arg[2]] = add(a, b)
+                                                    locals_[s2] = add(a, k)
                                         else:
                                             if op < 113:
                                                 if op < 112:
@@ -608,12 +614,13 @@ def run_plain(vm, closure, args):
                                                     else:
                                                         if op < 116:
                                                             # FOR_ITER_DECL (115) = FOR_ITER DECLARE_LOCAL
+                                                            t, s = arg
                                                             v = next(stack[-1], UNSET)
                                                             if v is UNSET:
                                                                 pop()
-                                                                pc = arg[0]
+                                                                pc = t
                                                                 continue
-                                                            locals_[arg[1]] = v
+                                                            locals_[s] = v
                                                         else:
                                                             # CMP_LL_JF (116) = LOAD_LOCAL LOAD_LOCAL CMP JUMP_IF_FALSE
                                                             s, s1, kind, t, _ = arg
@@ -662,20 +669,22 @@ def run_plain(vm, closure, args):
                                     else:
                                         if op < 120:
                                             # MUL_LC (119) = LOAD_LOCAL CONST MUL
-                                            a = locals_[arg[0]]
+                                            s, k = arg
+                                            a = locals_[s]
                                             if type(a) is int:
-                                                push(a * arg[1])
+                                                push(a * k)
                                             else:
-                                                push(mul(a, arg[1]))
+                                                push(mul(a, k))
                                         else:
                                             if op < 121:
                                                 # SUB_LL_ST (120) = LOAD_LOCAL LOAD_LOCAL SUB STORE_LOCAL
-                                                a = locals_[arg[0]]
-                                                b = locals_[arg[1]]
+                                                s, s1, s2 = arg
+                                                a = locals_[s]
+                                                b = locals_[s1]
                                                 if type(a) is int and type(b) is int:
-                                                    locals_[arg[2]] = a - b
+                                                    locals_[s2] = a - b
                                                 else:
-                                                    locals_[arg[2]] = sub(a, b)
+                                                    locals_[s2] = sub(a, b)
                                             else:
                                                 if op < 122:
                                                     # ADD_ST (121) = ADD STORE_LOCAL
@@ -752,8 +761,9 @@ def run_plain(vm, closure, args):
                                                 stack[-1] = r
                                             else:
                                                 # INDEX_LL (126) = LOAD_LOCAL LOAD_LOCAL INDEX
-                                                x = locals_[arg[0]]
-                                                i = locals_[arg[1]]
+                                                s0, s1 = arg
+                                                x = locals_[s0]
+                                                i = locals_[s1]
                                                 if type(x) is list and type(i) is int:
                                                     # Python's own range check: an index past either end (negative ones count from the
                                                     # end, as in Synsema) raises, and ops.index says it the Synsema way.
@@ -769,11 +779,12 @@ def run_plain(vm, closure, args):
                                         else:
                                             if op < 128:
                                                 # FIELD_L (127) = LOAD_LOCAL FIELD
-                                                x = locals_[arg[0]]
+                                                s, k = arg
+                                                x = locals_[s]
                                                 if type(x) is dict:
-                                                    push(x.get(arg[1]))
+                                                    push(x.get(k))
                                                 else:
-                                                    push(ops.field(x, arg[1]))
+                                                    push(ops.field(x, k))
                                             else:
                                                 # CALL_VM_BUILTIN_POP (128) = CALL_VM_BUILTIN POP
                                                 fn, n = arg
@@ -793,16 +804,19 @@ def run_plain(vm, closure, args):
                                     if op < 131:
                                         if op < 130:
                                             # CONST2 (129) = CONST CONST
-                                            push(arg[0])
-                                            push(arg[1])
+                                            k, k1 = arg
+                                            push(k)
+                                            push(k1)
                                         else:
                                             # DECLARE_LOCAL_LOAD (130) = DECLARE_LOCAL LOAD_LOCAL
-                                            locals_[arg[0]] = pop()
-                                            push(locals_[arg[1]])
+                                            s, s1 = arg
+                                            locals_[s] = pop()
+                                            push(locals_[s1])
                                     else:
                                         # INDEX_LLL (131) = LOAD_LOCAL LOAD_LOCAL INDEX LOAD_LOCAL INDEX
-                                        x = locals_[arg[0]]
-                                        i = locals_[arg[1]]
+                                        s0, s1, s2 = arg
+                                        x = locals_[s0]
+                                        i = locals_[s1]
                                         if type(x) is list and type(i) is int:
                                             # Python's own range check: an index past either end (negative ones count from the
                                             # end, as in Synsema) raises, and ops.index says it the Synsema way.
@@ -814,7 +828,7 @@ def run_plain(vm, closure, args):
                                             r2 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
                                         else:
                                             r2 = index(x, i)
-                                        v3 = locals_[arg[2]]
+                                        v3 = locals_[s2]
                                         try:
                                             if type(r2) is list and type(v3) is int:
                                                 # Python's own range check: an index past either end (negative ones count from the
@@ -885,8 +899,9 @@ def run_plain(vm, closure, args):
                                                         locals_[arg[0]] = add(a, r0)
                                                 else:
                                                     # CALL1_LL (136) = LOAD_LOCAL LOAD_LOCAL CALL1
-                                                    callee = locals_[arg[0]]
-                                                    new = [locals_[arg[1]]]
+                                                    s0, s1, _ = arg
+                                                    callee = locals_[s0]
+                                                    new = [locals_[s1]]
                                                     if type(callee) is not Closure:
                                                         if type(callee) is HostFn:
                                                             vm.site = (code, pc - 1)
@@ -909,7 +924,8 @@ def run_plain(vm, closure, args):
                                             else:
                                                 if op < 138:
                                                     # CMP_C (137) = CONST CMP
-                                                    stack[-1] = compare(arg[1], stack[-1], arg[0])
+                                                    k, kind = arg
+                                                    stack[-1] = compare(kind, stack[-1], k)
                                                 else:
                                                     if op < 139:
                                                         # LT_C (138) = CONST LT
@@ -944,36 +960,36 @@ def run_plain(vm, closure, args):
                                                         locals_[arg[0]] = v
                                                     else:
                                                         # ADD_C_SET_ITEM (141) = CONST ADD SET_ITEM_LOCAL
-                                                        b = arg[0]
+                                                        k0, s = arg
                                                         a = pop()
                                                         if type(a) is int:
-                                                            r = a + b
-                                                        elif type(a) is str and type(b) is str:
-                                                            r = a + b
+                                                            r = a + k0
+                                                        elif type(a) is str and type(k0) is str:
+                                                            r = a + k0
                                                         else:
-                                                            r = add(a, b)
+                                                            r = add(a, k0)
                                                         k = pop()
                                                         try:
-                                                            x = locals_[arg[1]]
+                                                            x = locals_[s]
                                                             if type(x) is dict and type(k) is str and refcount(x) <= 3:
                                                                 x[k] = r        # the usual case, inline: a text key into a map nothing else holds
                                                             elif refcount(x) <= 3 and ops.set_in_place(x, k, r):
                                                                 pass
                                                             else:
-                                                                locals_[arg[1]] = ops.set_item(x, k, r)
+                                                                locals_[s] = ops.set_item(x, k, r)
                                                         except Exception:
                                                             vm.part = 2
                                                             raise
                                                 else:
                                                     # ADD_LC_RET (142) = LOAD_LOCAL CONST ADD RETURN
-                                                    a = locals_[arg[0]]
-                                                    b = arg[1]
+                                                    s, k = arg
+                                                    a = locals_[s]
                                                     if type(a) is int:
-                                                        val = a + b
-                                                    elif type(a) is str and type(b) is str:
-                                                        val = a + b
+                                                        val = a + k
+                                                    elif type(a) is str and type(k) is str:
+                                                        val = a + k
                                                     else:
-                                                        val = add(a, b)
+                                                        val = add(a, k)
                                                     if not frames:
                                                         return val
                                                     code, pc, locals_ = frames.pop()
@@ -981,11 +997,12 @@ def run_plain(vm, closure, args):
                                             else:
                                                 if op < 144:
                                                     # SUB_LC_RET (143) = LOAD_LOCAL CONST SUB RETURN
-                                                    a = locals_[arg[0]]
+                                                    s, k = arg
+                                                    a = locals_[s]
                                                     if type(a) is int:
-                                                        val = a - arg[1]
+                                                        val = a - k
                                                     else:
-                                                        val = sub(a, arg[1])
+                                                        val = sub(a, k)
                                                     if not frames:
                                                         return val
                                                     code, pc, locals_ = frames.pop()
@@ -993,11 +1010,12 @@ def run_plain(vm, closure, args):
                                                 else:
                                                     if op < 145:
                                                         # MUL_LC_RET (144) = LOAD_LOCAL CONST MUL RETURN
-                                                        a = locals_[arg[0]]
+                                                        s, k = arg
+                                                        a = locals_[s]
                                                         if type(a) is int:
-                                                            val = a * arg[1]
+                                                            val = a * k
                                                         else:
-                                                            val = mul(a, arg[1])
+                                                            val = mul(a, k)
                                                         if not frames:
                                                             return val
                                                         code, pc, locals_ = frames.pop()
@@ -1014,13 +1032,14 @@ def run_plain(vm, closure, args):
                                             else:
                                                 if op < 148:
                                                     # CHECK_BOOL_JF (147) = CHECK_BOOL JUMP_IF_FALSE
+                                                    k, t, _ = arg
                                                     v = stack[-1]
                                                     if v is not True and v is not False:
-                                                        ops.check_bool(v, arg[0])
+                                                        ops.check_bool(v, k)
                                                     c = pop()
                                                     try:
                                                         if c is False:
-                                                            pc = arg[1]
+                                                            pc = t
                                                         elif c is not True:
                                                             raise vm.cond_error(code, pc - 1, c)
                                                     except Exception:
@@ -1459,8 +1478,9 @@ def run_plain(vm, closure, args):
                                                     pc = arg[3] + 1
                                             else:
                                                 # INDEX_LOCAL_DECL (170) = INDEX_LOCAL DECLARE_LOCAL
+                                                s0, s1 = arg
                                                 i = pop()
-                                                x = locals_[arg[0]]
+                                                x = locals_[s0]
                                                 if type(x) is list and type(i) is int:
                                                     # Python's own range check: an index past either end (negative ones count from the
                                                     # end, as in Synsema) raises, and ops.index says it the Synsema way.
@@ -1472,7 +1492,7 @@ def run_plain(vm, closure, args):
                                                     v = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
                                                 else:
                                                     v = index(x, i)
-                                                locals_[arg[1]] = v
+                                                locals_[s1] = v
                                         else:
                                             # INDEX_LOCAL_CALL1 (171) = INDEX_LOCAL CALL_BUILTIN1
                                             i = pop()

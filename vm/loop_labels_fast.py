@@ -356,24 +356,26 @@ def run_labels(vm, closure, args):
                                                 pc = arg
                                             else:
                                                 # JUMP_IF_FALSE (30)
+                                                t, rid = arg
                                                 c = pop()
                                                 if type(c) is Labeled:
-                                                    push_pc(vm, c.l, base_depth + len(frames), arg[1])
+                                                    push_pc(vm, c.l, base_depth + len(frames), rid)
                                                     c = c.v
                                                 if c is False:
-                                                    pc = arg[0]
+                                                    pc = t
                                                 elif c is not True:
                                                     raise vm.cond_error(code, pc - 1, c)
                                         else:
                                             if op < 36:
                                                 if op < 32:
                                                     # AND_JUMP (31)
+                                                    t, rid = arg
                                                     c = stack[-1]
                                                     if type(c) is Labeled:
-                                                        push_pc(vm, c.l, base_depth + len(frames), arg[1])
+                                                        push_pc(vm, c.l, base_depth + len(frames), rid)
                                                         c = c.v
                                                     if c is False:
-                                                        pc = arg[0]
+                                                        pc = t
                                                     elif c is True:
                                                         pop()
                                                     else:
@@ -382,12 +384,13 @@ def run_labels(vm, closure, args):
                                                     if op < 34:
                                                         if op < 33:
                                                             # OR_JUMP (32)
+                                                            t, rid = arg
                                                             c = stack[-1]
                                                             if type(c) is Labeled:
-                                                                push_pc(vm, c.l, base_depth + len(frames), arg[1])
+                                                                push_pc(vm, c.l, base_depth + len(frames), rid)
                                                                 c = c.v
                                                             if c is True:
-                                                                pc = arg[0]
+                                                                pc = t
                                                             elif c is False:
                                                                 pop()
                                                             else:
@@ -526,11 +529,12 @@ def run_labels(vm, closure, args):
                                             if op < 42:
                                                 if op < 41:
                                                     # TRY_BEGIN (40)
+                                                    t, rid = arg
                                                     vm.stamp += 1
-                                                    entry = [EMPTY, base_depth + len(frames), arg[1], vm.stamp, True]
+                                                    entry = [EMPTY, base_depth + len(frames), rid, vm.stamp, True]
                                                     vm.pc_stack.append(entry)
                                                     vm.try_entries.append(entry)
-                                                    handlers.append((arg[0], len(stack), len(frames), entry))
+                                                    handlers.append((t, len(stack), len(frames), entry))
                                                 else:
                                                     # TRY_END (41)
                                                     entry = handlers.pop()[3]
@@ -543,8 +547,9 @@ def run_labels(vm, closure, args):
                                         else:
                                             if op < 44:
                                                 # JUMP_IF_SET (43)
-                                                if locals_[arg[0]] is not UNSET:
-                                                    pc = arg[1]
+                                                s, t = arg
+                                                if locals_[s] is not UNSET:
+                                                    pc = t
                                             else:
                                                 if op < 45:
                                                     # APPEND_LOCAL (44)
@@ -668,13 +673,15 @@ def run_labels(vm, closure, args):
                                             else:
                                                 if op < 103:
                                                     # LOAD_LOCAL2 (102) = LOAD_LOCAL LOAD_LOCAL
-                                                    push(locals_[arg[0]])
-                                                    push(locals_[arg[1]])
+                                                    s, s1 = arg
+                                                    push(locals_[s])
+                                                    push(locals_[s1])
                                                 else:
                                                     if op < 104:
                                                         # ADD_LL (103) = LOAD_LOCAL LOAD_LOCAL ADD
-                                                        a = locals_[arg[0]]
-                                                        b = locals_[arg[1]]
+                                                        s, s1 = arg
+                                                        a = locals_[s]
+                                                        b = locals_[s1]
                                                         if type(a) is int and type(b) is int:
                                                             push(a + b)
                                                         elif type(a) is str and type(b) is str:
@@ -686,16 +693,16 @@ def run_labels(vm, closure, args):
                                                     else:
                                                         if op < 105:
                                                             # ADD_LC (104) = LOAD_LOCAL CONST ADD
-                                                            a = locals_[arg[0]]
-                                                            b = arg[1]
-                                                            if type(a) is int and type(b) is int:
-                                                                push(a + b)
-                                                            elif type(a) is str and type(b) is str:
-                                                                push(a + b)
+                                                            s, k = arg
+                                                            a = locals_[s]
+                                                            if type(a) is int and type(k) is int:
+                                                                push(a + k)
+                                                            elif type(a) is str and type(k) is str:
+                                                                push(a + k)
                                                             elif (type(a) is Labeled):
-                                                                push(_binary(vm, add, a, b))
+                                                                push(_binary(vm, add, a, k))
                                                             else:
-                                                                push(add(a, b))
+                                                                push(add(a, k))
                                                         else:
                                                             # SUB_LC (105) = LOAD_LOCAL CONST SUB
                                                             s, k = arg
@@ -864,10 +871,11 @@ def run_labels(vm, closure, args):
                                                     else:
                                                         if op < 116:
                                                             # FOR_ITER_DECL (115) = FOR_ITER DECLARE_LOCAL
+                                                            t, s = arg
                                                             v = next(stack[-1], UNSET)
                                                             if v is UNSET:
                                                                 pop()
-                                                                pc = arg[0]
+                                                                pc = t
                                                                 continue
                                                             try:
                                                                 if pcs:
@@ -875,8 +883,8 @@ def run_labels(vm, closure, args):
                                                                         v = _join(v, vm.pc)
                                                                     if stamps is None:
                                                                         stamps = [0] * len(locals_)
-                                                                    stamps[arg[1]] = vm.stamp
-                                                                locals_[arg[1]] = v
+                                                                    stamps[s] = vm.stamp
+                                                                locals_[s] = v
                                                             except Exception:
                                                                 vm.part = 1
                                                                 raise
@@ -1113,8 +1121,9 @@ def run_labels(vm, closure, args):
                                                 stack[-1] = r
                                             else:
                                                 # INDEX_LL (126) = LOAD_LOCAL LOAD_LOCAL INDEX
-                                                x = locals_[arg[0]]
-                                                i = locals_[arg[1]]
+                                                s0, s1 = arg
+                                                x = locals_[s0]
+                                                i = locals_[s1]
                                                 if type(x) is list and type(i) is int:
                                                     # Python's own range check: an index past either end (negative ones count from the
                                                     # end, as in Synsema) raises, and ops.index says it the Synsema way.
@@ -1163,23 +1172,26 @@ def run_labels(vm, closure, args):
                                 if op < 131:
                                     if op < 130:
                                         # CONST2 (129) = CONST CONST
-                                        push(arg[0])
-                                        push(arg[1])
+                                        k, k1 = arg
+                                        push(k)
+                                        push(k1)
                                     else:
                                         # DECLARE_LOCAL_LOAD (130) = DECLARE_LOCAL LOAD_LOCAL
+                                        s, s1 = arg
                                         v = pop()
                                         if pcs:
                                             if vm.pc:
                                                 v = _join(v, vm.pc)
                                             if stamps is None:
                                                 stamps = [0] * len(locals_)
-                                            stamps[arg[0]] = vm.stamp
-                                        locals_[arg[0]] = v
-                                        push(locals_[arg[1]])
+                                            stamps[s] = vm.stamp
+                                        locals_[s] = v
+                                        push(locals_[s1])
                                 else:
                                     # INDEX_LLL (131) = LOAD_LOCAL LOAD_LOCAL INDEX LOAD_LOCAL INDEX
-                                    x = locals_[arg[0]]
-                                    i = locals_[arg[1]]
+                                    s0, s1, s2 = arg
+                                    x = locals_[s0]
+                                    i = locals_[s1]
                                     if type(x) is list and type(i) is int:
                                         # Python's own range check: an index past either end (negative ones count from the
                                         # end, as in Synsema) raises, and ops.index says it the Synsema way.
@@ -1195,7 +1207,7 @@ def run_labels(vm, closure, args):
                                         r2 = _binary(vm, index, x, i)
                                     else:
                                         r2 = index(x, i)
-                                    v3 = locals_[arg[2]]
+                                    v3 = locals_[s2]
                                     try:
                                         if type(r2) is list and type(v3) is int:
                                             # Python's own range check: an index past either end (negative ones count from the
@@ -1246,11 +1258,12 @@ def run_labels(vm, closure, args):
                                                 pc = t + 1
                                             else:
                                                 # CALL_BUILTIN1_L (133) = LOAD_LOCAL CALL_BUILTIN1
-                                                a = locals_[arg[0]]
+                                                s, fn, _, labelled = arg
+                                                a = locals_[s]
                                                 if (type(a) is Labeled or vm.pc):
-                                                    push(arg[3](vm, a))
+                                                    push(labelled(vm, a))
                                                 else:
-                                                    push(arg[1](a))
+                                                    push(fn(a))
                                         else:
                                             # ADD_C (134) = CONST ADD
                                             b = arg[0]
@@ -1295,8 +1308,9 @@ def run_labels(vm, closure, args):
                                                     locals_[arg[0]] = v
                                                 else:
                                                     # CALL1_LL (136) = LOAD_LOCAL LOAD_LOCAL CALL1
-                                                    callee = locals_[arg[0]]
-                                                    new = [locals_[arg[1]]]
+                                                    s0, s1, _ = arg
+                                                    callee = locals_[s0]
+                                                    new = [locals_[s1]]
                                                     clab = EMPTY
                                                     if type(callee) is Labeled:
                                                         clab = callee.l
@@ -1414,16 +1428,16 @@ def run_labels(vm, closure, args):
                                                             raise
                                                 else:
                                                     # ADD_LC_RET (142) = LOAD_LOCAL CONST ADD RETURN
-                                                    a = locals_[arg[0]]
-                                                    b = arg[1]
+                                                    s, k = arg
+                                                    a = locals_[s]
                                                     if type(a) is int:
-                                                        val = a + b
-                                                    elif type(a) is str and type(b) is str:
-                                                        val = a + b
+                                                        val = a + k
+                                                    elif type(a) is str and type(k) is str:
+                                                        val = a + k
                                                     elif (type(a) is Labeled):
-                                                        val = _binary(vm, add, a, b)
+                                                        val = _binary(vm, add, a, k)
                                                     else:
-                                                        val = add(a, b)
+                                                        val = add(a, k)
                                                     if pcs:
                                                         if vm.pc:
                                                             val = _join(val, vm.pc)
@@ -1521,6 +1535,7 @@ def run_labels(vm, closure, args):
                                                 else:
                                                     if op < 149:
                                                         # INDEX_CALL1 (148) = INDEX CALL_BUILTIN1
+                                                        fn, _, labelled = arg
                                                         i = pop()
                                                         x = pop()
                                                         try:
@@ -1543,9 +1558,9 @@ def run_labels(vm, closure, args):
                                                             vm.part = 0
                                                             raise
                                                         if (type(r0) is Labeled or vm.pc):
-                                                            push(arg[2](vm, r0))
+                                                            push(labelled(vm, r0))
                                                         else:
-                                                            push(arg[0](r0))
+                                                            push(fn(r0))
                                                     else:
                                                         # FIELD_CALL1 (149) = FIELD CALL_BUILTIN1
                                                         k, fn, _, labelled = arg
@@ -1568,36 +1583,40 @@ def run_labels(vm, closure, args):
                                                             push(fn(a))
                                         else:
                                             # CALL_BUILTIN_1 (150) = CALL_BUILTIN1
+                                            fn, _, labelled = arg
                                             a = stack[-1]
                                             if (type(a) is Labeled or vm.pc):
-                                                stack[-1] = arg[2](vm, a)
+                                                stack[-1] = labelled(vm, a)
                                             else:
-                                                stack[-1] = arg[0](a)
+                                                stack[-1] = fn(a)
                                     else:
                                         if op < 154:
                                             if op < 153:
                                                 if op < 152:
                                                     # CALL_BUILTIN_2 (151) = CALL_BUILTIN2
+                                                    fn, _, labelled = arg
                                                     b = pop()
                                                     a = stack[-1]
                                                     if (type(a) is Labeled or type(b) is Labeled or vm.pc):
-                                                        stack[-1] = arg[2](vm, a, b)
+                                                        stack[-1] = labelled(vm, a, b)
                                                     else:
-                                                        stack[-1] = arg[0](a, b)
+                                                        stack[-1] = fn(a, b)
                                                 else:
                                                     # CALL_BUILTIN_3 (152) = CALL_BUILTIN3
+                                                    fn, _, labelled = arg
                                                     c = pop()
                                                     b = pop()
                                                     a = stack[-1]
                                                     if (type(a) is Labeled or type(b) is Labeled or type(c) is Labeled or vm.pc):
-                                                        stack[-1] = arg[2](vm, a, b, c)
+                                                        stack[-1] = labelled(vm, a, b, c)
                                                     else:
-                                                        stack[-1] = arg[0](a, b, c)
+                                                        stack[-1] = fn(a, b, c)
                                             else:
                                                 # JUMP_RELEASE (153) = JUMP PC_RELEASE
+                                                t, rid = arg
                                                 if pcs:     # vm.pc_stack, mutated in place only
-                                                    release(vm, base_depth + len(frames), arg[1])
-                                                pc = arg[0] + 1
+                                                    release(vm, base_depth + len(frames), rid)
+                                                pc = t + 1
                                         else:
                                             if op < 156:
                                                 if op < 155:
@@ -2207,8 +2226,9 @@ def run_labels(vm, closure, args):
                                     else:
                                         if op < 171:
                                             # INDEX_LOCAL_DECL (170) = INDEX_LOCAL DECLARE_LOCAL
+                                            s0, s1 = arg
                                             i = pop()
-                                            x = locals_[arg[0]]
+                                            x = locals_[s0]
                                             if type(x) is list and type(i) is int:
                                                 # Python's own range check: an index past either end (negative ones count from the
                                                 # end, as in Synsema) raises, and ops.index says it the Synsema way.
@@ -2230,17 +2250,18 @@ def run_labels(vm, closure, args):
                                                         v = _join(v, vm.pc)
                                                     if stamps is None:
                                                         stamps = [0] * len(locals_)
-                                                    stamps[arg[1]] = vm.stamp
-                                                locals_[arg[1]] = v
+                                                    stamps[s1] = vm.stamp
+                                                locals_[s1] = v
                                             except Exception:
                                                 vm.part = 1
                                                 raise
                                         else:
                                             if op < 172:
                                                 # INDEX_LOCAL_CALL1 (171) = INDEX_LOCAL CALL_BUILTIN1
+                                                s0, fn, _, labelled = arg
                                                 i = pop()
                                                 try:
-                                                    x = locals_[arg[0]]
+                                                    x = locals_[s0]
                                                     if type(x) is list and type(i) is int:
                                                         # Python's own range check: an index past either end (negative ones count from the
                                                         # end, as in Synsema) raises, and ops.index says it the Synsema way.
@@ -2260,9 +2281,9 @@ def run_labels(vm, closure, args):
                                                     vm.part = 0
                                                     raise
                                                 if (type(r0) is Labeled or vm.pc):
-                                                    push(arg[3](vm, r0))
+                                                    push(labelled(vm, r0))
                                                 else:
-                                                    push(arg[1](r0))
+                                                    push(fn(r0))
                                             else:
                                                 if op < 173:
                                                     # ADD_LC_ST_REL (172) = LOAD_LOCAL CONST ADD STORE_LOCAL PC_RELEASE

@@ -275,6 +275,12 @@ def _options(program, out, tools=None, cap_set=None, labels=False, provider=None
         raise UsageError(f"usage error: timeout must be a number of seconds above 0, got "
                          f"{timeout!r}")
     ceiling = None
+    if isinstance(cap_set, (list, tuple)) and all(isinstance(c, str) for c in cap_set):
+        cap_set = ",".join(cap_set)             # ["stdout", "llm"] as "stdout,llm"
+    if cap_set is not None and not isinstance(cap_set, str):
+        raise UsageError("usage error: cap_set must be a text of ceiling items, like "
+                         f"\"stdout,llm,tool=bank.*\" (or a list of them), got "
+                         f"{type(cap_set).__name__}")
     if cap_set is not None:
         try:
             ceiling = Ceiling.parse(cap_set)
@@ -488,6 +494,9 @@ class Program:
         to append the audit lines to. trace: model decisions and tool calls to stderr.
         mcp_servers: {NAME: command line, URL or settings map}, each server's tools
         host tools NAME.TOOL for this call (docs/mcp.md)."""
+        if not isinstance(task, str):
+            raise UsageError("usage error: call needs the name of a task, as a text, got "
+                             f"{type(task).__name__} (run() runs the top level only)")
         return self._result(task, args, tools=tools, cap_set=cap_set, labels=labels,
                             provider=provider, max_steps=max_steps, timeout=timeout,
                             max_depth=max_depth, args_labels=args_labels, audit=audit,
@@ -547,6 +556,10 @@ class Program:
         index = self._task_index(task) if task is not None else None
         positional = self._arguments(index, task, args) if task is not None else None
         labels = settings.get("labels")
+        if isinstance(args_labels, str) or not isinstance(args_labels, (list, tuple, set,
+                                                                        frozenset)):
+            raise UsageError("usage error: args_labels must be a list of label names, like "
+                             f"[\"customers\"], got {type(args_labels).__name__}")
         if args_labels and not labels:      # it would do nothing: no label is tracked
             raise UsageError("usage error: args_labels= needs labels=True")
         if labels and args_labels and index is not None:

@@ -199,6 +199,11 @@ class Session:
                 # variable was set by then, so what is kept does not depend on it.
                 showing = shown is not None and bool(e.trace) and \
                     e.trace[-1][1] > len(source.lines)
+                if showing:
+                    # Every position of the REPL's own showing code reads as the shown
+                    # expression's, whichever way its test of the value went: nothing in
+                    # it depends on the labels, so it is not withheld.
+                    e.secret_frames = 0
                 _relocate_trace(e, shown, len(source.lines))
                 self.err(api._failure(e, source).message + "\n")
                 if vm.labels and e.labels - self.pc and not showing:

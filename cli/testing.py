@@ -194,7 +194,9 @@ def _run_tests(report, entry, program, source, opts, captured, select, verbose, 
             report.add(entry, name, True, _indent(printed) if verbose else "",
                        **_output(printed))
             continue
-        line = error.trace[0][1] if error.trace else program.functions[index].line
+        # Where it failed, unless that depends on labelled data (SynError.secret_frames).
+        line = error.trace[0][1] if error.trace and not error.secret_frames else \
+            program.functions[index].line
         report.add(entry, name, False,
                    f"      {shown_message(error)} (line {line})\n" + _printed(printed, verbose),
                    line=line, message=shown_message(error),

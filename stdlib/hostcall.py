@@ -136,13 +136,8 @@ def _refuse_capability(vm, name, seen):
     need = cap_text(("tool", name))
     have = C.describe_set(vm.caps)
     who = f"task '{vm.tool}' runs with" if vm.tool is not None else "the program runs with"
-    if vm.tool is not None:
-        hint = f"; add `require {need}` as the first line of task '{vm.tool}'"
-    else:
-        hint = f"; add `require {need}` at the top of the program"
-    if not vm.ceiling.admits(("tool", name)) and vm.options.ceiling is not None:
-        hint = "; the host's --cap-set does not grant it"
-    raise CapabilityDenied(f"host tool '{name}' needs {need}; {who} {have}{hint}")
+    raise CapabilityDenied(f"host tool '{name}' needs {need}; {who} {have}"
+                           f"{vm.cap_hint(('tool', name))}")
 
 
 def _record(vm, name, plain, outcome, seen):
@@ -153,8 +148,9 @@ def _record(vm, name, plain, outcome, seen):
     vm.tool_call_labels.append(seen)
     vm.audit_event(event="host_tool", tool=name, outcome=outcome, at=vm.where())
     if vm.trace:
-        # --trace: every host tool call, called directly or by call_tool; under a labelled
-        # branch or with labelled arguments, that it happened is as secret as they are.
+        # --trace: every host tool call, called directly or by call_tool; with labelled
+        # arguments, what it did is as secret as they are (and under a labelled branch,
+        # vm.trace_line shows nothing: that it happened is).
         said = f"{name}: {outcome}" if not (vm.labels and seen) else \
             f"(withheld: labelled {', '.join(sorted(seen))})"
         vm.trace_line(f"host tool {said}")

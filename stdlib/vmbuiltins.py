@@ -595,7 +595,11 @@ def _tokens_note(vm, tokens, labels):
 
 
 def _trace_call(vm, labels):
-    """Number this model call; before the first, say which model answers."""
+    """Number this model call; before the first, say which model answers. A call under a
+    labelled condition is neither shown nor numbered (vm.trace_line): the numbers of the
+    later ones would tell how many there were."""
+    if vm.labels and vm.pc:
+        return 0
     vm.trace_calls += 1
     n = vm.trace_calls
     if vm.trace and n == 1:
@@ -619,8 +623,7 @@ def _traced_call_tool(vm, task, args):
     """call_tool with a trace line: the tool, its arguments as they arrived, and its
     result or the error that rejected them."""
     plain, tl = _split(task)
-    if vm.labels and (tl or vm.pc):
-        # Under a raised pc the tool's name tells which way the labelled branch went.
+    if vm.labels and tl:
         name = _shown(vm, plain, tl)
     elif type(plain) is Closure:
         name = plain.func.name if plain.func.kind == "task" else D.display(plain)

@@ -12,7 +12,9 @@ class SynError(Exception):
 
     `labels` are the information-flow labels of the values the error was made from
     (only ever non-empty under --labels). `trace` is filled by the VM as the error
-    unwinds: a list of (function name, kind, line, col) innermost first.
+    unwinds: a list of (function, line, col) innermost first. Its first `secret_frames`
+    entries ran under a labelled pc (--labels): where they were depends on labelled data,
+    so reports withhold them (cli/report.py).
     """
     exit_code = 1
     catchable = True
@@ -21,7 +23,8 @@ class SynError(Exception):
         super().__init__(message)
         self.message = message
         self.labels = labels
-        self.trace = []          # [(kind, name, line, col)], innermost first
+        self.trace = []          # [(function, line, col)], innermost first
+        self.secret_frames = 0
         self.source_name = None
 
 

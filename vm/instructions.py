@@ -758,6 +758,7 @@ from synsema.vm.errors import [[L: EMPTY, ]]SynError
 [[L: from synsema.vm import precise as P]]
 [[L: from synsema.vm.labels import (_CMP, _append_precise, _binary, _index_precise, _join,]]
 [[L:                                _local_name, _plain_seq, _raise_labelled, _recompute,]]
+[[L:                                _withhold_frames,]]
 [[L:                                _set_item_precise, _store, _unary, _upgrade_check,]]
 [[L:                                drop_frames, push_pc, release, taint_try)]]
 from synsema.vm.values import UNSET, Closure, HostFn[[L: , Labeled]]
@@ -815,6 +816,8 @@ def run_[[L: labels]][[P: plain]](vm, closure, args):
                 if not err.catchable or not handlers:
                     for fr in reversed(frames):
                         vm.trace_frame(err, fr[0], fr[1] - 1)
+                    if LABELS and vm.pc:
+                        _withhold_frames(err, pcs, base_depth, len(frames))
                     raise err from None
                 # The innermost open try, in this frame or one below: unwind to it.
                 target, depth, frame_depth[[L: , entry]] = handlers.pop()
@@ -839,6 +842,7 @@ def run_[[L: labels]][[P: plain]](vm, closure, args):
                         t[0] = t[0] | err.labels
                     _recompute(vm)
                 err.trace.clear()
+                err.secret_frames = 0
                 if LABELS and err.labels:
                     push(Labeled(err.message, err.labels))
                 else:

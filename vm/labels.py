@@ -70,6 +70,21 @@ def release(vm, depth, rid):
             _recompute(vm)
 
 
+def _withhold_frames(err, pcs, base_depth, nframes):
+    """An uncaught error leaves this run (`nframes` callers below the frame that raised,
+    the outermost at base_depth): mark its trace entries that ran under a labelled pc.
+    Where such a frame was (which line, how deep the recursion) depends on the labels,
+    so a report must not show it. A pc entry taints its own frame and every frame it
+    called, so the secret entries are the innermost ones: a prefix of the trace."""
+    low = min((e[1] for e in pcs if e[0]), default=None)
+    if low is None:
+        return
+    mine = base_depth + nframes - max(low, base_depth) + 1
+    before = len(err.trace) - (nframes + 1)      # entries from runs this one called
+    if mine > 0 and err.secret_frames == before:
+        err.secret_frames = before + mine
+
+
 def drop_frames(vm, depth):
     """A function at `depth` returns (or is unwound): its pc entries end."""
     st = vm.pc_stack

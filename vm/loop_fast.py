@@ -1526,6 +1526,7 @@ def run_plain(vm, closure, args):
                     code, pc, locals_ = frames.pop()
                 del stack[depth:]
                 err.trace.clear()
+                err.secret_frames = 0
                 push(err.message)
                 pc = target
     finally:

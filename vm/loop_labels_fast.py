@@ -11,6 +11,7 @@ from synsema.vm.errors import EMPTY, SynError
 from synsema.vm import precise as P
 from synsema.vm.labels import (_CMP, _append_precise, _binary, _index_precise, _join,
                                _local_name, _plain_seq, _raise_labelled, _recompute,
+                               _withhold_frames,
                                _set_item_precise, _store, _unary, _upgrade_check,
                                drop_frames, push_pc, release, taint_try)
 from synsema.vm.values import UNSET, Closure, HostFn, Labeled
@@ -2327,6 +2328,8 @@ def run_labels(vm, closure, args):
                 if not err.catchable or not handlers:
                     for fr in reversed(frames):
                         vm.trace_frame(err, fr[0], fr[1] - 1)
+                    if vm.pc:
+                        _withhold_frames(err, pcs, base_depth, len(frames))
                     raise err from None
                 # The innermost open try, in this frame or one below: unwind to it.
                 target, depth, frame_depth, entry = handlers.pop()
@@ -2350,6 +2353,7 @@ def run_labels(vm, closure, args):
                     t[0] = t[0] | err.labels
                 _recompute(vm)
                 err.trace.clear()
+                err.secret_frames = 0
                 if err.labels:
                     push(Labeled(err.message, err.labels))
                 else:

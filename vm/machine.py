@@ -264,6 +264,13 @@ class VM:
         if ok:
             return
         have = C.describe_set(self.caps)
+        where = (f"tool '{self.tool}' runs with {have}" if self.tool is not None
+                 else f"the program runs with {have}")
+        raise CapabilityDenied(f"{builtin} needs {cap_text(cap)}; {where}{self.cap_hint(cap)}")
+
+    def cap_hint(self, cap):
+        """The fix for running code that lacks `cap`: the host's ceiling, the caller of
+        call_tool, the task's own `require`, or the program's."""
         declare = f"`require {cap_text(cap)}`"
         if self.ceiling_refuses(cap) and self.options.ceiling is not None:
             hint = "; the host's --cap-set does not grant it"
@@ -281,9 +288,7 @@ class VM:
                 hint = (f"; task '{func.name}' declares it, but a task's own `require` only "
                         "limits what call_tool gives it (a plain call, or --call, runs with "
                         f"the program's set): add {declare} at the top of the program")
-        where = (f"tool '{self.tool}' runs with {have}" if self.tool is not None
-                 else f"the program runs with {have}")
-        raise CapabilityDenied(f"{builtin} needs {cap_text(cap)}; {where}{hint}")
+        return hint
 
     def ceiling_refuses(self, cap):
         return not self.ceiling.admits(cap)
@@ -324,6 +329,10 @@ class VM:
             raise SynError(f"{name}: {e.message}") from None
 
     def trace_line(self, text):
+        if self.labels and self.pc:
+            # Under a labelled condition, that the event happened at all (and how many
+            # times) depends on the labels: --trace shows nothing of it.
+            return
         sys.stderr.write(f"trace: {text}\n")
         sys.stderr.flush()
 

@@ -17,6 +17,7 @@ the code `syn` exits with (SPEC 13).
 This module keeps its imports cheap: `syn exec` loads it on every start.
 """
 
+import errno
 import io
 import os
 import sys
@@ -92,11 +93,24 @@ class InternalError(Error):
 
 # ---- loading --------------------------------------------------------------------------------
 
+# The most a program file (.syn or .synb) may hold. Read bounded: a path can name a device
+# or pipe that never ends (/dev/zero), and a file is read whole before anything else.
+MAX_PROGRAM_BYTES = 16 * 1024 * 1024
+
+
+def _read_program(path):
+    with open(path, "rb") as fh:
+        data = fh.read(MAX_PROGRAM_BYTES + 1)
+    if len(data) > MAX_PROGRAM_BYTES:
+        raise OSError(errno.EFBIG, f"it holds more than the {MAX_PROGRAM_BYTES // 2**20} MiB "
+                                   "a program file may hold")
+    return data
+
+
 def compile_file(path):
     """Compile a .syn file to a Program. Raises CompileError, or OSError when the file
-    cannot be read."""
-    with open(path, "rb") as fh:
-        data = fh.read()
+    cannot be read (or is larger than MAX_PROGRAM_BYTES)."""
+    data = _read_program(path)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -109,6 +123,14 @@ def compile_file(path):
 
 def compile_source(text, name="<source>"):
     """Compile Synsema source text to a Program; `name` is the file name errors show."""
+    if not isinstance(text, str):
+        raise UsageError(f"usage error: compile_source needs the source as a text (str), got "
+                         f"{type(text).__name__}"
+                         + (" (decode it first, or use compile_file)" if isinstance(
+                             text, (bytes, bytearray)) else ""))
+    if not isinstance(name, str):
+        raise UsageError(f"usage error: compile_source: name= must be a text, got "
+                         f"{type(name).__name__}")
     return _compile(text, name, name)
 
 
@@ -124,10 +146,9 @@ def _compile(text, name, shown, as_read=None):
 
 def load(path):
     """Load a compiled .synb file (verified before it is used). Raises InvalidProgram, or
-    OSError when the file cannot be read."""
+    OSError when the file cannot be read (or is larger than MAX_PROGRAM_BYTES)."""
     from synsema.vm.codec import decode
-    with open(path, "rb") as fh:
-        data = fh.read()
+    data = _read_program(path)
     try:
         program = decode(data)
     except E.InvalidProgram as e:
@@ -199,6 +220,11 @@ def _provider_config(url, api, model, key, cassette, cassette_mode):
 
     def bad(text):
         return UsageError(f"usage error: synsema.Provider: {text}")
+    for k, v in (("url", url), ("api", api), ("model", model), ("key", key),
+                 ("cassette_mode", cassette_mode), ("cassette", cassette)):
+        if v is not None and not (isinstance(v, str) or (k == "cassette" and
+                                                         isinstance(v, os.PathLike))):
+            raise bad(f"{k}= must be a text, got {type(v).__name__}")
     if api is not None and api not in APIS:
         raise bad(f"api must be 'openai' or 'anthropic', got {api!r}")
     if cassette_mode is not None and cassette_mode not in CASSETTE_MODES:
@@ -244,13 +270,13 @@ def _llm_for(program, provider, flags):
     """The provider a run talks to. Read only for a program that can reach a model at all
     (_reaches_model): a shell with both OPENAI_API_KEY and ANTHROPIC_API_KEY set must not
     stop a program that never calls a model."""
+    if provider is not None and not isinstance(provider, Provider):
+        raise UsageError("usage error: provider must be a synsema.Provider or None, got "
+                         f"{type(provider).__name__}")
     if not _reaches_model(program):
         return None
     if provider is None:
         return _env_provider(flags or {})
-    if not isinstance(provider, Provider):
-        raise UsageError("usage error: provider must be a synsema.Provider or None, got "
-                         f"{type(provider).__name__}")
     if provider._config is None:
         return None
     from synsema.stdlib.llm import Provider as LLMProvider
@@ -285,7 +311,8 @@ def _options(program, out, tools=None, cap_set=None, labels=False, provider=None
         try:
             ceiling = Ceiling.parse(cap_set)
         except CeilingError as e:
-            raise UsageError(f"usage error: {e}") from None
+            text = str(e) if cli else str(e).replace("--cap-set:", "cap_set=:", 1)
+            raise UsageError(f"usage error: {text}") from None
     host_tools = {}
     if tools is not None:
         from synsema.stdlib.hosttools import ToolError, collect
@@ -295,6 +322,11 @@ def _options(program, out, tools=None, cap_set=None, labels=False, provider=None
             raise UsageError(f"usage error: {e}") from None
     llm = _llm_for(program, provider, llm_flags)
     log = None
+    if audit is not None and audit is not False and not isinstance(audit, (str, os.PathLike)):
+        # open() takes an int as a file descriptor: audit=True would write to (and then
+        # close) the host's stdout.
+        raise UsageError(f"usage error: audit= must be the path of a file, got "
+                         f"{type(audit).__name__}")
     if audit:
         from synsema.vm.audit import Audit
         try:

@@ -53,6 +53,7 @@ OPTIONS = [("--call", "call", "text", None,
 ]
 
 EXIT_INTERRUPTED = 130
+BOM = "\ufeff".encode("utf-8")    # a byte-order mark some editors put at a file's start
 
 
 class Stop(Exception):
@@ -234,7 +235,7 @@ def _batch(path, inputs, output, values, start):
     if program is None:
         return code         # why was printed
     payload = _payload(program, task, values)
-    _regular_output(output)
+    _check_output(output, path, inputs)
     items = read_inputs(inputs)
     done = read_results(output, items) if values.get("resume") else _fresh(output)
     todo = [(line, args) for line, args in items if line not in done]
@@ -316,6 +317,8 @@ def read_inputs(path):
                     raise Stop(f"usage error: {name}:{number}: the line is longer than "
                                f"{runner.LIMIT_TEXT}, the most an input line may hold",
                                runner.EXIT_USAGE)
+                if number == 1:
+                    raw = raw.removeprefix(BOM)     # as a .syn source may start with one
                 if raw.strip():
                     items.append((number, _input(raw, f"{name}:{number}: error: the input")))
     except OSError as e:
@@ -350,14 +353,19 @@ def _ident(args):
     return to_python(args["id"])
 
 
-def _regular_output(output):
-    """The results file is read back (--resume, the final sort) and replaced: a device or
-    FIFO (`-o /dev/zero`) would be read without end, or replaced by a regular file."""
+def _check_output(output, path, inputs):
+    """The results file is appended to, read back (--resume, the final sort) and replaced:
+    the program or the input dataset would be destroyed (with --resume too), a device or
+    FIFO (`-o /dev/zero`) read without end, or replaced by a regular file."""
     import stat
     try:
         mode = os.stat(output).st_mode
     except OSError:
         return                  # not there yet (or unreadable: opening it will say)
+    for given, what in ((inputs, "input dataset"), (path, "program")):
+        if os.path.exists(given) and os.path.samefile(given, output):
+            raise Stop(f"usage error: -o {output} is the {what} {given}: the results would "
+                       "overwrite it; give another results file", runner.EXIT_USAGE)
     if not stat.S_ISREG(mode):
         raise Stop(f"usage error: -o {output} is not a regular file (a device, FIFO or "
                    "folder); give a results file path", runner.EXIT_USAGE)
@@ -519,15 +527,16 @@ def _drive(engine, todo, writer, values):
 
 def _in_input_order(output):
     """Once every input has its result: the file's lines sorted by input line, written to
-    a copy that replaces the file in one rename (never a half-sorted file)."""
+    a copy that replaces the file in one rename (cli.files: never a half-sorted file)."""
     with open(output, "rb") as fh:
         lines = fh.read().splitlines(keepends=True)
     keys = [json.loads(raw)["line"] for raw in lines]
     if keys == sorted(keys):
         return
-    tmp = output + ".sorting"
-    with open(tmp, "wb") as fh:
-        fh.writelines(raw for _, raw in sorted(zip(keys, lines), key=lambda p: p[0]))
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, output)
+    from synsema.cli.files import replace_file
+    try:
+        replace_file(output, [raw for _, raw in sorted(zip(keys, lines), key=lambda p: p[0])])
+    except OSError as e:
+        raise Stop(f"error: cannot put {output} in input order: {e.strerror or e}; every "
+                   "result is in it, in the order the items finished", runner.EXIT_ERROR
+                   ) from None

@@ -37,7 +37,7 @@ def run_options(fn, table=RUN_OPTIONS):
             opt = click.option(flag, dest, is_flag=True, default=default, help=help_)
         elif kind == "multi":
             opt = click.option(flag, dest, multiple=True, metavar="TEXT", help=help_)
-        elif kind in ("int", "count", "number"):
+        elif kind.partition(":")[0] in ("int", "count", "number"):
             opt = click.option(flag, dest, type=Checked(kind), default=default,
                                show_default=default is not None, help=help_)
         elif kind.startswith("choice:"):
@@ -105,21 +105,15 @@ def compile_cmd(source, output):
     if refused:
         runner.err(f"error: {refused}")
         _done(runner.EXIT_USAGE)
-    tmp = out + ".tmp"
+    from synsema.cli.files import Replacement
     try:
-        fh = open(tmp, "wb")
+        replacement = Replacement(out)
     except OSError as e:        # a path that cannot be written at all: like a bad --audit
         runner.err(f"usage error: cannot write {out}: {e.strerror or e}")
         _done(runner.EXIT_USAGE)
     try:
-        with fh:
-            fh.write(data)
-        os.replace(tmp, out)    # all or nothing: a failed write never leaves half a file
+        replacement.commit([data])  # all or nothing: a failed write never leaves half a file
     except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
         runner.err(f"error: cannot write {out}: {e.strerror or e}")
         _done(runner.EXIT_ERROR)
     _done(runner.EXIT_OK)

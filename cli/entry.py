@@ -53,6 +53,22 @@ def _click_main(args):
     except click.ClickException as e:
         e.show()
         return e.exit_code
+    except OSError as e:
+        if _in_click_stdout_echo(e):
+            raise StdoutFailed(e) from None
+        raise
+
+
+def _in_click_stdout_echo(error):
+    """Whether `error` came from click writing to stdout itself (--help, --version): the
+    one stdout writer that is click's, not write_stdout. The failing write is a C call, so
+    the innermost Python frame is click.echo's; `err` false means it wrote to stdout."""
+    import click
+    tb = error.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    frame = tb.tb_frame
+    return frame.f_code is click.utils.echo.__code__ and not frame.f_locals.get("err")
 
 
 class StdoutFailed(BaseException):

@@ -6,10 +6,10 @@ that does not compile is reported as `syn compile` reports it, and left as it is
 import difflib
 import json
 import os
-import sys
-import tempfile
 
 from synsema.cli import runner
+from synsema.cli.entry import write_stdout
+from synsema.cli.files import replace_file
 from synsema.cli.testing import find_files
 
 
@@ -57,11 +57,11 @@ def fmt(paths, check, diff):
             continue
         changed += 1
         if diff:
-            sys.stdout.writelines(difflib.unified_diff(
-                text.splitlines(True), new.splitlines(True), path, path + " (formatted)"))
+            write_stdout("".join(difflib.unified_diff(
+                text.splitlines(True), new.splitlines(True), path, path + " (formatted)")))
         if check:
             if not diff:
-                sys.stdout.write(f"would reformat {path}\n")
+                write_stdout(f"would reformat {path}\n")
         elif not diff:
             if not _replace(path, new):
                 worst = max(worst, runner.EXIT_ERROR)
@@ -73,24 +73,12 @@ def fmt(paths, check, diff):
 
 
 def _replace(path, text):
-    """Write `text` over `path` all or nothing (a temporary file beside it, renamed over
-    it, with the file's permissions); False after saying why it could not."""
-    folder = os.path.dirname(os.path.abspath(path))
-    tmp = None
+    """Write `text` over `path` all or nothing (cli.files, with the file's permissions);
+    False after saying why it could not."""
     try:
-        mode = os.stat(path).st_mode & 0o7777
-        fd, tmp = tempfile.mkstemp(prefix=".syn-fmt-", suffix=".tmp", dir=folder)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
+        replace_file(path, [text.encode("utf-8")])
         return True
     except OSError as e:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
         runner.err(f"error: cannot write {path}: {e.strerror or e}")
         return False
 
@@ -101,7 +89,7 @@ def check(paths, as_json):
     files = _files(paths)
     if files is None:
         if as_json:
-            sys.stdout.write("[]\n")
+            write_stdout("[]\n")
         return runner.EXIT_USAGE
     worst = runner.EXIT_OK
     found = []
@@ -114,7 +102,7 @@ def check(paths, as_json):
             code = runner.compile_file(path)[1] or runner.EXIT_OK
         worst = max(worst, code)
     if as_json:
-        sys.stdout.write(json.dumps(found, indent=2, ensure_ascii=False) + "\n")
+        write_stdout(json.dumps(found, indent=2, ensure_ascii=False) + "\n")
     return worst
 
 

@@ -2,7 +2,7 @@
 commands and the fast `syn exec` path (cli.entry) are both built from these tables."""
 
 # (flag, dest, kind, default, help); kind: flag | text | multi (repeatable text) | int (>= 1) |
-# count (>= 0) | number (seconds, see convert) | choice:a|b
+# int:MOST (1 to MOST) | count (>= 0) | number (seconds, see convert) | choice:a|b
 RUN_OPTIONS = [
     ("--labels", "labels", "flag", False,
      "Track information-flow labels: private data may not reach stdout, the network or an "
@@ -19,7 +19,8 @@ RUN_OPTIONS = [
      "Stop after about this many instructions (exit 4)."),
     ("--timeout", "timeout", "number", None,
      "Stop after this many seconds (exit 4); model calls wait no longer than what is left."),
-    ("--max-depth", "max_depth", "int", 1000, "Maximum call depth (exit 4 beyond it)."),
+    ("--max-depth", "max_depth", "int:100000", 1000,
+     "Maximum call depth, at most 100000 (exit 4 beyond it)."),
     ("--llm-url", "llm_url", "text", None,
      "Model provider base URL (else SYN_LLM_URL); offline when none is configured."),
     ("--llm-api", "llm_api", "choice:openai|anthropic", None,
@@ -120,14 +121,18 @@ MAX_SECONDS = 30 * 24 * 3600
 
 def convert(kind, raw):
     """The value of an option of `kind`; ValueError with the reason when it is not one."""
-    if kind in ("int", "count"):
-        least = 1 if kind == "int" else 0
+    base, _, most = kind.partition(":")
+    if base in ("int", "count"):
+        least = 1 if base == "int" else 0
         try:
             v = int(raw)
         except ValueError:
             raise ValueError(f"{raw!r} is not a whole number") from None
         if v < least:
             raise ValueError(f"{raw!r} is below {least}")
+        # A limit with no end is no limit: each call level holds memory (--max-depth).
+        if most and v > int(most):
+            raise ValueError(f"{raw!r} is above {most}, the most it may be")
         return v
     if kind == "number":
         try:

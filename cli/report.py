@@ -11,6 +11,7 @@ import os
 import re
 import stat
 import threading
+import unicodedata
 
 MAX_TRACE = 20
 
@@ -55,9 +56,20 @@ def json_text(data, **options):
                                json.dumps(data, ensure_ascii=False, **options))
 
 
+def source_lines(text):
+    """The lines of a source as the lexer numbers them: split at \n only, a \r\n's \r
+    dropped (str.splitlines() also splits at \r, \x0b, \x0c, \x1c-\x1e, \x85, \u2028
+    and \u2029, which the lexer keeps inside a line: the caret would show a wrong line)."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()                 # the newline ending the last line starts no other
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
 class Source:
     """The source text behind a program, when it can be read (for caret lines). A source
-    beside a .synb is read only when a line of it is first wanted (`lines`)."""
+    beside a .synb is read only when a line of it is first wanted (`lines`). `lines` is
+    a list of lines, or the source text, split (source_lines) when first wanted."""
 
     def __init__(self, name, lines=None, text=None, path=None):
         self.name = printable(name)
@@ -67,11 +79,13 @@ class Source:
 
     @property
     def lines(self):
-        if self._path is not None:
+        if self._path is not None or isinstance(self._lines, str):
             with _reading:          # a Program serves several threads at once
                 if self._path is not None:
                     self._lines = _read_source(self._path)
                     self._path = None
+                elif isinstance(self._lines, str):
+                    self._lines = source_lines(self._lines)
         return self._lines
 
     @classmethod
@@ -102,8 +116,19 @@ class Source:
         # A column past the line's end (a crafted positions table) points just after it.
         at = min(max(col, 1) - 1, len(text))
         text, at = clip_around(text, at)
-        at = len(printable(text[:at], lines=True))      # escapes widen what is before it
-        return f"    {printable(text, lines=True)}\n    {' ' * at}^\n"
+        # What is before the caret as the terminal draws it: escapes widen it, tabs stay.
+        pad = "".join(map(_blank, printable(text[:at], lines=True)))
+        return f"    {printable(text, lines=True)}\n    {pad}^\n"
+
+
+def _blank(c):
+    """What takes the room of `c` on the caret line: a tab for a tab (it reaches the same
+    tab stop), two spaces for a wide or fullwidth character, none for a combining mark."""
+    if c == "\t":
+        return c
+    if unicodedata.category(c) in ("Mn", "Me"):
+        return ""
+    return "  " if unicodedata.east_asian_width(c) in ("W", "F") else " "
 
 
 _reading = threading.Lock()
@@ -131,7 +156,8 @@ def _read_source(path):
             data = fh.read(MAX_SOURCE_BYTES + 1)
         if len(data) > MAX_SOURCE_BYTES:
             return None
-        return data.decode("utf-8").splitlines()
+        # Without a byte-order mark, as compile_file compiled it (columns count from 1).
+        return source_lines(data.decode("utf-8").removeprefix("\ufeff"))
     except (OSError, UnicodeDecodeError, ValueError, MemoryError):
         return None
     finally:

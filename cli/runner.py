@@ -187,7 +187,7 @@ def call_args(values):
             if len(data) > MAX_ARGS_BYTES:
                 raise api.UsageError(f"usage error: --args-file {path} is larger than "
                                      f"{LIMIT_TEXT}, the most it may hold")
-            text = data.decode("utf-8")
+            text = data.decode("utf-8-sig")     # a byte-order mark, as a .syn may have
         except (OSError, UnicodeDecodeError) as e:
             raise api.UsageError(f"usage error: --args-file: cannot read {path}: "
                                  f"{getattr(e, 'strerror', None) or e}") from None

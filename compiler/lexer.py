@@ -7,6 +7,7 @@ expression without backtracking.
 """
 
 import re
+import sys
 
 import ply.lex as lex
 
@@ -41,7 +42,9 @@ TOKEN_WORDS = {
 }
 TOKEN_WORDS.update({k.upper(): f"'{k}'" for k in KEYWORDS})
 
-t_ignore = " \t\r"
+# Not \r: a carriage return ends a line only as part of \r\n (t_NEWLINE); a lone one is
+# an error, since editors show it as a line break the line count would not see.
+t_ignore = " \t"
 
 # The token rules (PLY's: it compiles them into one master regex, the functions first in
 # the order written here, commonest first: the regex tries them in turn at every token).
@@ -79,24 +82,32 @@ def t_NAME(t):
 
 
 def t_NEWLINE(t):
-    r"\n+"
+    r"(?:\r?\n)+"
     return t
 
 
 def t_NUMBER(t):
-    r"([0-9]+\.[0-9]+|[0-9]+)([eE][+-]?[0-9]+)?"
+    r"[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
     t.value = _number(t.value, t.lexpos, t.lexer)
     return t
 
 
+# A text literal, "unrolled": runs of plain characters between escapes. No group repeats
+# per character (`"([^"\\\n]|\\.)*"` kept a backtracking point for each one, some 350
+# bytes a character); no capturing group (PLY numbers the master regex's groups).
+# Possessive (Python 3.11+), not even an escape leaves a backtracking point.
+_TEXT = (r'"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"' if sys.version_info >= (3, 11)
+         else r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
+
+
+@lex.TOKEN(_TEXT)
 def t_TEXT(t):
-    r'"([^"\\\n]|\\.)*"'
     t.value = _unescape(t.value, t.lexpos, t.lexer)
     return t
 
 
 def t_COMMENT(t):
-    r"--[^\n]*"
+    r"--[^\r\n]*"
     return None
 
 
@@ -174,6 +185,9 @@ def _bad_character(scan, pos):
         word = "and" if c == "&" else "or"
         op = c * 2 if scan.lexdata.startswith(c * 2, pos) else c
         _fail(scan, f"unexpected '{op}'; Synsema writes `{word}`: `a {word} b`", pos)
+    if c == "\r":
+        _fail(scan, "a carriage return not followed by a newline; save the file with LF "
+                    "or CRLF line endings", pos)
     if c == "#":
         _fail(scan, "unexpected '#'; comments start with `--` in Synsema", pos)
     if c == "'":
@@ -268,7 +282,7 @@ def tokenize(source, source_name="<source>"):
                 if not (brackets or at_line_start):
                     append(("NEWLINE", value, line, pos - line_start + 1, pos))
                     at_line_start = True
-                line += len(value)
+                line += value.count("\n")
                 line_start = end
             continue
         if at_line_start:
@@ -364,7 +378,7 @@ def tokenize_layout(source, source_name="<source>"):
         pos = m.end() - len(value)
         typ = _GROUP_TYPES[idx]
         if typ == "NEWLINE":
-            line += len(value)
+            line += value.count("\n")
             line_start = m.end()
         elif typ == "COMMENT":
             comments.append(("COMMENT", value.rstrip(), line, pos - line_start + 1, pos))

@@ -345,6 +345,18 @@ def _locals_nothing_declares(p):
     _task(p).nlocals = 60_000       # every call would allocate them
 
 
+def _keyword_task_name(p):
+    _task(p).name = "give"
+
+
+def _keyword_parameter(p):
+    _task(p, "g").params[0].name = "nothing"
+
+
+def _keyword_global(p):
+    p.globals[p.globals.index("s")] = "when"
+
+
 BLOCK_SRC = ('let s be private(true, "c")\nwhen s\n    let y be 1\ntask f()\n    give 1\n'
              'print(1 + f())\n')
 
@@ -367,6 +379,12 @@ CRAFTED = {
                          "STORE_GLOBAL sets top-level variable 's'; only the top level"),
     "lambda_lets": ("let g be (a) => a\nprint(g(1))\n", _lambda_with_let_slots,
                     "a lambda's locals are its 1 parameters and 0 captures"),
+    # the compiler's names are never keywords: --call give would run a task no source has
+    "keyword_task": (BLOCK_SRC, _keyword_task_name, "(task) has the name 'give'"),
+    "keyword_param": ("task g(x)\n    give x\nprint(g(1))\n", _keyword_parameter,
+                      "task g: a parameter is malformed"),
+    "keyword_global": (BLOCK_SRC, _keyword_global,
+                       "global 0 has a name that is not a name: 'when'"),
     "undeclared_locals": (BLOCK_SRC, _locals_nothing_declares,
                           "in task f: 60000 `let` slots (locals past the parameters and "
                           "captures), but 0 DECLARE_LOCAL of them"),

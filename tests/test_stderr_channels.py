@@ -7,10 +7,6 @@ secrets and compares what a reader of the output sees."""
 import json
 import textwrap
 
-import pytest
-
-import synsema
-
 # A recursion that, letter by letter, takes the branch of the secret's next letter: its
 # call stack's line numbers would spell the secret.
 SPELL = "task spell(t, i)\n    when i == len(t)\n        fail(\"end\")\n    let c be t[i]\n" + \
@@ -151,28 +147,3 @@ def test_a_task_lacking_its_own_require_is_told_to_add_it(syn, write):
     r = syn("run", "--tools", "tools:ping", write("app.syn", textwrap.dedent(src)))
     assert r.returncode == 1
     assert "add `require tool(\"t.ping\")` as the first line of task 'tl'" in r.stderr
-
-
-PROGRAM = synsema.compile_source("task go(x)\n    give x\n", "g.syn")
-
-
-@pytest.mark.parametrize("keywords, says", [
-    ({"labels": True, "args_labels": "customers"}, "args_labels must be a list of label names"),
-    ({"cap_set": 5}, "cap_set must be a text of ceiling items"),
-    ({"cap_set": [1, 2]}, "cap_set must be a text of ceiling items"),
-])
-def test_api_settings_of_the_wrong_type_are_usage_errors(keywords, says):
-    with pytest.raises(synsema.UsageError, match=says) as e:
-        PROGRAM.call("go", {"x": 1}, **keywords)
-    assert e.value.exit_code == 2
-
-
-def test_api_cap_set_may_be_a_list_of_items():
-    assert PROGRAM.call("go", {"x": 1}, cap_set=["stdout", "llm"]).value == 1
-    with pytest.raises(synsema.Refused):
-        synsema.compile_source("require llm\nprint(1)\n", "n.syn").run(cap_set=["stdout"])
-
-
-def test_api_call_needs_a_task_name():
-    with pytest.raises(synsema.UsageError, match="call needs the name of a task"):
-        PROGRAM.call(None)

@@ -11,14 +11,13 @@ int here), because a hand-made or corrupted file can put anything anywhere. A pr
 raises InvalidProgram(reason); the reason names the function and the code offset.
 """
 
-import re
 
 from synsema.stdlib.registry import load_all
 from synsema.vm import opcodes as O
 from synsema.vm.caps import is_cap
 from synsema.vm.errors import InvalidProgram
 from synsema.vm.flow import EXIT, dominates, dominators, post_dominators
-from synsema.vm.program import Function, Param
+from synsema.vm.program import Function, Param, is_name
 
 MAX_COUNT = 10_000          # count operands: arguments, items, keys, captures
 MAX_STACK = 100_000         # operand stack depth of one frame
@@ -33,9 +32,8 @@ MAX_PAD_SLOTS = 1 << 20
 # crafted column of 2**40 would be a terabyte of spaces).
 MAX_LINE = 10_000_000
 MAX_COL = 1_000_000
-# The compiler's names (compiler/lexer.py NAME): a crafted file's names are shown by
-# syn inspect/outline/dis and matched by --call, so they are held to the same rule.
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+# A crafted file's names are shown by syn inspect/outline/dis and matched by --call, so
+# they are held to the compiler's rule (vm.program.is_name: no keyword either).
 _FUNC_NAMES = {"main": "<top level>", "lambda": "<lambda>"}     # as the compiler names them
 
 KINDS = ("main", "task", "lambda", "test")
@@ -175,7 +173,7 @@ def _check_program(program):
         if type(name) is not str or name not in registry:
             raise InvalidProgram(f"builtin {i} is {name!r}, not a known builtin")
     for i, name in enumerate(program.globals):
-        if type(name) is not str or not _NAME.match(name):
+        if not is_name(name):
             raise InvalidProgram(f"global {i} has a name that is not a name: {name!r}")
     if len(program.global_lines) != len(program.globals):
         raise InvalidProgram(f"{len(program.globals)} globals but "
@@ -224,7 +222,7 @@ def _check_function(func, index):
         raise InvalidProgram(f"function {index} has unknown kind {func.kind!r}")
     if type(func.name) is not str:
         raise InvalidProgram(f"function {index} has a name that is not a text")
-    if func.kind != "test" and not (_NAME.match(func.name) or func.kind != "task"
+    if func.kind != "test" and not (is_name(func.name) or func.kind != "task"
                                      and func.name in _FUNC_NAMES.values()):
         raise InvalidProgram(f"function {index} ({func.kind}) has the name {func.name!r}")
     if not (_is_nat(func.line) and _is_nat(func.col) and func.line <= MAX_LINE
@@ -241,7 +239,7 @@ def _check_function(func, index):
     seen_default = False
     names = set()
     for p in func.params:
-        if type(p) is not Param or type(p.name) is not str or not _NAME.match(p.name):
+        if type(p) is not Param or not is_name(p.name):
             raise InvalidProgram(f"{where}: a parameter is malformed")
         if p.name in names:
             raise InvalidProgram(f"{where}: two parameters named {p.name!r}")
@@ -275,7 +273,7 @@ def _check_function(func, index):
     for cap in func.requires:
         _check_cap(cap, where)
     for name in func.local_names:
-        if type(name) is not str or not _NAME.match(name):
+        if not is_name(name):
             raise InvalidProgram(f"{where}: a local name is not a name: {name!r}")
     last = 0
     for pos in func.positions:

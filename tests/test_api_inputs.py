@@ -1,0 +1,69 @@
+"""The embedding API and program files given values of the wrong kind (SPEC 16: every
+failure is a synsema.Error): a usage error that says what was expected, never a raw Python
+exception, a silent misreading (a text of labels read as its characters) or a host's file
+descriptor closed (audit=True). A program path that never ends (/dev/zero) is refused at
+a size."""
+
+import pytest
+
+import synsema
+
+PROGRAM = synsema.compile_source("task go(x)\n    give x\n", "g.syn")
+
+
+@pytest.mark.parametrize("keywords, says", [
+    ({"labels": True, "args_labels": "customers"}, "args_labels must be a list of label names"),
+    ({"cap_set": 5}, "cap_set must be a text of ceiling items"),
+    ({"cap_set": [1, 2]}, "cap_set must be a text of ceiling items"),
+])
+def test_api_settings_of_the_wrong_type_are_usage_errors(keywords, says):
+    with pytest.raises(synsema.UsageError, match=says) as e:
+        PROGRAM.call("go", {"x": 1}, **keywords)
+    assert e.value.exit_code == 2
+
+
+def test_api_cap_set_may_be_a_list_of_items():
+    assert PROGRAM.call("go", {"x": 1}, cap_set=["stdout", "llm"]).value == 1
+    with pytest.raises(synsema.Refused):
+        synsema.compile_source("require llm\nprint(1)\n", "n.syn").run(cap_set=["stdout"])
+
+
+def test_api_call_needs_a_task_name():
+    with pytest.raises(synsema.UsageError, match="call needs the name of a task"):
+        PROGRAM.call(None)
+
+
+@pytest.mark.parametrize("make, says", [
+    (lambda: synsema.Provider(url=5), "url= must be a text, got int"),
+    (lambda: synsema.Provider(model=["m"]), "model= must be a text, got list"),
+    (lambda: synsema.compile_source(b"print(1)\n"), "needs the source as a text"),
+    (lambda: synsema.compile_source(None), "needs the source as a text"),
+    (lambda: synsema.compile_source("print(1)\n", 5), "name= must be a text"),
+    (lambda: PROGRAM.call("go", {"x": 1}, audit=True), "audit= must be the path of a file"),
+    (lambda: PROGRAM.call("go", {"x": 1}, audit=1), "audit= must be the path of a file"),
+    (lambda: PROGRAM.call("go", {"x": 1}, provider="x"), "provider must be a synsema.Provider"),
+    (lambda: PROGRAM.run(cap_set="bogus"), r"cap_set=: 'bogus' is not a capability"),
+])
+def test_api_values_of_the_wrong_kind_are_usage_errors(make, says):
+    with pytest.raises(synsema.UsageError, match=says):
+        make()
+
+
+def test_audit_true_leaves_the_hosts_stdout_open(capfd):
+    with pytest.raises(synsema.UsageError):
+        PROGRAM.call("go", {"x": 1}, audit=True)
+    print("still here")
+    assert capfd.readouterr().out == "still here\n"
+
+
+@pytest.mark.parametrize("opener", [synsema.compile_file, synsema.load])
+def test_a_program_file_that_never_ends_is_refused_at_a_size(opener):
+    with pytest.raises(OSError, match="more than the 16 MiB a program file may hold"):
+        opener("/dev/zero")
+
+
+@pytest.mark.parametrize("command", ["run", "exec", "check", "outline", "dis", "test", "fmt"])
+def test_every_command_refuses_an_endless_program_file(syn, command):
+    r = syn(command, "/dev/zero", timeout=30)
+    assert r.returncode == 2
+    assert "cannot read /dev/zero: it holds more than the 16 MiB" in r.stderr

@@ -19,12 +19,14 @@ This module keeps its imports cheap: `syn exec` loads it on every start.
 
 import errno
 import io
+import math
 import os
 import sys
 import threading
 import time
 from collections import namedtuple
 
+from synsema.cli.options import MAX_DEPTH
 from synsema.cli.report import Source, compile_error, printable, runtime_error
 from synsema.vm import errors as E
 from synsema.vm.values import UNSET, Closure, Labeled, norm_key
@@ -296,6 +298,9 @@ def _options(program, out, tools=None, cap_set=None, labels=False, provider=None
         if v is not None and (type(v) is not int or v < 1):
             raise UsageError(f"usage error: {name} must be a whole number of at least 1, "
                              f"got {v!r}")
+    if max_depth is not None and max_depth > MAX_DEPTH:
+        raise UsageError(f"usage error: max_depth must be at most {MAX_DEPTH}, got "
+                         f"{max_depth!r}")
     if timeout is not None and (type(timeout) not in (int, float)
                                 or not 0 < timeout < float("inf")):
         raise UsageError(f"usage error: timeout must be a number of seconds above 0, got "
@@ -669,6 +674,9 @@ def _write_result(vm, task, raw, write):
 
 def _to_synsema(v, depth):
     t = type(v)
+    if t is float and not math.isfinite(v):
+        # Synsema has no NaN or infinity (json_decode refuses them, as --args does)
+        raise TypeError(f"{v} is not a number Synsema can hold (no NaN or infinity)")
     if v is None or t is str or t is int or t is float or t is bool:
         return v
     if depth > 100:

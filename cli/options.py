@@ -1,6 +1,10 @@
 """The run options of `syn run`, `syn exec` and `syn test`, defined once: the click
 commands and the fast `syn exec` path (cli.entry) are both built from these tables."""
 
+# The deepest --max-depth: each call level holds memory (about 0.3 KB), so a limit with no
+# end would let unbounded recursion take all of it; 100000 levels take ~30 MB.
+MAX_DEPTH = 100000
+
 # (flag, dest, kind, default, help); kind: flag | text | multi (repeatable text) | int (>= 1) |
 # int:MOST (1 to MOST) | count (>= 0) | number (seconds, see convert) | choice:a|b
 RUN_OPTIONS = [
@@ -19,8 +23,8 @@ RUN_OPTIONS = [
      "Stop after about this many instructions (exit 4)."),
     ("--timeout", "timeout", "number", None,
      "Stop after this many seconds (exit 4); model calls wait no longer than what is left."),
-    ("--max-depth", "max_depth", "int:100000", 1000,
-     "Maximum call depth, at most 100000 (exit 4 beyond it)."),
+    ("--max-depth", "max_depth", f"int:{MAX_DEPTH}", 1000,
+     f"Maximum call depth, at most {MAX_DEPTH} (exit 4 beyond it)."),
     ("--llm-url", "llm_url", "text", None,
      "Model provider base URL (else SYN_LLM_URL); offline when none is configured."),
     ("--llm-api", "llm_api", "choice:openai|anthropic", None,
@@ -130,7 +134,6 @@ def convert(kind, raw):
             raise ValueError(f"{raw!r} is not a whole number") from None
         if v < least:
             raise ValueError(f"{raw!r} is below {least}")
-        # A limit with no end is no limit: each call level holds memory (--max-depth).
         if most and v > int(most):
             raise ValueError(f"{raw!r} is above {most}, the most it may be")
         return v

@@ -57,7 +57,7 @@ def json_text(data, **options):
 
 
 def source_lines(text):
-    """The lines of a source as the lexer numbers them: split at \n only, a \r\n's \r
+    r"""The lines of a source as the lexer numbers them: split at \n only, a \r\n's \r
     dropped (str.splitlines() also splits at \r, \x0b, \x0c, \x1c-\x1e, \x85, \u2028
     and \u2029, which the lexer keeps inside a line: the caret would show a wrong line)."""
     lines = text.split("\n")

@@ -172,10 +172,48 @@ def _error(text):
 
 
 async def _stdio(app):
+    import anyio
+    import mcp_types
     from mcp.server.stdio import stdio_server
+    from mcp.shared._context_streams import create_context_streams
     server = app.server()
+    # The SDK ends the session as soon as stdin closes, cancelling the calls still
+    # running: a client that writes its requests and closes its end would lose their
+    # answers (and a call that has already used host tools would end with no report).
+    # The server reads through this relay instead, which closes only once every request
+    # passed on has been answered.
+    pending = set()
     async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+        to_server, server_in = create_context_streams(0)
+        server_out, from_server = create_context_streams(0)
+
+        async def relay_in():
+            async with to_server:
+                async for item in read:
+                    msg = getattr(item, "message", None)
+                    if isinstance(msg, mcp_types.JSONRPCRequest):
+                        pending.add(msg.id)
+                    elif isinstance(msg, mcp_types.JSONRPCNotification) and \
+                            msg.method == "notifications/cancelled":
+                        # a cancelled request gets no answer: not waited for
+                        pending.discard((msg.params or {}).get("requestId"))
+                    await to_server.send(item)
+                while pending:
+                    await anyio.sleep(0.02)
+
+        async def relay_out():
+            async with from_server, write:      # stdio_server's writer ends when it closes
+                async for item in from_server:
+                    if isinstance(item.message, (mcp_types.JSONRPCResponse,
+                                                 mcp_types.JSONRPCError)):
+                        pending.discard(item.message.id)
+                    await write.send(item)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(relay_in)
+            tg.start_soon(relay_out)
+            async with server_out:
+                await server.run(server_in, server_out, server.create_initialization_options())
 
 
 async def _http(app, sock):

@@ -95,7 +95,7 @@ def t_NUMBER(t):
 # A text literal, "unrolled": runs of plain characters between escapes. No group repeats
 # per character (`"([^"\\\n]|\\.)*"` kept a backtracking point for each one, some 350
 # bytes a character); no capturing group (PLY numbers the master regex's groups).
-# Possessive (Python 3.11+), not even an escape leaves a backtracking point.
+# Possessive where Python has it (3.11+): not even an escape leaves a backtracking point.
 _TEXT = (r'"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"' if sys.version_info >= (3, 11)
          else r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
 

@@ -506,3 +506,26 @@ def test_the_example_agent_served_and_called_by_the_sdk_client(tmp_path):
     assert not follow["isError"]
     assert json.loads(_texts(follow)[0]) == [
         "host tool 'inbox.send_mail' refused: 'to' carries [mcp.inbox], accepts []"] * 2
+
+
+def test_calls_written_before_stdin_closes_are_all_answered(write, tmp_path):
+    # A client may write its requests and close its end at once: the server answers
+    # every request before it exits (the SDK alone would cancel the running call).
+    write("slow.syn", "task slow(n: number)\n    let t be 0\n    for each i in range(100000)\n"
+                      "        set t to t + 1\n    give t + n\n")
+    msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                        "clientInfo": {"name": "t", "version": "1"}}},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+             "params": {"name": "slow", "arguments": {"n": 1}}},
+            {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+             "params": {"name": "slow", "arguments": {"n": 2}}}]
+    r = subprocess.run(syn_command() + ["serve", "slow.syn", "--mcp"], cwd=tmp_path,
+                       input="".join(json.dumps(m) + "\n" for m in msgs), capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    answers = {m["id"]: m for m in map(json.loads, r.stdout.splitlines())}
+    assert sorted(answers) == [1, 2, 3]
+    assert answers[2]["result"]["content"][0]["text"] == "100001"
+    assert answers[3]["result"]["content"][0]["text"] == "100002"

@@ -138,7 +138,7 @@ def compile_source(text, name="<source>"):
 
 def _compile(text, name, shown, as_read=None):
     from synsema.compiler import compile_source as compile_text
-    source = Source(shown, text.splitlines(), as_read)   # as_read: for syn fmt
+    source = Source(shown, text, as_read)   # split when a caret wants a line; as_read: syn fmt
     try:
         return Program(compile_text(text, name), source)
     except E.CompileError as e:

@@ -46,7 +46,7 @@ def fmt(paths, check, diff):
         try:
             new = format_source(text, path)     # errors name the file as given
         except CompileError as e:       # brackets nested deeper than the formatter goes
-            runner.err(compile_error(e, Source(path, text.splitlines())))
+            runner.err(compile_error(e, Source(path, text)))
             worst = max(worst, runner.EXIT_ERROR)
             continue
         except AssertionError as e:     # the layout would change the tokens: a bug here

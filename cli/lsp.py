@@ -14,6 +14,7 @@ in UTF-16 code units (its default encoding); `_lsp_col` and `_our_col` convert.
 
 import re
 
+from synsema.cli.report import source_lines
 from synsema.vm.errors import CompileError
 
 SERVER_NAME = "synsema"
@@ -33,7 +34,7 @@ class Analysis:
     """What the editor features need of one version of a document that compiles."""
 
     def __init__(self, text, tree):
-        self.lines = text.splitlines()
+        self.lines = source_lines(text)     # numbered as the lexer numbers them
         self.decls = {}          # key -> Decl
         self.uses = []           # (line, col, end col, key), declarations included
         self.lambdas = {}        # lambda function index -> (parent, #params, captures)
@@ -258,7 +259,7 @@ def build_server():
 
     def refresh(uri):
         text = server.workspace.get_text_document(uri).source
-        lines = text.splitlines()
+        lines = source_lines(text)
         analysis, e = analyse(text)
         diagnostics = []
         if analysis is not None:

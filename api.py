@@ -53,7 +53,13 @@ class Error(Exception):
 
 
 class CompileError(Error):
-    """The source does not compile (or is not UTF-8); the message has position and caret."""
+    """The source does not compile (or is not UTF-8); the message has position and caret,
+    `line` the line."""
+    line = None
+
+    def __init__(self, message, line=None):
+        super().__init__(message)
+        self.line = line
 
 
 class InvalidProgram(Error):
@@ -118,7 +124,7 @@ def compile_file(path):
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         raise CompileError(f"{path}:{line}: error: the file is not valid UTF-8 (byte "
-                           f"{e.start}); save it as UTF-8") from None
+                           f"{e.start}); save it as UTF-8", line) from None
     # The program (and its .synb) names the file alone; errors show the path as given.
     return _compile(text.removeprefix("\ufeff"), os.path.basename(path), path, text)
 
@@ -143,7 +149,7 @@ def _compile(text, name, shown, as_read=None):
         return Program(compile_text(text, name), source)
     except E.CompileError as e:
         e.source_name = shown
-        raise CompileError(compile_error(e, source).rstrip("\n")) from None
+        raise CompileError(compile_error(e, source).rstrip("\n"), e.line) from None
 
 
 def load(path):

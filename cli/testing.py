@@ -122,7 +122,7 @@ def _run_file(report, path, select, verbose, values, provider):
     try:
         prog = api.compile_file(path)
     except api.CompileError as e:
-        report.add(entry, "(compile)", False, _indent(e.message),
+        report.add(entry, "(compile)", False, _indent(e.message), line=e.line,
                    message=e.message.splitlines()[0], report=e.message)
         return None
     except OSError as e:
@@ -155,7 +155,8 @@ def _run_tests(report, entry, program, source, opts, captured, select, verbose, 
                f"ceiling (--cap-set) does not grant: {printable(', '.join(e.missing))}; its "
                "tests do not run")
         report.refused = True
-        report.add(entry, "(refused)", False, _indent(msg), message=msg)
+        report.add(entry, "(refused)", False, _indent(msg), line=None, message=msg,
+                   report=msg)
         return None
     try:
         _in_big_stack(vm.run_main, vm)
@@ -167,8 +168,11 @@ def _run_tests(report, entry, program, source, opts, captured, select, verbose, 
         report.emit(printed)
     if top_error is not None:
         msg = runtime_error(top_error, source)
+        line = top_error.trace[0][1] if top_error.trace and not top_error.secret_frames \
+            else None
         report.add(entry, "(top level)", False, _indent(msg) + _printed(printed, verbose),
-                   message=msg.strip(), **_output(printed))
+                   line=line, message=shown_message(top_error), report=msg.strip(),
+                   **_output(printed))
         return None
     for name, index in program.tests:
         if select and select not in name:

@@ -12,6 +12,7 @@ from itertools import chain
 import ply.yacc as yacc
 
 from synsema.compiler.lexer import COL, LINE, POS, TOKEN_WORDS, TYPE, VALUE
+from synsema.vm.program import KEYWORDS
 from synsema.compiler.lexer import tokens  # noqa: F401  (PLY reads `tokens`)
 from synsema.compiler import tree as T
 from synsema.compiler.tree import Binop, Name, Num, Text
@@ -446,8 +447,13 @@ def p_error(tok):
     elif typ in {k.upper() for k in ("task", "when", "while", "give", "let", "set", "test",
                                      "try", "recover", "each", "in", "to", "be",
                                      "otherwise", "require", "intent")} \
-            and "NAME" in expected and len(expected) <= 2:
+            and "NAME" in expected and len(expected) <= 2 or \
+            typ.lower() in KEYWORDS and i > 0 and toks[i - 1][TYPE] == "DOT":
         msg = f"'{tok[VALUE]}' is a keyword and cannot be used as a name"
+        if i > 0 and toks[i - 1][TYPE] == "DOT":
+            # a map key named like a keyword (mail records have `to`, JSON has `in`)
+            owner = toks[i - 2][VALUE] if i > 1 and toks[i - 2][TYPE] == "NAME" else "m"
+            msg += f"; for a key named like that, use brackets: {owner}[\"{tok[VALUE]}\"]"
     elif typ == "OTHERWISE":
         msg = "'otherwise' must follow a `when` block at the same indentation"
     elif typ == "RECOVER":

@@ -13,11 +13,8 @@ import ply.lex as lex
 
 from synsema.vm.digits import int_of_digits
 from synsema.vm.errors import CompileError, SynError
+from synsema.vm.program import KEYWORDS     # SPEC 1: the reserved words
 
-KEYWORDS = (
-    "task give let be set to when otherwise while for each in break continue try recover "
-    "test require intent and or not true false nothing"
-).split()
 
 tokens = tuple(k.upper() for k in KEYWORDS) + (
     "NAME", "NUMBER", "TEXT",

@@ -33,6 +33,9 @@ class _Ctx:
         self.next_rid = 1
         self.global_slot = None       # the top level: its locals are global slots
         self.body = []                # tasks, tests, the top level: their statements
+        # While a parameter's default resolves: that parameter and the ones after it, which
+        # have no value yet when it runs (name -> the parameter whose default it is).
+        self.unready = {}
 
     def new_slot(self, name, line=0):
         if self.global_slot is not None:
@@ -92,6 +95,7 @@ class Resolver:
         self.globals = {}         # name -> (slot, line)
         self.block_globals = {}   # name -> line: top-level variables declared in a block
         self.builtins = {}        # name -> index in program.builtins
+        self.unready_use = None   # (name, parameter) a default just read too early (lookup)
 
     def error(self, msg, line, col):
         raise CompileError(msg, line, col, self.name)
@@ -251,10 +255,14 @@ class Resolver:
             f.params.append(Param(p.name, p.type, kind))
             slot = ctx.new_slot(p.name)
             ctx.blocks[0][p.name] = (("local", slot), p.line)
-        # Defaults are evaluated at call time in the task's scope: they see the parameters.
-        for p in item.params:
+        # Defaults are evaluated at call time in the task's scope, in order: each sees the
+        # parameters before it (passed, or set by their own defaults), never itself or a
+        # later one (not set yet).
+        for i, p in enumerate(item.params):
             if p.default is not None:
+                ctx.unready = {q.name: p.name for q in item.params[i:]}
                 self.expr(p.default, ctx)
+        ctx.unready = {}
 
     # ---- statements -------------------------------------------------------------------
 
@@ -394,6 +402,8 @@ class Resolver:
     def lookup(self, name, ctx):
         for b in reversed(ctx.blocks):
             if name in b:
+                if name in ctx.unready and b is ctx.blocks[0]:
+                    self.unready_use = (name, ctx.unready[name])
                 return b[name][0]
         if ctx.parent is not None:
             if name in ctx.capture_slots:
@@ -413,19 +423,33 @@ class Resolver:
             return ("builtin", name)
         return None
 
+    def check_ready(self, e):
+        """A default read a parameter that has no value yet when it runs (lookup)."""
+        used, self.unready_use = self.unready_use, None
+        if used is None:
+            return
+        name, owner = used
+        if name == owner:
+            self.error(f"the default of parameter '{owner}' reads '{name}' itself, which has "
+                       "no value until the default gives it one", e.line, e.col)
+        self.error(f"the default of parameter '{owner}' reads '{name}', a parameter after it, "
+                   "which has no value yet when the default runs; a default may use only the "
+                   f"parameters before it (declare '{name}' first)", e.line, e.col)
+
     def candidates(self, ctx):
-        names = []
+        """The names `ctx` can see, for "did you mean": the user's in source order (SPEC 2:
+        a tie goes to the one declared first), then the builtins."""
+        declared = []
         c = ctx
         while c is not None:
             for b in c.blocks:
-                names.extend(b)
-            names.extend(c.capture_slots)
+                declared.extend((line, name) for name, (_, line) in b.items())
             c = c.parent
         if ctx.func.kind != "main" or ctx.parent is not None:
-            names.extend(self.globals)
-        names.extend(self.tasks)
-        names.extend(BUILTINS)
-        return names
+            declared.extend((line, name) for name, (_, line) in self.globals.items())
+        declared.extend((line, name) for name, (_, line) in self.tasks.items())
+        names = list(dict.fromkeys(name for _, name in sorted(declared, key=lambda d: d[0])))
+        return names + list(BUILTINS)
 
     def check_kept(self, e):
         """append and put give a new list or map, changing nothing: one whose result is
@@ -490,6 +514,7 @@ class Resolver:
             return
         if k == "name":
             ref = self.lookup(e.name, ctx)
+            self.check_ready(e)
             if ref is None:
                 self.undeclared(e.name, ctx, e.line, e.col)
             if ref[0] == "builtin":
@@ -500,6 +525,7 @@ class Resolver:
             callee = e.callee
             if callee.kind == "name":
                 ref = self.lookup(callee.name, ctx)
+                self.check_ready(callee)
                 if ref is None:
                     self.undeclared(callee.name, ctx, callee.line, callee.col)
                 callee.ref = ref

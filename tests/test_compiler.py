@@ -414,3 +414,34 @@ def test_realistic_program_runs():
 
 def test_the_source_name_is_recorded():
     assert decode(encode(compile_source("print(1)\n", "agent.syn"))).source_name == "agent.syn"
+
+
+# ---- a default sees only the parameters before it ---------------------------------------
+
+@pytest.mark.parametrize("src, says", [
+    ("task f(a = b, b = 1)\n    give a\n", "the default of parameter 'a' reads 'b', a parameter "
+                                             "after it"),
+    ("task f(a = a)\n    give a\n", "the default of parameter 'a' reads 'a' itself"),
+    ("task f(a = () => b, b = 1)\n    give a\n", "reads 'b', a parameter after it"),
+    ("task f(x, a = [x, c], c = 1)\n    give a\n", "reads 'c', a parameter after it"),
+    # a top-level variable of the same name does not stand in for the later parameter
+    ("let b be 9\ntask f(a = b, b = 1)\n    give a\n", "reads 'b', a parameter after it"),
+])
+def test_a_default_reading_a_parameter_not_set_yet_is_a_compile_error(src, says):
+    e = cerr(src)
+    assert says in e.message
+
+
+def test_a_default_may_use_the_parameters_before_it():
+    src = ("task f(b = 1, a = b + 1, g = (x) => x + a)\n    give [a, b, g(10)]\n"
+           "print(f())\nprint(f(5))\nprint(f(5, 0))\n")
+    assert run(src) == "[2, 1, 12]\n[6, 5, 16]\n[0, 5, 10]\n"
+
+
+@pytest.mark.parametrize("src, meant", [
+    ("task zy()\n    give 1\nlet zx be 1\nprint(zz)\n", "zy"),     # the task is declared first
+    ("let zx be 1\ntask zy()\n    give 1\nprint(zz)\n", "zx"),
+    ("task f(zb)\n    let za be 1\n    give zz\n", "zb"),          # a parameter before a let
+])
+def test_a_suggestion_tie_goes_to_the_name_declared_first(src, meant):
+    assert cerr(src).message.endswith(f"did you mean '{meant}'?")

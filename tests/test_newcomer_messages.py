@@ -152,3 +152,11 @@ def test_through_the_cli_the_caret_is_on_the_keyword(syn, write):
     lines = p.stderr.splitlines()
     assert lines[0].startswith("app.syn:1:1: error: 'if' is Python")
     assert lines[1:3] == ["    if 1 == 1", "    ^"]
+
+
+@pytest.mark.parametrize("key", ["to", "in", "each", "true", "for"])
+def test_a_field_named_like_a_keyword_points_to_brackets(key):
+    with pytest.raises(CompileError) as e:
+        compile_source(f'let mail be {{"{key}": 1}}\nprint(mail.{key})\n', "app.syn")
+    assert e.value.message == (f"'{key}' is a keyword and cannot be used as a name; for a key "
+                               f"named like that, use brackets: mail[\"{key}\"]")

@@ -147,3 +147,21 @@ def test_a_task_lacking_its_own_require_is_told_to_add_it(syn, write):
     r = syn("run", "--tools", "tools:ping", write("app.syn", textwrap.dedent(src)))
     assert r.returncode == 1
     assert "add `require tool(\"t.ping\")` as the first line of task 'tl'" in r.stderr
+
+
+def test_a_lambda_run_by_call_tool_is_told_to_become_a_task(syn, write):
+    r = syn("run", write("app.syn", 'call_tool((x) => print(x), {"x": 1})\n'))
+    assert r.returncode == 1
+    assert "a lambda has no `require` of its own, so call_tool gives it nothing: make it a " \
+           "task with `require stdout` as its first line" in r.stderr
+
+
+def test_syn_test_json_reports_a_top_level_failure_like_a_test_failure(syn, write):
+    r = syn("test", "--json", write("app.syn", 'print("a")\nlet x be 1 / 0\ntest "t"\n'
+                                                "    assert(true)\n"))
+    assert r.returncode == 1
+    (entry,) = json.loads(r.stdout)["files"][0]["tests"]
+    assert (entry["name"], entry["line"], entry["message"]) == ("(top level)", 2,
+                                                                "division by zero")
+    assert entry["report"].endswith("at top level (" + entry["report"].split(":")[0] + ":2)")
+    assert entry["output"] == "a\n"

@@ -278,6 +278,9 @@ class VM:
             if C.cap_held(frozenset(self.tool_requires), cap):
                 hint = (f"; the caller of call_tool does not hold it: add {declare} at the top "
                         "of the program")
+            elif self.tool == "<lambda>":       # the verifier keeps that name for lambdas
+                hint = (f"; a lambda has no `require` of its own, so call_tool gives it "
+                        f"nothing: make it a task with {declare} as its first line")
             else:
                 hint = f"; add {declare} as the first line of task '{self.tool}'"
         else:

@@ -641,6 +641,13 @@ _PYTHON_WORDS = {
 }
 
 
+# Python's operators that Synsema spells otherwise, by their two tokens.
+_PYTHON_OPERATORS = {
+    ("TIMES", "TIMES"): "Synsema has no `**`; multiply (x * x), or repeat it in a loop",
+    ("DIVIDE", "DIVIDE"): "Synsema has no `//`; floor(a / b) divides and rounds down",
+}
+
+
 def _python_habit(toks, i):
     """(hint, the Python word) when the error at toks[i] is where a Python habit shows: a
     Python keyword at the start of a statement (`xs.append(1)` parses -- a map may hold a
@@ -657,6 +664,12 @@ def _python_habit(toks, i):
         return f"'{tok[VALUE]}' is Python; {_PYTHON_WORDS[tok[VALUE]]}", tok
     if prev is not None and prev[TYPE] == "FOR" and tok[TYPE] != "EACH":
         return f"expected 'each' after 'for'; {_PYTHON_WORDS['for']}", tok
+    if prev is not None and (prev[TYPE], tok[TYPE]) in _PYTHON_OPERATORS and \
+            (prev[LINE], prev[COL] + 1) == (tok[LINE], tok[COL]):
+        return _PYTHON_OPERATORS[prev[TYPE], tok[TYPE]], prev
+    if tok[TYPE] == "ARROW" and prev is not None and prev[TYPE] == "NAME":
+        return (f"a lambda's parameters are in parentheses, even one: ({prev[VALUE]}) => ...",
+                prev)
     if tok[TYPE] == "INDENT" and i >= 2:
         # `else` alone on its line parses (it is a name); the block under it does not.
         first = toks[_line_start(toks, i - 1)]

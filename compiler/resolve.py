@@ -26,7 +26,7 @@ class _Ctx:
         self.func = func
         self.parent = parent          # enclosing context (lambdas only)
         self.blocks = [{}]            # name -> (ref, line)
-        self.ended = {}               # names of blocks that have ended: name -> line
+        self.ended = {}               # names of blocks that have ended: name -> (line, kind)
         self.captures = []            # lambdas: refs in the parent
         self.capture_slots = {}       # lambdas: name -> local slot
         self.loops = []               # rids of enclosing loops
@@ -270,9 +270,14 @@ class Resolver:
         ctx.blocks.append({})
         for s in stmts:
             self.stmt(s, ctx)
-        ended = ctx.blocks.pop()
-        for name, (_, line) in ended.items():
-            ctx.ended.setdefault(name, line)
+        self.end_block(ctx, "let")
+
+    @staticmethod
+    def end_block(ctx, kind):
+        """The innermost block ends: its names are kept (with where and how they were
+        declared: `let`, `for each`, `recover`) for the message of a use after it."""
+        for name, (_, line) in ctx.blocks.pop().items():
+            ctx.ended.setdefault(name, (line, kind))
 
     def stmt(self, s, ctx, top=False):
         k = s.kind
@@ -345,9 +350,7 @@ class Resolver:
             ctx.loops.append(rid)
             self.block(s.body, ctx)
             ctx.loops.pop()
-            ended = ctx.blocks.pop()
-            for name, (_, line) in ended.items():
-                ctx.ended.setdefault(name, line)
+            self.end_block(ctx, "for each")
             s.ref = ("local", slot)
             s.rid = rid
             s.release = 0 if _has(s, "give") else rid
@@ -359,7 +362,7 @@ class Resolver:
             self.check_free(s.name, ctx, s.name_line, s.name_col)
             ctx.blocks[-1][s.name] = (("local", slot), s.name_line)
             self.block(s.recover, ctx)
-            ctx.blocks.pop()
+            self.end_block(ctx, "recover")
             s.ref = ("local", slot)
             s.rid = rid
             s.release = self.release(s, ctx, rid)
@@ -471,8 +474,18 @@ class Resolver:
         c = ctx
         while c is not None:
             if name in c.ended:
-                msg += (f" here: its `let` at line {c.ended[name]} is inside a block that "
-                        "has ended; declare it before the block to use it after")
+                at, kind = c.ended[name]
+                if kind == "for each":
+                    msg += (f" here: it is the variable of the `for each` at line {at}, which "
+                            "exists only inside the loop; to keep a value after it, declare "
+                            "a variable before the loop and `set` it inside")
+                elif kind == "recover":
+                    msg += (f" here: it names the error of the `recover` at line {at}, only "
+                            "inside that block; to keep it, declare a variable before the "
+                            "`try` and `set` it in the recover block")
+                else:
+                    msg += (f" here: its `let` at line {at} is inside a block that has "
+                            "ended; declare it before the block to use it after")
                 self.error(msg, line, col)
             c = c.parent
         root = ctx

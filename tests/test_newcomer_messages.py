@@ -160,3 +160,35 @@ def test_a_field_named_like_a_keyword_points_to_brackets(key):
         compile_source(f'let mail be {{"{key}": 1}}\nprint(mail.{key})\n', "app.syn")
     assert e.value.message == (f"'{key}' is a keyword and cannot be used as a name; for a key "
                                f"named like that, use brackets: mail[\"{key}\"]")
+
+
+@pytest.mark.parametrize("src, says, col", [
+    ("print(2 ** 3)\n", "Synsema has no `**`; multiply (x * x), or repeat it in a loop", 9),
+    ("print(7 // 2)\n", "Synsema has no `//`; floor(a / b) divides and rounds down", 9),
+    ("let f be x => x + 1\n", "a lambda's parameters are in parentheses, even one: (x) => ...",
+     10),
+])
+def test_python_operators_get_the_synsema_spelling(src, says, col):
+    with pytest.raises(CompileError) as e:
+        compile_source(src, "app.syn")
+    assert (e.value.message, e.value.col) == (says, col)
+
+
+def test_spaced_operators_are_not_taken_for_python_ones():
+    with pytest.raises(CompileError) as e:
+        compile_source("print(2 * * 3)\n", "app.syn")
+    assert "**" not in e.value.message
+
+
+@pytest.mark.parametrize("src, says", [
+    ("for each x in [1, 2]\n    print(x)\nprint(x)\n",
+     "it is the variable of the `for each` at line 1, which exists only inside the loop"),
+    ('try\n    fail("a")\nrecover e\n    print(e)\nprint(e)\n',
+     "it names the error of the `recover` at line 3, only inside that block"),
+    ("when true\n    let y be 1\nprint(y)\n",
+     "its `let` at line 2 is inside a block that has ended"),
+])
+def test_a_name_used_after_its_block_says_what_declared_it(src, says):
+    with pytest.raises(CompileError) as e:
+        compile_source(src, "app.syn")
+    assert says in e.value.message

@@ -192,3 +192,17 @@ def test_a_name_used_after_its_block_says_what_declared_it(src, says):
     with pytest.raises(CompileError) as e:
         compile_source(src, "app.syn")
     assert says in e.value.message
+
+
+@pytest.mark.parametrize("src, says", [
+    ('let m be {"a": 1}\nset m.x.y to 1\n',
+     'cannot set "y" in the item at "x", which is nothing; only lists and maps have items'),
+    ('let m be {"a": [1]}\nset m.a.b to 1\n',
+     'list index must be a whole number, got text "b"'),
+    ('print([1, 2]["1"])\n', 'list index must be a whole number, got text "1"'),
+])
+def test_runtime_messages_show_texts_quoted_and_name_the_step(src, says):
+    import synsema
+    with pytest.raises(synsema.RunError) as e:
+        synsema.compile_source(src, "app.syn").run()
+    assert says in e.value.message

@@ -3,7 +3,7 @@ handle inline (the loop tries `int op int` itself first). Each raises SynError w
 message that names the operator and, where one exists, the fix."""
 
 from synsema.stdlib.registry import BUILTINS
-from synsema.vm.display import display
+from synsema.vm.display import display, quote
 from synsema.vm.equality import equal
 from synsema.vm.errors import SynError
 from synsema.vm.values import denorm_key, norm_key, type_name
@@ -178,7 +178,8 @@ def _int_index(i, what):
         return i
     if t is float and i.is_integer():
         return int(i)
-    _fail(f"{what} index must be a whole number, got {type_name(i)} {display(i)}")
+    shown = quote(i) if t is str else display(i)     # got text "b", not got text b
+    _fail(f"{what} index must be a whole number, got {type_name(i)} {shown}")
 
 
 def index(x, i):
@@ -269,7 +270,15 @@ def set_path(x, keys, v):
     if len(keys) == 1:
         return set_item(x, keys[0], v)
     inner = index(x, keys[0])
+    if type(inner) is not list and type(inner) is not dict:
+        # `set m.x.y to v` with no m.x: say which step of the path has no items
+        _fail(f"cannot set {_step(keys[1])} in the item at {_step(keys[0])}, which is "
+              f"{type_name(inner)}; only lists and maps have items to set")
     return set_item(x, keys[0], set_path(inner, keys[1:], v))
+
+
+def _step(k):
+    return quote(k) if type(k) is str else display(k)
 
 
 def set_in_place(x, k, v):

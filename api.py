@@ -640,9 +640,15 @@ class Program:
     def _arguments(self, index, task, args):
         """The positional arguments of the call, checked exactly as call_tool checks them."""
         from synsema.stdlib.vmbuiltins import _named_args
+        func = self._program.functions[index]
         try:
-            return _named_args("call_tool", Closure(self._program.functions[index]), args,
-                               True)
+            for p in func.params:
+                if p.type == "task" and (p.name in args or p.default == p.NO_DEFAULT):
+                    # JSON (and Python's values) hold data, never a task value
+                    raise E.SynError(f"'{p.name}' is a task parameter, and a task cannot "
+                                     "come from outside the program; call a task whose "
+                                     "parameters are data")
+            return _named_args("call_tool", Closure(func), args, True)
         except E.SynError as e:
             raise ArgumentError(f"{printable(self.name)}: error: bad arguments for task "
                                 f"'{printable(task)}': "

@@ -202,7 +202,7 @@ def _run_tests(report, entry, program, source, opts, captured, select, verbose, 
         line = error.trace[0][1] if error.trace and not error.secret_frames else \
             program.functions[index].line
         report.add(entry, name, False,
-                   f"      {shown_message(error)} (line {line})\n" + _printed(printed, verbose),
+                   _indent(f"{shown_message(error)} (line {line})") + _printed(printed, verbose),
                    line=line, message=shown_message(error),
                    report=runtime_error(error, source).strip(), **_output(printed))
     return None

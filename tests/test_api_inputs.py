@@ -67,3 +67,12 @@ def test_every_command_refuses_an_endless_program_file(syn, command):
     r = syn(command, "/dev/zero", timeout=30)
     assert r.returncode == 2
     assert "cannot read /dev/zero: it holds more than the 16 MiB" in r.stderr
+
+
+def test_a_task_parameter_cannot_come_from_outside():
+    prog = synsema.compile_source("task go(f: task, x = 1)\n    give f(x)\n"
+                                  "task opt(x, f: task = nothing)\n    give x\n", "g.syn")
+    with pytest.raises(synsema.ArgumentError, match="'f' is a task parameter, and a task "
+                                                    "cannot come from outside the program"):
+        prog.call("go", {})
+    assert prog.call("opt", {"x": 2}).value == 2      # an optional one may stay unset

@@ -165,3 +165,9 @@ def test_syn_test_json_reports_a_top_level_failure_like_a_test_failure(syn, writ
                                                                 "division by zero")
     assert entry["report"].endswith("at top level (" + entry["report"].split(":")[0] + ":2)")
     assert entry["output"] == "a\n"
+
+
+def test_a_failing_tests_message_of_several_lines_stays_indented(syn, write):
+    r = syn("test", write("app.syn", 'test "t"\n    fail("first\\nsecond")\n'))
+    assert r.returncode == 1
+    assert "FAIL  t\n      first\n      second (line 2)\n" in r.stdout

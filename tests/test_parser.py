@@ -243,8 +243,8 @@ def test_positions_of_nodes():
 # ---- syntax errors -------------------------------------------------------------------------
 
 def test_a_syntax_error_is_a_compile_error_not_a_python_crash():
-    e = syntax_error("print(2 ** 3)\n")
-    assert (e.source_name, e.line, e.col) == ("t.syn", 1, 10)
+    e = syntax_error("print(2 + * 3)\n")
+    assert (e.source_name, e.line, e.col) == ("t.syn", 1, 11)
     assert "unexpected '*'" in e.message
 
 

@@ -183,7 +183,7 @@ def b_keys(m):
     return [denorm_key(k) for k in m]
 
 
-@builtin("values", 1)
+@builtin("values", 1, labelled=P.labels_values)
 def b_values(m):
     """The values of a map, in insertion order."""
     if type(m) is not dict:
@@ -246,7 +246,7 @@ def b_put(coll, k, v):
     raise SynError(f"put needs a map or list, got {type_name(coll)}")
 
 
-@builtin("remove", 2)
+@builtin("remove", 2, labelled=P.labels_rearranged)
 def b_remove(coll, k):
     """A new map without key k (unchanged if absent), or a new list without item k."""
     t = type(coll)
@@ -266,7 +266,7 @@ def b_remove(coll, k):
     raise SynError(f"remove needs a map or list, got {type_name(coll)}")
 
 
-@builtin("slice", 2, 3)
+@builtin("slice", 2, 3, labelled=P.labels_rearranged)
 def b_slice(x, start, end=None):
     """The part of a list or text from start up to (not including) end; negative
     counts from the end; out-of-range bounds are clamped."""
@@ -332,7 +332,7 @@ def b_sort(xs):
     return sorted(xs)
 
 
-@builtin("reverse", 1)
+@builtin("reverse", 1, labelled=P.labels_rearranged)
 def b_reverse(x):
     """A list or text in reverse order."""
     t = type(x)

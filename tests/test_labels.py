@@ -1003,3 +1003,39 @@ def test_nested_containers_take_the_outer_shape(src):
 
 def test_put_with_an_integral_float_index_on_a_precise_list():
     ok(MAKE + 'let ys be put([private(1, "t"), 2], 1.0, 5)\nprint(ys[1])\n', "5\n")
+
+
+# ---- slice, reverse, remove, values keep each element's label (SPEC 10) -------------------
+
+@pytest.mark.parametrize("expr, shown", [
+    ("slice(xs, 1)", "[2, 3]"),
+    ("reverse(xs)[0]", "3"),
+    ("remove(xs, 0)", "[2, 3]"),
+    ("len(remove(xs, 0))", "2"),
+    ("values(m)[1]", "2"),
+    ('remove(m, "k")', '{"j": 2}'),
+])
+def test_rearranging_builtins_keep_public_elements_public(expr, shown):
+    r = run(f"""
+        let xs be [private(1, "a"), 2, 3]
+        let m be {{"k": private(1, "a"), "j": 2}}
+        print({expr})
+        """, cap="stdout")
+    assert (r.code, r.out) == (0, shown + "\n")
+
+
+@pytest.mark.parametrize("expr, label", [
+    ("slice(xs, 0, 1)", "a"),              # the labelled element is in it
+    ("slice(xs, n)", "b"),                 # a secret bound decides which elements
+    ("len(remove(xs, n - 1))", "b"),       # and a secret index which one goes
+    ('remove(m, private("k", "b"))', "b"),
+    ('slice(private("text", "b"), 1)', "b"),
+])
+def test_rearranging_builtins_carry_what_decides_their_shape(expr, label):
+    r = run(f"""
+        let xs be [private(1, "a"), 2, 3]
+        let m be {{"k": 1, "j": 2}}
+        let n be private(1, "b")
+        print({expr})
+        """, cap="stdout")
+    assert r.code == 3 and f"labelled {label}" in r.err

@@ -1,7 +1,7 @@
 """Non-interference with precise containers (SPEC 10): generated programs build lists and
 maps that mix secret and public elements, move elements around with the operations that
 keep each element's own label (indexing, fields, get, put, append, set of an element,
-for each, len, keys, call/call_tool argument maps), under branches on the secrets and
+for each, len, keys, slice, reverse, remove, values, call/call_tool argument maps), under branches on the secrets and
 inside try blocks, then print every public read they can. Run in pairs that differ only in
 the secrets (tests/ni_gen.py's judge): whenever both runs finish, their output must be the
 same."""
@@ -31,7 +31,7 @@ def _program(rng):
     keys = ['"p"', '"s"', '"q"', '"zz"']
 
     def op():
-        c = rng.randrange(14)
+        c = rng.randrange(18)
         if c == 0:
             return f"set xs to append(xs, {rng.choice(['sa', '7', 'sb'])})"
         if c == 1:
@@ -60,6 +60,16 @@ def _program(rng):
             return f"when {cond}\n    set xs to [0]"
         if c == 12:
             return f"try\n    let z{len(body)} be xs[{rng.choice(['sa', '5', '1'])}]\nrecover e\n    set n to n + 1"
+        if c == 14:     # slice, reverse, remove and values keep each element's label
+            bound = rng.choice(["1", "0", "-1", "sa", "len(xs) - 2"])
+            return f"set xs to {rng.choice(['slice(xs, ' + bound + ')', 'reverse(xs)'])}"
+        if c == 15:
+            return f"try\n    set xs to remove(xs, {rng.choice(['0', '1', 'sa', '-1'])})\n" \
+                   "recover e\n    set n to n + 1"
+        if c == 16:
+            return f"set m to remove(m, {rng.choice(keys + ['sb'])})"
+        if c == 17:
+            return "set xs to values(m)"
         return "when sa == 1\n    let inner be [1, 2]\n    print(len(inner))"
 
     for _ in range(rng.randrange(3, 9)):

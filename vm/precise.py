@@ -247,3 +247,48 @@ def labels_put(fn):
 
 def labels_append(fn):
     return lambda vm, xs, v: append_to(vm, fn, xs, v)
+
+
+def labels_rearranged(fn):
+    """slice, reverse, remove: a list of x's own elements, moved without looking at them
+    (a map without one key, for remove): each keeps its label, and the shape joins the
+    labels of the bounds, index or key and the pc. A text is looked at: labelled whole."""
+    def call(vm, x, *rest):
+        extra = EMPTY
+        for a in rest:
+            extra = extra | labels_of(a)
+        xv, rv = plain(x), [plain(a) for a in rest]
+        r = _call(vm, fn, shape_of(x) | extra, xv, *rv)
+        if type(x) is not Labeled or x.t is None or type(xv) is str:
+            labels = labels_of(x) | extra | vm.pc
+            return Labeled(r, labels) if labels else r
+        shape, children = x.t
+        if type(children) is list:
+            kids = fn(list(children), *rv)       # the same moves, on the elements' labels
+        else:
+            kids = {k: c for k, c in children.items() if k in r}
+        return _make(r, shape | extra | vm.pc, kids, _kid_labels(kids))
+    return call
+
+
+def labels_values(fn):
+    """values(m): the map's elements in its order, each with its own label; the list's
+    shape is the map's (which keys there are, in what order)."""
+    def call(vm, m):
+        mv = plain(m)
+        r = _call(vm, fn, shape_of(m), mv)
+        if type(m) is not Labeled or m.t is None:
+            labels = labels_of(m) | vm.pc
+            return Labeled(r, labels) if labels else r
+        shape, children = m.t
+        kids = [children.get(k) for k in mv]
+        return _make(r, shape | vm.pc, kids, _kid_labels(kids))
+    return call
+
+
+def _kid_labels(kids):
+    labels = EMPTY
+    for c in (kids.values() if type(kids) is dict else kids):
+        if c is not None:
+            labels = labels | c[0]
+    return labels

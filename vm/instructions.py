@@ -132,6 +132,7 @@ def _store_body(where, stamps, slot_name):
     check = "pcs and vm.pc" if where == "local" else "vm.pc"
     return f"""\
 if LABELS and {check}:
+    vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
     _upgrade_check(vm, {_SLOTS[where]}[$s], {stamps}, {slot_name})
     v = _join(v, vm.pc)
 {_SLOTS[where]}[$s] = v"""
@@ -162,6 +163,7 @@ else:{unset}
             r = _append_precise(vm, x, v)
         else:
             r = ops.append(x, v)
+        vm.site = (code, pc - 1)
         _store(vm, {slots}, {stamps}, $s, r, {slot_name})
     else:
         {slots}[$s] = ops.append(x, v)""")
@@ -183,6 +185,7 @@ elif [[L: type(v) is not Labeled and type(k) is not Labeled and not vm.pc and ]]
 refcount(x) <= 3 and ops.set_in_place(x, k, v):
     pass
 elif LABELS:
+    vm.site = (code, pc - 1)
     _store(vm, {slots}, {stamps}, $s, _set_item_precise(vm, x, k, v), {slot_name})
 else:
     {slots}[$s] = ops.set_item(x, k, v)""")
@@ -218,6 +221,7 @@ inst("DECLARE_GLOBAL", 8, ("global s",), "(v -- )", "next", "let: .. x -> ..; gl
 if LABELS and glob[$s] is not UNSET:
     # Each top-level `let` runs once; a second one (only in a crafted file) is a `set`,
     # checked as one.
+    vm.site = (code, pc - 1)
     _store(vm, glob, gstamps, $s, v, {GLOBAL_NAME})
 else:
     if LABELS:

@@ -79,6 +79,7 @@ def run_labels(vm, closure, args):
                                                 # STORE_LOCAL (4)
                                                 v = pop()
                                                 if pcs and vm.pc:
+                                                    vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
                                                     _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0, _local_name(vm.owner[id(code)], arg))
                                                     v = _join(v, vm.pc)
                                                 locals_[arg] = v
@@ -105,6 +106,7 @@ def run_labels(vm, closure, args):
                                                         # STORE_GLOBAL (7)
                                                         v = pop()
                                                         if vm.pc:
+                                                            vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
                                                             _upgrade_check(vm, glob[arg], gstamps[arg], vm.program.globals[arg])
                                                             v = _join(v, vm.pc)
                                                         glob[arg] = v
@@ -115,6 +117,7 @@ def run_labels(vm, closure, args):
                                                             if glob[arg] is not UNSET:
                                                                 # Each top-level `let` runs once; a second one (only in a crafted file) is a `set`,
                                                                 # checked as one.
+                                                                vm.site = (code, pc - 1)
                                                                 _store(vm, glob, gstamps, arg, v, vm.program.globals[arg])
                                                             else:
                                                                 if vm.pc:
@@ -563,6 +566,7 @@ def run_labels(vm, closure, args):
                                                             r = _append_precise(vm, x, v)
                                                         else:
                                                             r = ops.append(x, v)
+                                                        vm.site = (code, pc - 1)
                                                         _store(vm, locals_, stamps, arg, r, _local_name(vm.owner[id(code)], arg))
                                                 else:
                                                     # APPEND_GLOBAL (45)
@@ -577,6 +581,7 @@ def run_labels(vm, closure, args):
                                                             r = _append_precise(vm, x, v)
                                                         else:
                                                             r = ops.append(x, v)
+                                                        vm.site = (code, pc - 1)
                                                         _store(vm, glob, gstamps, arg, r, vm.program.globals[arg])
                                 else:
                                     if op < 106:
@@ -590,6 +595,7 @@ def run_labels(vm, closure, args):
                                             elif type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
                                                 pass
                                             else:
+                                                vm.site = (code, pc - 1)
                                                 _store(vm, locals_, stamps, arg, _set_item_precise(vm, x, k, v), _local_name(vm.owner[id(code)], arg))
                                         else:
                                             if op < 102:
@@ -607,6 +613,7 @@ def run_labels(vm, closure, args):
                                                             elif type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
                                                                 pass
                                                             else:
+                                                                vm.site = (code, pc - 1)
                                                                 _store(vm, glob, gstamps, arg, _set_item_precise(vm, x, k, v), vm.program.globals[arg])
                                                         else:
                                                             # DROP_UNDER (48)
@@ -626,6 +633,7 @@ def run_labels(vm, closure, args):
                                                         else:
                                                             v = add(a, b)
                                                         if pcs and vm.pc:
+                                                            vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
                                                             _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0, _local_name(vm.owner[id(code)], arg))
                                                             v = _join(v, vm.pc)
                                                         locals_[arg] = v
@@ -742,6 +750,7 @@ def run_labels(vm, closure, args):
                                                 r = add(a, b)
                                             try:
                                                 if pcs and vm.pc:
+                                                    vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
                                                     _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
                                                     r = _join(r, vm.pc)
                                                 locals_[s2] = r
@@ -766,6 +775,7 @@ def run_labels(vm, closure, args):
                                                                 r = add(a, k)
                                                             try:
                                                                 if pcs and vm.pc:
+                                                                    vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
                                                                     _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
                                                                     r = _join(r, vm.pc)
                                                                 locals_[s2] = r
@@ -784,6 +794,7 @@ def run_labels(vm, closure, args):
                                                                 r = sub(a, k)
                                                             try:
                                                                 if pcs and vm.pc:
+                                                                    vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
                                                                     _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
                                                                     r = _join(r, vm.pc)
                                                                 locals_[s2] = r
@@ -972,6 +983,7 @@ def run_labels(vm, closure, args):
                                                     r = sub(a, b)
                                                 try:
                                                     if pcs and vm.pc:
+                                                        vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
                                                         _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
                                                         r = _join(r, vm.pc)
                                                     locals_[s2] = r
@@ -993,6 +1005,7 @@ def run_labels(vm, closure, args):
                                                         v = add(a, b)
                                                     try:
                                                         if pcs and vm.pc:
+                                                            vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
                                                             _upgrade_check(vm, locals_[arg[0]], stamps[arg[0]] if stamps else 0, _local_name(vm.owner[id(code)], arg[0]))
                                                             v = _join(v, vm.pc)
                                                         locals_[arg[0]] = v
@@ -1011,6 +1024,7 @@ def run_labels(vm, closure, args):
                                                         v = sub(a, b)
                                                     try:
                                                         if pcs and vm.pc:
+                                                            vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
                                                             _upgrade_check(vm, locals_[arg[0]], stamps[arg[0]] if stamps else 0, _local_name(vm.owner[id(code)], arg[0]))
                                                             v = _join(v, vm.pc)
                                                         locals_[arg[0]] = v
@@ -1304,6 +1318,7 @@ def run_labels(vm, closure, args):
                                                     else:
                                                         v = add(a, r0)
                                                     if pcs and vm.pc:
+                                                        vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
                                                         _upgrade_check(vm, locals_[arg[0]], stamps[arg[0]] if stamps else 0, _local_name(vm.owner[id(code)], arg[0]))
                                                         v = _join(v, vm.pc)
                                                     locals_[arg[0]] = v
@@ -1423,6 +1438,7 @@ def run_labels(vm, closure, args):
                                                             elif type(r) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, r):
                                                                 pass
                                                             else:
+                                                                vm.site = (code, pc - 1)
                                                                 _store(vm, locals_, stamps, s, _set_item_precise(vm, x, k, r), _local_name(vm.owner[id(code)], s))
                                                         except Exception:
                                                             vm.part = 2
@@ -1625,6 +1641,7 @@ def run_labels(vm, closure, args):
                                                     s, t, t2, s3 = arg
                                                     v = pop()
                                                     if pcs and vm.pc:
+                                                        vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
                                                         _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0, _local_name(vm.owner[id(code)], s))
                                                         v = _join(v, vm.pc)
                                                     locals_[s] = v
@@ -1666,6 +1683,7 @@ def run_labels(vm, closure, args):
                                                     else:
                                                         v = add(a, b)
                                                     if pcs and vm.pc:
+                                                        vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
                                                         _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0, _local_name(vm.owner[id(code)], s))
                                                         v = _join(v, vm.pc)
                                                     locals_[s] = v
@@ -1711,6 +1729,7 @@ def run_labels(vm, closure, args):
                                                                 r = add(a, b)
                                                             try:
                                                                 if pcs and vm.pc:
+                                                                    vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
                                                                     _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
                                                                     r = _join(r, vm.pc)
                                                                 locals_[s2] = r
@@ -1755,6 +1774,7 @@ def run_labels(vm, closure, args):
                                                                 r = add(a, k)
                                                             try:
                                                                 if pcs and vm.pc:
+                                                                    vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
                                                                     _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
                                                                     r = _join(r, vm.pc)
                                                                 locals_[s2] = r
@@ -1797,6 +1817,7 @@ def run_labels(vm, closure, args):
                                                                 r = _append_precise(vm, x, v)
                                                             else:
                                                                 r = ops.append(x, v)
+                                                            vm.site = (code, pc - 1)
                                                             _store(vm, locals_, stamps, s, r, _local_name(vm.owner[id(code)], s))
                                                         try:
                                                             budget -= pc - t
@@ -1834,6 +1855,7 @@ def run_labels(vm, closure, args):
                                                         elif type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
                                                             pass
                                                         else:
+                                                            vm.site = (code, pc - 1)
                                                             _store(vm, locals_, stamps, s, _set_item_precise(vm, x, k, v), _local_name(vm.owner[id(code)], s))
                                                         try:
                                                             budget -= pc - t
@@ -1879,6 +1901,7 @@ def run_labels(vm, closure, args):
                                                             elif type(r) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, r):
                                                                 pass
                                                             else:
+                                                                vm.site = (code, pc - 1)
                                                                 _store(vm, locals_, stamps, s, _set_item_precise(vm, x, k, r), _local_name(vm.owner[id(code)], s))
                                                         except Exception:
                                                             vm.part = 2
@@ -1935,6 +1958,7 @@ def run_labels(vm, closure, args):
                                             else:
                                                 v = add(a, r0)
                                             if pcs and vm.pc:
+                                                vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
                                                 _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0, _local_name(vm.owner[id(code)], s))
                                                 v = _join(v, vm.pc)
                                             locals_[s] = v
@@ -2074,6 +2098,7 @@ def run_labels(vm, closure, args):
                                                 r = add(a, b)
                                             try:
                                                 if pcs and vm.pc:
+                                                    vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
                                                     _upgrade_check(vm, locals_[arg[2]], stamps[arg[2]] if stamps else 0, _local_name(vm.owner[id(code)], arg[2]))
                                                     r = _join(r, vm.pc)
                                                 locals_[arg[2]] = r
@@ -2121,6 +2146,7 @@ def run_labels(vm, closure, args):
                                                     r = add(a, b)
                                                 try:
                                                     if pcs and vm.pc:
+                                                        vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
                                                         _upgrade_check(vm, locals_[arg[2]], stamps[arg[2]] if stamps else 0, _local_name(vm.owner[id(code)], arg[2]))
                                                         r = _join(r, vm.pc)
                                                     locals_[arg[2]] = r
@@ -2165,6 +2191,7 @@ def run_labels(vm, closure, args):
                                                     r = sub(a, b)
                                                 try:
                                                     if pcs and vm.pc:
+                                                        vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
                                                         _upgrade_check(vm, locals_[arg[2]], stamps[arg[2]] if stamps else 0, _local_name(vm.owner[id(code)], arg[2]))
                                                         r = _join(r, vm.pc)
                                                     locals_[arg[2]] = r
@@ -2300,6 +2327,7 @@ def run_labels(vm, closure, args):
                                                         r = add(a, k)
                                                     try:
                                                         if pcs and vm.pc:
+                                                            vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
                                                             _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
                                                             r = _join(r, vm.pc)
                                                         locals_[s2] = r
@@ -2314,6 +2342,7 @@ def run_labels(vm, closure, args):
                                                     s, rid = arg
                                                     v = pop()
                                                     if pcs and vm.pc:
+                                                        vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
                                                         _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0, _local_name(vm.owner[id(code)], s))
                                                         v = _join(v, vm.pc)
                                                     locals_[s] = v

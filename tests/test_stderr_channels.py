@@ -171,3 +171,13 @@ def test_a_failing_tests_message_of_several_lines_stays_indented(syn, write):
     r = syn("test", write("app.syn", 'test "t"\n    fail("first\\nsecond")\n'))
     assert r.returncode == 1
     assert "FAIL  t\n      first\n      second (line 2)\n" in r.stdout
+
+
+def test_print_without_stdout_says_so_even_of_labelled_data(syn, write):
+    # Whether print may write at all does not depend on what it prints: not withheld.
+    r = syn("run", "--labels", "--cap-set", "stdout=c",
+            write("app.syn", 'let x be private(1, "c")\nprint(x)\n'))
+    assert r.returncode == 1
+    assert "print needs stdout; the program runs with []; the host's --cap-set does not " \
+           "grant it (its stdout=LABEL items let labelled data through a print that stdout " \
+           "allows: give both, `--cap-set stdout,stdout=LABEL`)" in r.stderr

@@ -266,7 +266,11 @@ class VM:
         have = C.describe_set(self.caps)
         where = (f"tool '{self.tool}' runs with {have}" if self.tool is not None
                  else f"the program runs with {have}")
-        raise CapabilityDenied(f"{builtin} needs {cap_text(cap)}; {where}{self.cap_hint(cap)}")
+        err = CapabilityDenied(f"{builtin} needs {cap_text(cap)}; {where}{self.cap_hint(cap)}")
+        # stdout and llm are needed whatever the arguments are: the error tells nothing of
+        # them, so it does not carry their labels (a net host comes from the URL: it does)
+        err.from_arguments = cap[0] == "net"
+        raise err
 
     def cap_hint(self, cap):
         """The fix for running code that lacks `cap`: the host's ceiling, the caller of
@@ -274,6 +278,9 @@ class VM:
         declare = f"`require {cap_text(cap)}`"
         if self.ceiling_refuses(cap) and self.options.ceiling is not None:
             hint = "; the host's --cap-set does not grant it"
+            if cap == ("stdout",) and self.ceiling.stdout_labels:
+                hint += (" (its stdout=LABEL items let labelled data through a print that "
+                         "stdout allows: give both, `--cap-set stdout,stdout=LABEL`)")
         elif self.tool is not None:
             if C.cap_held(frozenset(self.tool_requires), cap):
                 hint = (f"; the caller of call_tool does not hold it: add {declare} at the top "
@@ -405,7 +412,7 @@ def _labelled_vm(fn, taint, label_errors=True):
             return fn(vm, *args)
         except Exception as e:  # noqa: BLE001 - whatever it is, it carries the labels
             err = vm.as_error(e)
-            if err.catchable:
+            if err.catchable and getattr(err, "from_arguments", True):
                 err.labels = err.labels | labels
             if err is e:
                 raise

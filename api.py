@@ -315,14 +315,15 @@ def _options(program, out, tools=None, cap_set=None, labels=False, provider=None
     if isinstance(cap_set, (list, tuple)) and all(isinstance(c, str) for c in cap_set):
         cap_set = ",".join(cap_set)             # ["stdout", "llm"] as "stdout,llm"
     if cap_set is not None and not isinstance(cap_set, str):
+        kind = "a list with an item that is not a text" if isinstance(
+            cap_set, (list, tuple)) else type(cap_set).__name__
         raise UsageError("usage error: cap_set must be a text of ceiling items, like "
-                         f"\"stdout,llm,tool=bank.*\" (or a list of them), got "
-                         f"{type(cap_set).__name__}")
+                         f"\"stdout,llm,tool=bank.*\" (or a list of them), got {kind}")
     if cap_set is not None:
         try:
             ceiling = Ceiling.parse(cap_set)
         except CeilingError as e:
-            text = str(e) if cli else str(e).replace("--cap-set:", "cap_set=:", 1)
+            text = str(e) if cli else str(e).replace("--cap-set:", "cap_set:", 1)
             raise UsageError(f"usage error: {text}") from None
     host_tools = {}
     if tools is not None:

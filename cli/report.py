@@ -123,10 +123,11 @@ class Source:
 
 def _blank(c):
     """What takes the room of `c` on the caret line: a tab for a tab (it reaches the same
-    tab stop), two spaces for a wide or fullwidth character, none for a combining mark."""
+    tab stop), two spaces for a wide or fullwidth character, none for a combining mark or
+    a format character (a zero-width space or joiner, a soft hyphen: printed as they are)."""
     if c == "\t":
         return c
-    if unicodedata.category(c) in ("Mn", "Me"):
+    if unicodedata.category(c) in ("Mn", "Me", "Cf"):
         return ""
     return "  " if unicodedata.east_asian_width(c) in ("W", "F") else " "
 

@@ -452,8 +452,10 @@ def p_error(tok):
         msg = f"'{tok[VALUE]}' is a keyword and cannot be used as a name"
         if i > 0 and toks[i - 1][TYPE] == "DOT":
             # a map key named like a keyword (mail records have `to`, JSON has `in`)
-            owner = toks[i - 2][VALUE] if i > 1 and toks[i - 2][TYPE] == "NAME" else "m"
-            msg += f"; for a key named like that, use brackets: {owner}[\"{tok[VALUE]}\"]"
+            key = f"[\"{tok[VALUE]}\"]"
+            owner = _owner(toks, i - 1)
+            msg += "; for a key named like that, use brackets: " + \
+                (f"{owner}{key}" if owner else f"{key} in place of .{tok[VALUE]}")
     elif typ == "OTHERWISE":
         msg = "'otherwise' must follow a `when` block at the same indentation"
     elif typ == "RECOVER":
@@ -639,6 +641,19 @@ _PYTHON_WORDS = {
     "except": "Synsema catches errors with `try` and then `recover NAME`",
     "class": "Synsema has no classes: keep data in a map, and behaviour in tasks",
 }
+
+
+def _owner(toks, dot):
+    """The source of the `a.b` path before the dot at toks[dot] (None when it is not a
+    plain path of names: a call's result, an index)."""
+    parts = []
+    j = dot - 1
+    while j >= 0 and toks[j][TYPE] == "NAME":
+        parts.append(toks[j][VALUE])
+        if j == 0 or toks[j - 1][TYPE] != "DOT":
+            return ".".join(reversed(parts))
+        j -= 2
+    return None
 
 
 # Python's operators that Synsema spells otherwise, by their two tokens.

@@ -442,15 +442,19 @@ class Resolver:
     def candidates(self, ctx):
         """The names `ctx` can see, for "did you mean": the user's in source order (SPEC 2:
         a tie goes to the one declared first), then the builtins."""
-        declared = []
-        c = ctx
-        while c is not None:
-            for b in c.blocks:
-                declared.extend((line, name) for name, (_, line) in b.items())
-            c = c.parent
+        # Listed so that, on one line, what is written first comes first: a task before its
+        # parameters, a `let` before its lambda's parameters (the sort by line is stable).
+        declared = [(line, name) for name, (_, line) in self.tasks.items()]
         if ctx.func.kind != "main" or ctx.parent is not None:
             declared.extend((line, name) for name, (_, line) in self.globals.items())
-        declared.extend((line, name) for name, (_, line) in self.tasks.items())
+        chain = []
+        c = ctx
+        while c is not None:
+            chain.append(c)
+            c = c.parent
+        for c in reversed(chain):
+            for b in c.blocks:
+                declared.extend((line, name) for name, (_, line) in b.items())
         names = list(dict.fromkeys(name for _, name in sorted(declared, key=lambda d: d[0])))
         return names + list(BUILTINS)
 

@@ -442,6 +442,7 @@ def test_a_default_may_use_the_parameters_before_it():
     ("task zy()\n    give 1\nlet zx be 1\nprint(zz)\n", "zy"),     # the task is declared first
     ("let zx be 1\ntask zy()\n    give 1\nprint(zz)\n", "zx"),
     ("task f(zb)\n    let za be 1\n    give zz\n", "zb"),          # a parameter before a let
+    ("task abcd(abce)\n    give abcf\n", "abcd"),                 # one line: the task first
 ])
 def test_a_suggestion_tie_goes_to_the_name_declared_first(src, meant):
     assert cerr(src).message.endswith(f"did you mean '{meant}'?")

@@ -206,3 +206,13 @@ def test_runtime_messages_show_texts_quoted_and_name_the_step(src, says):
     with pytest.raises(synsema.RunError) as e:
         synsema.compile_source(src, "app.syn").run()
     assert says in e.value.message
+
+
+@pytest.mark.parametrize("src, fix", [
+    ('let a be {"b": {"in": 1}}\nprint(a.b.in)\n', 'a.b["in"]'),
+    ('let a be [{"in": 1}]\nprint(a[0].in)\n', '["in"] in place of .in'),
+])
+def test_the_bracket_fix_names_the_whole_path(src, fix):
+    with pytest.raises(CompileError) as e:
+        compile_source(src, "app.syn")
+    assert e.value.message.endswith("use brackets: " + fix)

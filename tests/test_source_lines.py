@@ -180,6 +180,11 @@ def test_combining_marks_take_no_column():
     assert caret == "    " + " " * 16 + "^"
 
 
+def test_format_characters_take_no_column():
+    line, caret = caret_lines('let s be "\u200b\u200b\u200d\u00ad" + zz\n')
+    assert caret == "    " + " " * 14 + "^"        # `let s be "` and `" + `
+
+
 def test_the_error_column_still_counts_characters():
     assert report('let a be ["日本語", zz]\n').startswith("t.syn:1:18: error: ")
 

@@ -181,3 +181,44 @@ def test_print_without_stdout_says_so_even_of_labelled_data(syn, write):
     assert "print needs stdout; the program runs with []; the host's --cap-set does not " \
            "grant it (its stdout=LABEL items let labelled data through a print that stdout " \
            "allows: give both, `--cap-set stdout,stdout=LABEL`)" in r.stderr
+
+
+def test_nested_call_tool_names_the_task_that_lacks_the_capability(syn, write):
+    src = """\
+        require stdout
+        task inner()
+            require stdout
+            print("hi")
+        task outer()
+            give call_tool(inner, {})
+        call_tool(outer, {})
+        """
+    r = syn("run", write("app.syn", textwrap.dedent(src)))
+    assert r.returncode == 1
+    assert "the caller of call_tool, task 'outer', does not hold it: add `require stdout` " \
+           "as the first line of task 'outer'" in r.stderr
+
+
+def test_frames_of_runs_nested_by_call_are_withheld_too(syn, write):
+    # call() runs the task in a nested run of the VM: its frames under the labelled pc
+    # are withheld like the others, and the public call site outside is shown.
+    src = """\
+        task walk(t, i)
+            when i == len(t)
+                fail("end")
+            when t[i] == "a"
+                give call(walk, {"t": t, "i": i + 1})
+            give call(walk, {"t": t, "i": i + 1})
+        walk(private("SECRET", "pw"), 0)
+        """
+    a, b = two_runs(syn, write, src, ["aab", "bba"], "run", "--labels")
+    assert a == b and a[0] == 1
+    assert "where, and in how many calls, is withheld" in a[2] and "app.syn:7)" in a[2]
+
+
+def test_recursion_through_call_says_why_it_stops_before_max_depth(syn, write):
+    r = syn("run", "--max-depth", "100000",
+            write("app.syn", 'task f(n)\n    give call(f, {"n": n + 1})\nprint(f(0))\n'))
+    assert r.returncode == 4
+    assert "calls through builtins (call, call_tool, callbacks), which nest the interpreter " \
+           "and stop sooner than --max-depth (100000)" in r.stderr

@@ -77,6 +77,7 @@ class VM:
             raise StartRefused([cap_text(c) for c in missing])
         self.tool = None                # name of the task call_tool is running, if any
         self.tool_requires = ()         # and what that task declared
+        self.caller_tool = None         # the tool that ran it by call_tool, if any
         self.site = None                # (code, index) of the running builtin call
         self.part = None                # which part of a superinstruction raised
         # Host tools (SPEC 15): each a task value; every call of one is recorded here.
@@ -225,7 +226,12 @@ class VM:
         if isinstance(exc, SynError):
             return exc
         if isinstance(exc, RecursionError):
-            return self.depth_limit()
+            # Python's own stack, not --max-depth: calls made through a builtin (call,
+            # call_tool, a callback) each nest the interpreter, so they end sooner.
+            return LimitReached(
+                f"call depth limit reached at {self.depth} calls through builtins (call, "
+                "call_tool, callbacks), which nest the interpreter and stop sooner than "
+                f"--max-depth ({self.max_depth}); call the task directly to recurse deeper")
         # Only errors the language defines may be caught: an operation raises its own
         # SynError for what the program did wrong (vm.ops: "division by zero", "number
         # too large"); any other Python exception, OverflowError included, is a bug in
@@ -283,8 +289,13 @@ class VM:
                          "stdout allows: give both, `--cap-set stdout,stdout=LABEL`)")
         elif self.tool is not None:
             if C.cap_held(frozenset(self.tool_requires), cap):
-                hint = (f"; the caller of call_tool does not hold it: add {declare} at the top "
-                        "of the program")
+                if self.caller_tool is not None:    # call_tool inside a task run by call_tool
+                    hint = (f"; the caller of call_tool, task '{self.caller_tool}', does not "
+                            f"hold it: add {declare} as the first line of task "
+                            f"'{self.caller_tool}'")
+                else:
+                    hint = (f"; the caller of call_tool does not hold it: add {declare} at the "
+                            "top of the program")
             elif self.tool == "<lambda>":       # the verifier keeps that name for lambdas
                 hint = (f"; a lambda has no `require` of its own, so call_tool gives it "
                         f"nothing: make it a task with {declare} as its first line")
@@ -306,14 +317,15 @@ class VM:
     def run_as_tool(self, closure, args):
         """call_tool: run with (the task's own requires ∩ the current set)."""
         f = closure.func
-        saved = self.caps, self.tool, self.tool_requires
+        saved = self.caps, self.tool, self.tool_requires, self.caller_tool
         self.caps = C.tool_set(f.requires, saved[0])
+        self.caller_tool = saved[1]        # the task that ran call_tool, if it is a tool
         self.tool = f.name
         self.tool_requires = f.requires
         try:
             return self.call(closure, args)
         finally:
-            self.caps, self.tool, self.tool_requires = saved
+            self.caps, self.tool, self.tool_requires, self.caller_tool = saved
 
     def call_labelled(self, closure, args, labels, as_tool=False):
         """Call a task value from a builtin. Under --labels a labelled task value raises

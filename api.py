@@ -598,7 +598,6 @@ class Program:
         failed half-way (`syn batch` counts them against its budget)."""
         prog = self._program
         index = self._task_index(task) if task is not None else None
-        positional = self._arguments(index, task, args) if task is not None else None
         labels = settings.get("labels")
         if isinstance(args_labels, str) or not isinstance(args_labels, (list, tuple, set,
                                                                         frozenset)):
@@ -606,8 +605,8 @@ class Program:
                              f"[\"customers\"], got {type(args_labels).__name__}")
         if args_labels and not labels:      # it would do nothing: no label is tracked
             raise UsageError("usage error: args_labels= needs labels=True")
-        if labels and args_labels and index is not None:
-            positional = _labelled(positional, args_labels)
+        if labels and args_labels:
+            _labelled([], args_labels)      # the label names, checked before anything runs
         opts = _options(prog, out, llm_flags=llm_flags, **settings)
         try:
             vm = _start(prog, opts)
@@ -616,7 +615,14 @@ class Program:
 
             def body():
                 vm.run_main()
-                return None if index is None else vm.call(vm.tasks[index], positional)
+                if index is None:
+                    return None
+                # SPEC 14: the top level runs, then the call, its arguments checked as
+                # call_tool checks them
+                positional = self._arguments(index, task, args)
+                if labels and args_labels:
+                    positional = _labelled(positional, args_labels)
+                return vm.call(vm.tasks[index], positional)
             try:
                 raw = _in_big_stack(body, vm)
                 if result_to is not None and raw is not None:

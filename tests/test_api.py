@@ -141,9 +141,11 @@ def test_arguments_are_checked_as_call_tool_checks_them(agent, syn, args, messag
     assert e.value.exit_code == 1 and isinstance(e.value, synsema.RunError)
 
 
-def test_bad_arguments_stop_the_call_before_the_top_level_runs(agent, syn):
+def test_bad_arguments_stop_the_call_after_the_top_level_runs(agent, syn):
+    # SPEC 14: "runs the top-level statements (as usual), then calls TASK with the keys of
+    # the JSON object as named arguments, checked exactly as call_tool checks them"
     p = syn("run", "agent.syn", "--call", "answer", "--args", '{"question": 1}')
-    assert (p.returncode, p.stdout) == (1, "")
+    assert (p.returncode, p.stdout) == (1, "ready\n")
     with pytest.raises(synsema.ArgumentError) as e:
         synsema.compile_file(agent).call("answer", {"question": 1})
     assert p.stderr == e.value.message + "\n"

@@ -60,7 +60,8 @@ def test_args_file(app, syn, write):
 ])
 def test_bad_arguments_are_exit_1(app, syn, args, message):
     r = both(syn, "--call", "answer", "--args", args)
-    assert r.returncode == 1 and r.stdout == ""
+    # SPEC 14: the top level runs (it prints "top"), then the call's arguments are checked
+    assert r.returncode == 1 and r.stdout == "top\n"
     assert r.stderr == f"app.syn: error: bad arguments for task 'answer': {message}\n"
 
 

@@ -596,9 +596,9 @@ def to_python(v):
 # ---- catalogs ------------------------------------------------------------------------------
 
 def catalog_entry(tool, describe=None):
-    """The catalog entry of a host tool: tool_spec's four keys (SPEC 5) and
-    "param_describe", a map from parameter names to their descriptions (only those that
-    have one), for the parameter descriptions of the provider's tool list."""
+    """The catalog entry of a host tool: tool_spec's four keys (SPEC 5), and, when some
+    parameter has a description, "param_describe", a map from parameter names to their
+    descriptions (only those that have one), for the provider's tool list (SPEC 15.1)."""
     param_describe = {}
     for p in tool.params:
         text = p.description
@@ -607,11 +607,13 @@ def catalog_entry(tool, describe=None):
             text = f"{text} ({choices})" if text else choices
         if text:
             param_describe[p.name] = text
-    return {"name": tool.name,
-            "describe": tool.description if describe is None else describe,
-            "params": [p.spec() for p in tool.params],
-            "optional": [p.name for p in tool.params if p.has_default],
-            "param_describe": param_describe}
+    entry = {"name": tool.name,
+             "describe": tool.description if describe is None else describe,
+             "params": [p.spec() for p in tool.params],
+             "optional": [p.name for p in tool.params if p.has_default]}
+    if param_describe:      # else exactly SPEC 5's four keys
+        entry["param_describe"] = param_describe
+    return entry
 
 
 def _show_choices(values):

@@ -690,3 +690,13 @@ def test_load_target_errors(workdir, target, message):
     with pytest.raises(ToolTargetError, match=message) as e:
         load_target(target)
     assert isinstance(e.value, ToolError) and "\n" not in str(e.value)
+
+
+def test_a_host_tool_without_parameter_descriptions_has_tool_specs_four_keys():
+    @synsema.tool(name="plain.send")
+    def send(to: str, memo: str = "") -> str:
+        """Send it."""
+        return to
+
+    entry = catalog_entry(spec(send))
+    assert list(entry) == ["name", "describe", "params", "optional"]      # SPEC 5

@@ -210,8 +210,9 @@ def clip(text, limit, what="characters"):
 def shown_message(err):
     """The message (cut to MAX_MESSAGE), or the withheld form for an error made from
     labelled data."""
+    from synsema.vm.errors import LabelViolation
     labels = getattr(err, "labels", None)
-    if labels:
+    if labels and not isinstance(err, LabelViolation):   # a violation names labels, no data
         return f"(message withheld: labelled {', '.join(sorted(labels))})"
     return printable(clip(err.message, MAX_MESSAGE), lines=True)
 

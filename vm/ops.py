@@ -250,6 +250,9 @@ def set_item(x, k, v):
     """A copy of list/map x with item k replaced by v (value semantics)."""
     t = type(x)
     if t is list:
+        if type(k) is str:      # `set xs.name to v`: reading it says the same of fields
+            _fail(f"cannot set {quote(k)} in a list: a list's items are set by a whole-number "
+                  "index, and fields (m.name is m[\"name\"]) are map keys")
         i = _int_index(k, "list")
         n = len(x)
         if not -n <= i < n:

@@ -198,7 +198,7 @@ def test_a_name_used_after_its_block_says_what_declared_it(src, says):
     ('let m be {"a": 1}\nset m.x.y to 1\n',
      'cannot set "y" in the item at "x", which is nothing; only lists and maps have items'),
     ('let m be {"a": [1]}\nset m.a.b to 1\n',
-     'list index must be a whole number, got text "b"'),
+     'cannot set "b" in a list: a list\'s items are set by a whole-number index, and fields'),
     ('print([1, 2]["1"])\n', 'list index must be a whole number, got text "1"'),
 ])
 def test_runtime_messages_show_texts_quoted_and_name_the_step(src, says):

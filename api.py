@@ -27,7 +27,7 @@ import time
 from collections import namedtuple
 
 from synsema.cli.options import MAX_DEPTH
-from synsema.cli.report import Source, compile_error, printable, runtime_error
+from synsema.cli.report import Source, compile_error, printable, runtime_error, shown_message
 from synsema.vm import errors as E
 from synsema.vm.values import UNSET, Closure, Labeled, norm_key
 
@@ -46,6 +46,7 @@ class Error(Exception):
     labels = frozenset()
     violation = False
     host_message = None
+    output = ""         # Program.call/run: what the run printed before it failed
 
     def __init__(self, message):
         super().__init__(message)
@@ -559,7 +560,11 @@ class Program:
         buffer = io.StringIO()
         if task is not None:
             args = self._python_args(task, args)
-        vm, raw = self._execute(task, args, buffer.write, **settings)
+        try:
+            vm, raw = self._execute(task, args, buffer.write, **settings)
+        except Error as e:
+            e.output = buffer.getvalue()    # what the run printed before it failed
+            raise
         value, labels = raw, []
         if type(raw) is Labeled:
             value, labels = raw.v, sorted(raw.l)
@@ -619,7 +624,8 @@ class Program:
                     return None
                 # SPEC 14: the top level runs, then the call, its arguments checked as
                 # call_tool checks them
-                positional = self._arguments(index, task, args)
+                positional = self._arguments(index, task, args,
+                                             frozenset(args_labels) if labels else E.EMPTY)
                 if labels and args_labels:
                     positional = _labelled(positional, args_labels)
                 return vm.call(vm.tasks[index], positional)
@@ -644,8 +650,9 @@ class Program:
         raise UsageError(f"usage error: {printable(self.name)} has no task '{printable(name)}'"
                          f"{did_you_mean(str(name), list(self.tasks))}")
 
-    def _arguments(self, index, task, args):
-        """The positional arguments of the call, checked exactly as call_tool checks them."""
+    def _arguments(self, index, task, args, labels=E.EMPTY):
+        """The positional arguments of the call, checked exactly as call_tool checks them;
+        `labels`: those --args-label puts on every value (an error about one carries them)."""
         from synsema.stdlib.vmbuiltins import _named_args
         func = self._program.functions[index]
         try:
@@ -655,11 +662,13 @@ class Program:
                     raise E.SynError(f"'{p.name}' is a task parameter, and a task cannot "
                                      "come from outside the program; call a task whose "
                                      "parameters are data")
-            return _named_args("call_tool", Closure(func), args, True)
+            return _named_args("call_tool", Closure(func), args, True, labels)
         except E.SynError as e:
-            raise ArgumentError(f"{printable(self.name)}: error: bad arguments for task "
-                                f"'{printable(task)}': "
-                                f"{e.message}") from None
+            said = shown_message(e)     # withheld when it tells of a labelled value
+            err = ArgumentError(f"{printable(self.name)}: error: bad arguments for task "
+                                f"'{printable(task)}': {said}")
+            err.labels = frozenset(e.labels)
+            raise err from None
 
 
 def _labelled(positional, args_labels):

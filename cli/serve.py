@@ -130,6 +130,9 @@ class _App:
             result = self.program._result(name, arguments, args_labels=self.args_labels,
                                           **self.settings)
         except api.Error as e:
+            if e.output:            # what the task printed goes to stderr, as on success
+                sys.stderr.write(e.output)
+                sys.stderr.flush()
             return _error(api.public_message(e, self.ceiling))   # the client is a sink
         if result.output:
             sys.stderr.write(result.output)

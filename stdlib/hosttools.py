@@ -39,7 +39,8 @@ What the VM uses (SPEC 15.2), all on an immutable `HostTool`:
   (`host tool 'x' returned a value Synsema cannot hold (type Decimal at ["rows"][2])`), or
   when an argument does not fit the Python type (an `int` given 2.5, a `Literal` or
   `Enum` value not listed, a task value).
-* `catalog_entry(tool, describe)`: the `tool_spec` map of SPEC 5 plus "param_describe".
+* `catalog_entry(tool, describe)`: the `tool_spec` map of SPEC 5, plus "param_describe"
+  when some parameter has a description.
 * `collect(obj)` and `load_target("MODULE:NAME")` (for `--tools`): name -> HostTool.
 
 Decisions the SPEC leaves open:

@@ -140,8 +140,10 @@ def check_argument(name, declared, v, nothing_ok):
         raise SynError(f"'{name}' must be {declared}, got {type_name(v)}")
 
 
-def _named_args(name, task, args, tool):
-    """The positional argument list for `task` from the map `args` (SPEC section 5)."""
+def _named_args(name, task, args, tool, value_labels=EMPTY):
+    """The positional argument list for `task` from the map `args` (SPEC section 5).
+    `value_labels`: the labels of every value (an entry point's --args-label), which an
+    error about a value (its type) carries; the keys are the host's own."""
     if type(task) is not Closure:
         raise SynError(f"{name} needs a task as its first argument, got {type_name(task)}")
     if type(args) is not dict:
@@ -160,7 +162,11 @@ def _named_args(name, task, args, tool):
     for p in params:
         if p.name in args:
             v = args[p.name]
-            check_argument(p.name, p.type, v, p.default == p.DEFAULT_NOTHING)
+            try:
+                check_argument(p.name, p.type, v, p.default == p.DEFAULT_NOTHING)
+            except SynError as e:
+                e.labels = e.labels | value_labels
+                raise
             out.append(v)
         elif p.default != p.NO_DEFAULT:
             out.append(UNSET)

@@ -76,3 +76,24 @@ def test_a_task_parameter_cannot_come_from_outside():
                                                     "cannot come from outside the program"):
         prog.call("go", {})
     assert prog.call("opt", {"x": 2}).value == 2      # an optional one may stay unset
+
+
+AGENT = synsema.compile_source('print("top")\ntask answer(q: text, n: number = 1)\n    give q\n',
+                               "c1.syn")
+
+
+def test_a_bad_argument_labelled_by_args_labels_is_withheld():
+    with pytest.raises(synsema.ArgumentError) as e:
+        AGENT.call("answer", {"q": 3}, labels=True, args_labels=["cust"])
+    assert e.value.message == ("c1.syn: error: bad arguments for task 'answer': (message "
+                               "withheld: labelled cust)")
+    assert e.value.labels == {"cust"}
+    # which keys there are is the host's own (SPEC 14 labels values): said as it is
+    with pytest.raises(synsema.ArgumentError, match="has no parameter 'r'"):
+        AGENT.call("answer", {"r": 3}, labels=True, args_labels=["cust"])
+
+
+def test_a_failed_call_keeps_what_the_top_level_printed():
+    with pytest.raises(synsema.ArgumentError) as e:
+        AGENT.call("answer", {"q": 3})
+    assert e.value.output == "top\n"

@@ -225,9 +225,9 @@ def runtime_error(err, source):
     # The innermost calls that ran under a labelled pc: which lines they were at, and how
     # many there were, depend on the labels (a recursion can spell a secret in its line
     # numbers), so neither is shown; the calls outside them are.
-    hidden = getattr(err, "secret_frames", 0)
-    trace = trace[hidden:]
-    where = trace[0] if trace and not hidden else None
+    withheld = getattr(err, "secret_frames", 0)
+    trace = trace[withheld:]
+    where = trace[0] if trace and not withheld else None
     out = []
     if isinstance(err, LabelViolation):
         at = f" ({name}:{where[1]})" if where else ""
@@ -246,7 +246,7 @@ def runtime_error(err, source):
         else:
             frames.append([text, 1])
     frames = [t if n == 1 else f"{t}  (the same call {n} times)" for t, n in frames]
-    if hidden:
+    if withheld:
         frames.insert(0, "  in code that ran under a labelled condition (where, and in how "
                          "many calls, is withheld)")
     if len(frames) > MAX_TRACE:

@@ -156,9 +156,8 @@ def test_through_the_cli_the_caret_is_on_the_keyword(syn, write):
 
 @pytest.mark.parametrize("key", ["to", "in", "each", "true", "for"])
 def test_a_field_named_like_a_keyword_points_to_brackets(key):
-    with pytest.raises(CompileError) as e:
-        compile_source(f'let mail be {{"{key}": 1}}\nprint(mail.{key})\n', "app.syn")
-    assert e.value.message == (f"'{key}' is a keyword and cannot be used as a name; for a key "
+    e = cerr(f'let mail be {{"{key}": 1}}\nprint(mail.{key})\n')
+    assert e.message == (f"'{key}' is a keyword and cannot be used as a name; for a key "
                                f"named like that, use brackets: mail[\"{key}\"]")
 
 
@@ -169,15 +168,13 @@ def test_a_field_named_like_a_keyword_points_to_brackets(key):
      10),
 ])
 def test_python_operators_get_the_synsema_spelling(src, says, col):
-    with pytest.raises(CompileError) as e:
-        compile_source(src, "app.syn")
-    assert (e.value.message, e.value.col) == (says, col)
+    e = cerr(src)
+    assert (e.message, e.col) == (says, col)
 
 
 def test_spaced_operators_are_not_taken_for_python_ones():
-    with pytest.raises(CompileError) as e:
-        compile_source("print(2 * * 3)\n", "app.syn")
-    assert "**" not in e.value.message
+    e = cerr("print(2 * * 3)\n")
+    assert "**" not in e.message
 
 
 @pytest.mark.parametrize("src, says", [
@@ -189,9 +186,8 @@ def test_spaced_operators_are_not_taken_for_python_ones():
      "its `let` at line 2 is inside a block that has ended"),
 ])
 def test_a_name_used_after_its_block_says_what_declared_it(src, says):
-    with pytest.raises(CompileError) as e:
-        compile_source(src, "app.syn")
-    assert says in e.value.message
+    e = cerr(src)
+    assert says in e.message
 
 
 @pytest.mark.parametrize("src, says", [
@@ -213,6 +209,5 @@ def test_runtime_messages_show_texts_quoted_and_name_the_step(src, says):
     ('let a be [{"in": 1}]\nprint(a[0].in)\n', '["in"] in place of .in'),
 ])
 def test_the_bracket_fix_names_the_whole_path(src, fix):
-    with pytest.raises(CompileError) as e:
-        compile_source(src, "app.syn")
-    assert e.value.message.endswith("use brackets: " + fix)
+    e = cerr(src)
+    assert e.message.endswith("use brackets: " + fix)

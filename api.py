@@ -610,8 +610,8 @@ class Program:
                              f"[\"customers\"], got {type(args_labels).__name__}")
         if args_labels and not labels:      # it would do nothing: no label is tracked
             raise UsageError("usage error: args_labels= needs labels=True")
-        if labels and args_labels:
-            _labelled([], args_labels)      # the label names, checked before anything runs
+        # checked before anything runs; E.EMPTY when nothing is labelled
+        arg_labels = _label_set(args_labels) if labels else E.EMPTY
         opts = _options(prog, out, llm_flags=llm_flags, **settings)
         try:
             vm = _start(prog, opts)
@@ -624,10 +624,10 @@ class Program:
                     return None
                 # SPEC 14: the top level runs, then the call, its arguments checked as
                 # call_tool checks them
-                positional = self._arguments(index, task, args,
-                                             frozenset(args_labels) if labels else E.EMPTY)
-                if labels and args_labels:
-                    positional = _labelled(positional, args_labels)
+                positional = self._arguments(index, task, args, arg_labels)
+                if arg_labels:
+                    positional = [a if a is UNSET else Labeled(a, arg_labels)
+                                  for a in positional]
                 return vm.call(vm.tasks[index], positional)
             try:
                 raw = _in_big_stack(body, vm)
@@ -671,14 +671,14 @@ class Program:
             raise err from None
 
 
-def _labelled(positional, args_labels):
+def _label_set(args_labels):
+    """args_labels= as a set of label names; a UsageError for one that is not a name."""
     from synsema.vm.caps import is_label
     for label in args_labels:
         if not isinstance(label, str) or not is_label(label):
             raise UsageError(f"usage error: {label!r} is not a label name (letters, digits, "
                              "_, - and .)")
-    labels = frozenset(args_labels)
-    return [a if a is UNSET else Labeled(a, labels) for a in positional]
+    return frozenset(args_labels)
 
 
 def _write_result(vm, task, raw, write):

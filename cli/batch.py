@@ -284,7 +284,7 @@ def _payload(program, task, values):
     # Started only to check the settings: each item starts and stops its own.
     api._release(api._options(program._program, None, **settings))
     if values.get("labels"):
-        api._labelled([], values.get("args_label") or ())
+        api._label_set(values.get("args_label") or ())   # the names, before any item runs
     values = dict(values)
     for key in ("audit", "cassette"):     # workers (Ray's above all) run elsewhere
         if values.get(key):

@@ -168,8 +168,7 @@ def _run_tests(report, entry, program, source, opts, captured, select, verbose, 
         report.emit(printed)
     if top_error is not None:
         msg = runtime_error(top_error, source)
-        line = top_error.trace[0][1] if top_error.trace and not top_error.secret_frames \
-            else None
+        line = _failed_line(top_error)
         report.add(entry, "(top level)", False, _indent(msg) + _printed(printed, verbose),
                    line=line, message=shown_message(top_error), report=msg.strip(),
                    **_output(printed))
@@ -198,9 +197,7 @@ def _run_tests(report, entry, program, source, opts, captured, select, verbose, 
             report.add(entry, name, True, _indent(printed) if verbose else "",
                        **_output(printed))
             continue
-        # Where it failed, unless that depends on labelled data (SynError.secret_frames).
-        line = error.trace[0][1] if error.trace and not error.secret_frames else \
-            program.functions[index].line
+        line = _failed_line(error) or program.functions[index].line
         report.add(entry, name, False,
                    _indent(f"{shown_message(error)} (line {line})") + _printed(printed, verbose),
                    line=line, message=shown_message(error),
@@ -234,6 +231,12 @@ def _printed(printed, verbose):
     if not printed or verbose:
         return ""
     return "      printed:\n" + "".join("        " + line + "\n" for line in printed.splitlines())
+
+
+def _failed_line(error):
+    """The line an error was raised at; None when it has no position, or when where it
+    was depends on labelled data (SynError.secret_frames)."""
+    return error.trace[0][1] if error.trace and not error.secret_frames else None
 
 
 def _indent(text):

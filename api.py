@@ -573,9 +573,14 @@ class Program:
             try:
                 value = to_python(value)
             except TypeError:
-                raise RunError(f"{printable(self.name)}: error: the result of task "
+                err = RunError(f"{printable(self.name)}: error: the result of task "
                                f"'{printable(task)}' holds a task value, which cannot leave "
-                               "the program") from None
+                               "the program")
+                # Whether a labelled result holds a task value depends on the data: the
+                # error is as labelled as the result (a sink withholds it, public_message).
+                err.labels = frozenset(labels)
+                err.output = buffer.getvalue()
+                raise err from None
         return Result(value, labels, buffer.getvalue(), list(getattr(vm, "tool_calls", [])),
                       vm.tokens_used)
 
@@ -594,7 +599,7 @@ class Program:
                                 f"{e}") from None
 
     def _execute(self, task, args, out, *, args_labels=(), llm_flags=None, result_to=None,
-                 box=None, **settings):
+                 box=None, result_on_stdout=False, **settings):
         """One run: the top level, then (task not None) the task called with the Synsema
         map `args`. Returns (vm, the raw result). `out` receives what print writes (the CLI
         streams it); with `result_to`, a result other than nothing is written to it as a
@@ -632,7 +637,7 @@ class Program:
             try:
                 raw = _in_big_stack(body, vm)
                 if result_to is not None and raw is not None:
-                    _write_result(vm, task, raw, result_to)
+                    _write_result(vm, task, raw, result_to, result_on_stdout)
             except E.SynError as e:
                 # A labelled error's own message is the data: never chain it.
                 raise _failure(e, self._source) from (None if e.labels or isinstance(
@@ -681,15 +686,20 @@ def _label_set(args_labels):
     return frozenset(args_labels)
 
 
-def _write_result(vm, task, raw, write):
-    """`syn --call`: the result as one line of json_encode, a stdout sink under labels."""
+def _write_result(vm, task, raw, write, on_stdout):
+    """`syn --call` (on_stdout) and `syn batch`: the result as one line of json_encode, a
+    sink like stdout under labels."""
     from synsema.vm.jsonvalues import json_encode
     value, labels = raw, E.EMPTY
     if type(raw) is Labeled:
         value, labels = raw.v, raw.l
+    vm.site = None          # an error is at the call, not at the last builtin
+    # Writing to stdout is what print does (SPEC 9: the stdout capability is used by
+    # `print` and a `--call` result): a ceiling without stdout refuses both.
+    if on_stdout:
+        vm.need(f"writing the result of task '{task}' to stdout", ("stdout",))
     blocked = vm.ceiling.blocked(labels)
     if blocked:
-        vm.site = None          # the violation is at the call, not at the last builtin
         vm.violation(f"writing the result of task '{task}' to stdout would reveal data "
                      f"labelled {', '.join(blocked)}")
     try:

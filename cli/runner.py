@@ -161,7 +161,8 @@ def run(program, values):
         args = call_args(values) if task is not None else None
         trace_offline(program, values)
         program._execute(task, args, write_stdout, result_to=write_stdout,
-                         args_labels=values.get("args_label") or (), **settings(values))
+                         result_on_stdout=True, args_labels=values.get("args_label") or (),
+                         **settings(values))
     except api.Error as e:
         return outcome(e)
     return EXIT_OK

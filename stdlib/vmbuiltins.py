@@ -392,13 +392,16 @@ def _http(vm, name, url, body=None):
         raise SynError(f"{name} needs a URL text, got {type_name(url)}")
     if host is None:
         raise SynError(f"{name}: refused {url!r}: {bad}")
-    _net_gate(vm, name, host, labels)
+    # The host is data when the URL is labelled; a redirect's, when anything sent is (a
+    # server can choose where to send the request on from what it got).
+    _net_gate(vm, name, host, labels, host_labels=ul)
     if body is not None and type(body) is not str:
         body = json_encode(body)
     # The answer depends on what was sent (an echoing or enriching API returns it): it
     # carries the URL's and the body's labels, as a model's answer carries its prompt's.
     return _label(vm, net.fetch(name, url, host, body,
-                                lambda to: _net_gate(vm, name, to, labels)), labels)
+                                lambda to: _net_gate(vm, name, to, labels,
+                                                     host_labels=labels)), labels)
 
 
 def _net_labels_for(vm, host):
@@ -408,7 +411,7 @@ def _net_labels_for(vm, host):
                           and vm.ceiling.net_label_ok(label, host))
 
 
-def _net_gate(vm, name, host, labels=EMPTY):
+def _net_gate(vm, name, host, labels=EMPTY, host_labels=EMPTY):
     """May the running code reach `host` now (with data labelled `labels`)? Checked for the
     URL's host and again for every host a redirect leads to (net.fetch calls it), so both
     go through one check."""
@@ -419,7 +422,8 @@ def _net_gate(vm, name, host, labels=EMPTY):
         from synsema.vm.errors import CapabilityDenied
         raise CapabilityDenied(f"{name} needs net(\"{host}\"); the host's --cap-set does not "
                                "grant it")
-    vm.audit_event(event="capability", kind="net", host=host, builtin=name, at=vm.where())
+    vm.audit_event(event="capability", kind="net", host=host, builtin=name, at=vm.where(),
+                   labelled=("host",) if vm.labels and vm.hides(host_labels) else ())
 
 
 @builtin("http_get", 1, kind="vm")
@@ -514,13 +518,12 @@ def llm_step(vm, prompt, catalog, context):
         n = _trace_call(vm, labels)
         try:
             answer = vm.provider_call(
-                lambda p: p.step(vm.program.intent, prompt, catalog, context), "llm_step")
+                lambda p: p.step(vm.program.intent, prompt, catalog, context), "llm_step",
+                labels)
         except SynError as e:
             _trace_failed(vm, n, "llm_step", e, labels)
             raise
-        tokens = answer.get("tokens", 0) or 0
-        vm.tokens_used += tokens
-        vm.token_labels = vm.token_labels | labels
+        tokens = answer.get("tokens", 0) or 0      # counted by provider_call
         if vm.trace:
             if vm.labels and (labels | vm.pc):
                 said = _shown(vm, answer, labels)        # even the kind is private
@@ -554,12 +557,10 @@ def _text_op(name):
         n = _trace_call(vm, labels)
         try:
             text, tokens = vm.provider_call(
-                lambda p: p.text_op(vm.program.intent, name, *plain), name)
+                lambda p: p.text_op(vm.program.intent, name, *plain), name, labels)
         except SynError as e:
             _trace_failed(vm, n, name, e, labels)
             raise
-        vm.tokens_used += tokens or 0
-        vm.token_labels = vm.token_labels | labels
         if vm.trace:
             vm.trace_line(f"{name} {n}: {_shown(vm, text, labels)}"
                           f"{_tokens_note(vm, tokens or 0, labels)}")

@@ -135,7 +135,7 @@ def test_an_entry_stopped_on_labelled_data_raises_the_label_for_the_session():
     r = pipe(entry, "--labels", "--cap-set", "stdout")
     assert "(message withheld: labelled secret)" in r.stderr
     assert "later entries" not in r.stderr and "run under those labels" in r.stderr
-    assert r.stdout == "" and "print would reveal data labelled secret" in r.stderr
+    assert r.stdout == "" and "under a condition on data labelled secret" in r.stderr
     r = pipe(entry, "--labels", "--cap-set", "stdout,stdout=secret")
     assert r.stdout == "0\n2\n"
     r = pipe("let n be 0\nfail(\"plain\")\nn\n", "--labels", "--cap-set", "stdout")

@@ -56,6 +56,7 @@ class VM:
         self.timeout = opts.timeout
         self.max_depth = opts.max_depth
         self.audit = opts.audit
+        self.audit_withheld = False     # the run's one `withheld` audit line is written
         self.llm = opts.llm
         self.trace = opts.trace
         self.write = opts.out or _stdout_write
@@ -337,18 +338,28 @@ class VM:
             return self.run_as_tool(closure, args)
         return self.call(closure, args)
 
-    def provider_call(self, fn, name):
+    def provider_call(self, fn, name, labels):
+        """fn(provider) for builtin `name`, whose input (with the pc) carries `labels`:
+        audited, bounded by the run's deadline, and its tokens counted -- also those of an
+        answer the provider then rejects, or of a call that fails after the model answered."""
         from synsema.stdlib.llm import ProviderError    # only with a model: kept off start-up
-        host = self.llm.config.host
-        self.audit_event(event="capability", kind="llm", host=host, builtin=name,
+        llm = self.llm
+        self.audit_event(event="capability", kind="llm", host=llm.config.host, builtin=name,
                          at=self.where())
         # Every wait of the call (request timeouts, retry pauses) ends by the run's
-        # deadline; --trace hears of each retry.
-        self.llm.bound(self.deadline, self.timeout, self.trace_line if self.trace else None)
+        # deadline; --trace hears of each retry, unless the prompt is labelled: how a
+        # provider reacts to it (a 503 for some prompts) is as private as the prompt.
+        hidden = self.labels and labels
+        llm.bound(self.deadline, self.timeout,
+                  self.trace_line if self.trace and not hidden else None)
+        before = llm.spent
         try:
-            return fn(self.llm)
+            return fn(llm)
         except ProviderError as e:
             raise SynError(f"{name}: {e.message}") from None
+        finally:
+            self.tokens_used += llm.spent - before
+            self.token_labels = self.token_labels | labels
 
     def trace_line(self, text):
         if self.labels and self.pc:
@@ -371,13 +382,50 @@ class VM:
         line = positions[idx][0] if 0 <= idx < len(positions) else func.line
         return f"{self.program.source_name}:{line}"
 
+    def hides(self, labels):
+        """Must what depends on `labels` be kept from whoever reads this run's stderr and
+        audit log? Not when the ceiling lets each label out anyway, by stdout=LABEL or a
+        declassify the program could make (developer mode grants every one): that reader
+        may see the data itself."""
+        c = self.ceiling
+        return any(not (c.may_print(l) or c.may_declassify(l)) for l in labels)
+
     def violation(self, message):
+        if self.labels and self.pc and self.hides(self.pc):
+            # Under a labelled condition, which sink or variable was refused says which
+            # way the condition went (`set of 'a'` in one branch, `'b'` in another): the
+            # message keeps only the condition's labels, as a report keeps only that
+            # frames ran there (vm.labels._withhold_frames).
+            message = (f"under a condition on data labelled {', '.join(sorted(self.pc))}, "
+                       "the program reached something that label does not allow (which "
+                       "one, and where, is withheld: it depends on the data). Under a "
+                       "labelled `when`, `while`, `for each` or caught error: declare a "
+                       "variable you set inside the branch, or label it with private(...) "
+                       "when you declare it; print or send only what the host ceiling lets "
+                       "out (stdout=LABEL, llm=LABEL@HOST, net=LABEL@HOST); or declassify "
+                       "the condition first. A ceiling that lets the label out (or developer "
+                       "mode: no --cap-set) shows which")
         self.audit_event(event="label_violation", message=message, at=self.where())
         raise LabelViolation(message)
 
-    def audit_event(self, **event):
-        if self.audit is not None:
-            self.audit.write(event)
+    def audit_event(self, labelled=(), **event):
+        """One --audit line. `labelled`: the fields whose values were made from labelled
+        data (a host from a labelled URL), written as withheld."""
+        if self.audit is None:
+            return
+        if self.labels and self.pc and self.hides(self.pc):
+            # Whether an event happens under a labelled condition, how often and where,
+            # depends on the labels (a loop on a secret would count it out), as with
+            # --trace: the log says once per run that events were withheld, nothing more.
+            if not self.audit_withheld:
+                self.audit_withheld = True
+                self.audit.write({"event": "withheld", "labels": sorted(self.pc),
+                                  "what": "events under a labelled condition (which, how "
+                                          "many and where is withheld)"})
+            return
+        for field in labelled:      # (labels on: the callers pass fields only then)
+            event[field] = "(withheld: labelled data)"
+        self.audit.write(event)
 
     # vm.labels provides these; labels off they are never reached.
     def call_under(self, labels, thunk):

@@ -38,6 +38,7 @@ class Provider:
         self.deadline = None    # time.monotonic() at which the run's --timeout ends
         self.limit = None       # that --timeout, in seconds (for the message)
         self.note = None        # write(text) for --trace lines, or None
+        self.spent = 0          # tokens of every answer read (usable or not)
 
     def bound(self, deadline, limit, note):
         """What the run allows the next call: its deadline (time.monotonic(), or None) and
@@ -180,6 +181,11 @@ class Provider:
             if "error" in body and not ("choices" in body or "content" in body):
                 message = self.wire.error_message(body) or clip(text)
                 raise ProviderError(f"{self.who} answered HTTP {status} with an error: {message}")
+            # Tokens are spent once the model has answered, whether or not the answer is
+            # then usable (a classify outside its options, an empty text): counted here,
+            # before anything can reject it, so a budget (llm_tokens_used, --max-tokens)
+            # never misses them.
+            self.spent += self.wire.tokens(body)
             # A \uD800 escape the server did not pair is no character: it could not be
             # printed or sent on, so it reads as an undecodable byte does.
             return without_surrogates(body)

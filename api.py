@@ -21,7 +21,7 @@ import errno
 import io
 import math
 import os
-import sys
+import queue
 import threading
 import time
 from collections import namedtuple
@@ -29,6 +29,7 @@ from collections import namedtuple
 from synsema.cli.options import MAX_DEPTH
 from synsema.cli.report import Source, compile_error, printable, runtime_error, shown_message
 from synsema.vm import errors as E
+from synsema.vm.pystack import deep_recursion
 from synsema.vm.values import UNSET, Closure, Labeled, norm_key
 
 __all__ = ["compile_file", "compile_source", "load", "Program", "Result", "Provider",
@@ -449,53 +450,116 @@ _OVERTIME = 2.0
 _abandoned = []
 
 
+class _HostThread:
+    """The host's side of a run in the VM's thread: host tool calls the run posts (from
+    stdlib.hosttools.on_host_thread) are run here, on the thread that called, one at a
+    time, while it waits for the run to end."""
+    DONE = object()
+
+    def __init__(self):
+        self.queue = queue.SimpleQueue()
+        self.lock = threading.Lock()
+        self.closed = False
+
+    def post(self, fn, kwargs):
+        """In the VM's thread: run fn(**kwargs) on the host's thread and give its result
+        (or raise what it raised)."""
+        reply = {"done": threading.Event()}
+        with self.lock:
+            if self.closed:         # the host gave up on the run (its time limit)
+                raise E.LimitReached("the run was given up on; no more host tool calls")
+            self.queue.put((fn, kwargs, reply))
+        reply["done"].wait()
+        if "error" in reply:
+            raise reply["error"]
+        return reply["value"]
+
+    def serve(self, item):
+        fn, kwargs, reply = item
+        try:
+            reply["value"] = fn(**kwargs)
+        except BaseException as e:  # noqa: BLE001 - raised in the VM's thread, as if there
+            reply["error"] = e
+        finally:
+            reply["done"].set()
+
+    def close(self):
+        """No more calls will be served: the ones waiting fail, later ones are refused."""
+        with self.lock:
+            self.closed = True
+        while True:
+            try:
+                item = self.queue.get_nowait()
+            except queue.Empty:
+                return
+            if item is not self.DONE:
+                item[2]["error"] = E.LimitReached("the run was given up on; no more host "
+                                                  "tool calls")
+                item[2]["done"].set()
+
+
 def _in_big_stack(fn, vm=None):
     """Run fn in a thread with a large stack, so deep (but limited) Synsema recursion
-    through builtins never overflows the C stack; re-raise what it raised.
+    through builtins never overflows the C stack; re-raise what it raised. Host tools the
+    run calls run on this (the caller's) thread meanwhile (_HostThread).
 
     `vm`: the VM fn runs, whose --timeout the loop checks between instructions. One
     instruction can outlast it (Python cannot interrupt arithmetic on huge numbers): when
     the run is still going _OVERTIME seconds after its deadline, the time limit is raised
     here, and the thread (a daemon, so the process can still exit) is left to finish."""
+    from synsema.stdlib.hosttools import _VM_THREAD
     box = {}
+    host = _HostThread()
 
     def target():
+        _VM_THREAD.post = host.post
         try:
             box["value"] = fn()
         except BaseException as e:  # noqa: BLE001 - handed back to the caller's thread
             box["error"] = e
+        finally:
+            host.queue.put(host.DONE)
 
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 21000))
-    # threading.stack_size is process-wide: set, start and restore under one lock, so
-    # runs started from several threads at once never restore each other's value.
-    with _stack_lock:
-        old = threading.stack_size()
-        try:
-            threading.stack_size(512 * 1024 * 1024)
-        except (ValueError, RuntimeError):
-            t = None
-        else:
+    with deep_recursion():
+        # threading.stack_size is process-wide: set, start and restore under one lock, so
+        # runs started from several threads at once never restore each other's value.
+        with _stack_lock:
+            old = threading.stack_size()
             try:
-                t = threading.Thread(target=target, name="synsema", daemon=True)
-                t.start()
-            finally:
-                threading.stack_size(old)
-    if t is None:
-        return fn()
-    if vm is None or vm.timeout is None:
+                threading.stack_size(512 * 1024 * 1024)
+            except (ValueError, RuntimeError):
+                t = None
+            else:
+                try:
+                    t = threading.Thread(target=target, name="synsema", daemon=True)
+                    t.start()
+                finally:
+                    threading.stack_size(old)
+        if t is None:
+            return fn()
+        watch = vm is not None and vm.timeout is not None
+        try:
+            while True:
+                try:
+                    item = host.queue.get(timeout=0.25 if watch else None)
+                except queue.Empty:
+                    deadline = vm.deadline
+                    if deadline is not None and time.monotonic() > deadline + _OVERTIME:
+                        # The run may act no more: its next check (a loop's limit, a
+                        # capability, a host tool) ends it. `syn` exits at once
+                        # (cli/entry.py).
+                        vm.abandoned = True
+                        _abandoned[:] = [x for x in _abandoned if x.is_alive()] + [t]
+                        raise vm.time_limit(" in one operation that could not be stopped "
+                                            "(it goes on in the background)") from None
+                    continue
+                if item is host.DONE:
+                    break
+                host.serve(item)
+        except BaseException:
+            host.close()            # Ctrl-C or the time limit: the run is left behind
+            raise
         t.join()
-    else:
-        while t.is_alive():
-            t.join(0.25)
-            deadline = vm.deadline
-            if t.is_alive() and deadline is not None and \
-                    time.monotonic() > deadline + _OVERTIME:
-                # The run may act no more: its next check (a loop's limit, a capability,
-                # a host tool) ends it. `syn` exits at once (cli/entry.py).
-                vm.abandoned = True
-                _abandoned[:] = [x for x in _abandoned if x.is_alive()] + [t]
-                raise vm.time_limit(" in one operation that could not be stopped (it goes "
-                                    "on in the background)")
     if "error" in box:
         raise box["error"]
     return box.get("value")

@@ -2,11 +2,9 @@
 (resolve) -> bytecode (codegen), giving a vm.program.Program."""
 
 import gc
-import sys
 
 from synsema.vm.errors import CompileError
-
-MAX_DEPTH = 21000
+from synsema.vm.pystack import deep_recursion
 
 
 def compile_source(source, source_name="<source>"):
@@ -26,17 +24,18 @@ def compile_tree(source, source_name="<source>"):
     load_all()
     # The stages walk the tree recursively: a sum of N terms is N levels deep. Python's
     # default limit (1000) would refuse a sum CPython itself compiles; pure Python calls
-    # do not grow the C stack, so a higher limit is safe (the VM raises it as far).
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), MAX_DEPTH))
+    # do not grow the C stack, so a higher limit is safe while compiling (vm.pystack puts
+    # the host's back after).
     # Compiling allocates many small objects that all live until it ends (tokens, tree
     # nodes): the cyclic garbage collector would keep scanning them for nothing.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        toks = tokenize(source, source_name)
-        tree = parse(toks, source_name)
-        program = resolve(tree, source_name)
-        return tree, generate(program, tree, source, source_name)
+        with deep_recursion():
+            toks = tokenize(source, source_name)
+            tree = parse(toks, source_name)
+            program = resolve(tree, source_name)
+            return tree, generate(program, tree, source, source_name)
     except RecursionError:
         raise CompileError("the program nests expressions or blocks too deeply to compile",
                            1, 1, source_name) from None

@@ -69,6 +69,7 @@ import importlib
 import os
 import re
 import sys
+import threading
 import types
 
 from synsema.vm.display import show_key
@@ -147,6 +148,19 @@ class Param(_Frozen):
         return f"Param({self.spec()}{' = ' + repr(self.default) if self.has_default else ''})"
 
 
+# The thread a host tool runs on. A run's VM works in a thread of its own (api: a large
+# stack for deep recursion), but the host called Program.call from its thread and gave
+# tools that may rely on it: a database connection made there, a contextvar or a
+# threading.local set there. So the VM's thread hands each call to the host's, which waits
+# for the run and serves them (api.HostThread); `post` is set in the VM's thread only.
+_VM_THREAD = threading.local()
+
+
+def on_host_thread(fn, kwargs):
+    post = getattr(_VM_THREAD, "post", None)
+    return fn(**kwargs) if post is None else post(fn, kwargs)
+
+
 class HostTool(_Frozen):
     """A declared host tool (see the module docstring)."""
     __slots__ = ("name", "fn", "description", "params", "result_labels", "accepts",
@@ -176,7 +190,7 @@ class HostTool(_Frozen):
             else:
                 kwargs[p.name] = p._py_default if p.has_default else None
         try:
-            result = self.fn(**kwargs)
+            result = on_host_thread(self.fn, kwargs)
         except (Exception, SystemExit) as e:
             # Anything the tool raises is the program's to catch; a sys.exit() in a tool
             # too (it would end the host's whole process). Ctrl-C still stops the run.

@@ -13,6 +13,7 @@ _LAZY = {
     "tool": "synsema.stdlib.hosttools",
     "Toolbox": "synsema.stdlib.hosttools",
     "HostTool": "synsema.stdlib.hosttools",
+    "ToolError": "synsema.stdlib.hosttools",
     "compile_file": "synsema.api",
     "compile_source": "synsema.api",
     "load": "synsema.api",
@@ -30,6 +31,10 @@ _LAZY = {
     "LimitExceeded": "synsema.api",
     "InternalError": "synsema.api",
 }
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def __getattr__(name):

@@ -39,19 +39,9 @@ __all__ = ["compile_file", "compile_source", "load", "Program", "Result", "Provi
 
 # ---- errors ---------------------------------------------------------------------------------
 
-class Error(Exception):
-    """Every failure of the API. `message`: the text `syn` prints; `exit_code`: its exit;
-    `labels`: the labels of a run error (under labels; empty otherwise); `host_message`: a
-    run error's own message even when `message` withholds it -- for the host only."""
-    exit_code = 1
-    labels = frozenset()
-    violation = False
-    host_message = None
-    output = ""         # Program.call/run: what the run printed before it failed
-
-    def __init__(self, message):
-        super().__init__(message)
-        self.message = message
+# Every failure of the API (vm.errors.HostError: message, exit_code, labels,
+# host_message, output); a host tool declared wrongly raises synsema.ToolError, one too.
+Error = E.HostError
 
 
 class CompileError(Error):

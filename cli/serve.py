@@ -167,7 +167,9 @@ class _App:
             wire = await anyio.to_thread.run_sync(self.run, params.name, params.arguments or {})
             return types.CallToolResult.model_validate(wire)
 
-        return Server(self.server_name, on_list_tools=list_tools, on_call_tool=call_tool)
+        from synsema import __version__
+        return Server(self.server_name, version=__version__, on_list_tools=list_tools,
+                      on_call_tool=call_tool)
 
 
 def _error(text):

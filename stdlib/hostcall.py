@@ -112,21 +112,29 @@ def _check_contract(vm, tool, args, pc, plain, seen):
         _refuse_labels(vm, tool, None, pc, tool.accepts_all, plain, seen)
     for p in tool.params:
         v = args.get(p.name, UNSET)
-        carried = pc | (v.l if type(v) is Labeled else EMPTY)
+        own = v.l if type(v) is Labeled else EMPTY
+        carried = pc | own
         accepted = tool.accepts.get(p.name, EMPTY)
         if not carried <= accepted:
-            _refuse_labels(vm, tool, p.name, carried, accepted, plain, seen)
+            _refuse_labels(vm, tool, p.name, carried, accepted, plain, seen,
+                           from_pc=carried - accepted <= pc)
 
 
 def _show(labels):
     return "[" + ", ".join(sorted(labels)) + "]"
 
 
-def _refuse_labels(vm, tool, param, carried, accepted, plain, seen):
+def _refuse_labels(vm, tool, param, carried, accepted, plain, seen, from_pc=False):
     _record(vm, tool.name, plain, "refused", seen)
     what = f"'{param}'" if param is not None else "the call (under a labelled branch)"
+    # Refused for labels the pc has too: say where they can come from, or the message
+    # seems to blame a literal the program wrote (a value made under a pc carries it).
+    why = ("; the call runs under those labels: a labelled `when`, `while`, `for each` or "
+           "caught error, or a labelled task value or lambda it runs in (a lambda that "
+           "captures labelled data labels its calls and every value made in them)"
+           ) if from_pc else ""
     err = SynError(f"host tool '{tool.name}' refused: {what} carries {_show(carried)}, "
-                   f"accepts {_show(accepted)}")
+                   f"accepts {_show(accepted)}{why}")
     err.labels = vm.pc | carried   # names labels, never data; which ones is as secret
     raise err
 

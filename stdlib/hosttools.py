@@ -74,7 +74,7 @@ import types
 
 from synsema.vm.display import show_key
 from synsema.vm.caps import is_label
-from synsema.vm.errors import SynError
+from synsema.vm.errors import HostError, SynError
 from synsema.vm.jsonvalues import lone_surrogate
 from synsema.vm.suggest import did_you_mean
 from synsema.vm.values import Closure, denorm_key, norm_key
@@ -88,8 +88,10 @@ _TYPE_HELP = ("use str, int, float, bool, list, tuple, dict, X | None, Any, "
               "or a Literal or Enum of texts or numbers")
 
 
-class ToolError(ValueError):
-    """A host tool that cannot be declared or registered as written."""
+class ToolError(HostError, ValueError):
+    """A host tool that cannot be declared or registered as written (synsema.ToolError, a
+    synsema.Error; exit 2 in `syn`, like every usage error)."""
+    exit_code = 2
 
 
 class ToolTargetError(ToolError):

@@ -336,3 +336,43 @@ def test_the_host_can_read_its_own_runs_withheld_message():
     with pytest.raises(synsema.RunError) as info:
         prog.run(labels=True, cap_set="stdout")
     assert "1234" not in str(info.value) and info.value.host_message == "code 1234"
+
+
+def test_tool_error_is_a_synsema_error_reachable_from_the_package():
+    assert "ToolError" in dir(synsema) and "Program" in dir(synsema)
+    assert issubclass(synsema.ToolError, synsema.Error)
+    with pytest.raises(synsema.Error) as e:
+        @synsema.tool
+        def bad(*args):
+            """Takes anything."""
+    assert isinstance(e.value, synsema.ToolError) and e.value.exit_code == 2
+    assert "'*args' cannot be declared" in e.value.message
+    assert repr(synsema.Error("x")).startswith("Error(")
+
+
+def test_a_provider_url_with_a_password_is_refused_without_repeating_it():
+    with pytest.raises(synsema.UsageError) as e:
+        synsema.Provider(url="http://admin:hunter2@127.0.0.1:9")
+    assert "hunter2" not in e.value.message and "[user info]@127.0.0.1" in e.value.message
+
+
+def test_a_refusal_for_the_pc_says_where_the_labels_come_from():
+    @synsema.tool(name="bank.pay", accepts={"memo": ["untrusted"]})
+    def pay(iban: str, amount: float, memo: str) -> str:
+        """Pay."""
+        return "ok"
+
+    src = ('require tool("bank.*")\ntask go(page)\n    let pay be host_tool("bank.pay")\n'
+           '    let f be () => call_tool(pay, {"iban": "DE00USER", "amount": 5, "memo": page})\n'
+           '    give f()\n'
+           'task direct(page)\n'
+           '    give call_tool(host_tool("bank.pay"), {"iban": page, "amount": 5, "memo": "x"})\n')
+    prog = synsema.compile_source(src, "a.syn")
+    kw = dict(labels=True, args_labels=["untrusted"], tools=[pay], cap_set="stdout,tool=bank.*")
+    with pytest.raises(synsema.RunError) as e:
+        prog.call("go", {"page": "hi"}, **kw)
+    assert "'iban' carries [untrusted], accepts []; the call runs under those labels" in \
+        e.value.host_message
+    with pytest.raises(synsema.RunError) as e:       # the value's own label: no such note
+        prog.call("direct", {"page": "DE00"}, **kw)
+    assert e.value.host_message.endswith("'iban' carries [untrusted], accepts []")

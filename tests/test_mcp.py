@@ -529,3 +529,6 @@ def test_calls_written_before_stdin_closes_are_all_answered(write, tmp_path):
     assert sorted(answers) == [1, 2, 3]
     assert answers[2]["result"]["content"][0]["text"] == "100001"
     assert answers[3]["result"]["content"][0]["text"] == "100002"
+    # The initialize answer names the server and its version (the package's).
+    info = answers[1]["result"]["serverInfo"]
+    assert info == {"name": "slow", "version": synsema.__version__}

@@ -75,3 +75,25 @@ class StartRefused(Exception):
     def __init__(self, missing):
         super().__init__(", ".join(missing))
         self.missing = missing
+
+
+class HostError(Exception):
+    """synsema.Error: the base of every error the embedding API raises to its host
+    (api.py subclasses it; a host tool declared wrongly raises hosttools.ToolError, one
+    too). Defined here, beneath stdlib/ and api.py, so both can derive from it.
+    `message`: the text `syn` prints; `exit_code`: its exit; `labels`: the labels of a run
+    error (under labels; empty otherwise); `host_message`: a run error's own message even
+    when `message` withholds it -- for the host only."""
+    exit_code = 1
+    labels = frozenset()
+    violation = False
+    host_message = None
+    output = ""         # Program.call/run: what the run printed before it failed
+
+    def __init__(self, message):
+        super().__init__(message)
+        self.message = message
+
+
+# Hosts know it as synsema.Error (tracebacks and pickles name it so; synsema resolves it).
+HostError.__module__, HostError.__name__, HostError.__qualname__ = "synsema", "Error", "Error"

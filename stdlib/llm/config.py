@@ -35,6 +35,7 @@ Base URLs are normalised once, here, so the senders just append a path:
   "/v1" are removed; requests go to URL + "/v1/messages".
 """
 
+import re
 from urllib.parse import urlsplit, urlunsplit
 
 from synsema.stdlib.net import BadURL, url_host
@@ -201,7 +202,13 @@ def check_url(url, setting):
         return url_host(url)
     except BadURL as e:
         raise ValueError(f"{setting} must be an http:// or https:// URL with a host, got "
-                         f"{url!r}: {e}") from None
+                         f"{_without_user_info(url)!r}: {e}") from None
+
+
+def _without_user_info(url):
+    """The URL as a message may show it: 'user:password@' before the host (a credential,
+    refused as such) is not repeated into a terminal or a CI log."""
+    return re.sub(r"^([A-Za-z][A-Za-z0-9+.\-]*://)[^/?#]*@", r"\1[user info]@", url)
 
 
 def normalize_url(api, url):

@@ -491,7 +491,8 @@ class _HostThread:
 def _in_big_stack(fn, vm=None):
     """Run fn in a thread with a large stack, so deep (but limited) Synsema recursion
     through builtins never overflows the C stack; re-raise what it raised. Host tools the
-    run calls run on this (the caller's) thread meanwhile (_HostThread).
+    run calls run on this (the caller's) thread meanwhile (_HostThread), unless the run
+    has a time limit.
 
     `vm`: the VM fn runs, whose --timeout the loop checks between instructions. One
     instruction can outlast it (Python cannot interrupt arithmetic on huge numbers): when
@@ -500,9 +501,13 @@ def _in_big_stack(fn, vm=None):
     from synsema.stdlib.hosttools import _VM_THREAD
     box = {}
     host = _HostThread()
+    # With a time limit, tools stay in the VM's thread: this one must be free to give up
+    # on a tool that blocks past the limit (Python cannot interrupt another thread).
+    watch = vm is not None and vm.timeout is not None
 
     def target():
-        _VM_THREAD.post = host.post
+        if not watch:
+            _VM_THREAD.post = host.post
         try:
             box["value"] = fn()
         except BaseException as e:  # noqa: BLE001 - handed back to the caller's thread
@@ -527,7 +532,6 @@ def _in_big_stack(fn, vm=None):
                     threading.stack_size(old)
         if t is None:
             return fn()
-        watch = vm is not None and vm.timeout is not None
         try:
             while True:
                 try:

@@ -169,7 +169,8 @@ def _run_tests(report, entry, program, source, opts, captured, select, verbose, 
     if top_error is not None:
         msg = runtime_error(top_error, source)
         line = _failed_line(top_error)
-        report.add(entry, "(top level)", False, _indent(msg) + _printed(printed, verbose),
+        # What the top level printed is shown only with -v (SPEC 7), failing or not.
+        report.add(entry, "(top level)", False, _indent(msg),
                    line=line, message=shown_message(top_error), report=msg.strip(),
                    **_output(printed))
         return None

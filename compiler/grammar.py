@@ -7,6 +7,7 @@ the user's working directory.
 """
 
 import os
+import re
 from itertools import chain
 
 import ply.yacc as yacc
@@ -15,6 +16,7 @@ from synsema.compiler.lexer import COL, LINE, POS, TOKEN_WORDS, TYPE, VALUE
 from synsema.vm.program import KEYWORDS
 from synsema.compiler.lexer import tokens  # noqa: F401  (PLY reads `tokens`)
 from synsema.compiler import tree as T
+from synsema.compiler.resolve import TYPES, key_fix, type_fix
 from synsema.compiler.tree import Binop, Name, Num, Text
 from synsema.vm.errors import CompileError
 
@@ -444,13 +446,19 @@ def p_error(tok):
               "compare with '=='"
     elif "BE" in expected and typ == "ASSIGN":
         msg = "write `let x be VALUE`, not `let x = VALUE`"
-    elif typ in {k.upper() for k in ("task", "when", "while", "give", "let", "set", "test",
-                                     "try", "recover", "each", "in", "to", "be",
-                                     "otherwise", "require", "intent")} \
-            and "NAME" in expected and len(expected) <= 2 or \
-            typ.lower() in KEYWORDS and i > 0 and toks[i - 1][TYPE] == "DOT":
+    elif typ in _KEYWORD_TYPES and set(expected) == {"NAME", "TASK"}:
+        # a parameter's type (`task f(a: nothing)`): a keyword is no type either
+        msg = f"unknown type '{tok[VALUE]}'{type_fix(tok[VALUE])} (the types are " \
+              f"{', '.join(TYPES)})"
+    elif typ in _KEYWORD_TYPES and ("NAME" in expected and set(expected) <= _NAME_SLOT or
+                                    i > 0 and toks[i - 1][TYPE] == "DOT" or
+                                    _map_key(toks, i)):
+        # where a name must be (let, set, for each, task, parameter, lambda parameter,
+        # recover, a field), every reserved word is refused the same way
         msg = f"'{tok[VALUE]}' is a keyword and cannot be used as a name"
-        if i > 0 and toks[i - 1][TYPE] == "DOT":
+        if _map_key(toks, i):
+            msg += "; " + key_fix(tok[VALUE])
+        elif i > 0 and toks[i - 1][TYPE] == "DOT":
             # a map key named like a keyword (mail records have `to`, JSON has `in`)
             key = f"[\"{tok[VALUE]}\"]"
             owner = _owner(toks, i - 1)
@@ -480,6 +488,20 @@ def p_error(tok):
     else:
         msg = f"unexpected {got}" + (f"; expected {_list(expected)}" if expected else "")
     raise CompileError(msg, line, col, name)
+
+
+_KEYWORD_TYPES = frozenset(k.upper() for k in KEYWORDS)
+# What the parser expects where only a name may come: after `let`, `set`, `for each`,
+# `task`, `recover` (a name), in a parameter list (a name or the closing ')').
+_NAME_SLOT = frozenset({"NAME", "RPAREN"})
+
+
+def _map_key(toks, i):
+    """Is toks[i] written as a map literal's key (`{to: 1}`: after '{' or ',' in a map,
+    before ':')?"""
+    return 0 < i < len(toks) - 1 and toks[i - 1][TYPE] in ("LBRACE", "COMMA") and \
+        toks[i + 1][TYPE] == "COLON" and (o := _open_bracket(toks, i)) is not None and \
+        o[TYPE] == "LBRACE"
 
 
 def _try_of(i):
@@ -636,7 +658,7 @@ _PYTHON_WORDS = {
     "from": "Synsema has no imports: builtins are always there, host tools come from "
             "the host (--tools)",
     "pass": "Synsema needs no `pass`: give the block a statement, or `give`",
-    "lambda": "Synsema writes a lambda as `(x) => EXPR`",
+    "lambda": "Synsema writes a lambda as `(x) => EXPR`, like `(x) => x + 1`",
     "raise": "Synsema stops with an error with `fail(MESSAGE)`",
     "except": "Synsema catches errors with `try` and then `recover NAME`",
     "class": "Synsema has no classes: keep data in a map, and behaviour in tasks",
@@ -671,6 +693,10 @@ def _python_habit(toks, i):
         return None
     tok = toks[i]
     prev = toks[i - 1] if i > 0 else None
+    if prev is not None and prev[TYPE] == "NAME" and (i < 2 or toks[i - 2][TYPE] != "DOT"):
+        hint = _prefixed_text(prev, tok) or _lambda(toks, i) or _call_without_parens(toks, i)
+        if hint is not None:
+            return hint
     if prev is not None and prev[TYPE] == "NAME" and prev[VALUE] in _PYTHON_WORDS and (
             i < 2 or toks[i - 2][TYPE] in ("NEWLINE", "INDENT", "DEDENT")):
         return f"'{prev[VALUE]}' is Python; {_PYTHON_WORDS[prev[VALUE]]}", prev
@@ -691,6 +717,107 @@ def _python_habit(toks, i):
         if first[TYPE] == "NAME" and first[VALUE] in _PYTHON_WORDS:
             return f"'{first[VALUE]}' is Python; {_PYTHON_WORDS[first[VALUE]]}", first
     return None
+
+
+# Python's text prefixes (f"...", r"...", b"...", and their mixes), in lower case.
+_TEXT_PREFIXES = frozenset({"f", "r", "b", "u", "fr", "rf", "br", "rb"})
+_FIELD = re.compile(r"\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\}")
+
+
+def _prefixed_text(prev, tok):
+    """(hint, the prefix) for a text written with a Python prefix, no space between:
+    `f"hello {name}"`, `r"a\b"`."""
+    if tok[TYPE] != "TEXT" or prev[VALUE].lower() not in _TEXT_PREFIXES or \
+            prev[POS] + len(prev[VALUE]) != tok[POS]:
+        return None
+    if "f" not in prev[VALUE].lower():
+        return (f"Synsema texts take no prefix: remove the '{prev[VALUE]}' before the '\"' "
+                "(a backslash in a text is written \\\\)", prev)
+    return ("Synsema has no f-strings; build the text with + and text(x): "
+            f"{_joined(tok[VALUE])}", prev)
+
+
+def _joined(value):
+    """An f-string's text as Synsema writes it ("hello " + text(name)), when its fields
+    are plain names; a generic example otherwise."""
+    parts, at = [], 0
+    for m in _FIELD.finditer(value):
+        if m.start() > at:
+            parts.append(_quote(value[at:m.start()]))
+        parts.append(f"text({m[1]})")
+        at = m.end()
+    if at < len(value):
+        parts.append(_quote(value[at:]))
+    out = " + ".join(parts)
+    if "{" in value[at:] or "}" in value[at:] or not any(p.startswith("text(") for p in parts) \
+            or any(("{" in p or "}" in p) and not p.startswith("text(") for p in parts) \
+            or len(out) > 72:
+        return '"hello " + text(name)'
+    return out
+
+
+def _quote(text):
+    """A text as a Synsema literal."""
+    text = text.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + text.replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r") + '"'
+
+
+def _lambda(toks, i):
+    """(hint, the word) for Python's `lambda x: EXPR` (`lambda` parses as a name, so the
+    error comes at the parameter, or the ':')."""
+    prev = toks[i - 1]
+    if prev[VALUE] != "lambda" or toks[i][TYPE] not in ("NAME", "COLON"):
+        return None
+    names, j = [], i
+    while j < len(toks) and toks[j][TYPE] == "NAME":
+        names.append(toks[j][VALUE])
+        j += 1
+        if j < len(toks) and toks[j][TYPE] == "COMMA":
+            j += 1
+    params = ", ".join(names) if j < len(toks) and toks[j][TYPE] == "COLON" else "x"
+    return (f"'lambda' is Python; Synsema writes a lambda as `({params}) => EXPR`, like "
+            "`(x) => x + 1`", prev)
+
+
+# Tokens that start an argument: after a builtin's or task's name, a call written without
+# its parentheses (`print x`). ( [ and - would continue the expression.
+_ARGUMENT_STARTS = {"NAME", "NUMBER", "TEXT", "TRUE", "FALSE", "NOTHING", "NOT", "LBRACE",
+                    "LPAREN_LAMBDA"}
+
+
+def _call_without_parens(toks, i):
+    """(hint, the argument) for `print x`, `go 1`: a builtin or a task of the file called
+    as in Python 2 or a shell."""
+    tok, prev = toks[i], toks[i - 1]
+    if tok[TYPE] not in _ARGUMENT_STARTS:
+        return None
+    name = prev[VALUE]
+    tasks = {toks[k + 1][VALUE] for k in range(len(toks) - 1)
+             if toks[k][TYPE] == "TASK" and toks[k + 1][TYPE] == "NAME"}
+    if name in tasks:
+        kind = "task"
+    else:
+        from synsema.stdlib.registry import load_all
+        if name not in load_all():
+            return None
+        kind = "builtin"
+    return (f"unexpected {_describe(tok)} after the {kind} '{name}'; call it with "
+            f"parentheses: {name}({_argument(toks, i)})", tok)
+
+
+def _argument(toks, i):
+    """How the argument starting at toks[i] is written, if it is one word; '...'."""
+    tok = toks[i]
+    if i + 1 < len(toks) and toks[i + 1][TYPE] not in ("NEWLINE", "RPAREN", "RBRACKET",
+                                                        "RBRACE", "COMMA"):
+        return "..."
+    if tok[TYPE] == "NAME" or tok[TYPE] in ("TRUE", "FALSE", "NOTHING"):
+        return tok[VALUE]
+    if tok[TYPE] == "NUMBER":
+        return str(tok[VALUE])
+    if tok[TYPE] == "TEXT" and len(tok[VALUE]) <= 40:
+        return _quote(tok[VALUE])
+    return "..."
 
 
 def _describe(tok):

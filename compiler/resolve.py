@@ -13,7 +13,7 @@ from synsema.stdlib.registry import BUILTINS
 from synsema.vm.caps import is_host, is_label, is_tool_pattern
 from synsema.vm.errors import CompileError
 from synsema.vm.program import Function, Param, Program
-from synsema.vm.suggest import did_you_mean
+from synsema.vm.suggest import did_you_mean, suggest
 
 TYPES = ("number", "text", "bool", "list", "map", "task", "any")
 CAPS = ("llm", "net", "stdout", "tool")
@@ -83,7 +83,44 @@ PYTHON_WORDS = {
               "`when keep(x)` and `set ys to append(ys, x)` in its block",
     "open": "a program has no file access: data comes in as a task's arguments (--args) "
             "or from host tools (--tools)",
+    "lambda": "Synsema writes a lambda as `(x) => x + 1`",
 }
+
+# Other languages' type names (Python's first) and the Synsema type that says the same
+# (SPEC 5), by the name in lower case: a fixed hint, before any edit-distance suggestion
+# (`int` is one edit from `list`).
+TYPE_NAMES = {
+    "int": "number", "float": "number", "complex": "number", "integer": "number",
+    "double": "number", "decimal": "number", "str": "text", "string": "text",
+    "dict": "map", "tuple": "list", "set": "list", "frozenset": "list", "array": "list", "sequence": "list",
+    "boolean": "bool", "object": "any", "callable": "task", "function": "task",
+}
+# ... and the ones that name no value but nothing.
+_NOTHING_TYPES = ("none", "nonetype", "nothing", "null", "void")
+
+
+def type_fix(name):
+    """'; use number' (a fixed hint), '; did you mean ...?' or '' for an unknown type."""
+    low = name.lower()
+    if low in _NOTHING_TYPES:
+        return ("; Synsema has no type for nothing alone: use any (which also accepts "
+                "nothing), or leave the parameter untyped")
+    if low in TYPE_NAMES:
+        return f"; use {TYPE_NAMES[low]}"
+    if low in TYPES:
+        return f"; use {low} (types are written in lower case)"
+    return did_you_mean(name, TYPES)
+
+
+def key_fix(name):
+    """The fix for a map literal key that names no variable: a text key, quoted."""
+    return f'map keys are expressions: write "{name}" (quoted) for a text key'
+
+
+def _or_did_you_mean(name, candidates):
+    """', or did you mean 'x'?' or '', to end a message that already names a fix."""
+    s = suggest(name, candidates)
+    return f", or did you mean '{s}'?" if s else ""
 
 
 class Resolver:
@@ -240,8 +277,8 @@ class Resolver:
         seen_default = False
         for p in item.params:
             if p.type is not None and p.type not in TYPES:
-                self.error(f"unknown type '{p.type}'{did_you_mean(p.type, TYPES)} (the types "
-                           f"are {', '.join(TYPES)})", p.line, p.type_col)
+                self.error(f"unknown type '{p.type}'{type_fix(p.type)} (the types are "
+                           f"{', '.join(TYPES)})", p.line, p.type_col)
             if any(q.name == p.name for q in f.params):
                 self.error(f"parameter '{p.name}' is declared twice", p.line, p.col)
             if p.default is None:
@@ -293,9 +330,10 @@ class Resolver:
             self.expr(s.value, ctx)
             ref = self.lookup(s.name, ctx)
             if ref is None:
-                self.error(f"'{s.name}' is not declared"
-                           f"{did_you_mean(s.name, self.candidates(ctx))}; to declare a new "
-                           "variable, use let", s.line, s.name_col)
+                # SPEC 3: `'x' is not declared; use let`, then a suggestion, if any.
+                self.error(f"'{s.name}' is not declared; use let to declare it"
+                           f"{_or_did_you_mean(s.name, self.candidates(ctx))}",
+                           s.line, s.name_col)
             if ref[0] in ("task", "builtin"):
                 self.error(f"'{s.name}' is a {ref[0]}; only variables can be set",
                            s.line, s.name_col)
@@ -473,7 +511,9 @@ class Resolver:
                    f"and maps are values, and {name} gives a new "
                    f"{BUILTINS[name].gives_copy}; keep it with `{fix}`", e.line, e.callee.col)
 
-    def undeclared(self, name, ctx, line, col):
+    def undeclared(self, name, ctx, line, col, key=False):
+        """The error for a use of `name`, which is not declared; `key` when the use is a
+        map literal's key (`{name: 1}`, where a text key was meant: SPEC 1)."""
         msg = f"'{name}' is not declared"
         c = ctx
         while c is not None:
@@ -519,6 +559,9 @@ class Resolver:
                     "top-level block, and tasks and tests see only the top-level variables "
                     "declared outside every block; declare it before the block")
             self.error(msg, line, col)
+        if key:
+            self.error(f"{msg}; {key_fix(name)}{_or_did_you_mean(name, self.candidates(ctx))}",
+                       line, col)
         if name in PYTHON_WORDS:
             self.error(f"{msg}; {PYTHON_WORDS[name]}", line, col)
         self.error(msg + did_you_mean(name, self.candidates(ctx)), line, col)
@@ -571,6 +614,8 @@ class Resolver:
                 self.expr(i, ctx)
         elif k == "map":
             for a, b in e.pairs:
+                if a.kind == "name" and self.lookup(a.name, ctx) is None:
+                    self.undeclared(a.name, ctx, a.line, a.col, key=True)
                 self.expr(a, ctx)
                 self.expr(b, ctx)
         elif k == "lambda":

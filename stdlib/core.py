@@ -63,14 +63,16 @@ def _num(name, v):
     return v
 
 
-def _lookup_key(k):
-    """The stored form of k, or None when k cannot be a map key (so is never found)."""
+def _lookup_key(name, k):
+    """The stored form of k, or None for nan (a number, but equal to no key, so never
+    found). A value that cannot be a key (a list, a map, nothing) is an error, as storing
+    it is: a lookup by it is a mistake, not a miss."""
     t = type(k)
     if t is str or t is int or t is bool:
         return norm_key(k)
     if t is float:
         return None if k != k else k
-    return None
+    raise SynError(f"{name} needs a text, number or bool as a map key, got {type_name(k)}")
 
 
 def _store_key(name, k):
@@ -154,7 +156,7 @@ def b_contains(coll, x):
     """Whether a map has the key, a list the element, or a text the substring."""
     t = type(coll)
     if t is dict:
-        k = _lookup_key(x)
+        k = _lookup_key("contains", x)
         return k is not None and k in coll
     if t is list:
         tx = type(x)
@@ -198,7 +200,7 @@ def b_get(coll, k, default=None):
     if t is dict:
         if type(k) is str:      # stored as itself: the usual case, without the calls
             return coll.get(k, default)
-        sk = _lookup_key(k)
+        sk = _lookup_key("get", k)
         if sk is None:
             return default
         return coll.get(sk, default)
@@ -252,7 +254,7 @@ def b_remove(coll, k):
     t = type(coll)
     if t is dict:
         r = coll.copy()
-        sk = _lookup_key(k)
+        sk = _lookup_key("remove", k)
         if sk is not None:
             r.pop(sk, None)
         return r

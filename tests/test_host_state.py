@@ -73,6 +73,10 @@ def test_host_tools_run_on_the_thread_that_called():
                                   "a.syn")
     here = threading.current_thread().name
     assert prog.call("go", tools=[name]).value == [f"Ana req-1 u-7 {here}"] * 2
+    # With a time limit the tools run in the VM's thread, so the caller can give up on one
+    # that blocks (docs/embedding.md): there the connection made here cannot be used.
+    with pytest.raises(synsema.RunError, match="SQLite objects created in a thread"):
+        prog.call("go", tools=[name], timeout=5)
 
 
 def test_a_tool_error_and_a_program_error_after_it_come_back_as_before():

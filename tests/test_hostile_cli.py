@@ -241,10 +241,14 @@ def test_a_refused_file_is_named_and_the_others_still_run(write, syn, tmp_path):
 def test_a_failing_top_level_shows_only_the_end_of_its_output(write, syn):
     write("t.syn", 'for each i in range(0, 5000)\n    print("line " + text(i))\n'
                    'print(1 / 0)\ntest "t"\n    assert(true)\n')
-    p = no_traceback(syn("test", "t.syn"))
+    p = no_traceback(syn("test", "-v", "t.syn"))
     assert p.returncode == 1
     assert "[... 4800 earlier lines (" in p.stdout and "line 4999\n" in p.stdout
     assert "line 4799\n" not in p.stdout and len(p.stdout) < 20_000
+    # Without -v the top level's output is not shown, failing or not (SPEC 7).
+    p = no_traceback(syn("test", "t.syn"))
+    assert p.returncode == 1 and "line 4999" not in p.stdout
+    assert "division by zero" in p.stdout
 
 
 def test_a_huge_failure_message_is_clipped(write, syn):

@@ -127,8 +127,10 @@ def test_contains_map():
     assert not call("contains", m, False)
     assert not call("contains", {1: "x"}, True)
     assert not call("contains", {TRUE_KEY: "x"}, 1)
-    assert not call("contains", m, None)          # nothing is never a key
-    assert not call("contains", m, [1])
+    # nothing, a list or a map can never be a key (put refuses them): asking is a mistake
+    for bad in (None, [1], {"a": 1}):
+        with pytest.raises(SynError, match="contains needs a text, number or bool as a map key"):
+            call("contains", m, bad)
     assert not call("contains", {}, float("nan"))
 
 
@@ -172,7 +174,7 @@ def test_get():
     assert call("get", m, 1.0) == "one"
     assert call("get", m, True) == "t"
     assert call("get", {1: "x"}, True, "d") == "d"
-    assert call("get", m, [1], "d") == "d"
+    assert err("get", m, [1], "d") == "get needs a text, number or bool as a map key, got list"
     assert call("get", [10, 20, 30], 1) == 20
     assert call("get", [10, 20, 30], -1) == 30
     assert call("get", [10, 20, 30], 1.0) == 20

@@ -192,10 +192,11 @@ def index(x, i):
         _fail(f"index {display(k)} is out of range for a list of {n} item" + ("" if n == 1 else "s")
               + (f" (valid: 0 to {n - 1}, or -{n} to -1)" if n else ""))
     if t is dict:
-        try:
-            return x.get(norm_key(i))
-        except TypeError:  # an unhashable key (a list or map) is never present
-            return None
+        tk = type(i)
+        if tk is str or tk is int or tk is bool or tk is float:
+            return x.get(norm_key(i))       # nan equals no key: never found
+        # A list, map or nothing cannot be a key (storing one is refused): not a miss.
+        _fail(f"a map key must be a text, number or bool, got {type_name(i)}")
     if t is str:
         k = _int_index(i, "text")
         n = len(x)
@@ -348,7 +349,16 @@ def check_bool(v, word):
 
 
 def not_callable(v):
-    _fail(f"cannot call a {type_name(v)}; only tasks and lambdas can be called")
+    if v is None:
+        # m.get(k): a map's missing key reads as nothing, so the Python habit lands here.
+        hint = ("; if it is a method of a map, like m.get(k): maps have no methods (m.get "
+                "reads the key \"get\", which is not there), builtins take the value "
+                "first: get(m, k), keys(m)")
+    else:
+        # task f(text) ... text(x): the parameter hides the builtin of that name.
+        hint = ("; if its name is a builtin's (a parameter named text, say), it hides the "
+                "builtin there: rename it")
+    _fail(f"cannot call a {type_name(v)}; only tasks and lambdas can be called{hint}")
 
 
 def arity_error(func, n):

@@ -153,9 +153,10 @@ def load(path):
         program = decode(data)
     except E.InvalidProgram as e:
         if _looks_like_source(path, data):
-            raise InvalidProgram("not a valid .synb: the file is source code, not a compiled "
-                                 "program: use synsema.compile_file (or compile it with "
-                                 "`syn compile` first)") from None
+            raise InvalidProgram("not a valid .synb: the file holds text (Synsema source?), "
+                                 "not a compiled program: run a source with `syn run`, or "
+                                 "compile it first (`syn compile`; synsema.compile_file "
+                                 "from Python)") from None
         raise InvalidProgram(f"not a valid .synb: {printable(e.reason)}") from None
     return Program(program, Source.beside(path, program.source_name))
 

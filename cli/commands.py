@@ -30,13 +30,21 @@ class Checked(click.ParamType):
             self.fail(str(e), param, ctx)
 
 
+# What each text option holds, as --help names it.
+METAVARS = {"cap_set": "ITEMS", "audit": "FILE", "llm_url": "URL", "llm_model": "NAME",
+            "cassette": "FILE", "tools": "MODULE:NAME", "mcp": "NAME=COMMAND|URL",
+            "mcp_label": "NAME=LABEL,...", "mcp_accepts": "NAME.TOOL:PARAM=LABEL,...",
+            "call": "TASK", "args": "JSON", "args_file": "FILE", "args_label": "LABEL"}
+
+
 def run_options(fn, table=RUN_OPTIONS):
     """Attach the shared run options (cli.options.RUN_OPTIONS) to a command."""
     for flag, dest, kind, default, help_ in reversed(table):
         if kind == "flag":
             opt = click.option(flag, dest, is_flag=True, default=default, help=help_)
         elif kind == "multi":
-            opt = click.option(flag, dest, multiple=True, metavar="TEXT", help=help_)
+            opt = click.option(flag, dest, multiple=True, metavar=METAVARS.get(dest, "TEXT"),
+                               help=help_)
         elif kind.partition(":")[0] in ("int", "count", "number"):
             opt = click.option(flag, dest, type=Checked(kind), default=default,
                                show_default=default is not None, help=help_)
@@ -44,7 +52,8 @@ def run_options(fn, table=RUN_OPTIONS):
             opt = click.option(flag, dest, type=click.Choice(kind[7:].split("|")),
                                default=default, help=help_)
         else:
-            opt = click.option(flag, dest, default=default, help=help_)
+            opt = click.option(flag, dest, default=default, metavar=METAVARS.get(dest),
+                               help=help_)
         fn = opt(fn)
     return fn
 
@@ -77,7 +86,7 @@ def cli():
       syn lsp                    the language server for editors (stdio)
 
     Exit codes: 0 ok, 1 error or failed test, 2 usage, 3 refused by the ceiling or a
-    label_violation, 4 resource limit, 70 internal error.
+    label_violation, 4 resource limit, 70 internal error, 130 interrupted (Ctrl-C).
     """
 
 

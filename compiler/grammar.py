@@ -730,9 +730,14 @@ def _prefixed_text(prev, tok):
     if tok[TYPE] != "TEXT" or prev[VALUE].lower() not in _TEXT_PREFIXES or \
             prev[POS] + len(prev[VALUE]) != tok[POS]:
         return None
-    if "f" not in prev[VALUE].lower():
-        return (f"Synsema texts take no prefix: remove the '{prev[VALUE]}' before the '\"' "
-                "(a backslash in a text is written \\\\)", prev)
+    prefix = prev[VALUE]
+    if "f" not in prefix.lower():
+        return (f"Synsema texts take no prefix: remove the '{prefix}' before the '\"'" +
+                (" (a backslash in a text is written \\\\)" if "r" in prefix.lower() else ""),
+                prev)
+    if _FIELD.search(tok[VALUE]) is None and "{" not in tok[VALUE]:
+        return (f"Synsema has no f-strings: remove the '{prefix}' (to build a text from "
+                'values, use + and text(x): "hello " + text(name))', prev)
     return ("Synsema has no f-strings; build the text with + and text(x): "
             f"{_joined(tok[VALUE])}", prev)
 
@@ -749,10 +754,9 @@ def _joined(value):
     if at < len(value):
         parts.append(_quote(value[at:]))
     out = " + ".join(parts)
-    if "{" in value[at:] or "}" in value[at:] or not any(p.startswith("text(") for p in parts) \
-            or any(("{" in p or "}" in p) and not p.startswith("text(") for p in parts) \
-            or len(out) > 72:
-        return '"hello " + text(name)'
+    if any(("{" in p or "}" in p) and not p.startswith("text(") for p in parts) or \
+            len(out) > 72:
+        return '"hello " + text(name)'         # {x:.2f}, {{, {a[0]}, or a long one
     return out
 
 
@@ -789,8 +793,8 @@ def _call_without_parens(toks, i):
     """(hint, the argument) for `print x`, `go 1`: a builtin or a task of the file called
     as in Python 2 or a shell."""
     tok, prev = toks[i], toks[i - 1]
-    if tok[TYPE] not in _ARGUMENT_STARTS:
-        return None
+    if tok[TYPE] not in _ARGUMENT_STARTS or "PLUS" not in _expected():
+        return None             # not after a complete expression (`task print x`)
     name = prev[VALUE]
     tasks = {toks[k + 1][VALUE] for k in range(len(toks) - 1)
              if toks[k][TYPE] == "TASK" and toks[k + 1][TYPE] == "NAME"}

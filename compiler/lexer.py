@@ -165,10 +165,26 @@ def _unescape(quoted, pos, scan):
                             "\\u{1F600}", pos + 1 + i)
             out.append(chr(code))
             i = m.end()
+        elif _raw_prefix(scan.lexdata, pos):
+            # r"\d+": Python's raw text, written for its backslashes
+            _fail(scan, f"unknown escape '\\{e}' in text; Synsema texts take no "
+                        f"'{_raw_prefix(scan.lexdata, pos)}' prefix: remove it and write each "
+                        "backslash as \\\\ (the escapes are "
+                        '\\" \\\\ \\n \\t \\r \\u{HEX})', pos + 1 + i)
         else:
             _fail(scan, f"unknown escape '\\{e}' in text; the escapes are "
                         '\\" \\\\ \\n \\t \\r \\u{HEX}', pos + 1 + i)
     return "".join(out)
+
+
+_RAW_PREFIX = re.compile(r"(?<![A-Za-z0-9_])(?:[rR][bBfF]?|[bBfF][rR])\Z")
+
+
+def _raw_prefix(source, quote):
+    """The Python raw-text prefix (r, rb, fr, ...) written against the text whose '"' is
+    at `quote`, or None."""
+    m = _RAW_PREFIX.search(source, max(0, quote - 3), quote)
+    return m[0] if m else None
 
 
 def _bad_character(scan, pos):

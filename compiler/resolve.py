@@ -108,7 +108,7 @@ def type_fix(name):
     if low in TYPE_NAMES:
         return f"; use {TYPE_NAMES[low]}"
     if low in TYPES:
-        return f"; use {low} (types are written in lower case)"
+        return f"; write it in lower case: {low}"
     return did_you_mean(name, TYPES)
 
 
@@ -477,9 +477,9 @@ class Resolver:
                    "which has no value yet when the default runs; a default may use only the "
                    f"parameters before it (declare '{name}' first)", e.line, e.col)
 
-    def candidates(self, ctx):
+    def candidates(self, ctx, builtins=True):
         """The names `ctx` can see, for "did you mean": the user's in source order (SPEC 2:
-        a tie goes to the one declared first), then the builtins."""
+        a tie goes to the one declared first), then the builtins (unless not `builtins`)."""
         # Listed so that, on one line, what is written first comes first: a task before its
         # parameters, a `let` before its lambda's parameters (the sort by line is stable).
         declared = [(line, name) for name, (_, line) in self.tasks.items()]
@@ -494,7 +494,7 @@ class Resolver:
             for b in c.blocks:
                 declared.extend((line, name) for name, (_, line) in b.items())
         names = list(dict.fromkeys(name for _, name in sorted(declared, key=lambda d: d[0])))
-        return names + list(BUILTINS)
+        return names + list(BUILTINS) if builtins else names
 
     def check_kept(self, e):
         """append and put give a new list or map, changing nothing: one whose result is
@@ -560,8 +560,9 @@ class Resolver:
                     "declared outside every block; declare it before the block")
             self.error(msg, line, col)
         if key:
-            self.error(f"{msg}; {key_fix(name)}{_or_did_you_mean(name, self.candidates(ctx))}",
-                       line, col)
+            # a builtin is no value, so no key: only the file's own names are suggested
+            names = self.candidates(ctx, builtins=False)
+            self.error(f"{msg}; {key_fix(name)}{_or_did_you_mean(name, names)}", line, col)
         if name in PYTHON_WORDS:
             self.error(f"{msg}; {PYTHON_WORDS[name]}", line, col)
         self.error(msg + did_you_mean(name, self.candidates(ctx)), line, col)

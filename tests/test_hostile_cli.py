@@ -293,9 +293,10 @@ def test_args_label_without_labels_is_a_usage_error(write, syn, tmp_path):
 def test_loading_source_code_says_to_compile_it(write):
     with pytest.raises(synsema.InvalidProgram) as e:
         synsema.load(write("hello.syn", 'print("hi")\n'))
-    assert e.value.message == ("not a valid .synb: the file is source code, not a compiled "
-                               "program: use synsema.compile_file (or compile it with "
-                               "`syn compile` first)")
+    assert e.value.message.startswith("not a valid .synb: the file holds text (Synsema "
+                                      "source?), not a compiled program: run a source with "
+                                      "`syn run`, or compile it first")
+    assert "synsema.compile_file" in e.value.message
 
 
 def test_api_errors_name_keywords_not_flags(tmp_path):

@@ -211,3 +211,73 @@ def test_runtime_messages_show_texts_quoted_and_name_the_step(src, says):
 def test_the_bracket_fix_names_the_whole_path(src, fix):
     e = cerr(src)
     assert e.message.endswith("use brackets: " + fix)
+
+
+# SPEC 1: map keys are expressions, so `{name: "Ana"}` reads the variable `name`.
+@pytest.mark.parametrize("src, col, says", [
+    ('print({name: "Ana"})\n', 8,
+     "'name' is not declared; map keys are expressions: write \"name\" (quoted) for a text "
+     "key"),
+    ('let m be {"a": 1, age: 3}\n', 19, "write \"age\" (quoted) for a text key"),
+    ('print({type: "x"})\n', 8, "write \"type\" (quoted)"),       # not the type_of hint
+    ('let name be 1\nprint({nam: 1})\n', 8,
+     "write \"nam\" (quoted) for a text key, or did you mean 'name'?"),
+    ('let f be (k) => {k: 1, later: 2}\n', 24, "write \"later\" (quoted) for a text key"),
+    # a keyword as a key is refused by the parser, with the same fix
+    ('let mail be {to: "a@b.c"}\n', 14,
+     "'to' is a keyword and cannot be used as a name; map keys are expressions: write \"to\" "
+     "(quoted) for a text key"),
+    ('let m be {"a": 1, in: 2}\n', 19, "write \"in\" (quoted)"),
+])
+def test_an_undeclared_map_key_says_to_quote_it(src, col, says):
+    e = cerr(src)
+    assert says in e.message, e.message
+    assert e.col == col
+    assert "did you mean 'lower'" not in e.message        # builtins are no keys
+
+
+def test_a_declared_name_as_a_key_is_its_value_and_a_value_gets_no_key_hint():
+    compile_source('let name be "k"\nprint({name: "Ana"})\n', "n.syn")
+    assert "map keys" not in cerr('print({"a": name})\n').message
+    # what is known about the name comes first: it was a loop's variable
+    e = cerr("for each x in [1]\n    print(x)\nprint({x: 1})\n")
+    assert "the variable of the `for each` at line 1" in e.message
+
+
+# SPEC 3: `set` of an undeclared name is `'x' is not declared; use let`.
+@pytest.mark.parametrize("src, name, says", [
+    ("set y to 1\n", "y", "'y' is not declared; use let to declare it"),
+    ("let xs be 1\nset xz to 1\n", "xz",
+     "'xz' is not declared; use let to declare it, or did you mean 'xs'?"),
+    ("let m be {}\nset mm[\"a\"] to 1\n", "mm",
+     "'mm' is not declared; use let to declare it, or did you mean 'm'?"),
+])
+def test_set_of_an_undeclared_name_starts_as_the_spec_says(src, name, says):
+    e = cerr(src)
+    assert e.message == says
+    assert e.message.startswith(f"'{name}' is not declared; use let")
+    assert "?;" not in e.message
+
+
+# SPEC 1: the keywords are reserved; each, wherever a name must be, is refused one way.
+_NAME_SLOTS = [
+    "let K be 1\n",
+    "set K to 1\n",
+    "for each K in [1]\n    print(1)\n",
+    "task K(a)\n    give a\n",
+    "task f(K)\n    give 1\n",
+    "task f(a, K)\n    give 1\n",
+    "let g be (K) => 1\n",
+    "let g be (a, K) => 1\n",
+    "try\n    print(1)\nrecover K\n    print(1)\n",
+]
+
+
+@pytest.mark.parametrize("slot", _NAME_SLOTS)
+@pytest.mark.parametrize("kw", __import__("synsema.vm.program", fromlist=["KEYWORDS"]).KEYWORDS)
+def test_every_keyword_where_a_name_must_be_says_it_is_a_keyword(slot, kw):
+    src = slot.replace("K", kw)
+    e = cerr(src)
+    assert e.message == f"'{kw}' is a keyword and cannot be used as a name", (src, e.message)
+    line = src.splitlines()[e.line - 1]
+    assert line[e.col - 1:].startswith(kw), (src, e.line, e.col)

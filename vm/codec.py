@@ -137,8 +137,12 @@ def _unpack(data, what):
         raise
     except RecursionError:
         _bad(f"{what} is nested too deeply")
+    except msgpack.ExtraData:
+        _bad(f"{what} has bytes after its end (two files joined, or not a .synb)")
     except Exception as e:  # noqa: BLE001 - msgpack raises many kinds; all mean the same
-        _bad(f"{what} is not readable msgpack ({type(e).__name__}: {e})"[:200])
+        if "incomplete input" in str(e):
+            _bad(f"{what} ends too early (it was cut short)")
+        _bad(f"{what} is not readable msgpack: {e}"[:200])
 
 
 _DIGITS = re.compile(r"-?[0-9]+")

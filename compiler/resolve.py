@@ -92,7 +92,8 @@ PYTHON_WORDS = {
 TYPE_NAMES = {
     "int": "number", "float": "number", "complex": "number", "integer": "number",
     "double": "number", "decimal": "number", "str": "text", "string": "text",
-    "dict": "map", "tuple": "list", "set": "list", "frozenset": "list", "array": "list", "sequence": "list",
+    "dict": "map", "tuple": "list", "set": "list", "frozenset": "list", "array": "list",
+    "sequence": "list",
     "boolean": "bool", "object": "any", "callable": "task", "function": "task",
 }
 # ... and the ones that name no value but nothing.

@@ -124,15 +124,17 @@ def _show(labels):
     return "[" + ", ".join(sorted(labels)) + "]"
 
 
+# Refused for labels the pc has too: where they can come from (else the message seems to
+# blame a literal the program wrote: a value made under a pc carries it).
+PC_NOTE = ("; the call runs under them too (a labelled `when`, `while`, `for each` or caught "
+           "error, or a labelled task value or lambda: one that captures labelled data), and "
+           "every value made there carries them")
+
+
 def _refuse_labels(vm, tool, param, carried, accepted, plain, seen, from_pc=False):
     _record(vm, tool.name, plain, "refused", seen)
     what = f"'{param}'" if param is not None else "the call (under a labelled branch)"
-    # Refused for labels the pc has too: say where they can come from, or the message
-    # seems to blame a literal the program wrote (a value made under a pc carries it).
-    why = ("; the call runs under those labels: a labelled `when`, `while`, `for each` or "
-           "caught error, or a labelled task value or lambda it runs in (a lambda that "
-           "captures labelled data labels its calls and every value made in them)"
-           ) if from_pc else ""
+    why = PC_NOTE if from_pc else ""
     err = SynError(f"host tool '{tool.name}' refused: {what} carries {_show(carried)}, "
                    f"accepts {_show(accepted)}{why}")
     err.labels = vm.pc | carried   # names labels, never data; which ones is as secret

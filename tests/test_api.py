@@ -371,7 +371,7 @@ def test_a_refusal_for_the_pc_says_where_the_labels_come_from():
     kw = dict(labels=True, args_labels=["untrusted"], tools=[pay], cap_set="stdout,tool=bank.*")
     with pytest.raises(synsema.RunError) as e:
         prog.call("go", {"page": "hi"}, **kw)
-    assert "'iban' carries [untrusted], accepts []; the call runs under those labels" in \
+    assert "'iban' carries [untrusted], accepts []; the call runs under them too" in \
         e.value.host_message
     with pytest.raises(synsema.RunError) as e:       # the value's own label: no such note
         prog.call("direct", {"page": "DE00"}, **kw)

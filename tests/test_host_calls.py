@@ -8,6 +8,7 @@ import textwrap
 import pytest
 
 import synsema
+from synsema.stdlib.hostcall import PC_NOTE
 
 TOOLS = '''
 import synsema
@@ -182,7 +183,8 @@ CONTRACT = '''
 @pytest.mark.parametrize("mode, outcome", [
     ("recipient", "host tool 'bank.send_money' refused: 'recipient' carries [untrusted], accepts []"),
     ("subject", "sent"),         # subject accepts untrusted
-    ("pc", "host tool 'bank.send_money' refused: 'recipient' carries [untrusted], accepts []"),
+    ("pc", "host tool 'bank.send_money' refused: 'recipient' carries [untrusted], accepts []"
+           + PC_NOTE),
     ("plain", "sent"),
 ])
 def test_contract_matrix(tools_module, mode, outcome):

@@ -17,6 +17,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 import synsema
 from synsema.stdlib import mcpclient
+from synsema.stdlib.hostcall import PC_NOTE
 from synsema.vm.errors import SynError
 
 from conftest import ROOT, syn_command
@@ -483,7 +484,7 @@ def test_the_example_agent_on_its_local_mcp_server(tmp_path, syn):
     r = prog.call("follow_requests", labels=True, cap_set=ceiling,
                   mcp_servers={"inbox": contract})
     assert r.value == ["host tool 'inbox.send_mail' refused: 'to' carries [mcp.inbox], "
-                       "accepts []"] * 2
+                       "accepts []" + PC_NOTE] * 2
     assert not outbox.exists()                      # nothing left the mailbox
     r = prog.call("forward", {"id": 1, "recipient": "me@home.example"}, labels=True,
                   cap_set=ceiling, mcp_servers={"inbox": contract})
@@ -505,7 +506,8 @@ def test_the_example_agent_served_and_called_by_the_sdk_client(tmp_path):
     assert _texts(summary)[0].startswith("boss@corp.example: Quarterly numbers")
     assert not follow["isError"]
     assert json.loads(_texts(follow)[0]) == [
-        "host tool 'inbox.send_mail' refused: 'to' carries [mcp.inbox], accepts []"] * 2
+        "host tool 'inbox.send_mail' refused: 'to' carries [mcp.inbox], accepts []"
+        + PC_NOTE] * 2
 
 
 def test_calls_written_before_stdin_closes_are_all_answered(write, tmp_path):

@@ -5,6 +5,7 @@ import pytest
 
 from synsema.compiler import compile_source
 from synsema.vm.errors import CompileError
+from synsema.vm.program import KEYWORDS
 from synsema.vm.suggest import suggest
 
 
@@ -274,7 +275,7 @@ _NAME_SLOTS = [
 
 
 @pytest.mark.parametrize("slot", _NAME_SLOTS)
-@pytest.mark.parametrize("kw", __import__("synsema.vm.program", fromlist=["KEYWORDS"]).KEYWORDS)
+@pytest.mark.parametrize("kw", KEYWORDS)
 def test_every_keyword_where_a_name_must_be_says_it_is_a_keyword(slot, kw):
     src = slot.replace("K", kw)
     e = cerr(src)

@@ -619,10 +619,16 @@ class Program:
         buffer = io.StringIO()
         if task is not None:
             args = self._python_args(task, args)
+        box = {}
         try:
-            vm, raw = self._execute(task, args, buffer.write, **settings)
+            vm, raw = self._execute(task, args, buffer.write, box=box, **settings)
         except Error as e:
-            e.output = buffer.getvalue()    # what the run printed before it failed
+            # What the run printed and did before it failed: the host's own record, as a
+            # Result would have it (the host gave the tools).
+            e.output = buffer.getvalue()
+            run = box.get("vm")
+            e.tool_calls = list(getattr(run, "tool_calls", []))
+            e.tokens = getattr(run, "tokens_used", 0)
             raise
         value, labels = raw, []
         if type(raw) is Labeled:

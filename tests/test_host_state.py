@@ -117,3 +117,20 @@ def test_a_run_given_up_on_gets_no_more_tool_calls_served():
     assert "given up on" in got["first"]
     with pytest.raises(LimitReached):
         host.post(lambda: 1, {})
+
+
+def test_an_error_keeps_the_record_of_the_tool_calls_made_before_it():
+    @synsema.tool(name="bank.pay")
+    def pay(iban: str) -> str:
+        """Pay."""
+        return "ok"
+
+    prog = synsema.compile_source(
+        'require tool("bank.*")\nlet s be private("DE00", "untrusted")\n'
+        'host_tool("bank.pay")("DE11")\nwhen s == "x"\n    print(1)\n'
+        'try\n    host_tool("bank.pay")(s)\nrecover e\n    print(1)\n', "a.syn")
+    with pytest.raises(synsema.Error) as e:
+        prog.run(tools=[pay], labels=True, cap_set="stdout,tool=bank.*")
+    assert [(n, o) for n, _, o in e.value.tool_calls] == [("bank.pay", "ok"),
+                                                           ("bank.pay", "refused")]
+    assert e.value.tokens == 0

@@ -88,7 +88,9 @@ class HostError(Exception):
     labels = frozenset()
     violation = False
     host_message = None
-    output = ""         # Program.call/run: what the run printed before it failed
+    output = ""         # Program.call/run: what the run printed before it failed,
+    tool_calls = ()     # the host tool calls it made (as Result.tool_calls),
+    tokens = 0          # and the model tokens it spent
 
     def __init__(self, message):
         super().__init__(message)

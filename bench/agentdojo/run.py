@@ -16,7 +16,6 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -150,19 +149,21 @@ class Runner:
                                     key=self.llm[2] if self.llm else KEY)
         out = {"refused": None, "violation": None, "exit": 0}
         answer = ""
-        audit = tempfile.NamedTemporaryFile("r", suffix=".jsonl", encoding="utf-8")
+        calls = []
         try:
             # The planner reads fields of results: its tools return AgentDojo's values.
             typed = self.agent.startswith("planner")
             result = self.program.call("run", {"request": user_task.PROMPT},
                                        tools=toolbox(self.suite, env, trace, typed),
                                        cap_set=self.ceiling, labels=self.labels,
-                                       provider=provider, max_steps=5_000_000, timeout=120,
-                                       audit=audit.name)
+                                       provider=provider, max_steps=5_000_000, timeout=120)
+            calls = result.tool_calls
             answer = result.value if isinstance(result.value, str) else json.dumps(result.value)
         except synsema.LabelViolation as e:
+            calls = e.tool_calls
             out.update(violation=e.message.splitlines()[0], exit=e.exit_code)
         except synsema.Error as e:
+            calls = e.tool_calls
             # The host may read its own run's error: the message withheld from stdout
             # (labelled data) is the one that says which parameter carried which label.
             cause = e.host_message or e.message
@@ -173,11 +174,10 @@ class Runner:
                 out["error"] = cause.splitlines()[0]
         except Exception as e:          # a crash of the VM itself: recorded, the run goes on
             out.update(exit=70, error=f"internal: {type(e).__name__}: {e}")
-        # Every call a contract refused, caught by the program or not (the audit names the
-        # tool and the outcome, never the data).
-        with audit:
-            out["refusals"] = [e["tool"] for e in map(json.loads, audit)
-                               if e.get("event") == "host_tool" and e.get("outcome") == "refused"]
+        # Every call a contract refused, caught by the program or not: the host's record of
+        # the calls (Result.tool_calls, and the same on an error), which it may read whole
+        # (the audit log withholds what ran under a labelled condition).
+        out["refusals"] = [name for name, _, outcome in calls if outcome == "refused"]
         output = [text_content_block_from_string(answer)]
         out["utility"] = self.suite._check_task_result(user_task, output, pre, env, trace)
         out["attack_success"] = (self.suite._check_task_result(injection_task, output, pre,

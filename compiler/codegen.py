@@ -1,6 +1,7 @@
 """Resolved tree -> bytecode (see vm.opcodes for every instruction's meaning)."""
 
 from synsema.vm import opcodes as O
+from synsema.vm import verify as V
 from synsema.vm.errors import CompileError
 
 _BINOPS = {"PLUS": O.ADD, "MINUS": O.SUB, "TIMES": O.MUL, "DIVIDE": O.DIV, "MOD": O.MOD,
@@ -108,7 +109,34 @@ class CodeGen:
         for s in main_items:
             self.stmt(s, e)
         self.finish(e, tree)
+        self.check_limits(prog, tree)
         return prog
+
+    def check_limits(self, prog, tree):
+        """What the loader refuses in a file (vm.verify's bounds) is a compile error here,
+        at its place: a program `syn run` and `syn check` accept runs from its .synb too."""
+        items = {item.func: item for item in tree.items if item.kind in ("task", "test")}
+        for i, f in [(None, prog.main), *enumerate(prog.functions)]:
+            where = items.get(i) or tree
+            if len(f.params) > V.MAX_PARAMS:
+                self.error(f"{f.describe()} has {len(f.params)} parameters; at most "
+                           f"{V.MAX_PARAMS} (pass a map or a list instead)", where)
+            if f.nlocals > V.MAX_LOCALS:
+                self.error(f"{'the top level' if f.kind == 'main' else f.describe()} has "
+                           f"{f.nlocals:,} variables; at most {V.MAX_LOCALS:,} (keep values "
+                           "in lists or maps)", where)
+            for _, line, col in f.positions:
+                if line > V.MAX_LINE:
+                    raise CompileError(f"the file has more than {V.MAX_LINE:,} lines",
+                                       V.MAX_LINE, 1, self.name)
+                if col > V.MAX_COL:
+                    raise CompileError(f"line {line} has code past column {V.MAX_COL:,}; "
+                                       "split it into shorter lines", line, 1, self.name)
+
+    def count(self, n, what, node):
+        """A count operand (keys, arguments, captures): at most vm.verify's bound."""
+        if n > V.MAX_COUNT:
+            self.error(f"{what}: {n:,}, at most {V.MAX_COUNT:,}", node)
 
     def function(self, func, item):
         e = _Emitter(self, func)
@@ -314,15 +342,24 @@ class CodeGen:
             self.expr(x.target, e)
             e.emit_at(x, O.FIELD, self.const(x.name))
         elif k == "list":
-            for item in x.items:
-                self.expr(item, e)
-            e.emit_at(x, O.BUILD_LIST, len(x.items))
+            # A list longer than one BUILD_LIST may count (a file's bound) is built in
+            # parts joined by `+`, which keeps the order and the items.
+            step = V.MAX_COUNT
+            for start in range(0, max(len(x.items), 1), step):
+                for item in x.items[start:start + step]:
+                    self.expr(item, e)
+                e.emit_at(x, O.BUILD_LIST, len(x.items[start:start + step]))
+                if start:
+                    e.emit_at(x, O.ADD)
         elif k == "map":
+            self.count(len(x.pairs), "too many keys in one map literal (build it in parts "
+                       "with put, or read it with json_decode)", x)
             for a, b in x.pairs:
                 self.expr(a, e)
                 self.expr(b, e)
             e.emit_at(x, O.BUILD_MAP, len(x.pairs))
         elif k == "lambda":
+            self.count(len(x.captures), "a lambda captures too many variables", x)
             for kind, slot in x.captures:
                 e.emit(O.LOAD_GLOBAL if kind == "global" else O.LOAD_LOCAL, slot)
             e.emit_at(x, O.MAKE_LAMBDA, x.func, len(x.captures))
@@ -336,6 +373,7 @@ class CodeGen:
             self.error(f"cannot compile {k}", x)
 
     def call(self, x, e):
+        self.count(len(x.args), "too many arguments in one call", x)
         callee = x.callee
         ref = callee.ref if callee.kind == "name" else None
         if ref and ref[0] == "builtin":

@@ -446,3 +446,38 @@ def test_a_default_may_use_the_parameters_before_it():
 ])
 def test_a_suggestion_tie_goes_to_the_name_declared_first(src, meant):
     assert cerr(src).message.endswith(f"did you mean '{meant}'?")
+
+
+# ---- what the loader would refuse is a compile error (vm.verify's bounds) ---------------
+
+def _runs_from_its_synb(src):
+    """The program as `syn exec` would run it: encoded, decoded (verified), run."""
+    out = []
+    VM(decode(encode(compile_source(src, "t.syn"))), Options(out=out.append)).run_main()
+    return "".join(out)
+
+
+def test_a_long_list_literal_is_built_in_parts_and_loads():
+    n = 25_000
+    src = f"let xs be [{', '.join(str(i) for i in range(n))}]\n" \
+          "print(len(xs))\nprint(xs[0])\nprint(xs[9999])\nprint(xs[10000])\nprint(xs[-1])\n"
+    assert _runs_from_its_synb(src) == f"{n}\n0\n9999\n10000\n{n - 1}\n"
+    assert _runs_from_its_synb("print([])\n") == "[]\n"
+
+
+@pytest.mark.parametrize("src, message, line", [
+    ("task t(" + ", ".join(f"p{i}" for i in range(300)) + ")\n    give 1\n",
+     "task t has 300 parameters; at most 255", 1),
+    ("print(1)\nlet m be {" + ", ".join(f'"k{i}": {i}' for i in range(10_001)) + "}\n",
+     "too many keys in one map literal", 2),
+    ("let f be (x) => x\nprint(f(" + ", ".join("1" for _ in range(10_001)) + "))\n",
+     "too many arguments in one call", 2),
+    ("".join(f"let v{i} be {i}\n" for i in range(70_000)),
+     "the top level has 70,000 variables; at most 65,536", 1),
+    ("print(1)\nlet xs be [" + ", ".join("1" for _ in range(400_000)) + "]\n",
+     "line 2 has code past column 1,000,000", 2),
+])
+def test_what_a_synb_may_not_hold_is_a_compile_error_at_its_place(src, message, line):
+    with pytest.raises(CompileError) as e:
+        compile_source(src, "t.syn")
+    assert message in e.value.message and e.value.line == line

@@ -99,6 +99,10 @@ MAX_PROGRAM_BYTES = 16 * 1024 * 1024
 
 
 def _read_program(path):
+    # open() takes an int as a file descriptor, and would close the host's when done.
+    if not isinstance(path, (str, bytes, os.PathLike)) or isinstance(path, bool):
+        raise UsageError(f"usage error: a program path must be a str or a path, got "
+                         f"{type(path).__name__}")
     with open(path, "rb") as fh:
         data = fh.read(MAX_PROGRAM_BYTES + 1)
     if len(data) > MAX_PROGRAM_BYTES:

@@ -97,3 +97,11 @@ def test_a_failed_call_keeps_what_the_top_level_printed():
     with pytest.raises(synsema.ArgumentError) as e:
         AGENT.call("answer", {"q": 3})
     assert e.value.output == "top\n"
+
+
+@pytest.mark.parametrize("bad", [3, None, 2.5, ["a.synb"]])
+def test_a_program_path_that_is_not_a_path_is_a_usage_error(bad):
+    # An int would be taken by open() as a file descriptor of the host's, and closed.
+    for fn in (synsema.load, synsema.compile_file):
+        with pytest.raises(synsema.UsageError, match="a program path must be a str"):
+            fn(bad)

@@ -282,3 +282,18 @@ def test_every_keyword_where_a_name_must_be_says_it_is_a_keyword(slot, kw):
     assert e.message == f"'{kw}' is a keyword and cannot be used as a name", (src, e.message)
     line = src.splitlines()[e.line - 1]
     assert line[e.col - 1:].startswith(kw), (src, e.line, e.col)
+
+
+def test_runtime_hints_for_python_habits_on_maps_and_names():
+    import synsema
+    def err(src):
+        with pytest.raises(synsema.RunError) as e:
+            synsema.compile_source(src, "a.syn").run()
+        return e.value.message
+    assert "maps have no methods" in err('let d be {"a": 1}\nprint(d.get("a"))\n')
+    assert "get(m, k)" in err('let d be {"a": 1}\nprint(d.keys())\n')
+    assert "a parameter named text, say" in err('task shout(text)\n    give text(5)\n'
+                                                'print(shout("a"))\n')
+    assert "use get(m, k, default)" in err('let m be {"a": 1}\nprint(m["b"] + 1)\n')
+    assert "use get(m, k, default)" in err('let m be {"a": 1}\nprint(m["b"] * 2)\n')
+    assert "get(m, k, default)" not in err('print("a" * 2)\n')

@@ -38,13 +38,22 @@ def add(a, b):
         return _fail(f"cannot add {first} and {second}; use text(x) to join "
                      f"a {other} to a text")
     return _fail(f"cannot add {type_name(a)} and {type_name(b)}; + adds two numbers, "
-                 "joins two texts or joins two lists")
+                 "joins two texts or joins two lists" + _nothing_hint(a, b))
+
+
+# A value that is nothing in arithmetic is most often a map's missing key (m["k"] reads
+# as nothing when k is not there).
+def _nothing_hint(a, b):
+    if a is None or b is None:
+        return ("; a map key that is not there reads as nothing: use get(m, k, default) "
+                "for a default")
+    return ""
 
 
 def _arith(a, b, word, sym):
     if not (_is_num(a) and _is_num(b)):
         _fail(f"cannot {word} {type_name(a)} and {type_name(b)} with {sym}; it needs "
-              "two numbers")
+              "two numbers" + _nothing_hint(a, b))
 
 
 def sub(a, b):

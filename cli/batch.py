@@ -24,6 +24,7 @@ import time
 
 from synsema import api
 from synsema.cli import runner
+from synsema.cli.files import program_files, same_file, written_files_error
 from synsema.cli.options import ENTRY_OPTIONS
 from synsema.vm import errors as E
 from synsema.vm.values import Labeled
@@ -234,8 +235,14 @@ def _batch(path, inputs, output, values, start):
     program, code = runner.open_program(path)
     if program is None:
         return code         # why was printed
+    reads = [(f"the {what}", given) for what, given in _read_files(path, program, inputs)]
+    refused = written_files_error(values, reads + [("the -o results file", output)])
+    if refused:             # --audit or the cassette: before _payload opens them
+        raise Stop(refused, runner.EXIT_USAGE)
+    if output == "":
+        raise Stop("usage error: -o needs a file path, got an empty one", runner.EXIT_USAGE)
     payload = _payload(program, task, values)
-    _check_output(output, path, inputs)
+    _check_output(output, _read_files(path, program, inputs))
     items = read_inputs(inputs)
     done = read_results(output, items) if values.get("resume") else _fresh(output)
     todo = [(line, args) for line, args in items if line not in done]
@@ -353,17 +360,25 @@ def _ident(args):
     return to_python(args["id"])
 
 
-def _check_output(output, path, inputs):
+def _read_files(path, program, inputs):
+    """[(what, path)] of the files a batch reads: the dataset, the program (and the source
+    beside a .synb, which error carets read)."""
+    return [("input dataset", inputs)] + [(what.removeprefix("the "), given) for what, given
+                                          in program_files(path, program)]
+
+
+def _check_output(output, reads):
     """The results file is appended to, read back (--resume, the final sort) and replaced:
-    the program or the input dataset would be destroyed (with --resume too), a device or
-    FIFO (`-o /dev/zero`) read without end, or replaced by a regular file."""
+    the program or the input dataset (`reads`: [(what, path)]) would be destroyed (with
+    --resume too), a device or FIFO (`-o /dev/zero`) read without end, or replaced by a
+    regular file."""
     import stat
     try:
         mode = os.stat(output).st_mode
     except OSError:
         return                  # not there yet (or unreadable: opening it will say)
-    for given, what in ((inputs, "input dataset"), (path, "program")):
-        if os.path.exists(given) and os.path.samefile(given, output):
+    for what, given in reads:
+        if os.path.exists(given) and same_file(given, output):
             raise Stop(f"usage error: -o {output} is the {what} {given}: the results would "
                        "overwrite it; give another results file", runner.EXIT_USAGE)
     if not stat.S_ISREG(mode):
@@ -530,7 +545,16 @@ def _in_input_order(output):
     a copy that replaces the file in one rename (cli.files: never a half-sorted file)."""
     with open(output, "rb") as fh:
         lines = fh.read().splitlines(keepends=True)
-    keys = [json.loads(raw)["line"] for raw in lines]
+    try:
+        keys = [json.loads(raw)["line"] for raw in lines]
+        if any(type(k) is not int for k in keys):
+            raise TypeError
+    except (ValueError, KeyError, TypeError):
+        # Something else wrote to the file while the batch ran: its lines are left as
+        # they are, with every result, rather than sorted in among them.
+        raise Stop(f"error: {output} holds lines that are not results of this batch "
+                   "(something else wrote to it while it ran): it is left in the order the "
+                   "items finished", runner.EXIT_ERROR) from None
     if keys == sorted(keys):
         return
     from synsema.cli.files import replace_file

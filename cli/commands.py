@@ -104,6 +104,13 @@ def _echo(text):
               help="Where to write the .synb (default: beside the source).")
 def compile_cmd(source, output):
     """Compile SOURCE (.syn) to a .synb file."""
+    if output == "":
+        runner.err("usage error: -o needs a file path, got an empty one")
+        _done(runner.EXIT_USAGE)
+    if output is None and _special(source):
+        runner.err(f"usage error: {source} is not a regular file (a device, FIFO or "
+                   "socket), so the .synb has no place beside it: give -o PATH")
+        _done(runner.EXIT_USAGE)
     program, code = runner.compile_file(source, "compile")
     if program is None:
         _done(code)
@@ -126,6 +133,17 @@ def compile_cmd(source, output):
         runner.err(f"error: cannot write {out}: {e.strerror or e}")
         _done(runner.EXIT_ERROR)
     _done(runner.EXIT_OK)
+
+
+def _special(path):
+    """Whether `path` is there and is not a regular file or a folder (/dev/null, a FIFO,
+    `<(cmd)`): the default .synb beside it would be a new file in /dev, say."""
+    import stat
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False            # not there (compile_file says so)
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def _unsafe_output(source, out):
@@ -162,7 +180,18 @@ def run_cmd(source, **values):
     program, code = runner.compile_file(source, "run")
     if program is None:
         _done(code)
+    _refuse_written_files(values, [("the program", source)])
     _done(runner.run(program, values))
+
+
+def _refuse_written_files(values, reads):
+    """Exit 2 when --audit or the cassette is empty or a file the command reads
+    (cli.files.written_files_error)."""
+    from synsema.cli.files import written_files_error
+    refused = written_files_error(values, reads)
+    if refused:
+        runner.err(refused)
+        _done(runner.EXIT_USAGE)
 
 
 def batch_options(fn):
@@ -215,7 +244,8 @@ def serve_cmd(program, protocol, **values):
 def test_cmd(paths, select, verbose, as_json, **values):
     """Run the test blocks of each .syn file (folders are searched). Exit 0 all passed,
     1 a failure, 2 usage (no test matched -k included), 3 a file refused by the ceiling."""
-    from synsema.cli.testing import run_tests
+    from synsema.cli.testing import find_files, run_tests
+    _refuse_written_files(values, [("the program", p) for p in find_files(paths)])
     _done(run_tests(paths, select, verbose, as_json, values))
 
 
@@ -307,6 +337,7 @@ def dis_cmd(path):
 def repl_cmd(**values):
     """Type statements and expressions and see their values; a block (task, when, ...)
     ends at a blank line. Every run option applies to each entry. Ctrl-D leaves."""
+    _refuse_written_files(values, [])
     from synsema.cli.repl import main
     _done(main(values))
 

@@ -1,10 +1,15 @@
 """`syn exec`: run a precompiled .synb (kept free of click and the compiler)."""
 
-from synsema.cli.runner import load_synb, run
+from synsema.cli.files import program_files, written_files_error
+from synsema.cli.runner import EXIT_USAGE, err, load_synb, run
 
 
 def exec_path(path, values):
     program, code = load_synb(path, "exec")
     if program is None:
         return code
+    refused = written_files_error(values, program_files(path, program))
+    if refused:
+        err(refused)
+        return EXIT_USAGE
     return run(program, values)

@@ -2,7 +2,6 @@
 (`syn compile`'s .synb, `syn fmt`'s sources, `syn batch`'s sorted results)."""
 
 import os
-import tempfile
 
 
 class Replacement:
@@ -18,6 +17,7 @@ class Replacement:
     def __init__(self, path):
         self.path = path
         self.mode = _mode(path)
+        import tempfile         # here: `syn exec` imports this module and writes nothing
         folder = os.path.dirname(os.path.abspath(path))
         self.fd, self.tmp = tempfile.mkstemp(prefix=".syn-", suffix=".tmp", dir=folder)
 
@@ -52,3 +52,81 @@ def _mode(path):
         umask = os.umask(0)         # read it: there is no other way
         os.umask(umask)
         return 0o666 & ~umask
+
+
+# ---- the files a command writes besides its output -----------------------------------------
+
+AUDIT_EFFECT = "the audit lines would be appended to it"
+CASSETTE_EFFECT = "the recorded model exchanges would be written into it"
+
+
+def same_file(a, b):
+    """Whether the paths `a` and `b` name one file: os.path.samefile when both are there
+    (a symlink or a hard link to a file is that file), else the same resolved path (two
+    spellings of a file not made yet)."""
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        pass
+    try:
+        return os.path.realpath(a) == os.path.realpath(b)
+    except (OSError, ValueError):
+        return False
+
+
+def _device(path):
+    """Whether `path` is a character device (/dev/null, /dev/stderr on a terminal):
+    appending to one destroys nothing, so it may be named twice."""
+    import stat
+    try:
+        return stat.S_ISCHR(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def source_beside(synb_path, program):
+    """The source file a .synb's error carets read (api.load, report.Source.beside), or
+    None: the one file besides the .synb that `syn exec` reads."""
+    from synsema.cli.report import plain_file_name
+    name = program._program.source_name
+    if not plain_file_name(name):
+        return None
+    return os.path.join(os.path.dirname(synb_path), name)
+
+
+def program_files(path, program):
+    """[(what, path)] of the files a loaded program came from: the file itself, and for a
+    .synb the source beside it."""
+    files = [("the program", path)]
+    beside = source_beside(path, program) if str(path).endswith(".synb") else None
+    if beside is not None:
+        files.append(("the source of the program", beside))
+    return files
+
+
+def written_files_error(values, reads):
+    """The usage error (a text) when --audit or the cassette (--cassette, else
+    SYN_LLM_CASSETTE) of the run options `values` is an empty path, or the same file
+    (cli.files.same_file) as one the command reads or writes otherwise -- `reads`, a list
+    of (what, path), None paths left out; --args-file is added here -- or as each other.
+    None when they are fine. The audit log is appended to and a recorded cassette
+    rewritten: on a program, a dataset or a results file either would destroy it."""
+    cassette = values.get("cassette")
+    writes = [("--audit", values.get("audit"), AUDIT_EFFECT),
+              ("--cassette", cassette, CASSETTE_EFFECT)]
+    if cassette is None and os.environ.get("SYN_LLM_CASSETTE"):
+        writes[1] = ("SYN_LLM_CASSETTE", os.environ["SYN_LLM_CASSETTE"], CASSETTE_EFFECT)
+    reads = [(what, p) for what, p in reads if p is not None]
+    if values.get("args_file"):
+        reads.append(("the --args-file", values["args_file"]))
+    for i, (flag, path, effect) in enumerate(writes):
+        if path is None:
+            continue
+        if path == "":
+            return f"usage error: {flag} needs a file path, got an empty one"
+        others = reads + [(f"the {f} file", p) for f, p, _ in writes[i + 1:] if p]
+        for what, other in others:
+            if same_file(path, other) and not _device(path):
+                return (f"usage error: {flag} {path} is {what} {other}: {effect}; give "
+                        "another file")
+    return None

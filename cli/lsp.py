@@ -209,15 +209,12 @@ def analyse(text):
 def format_text(text):
     """The formatted text (syn fmt), or None when it cannot be formatted or is already."""
     try:
-        from synsema.compiler.format import format_source
-    except ImportError:
-        return None
-    try:
         # As `syn fmt`: a document that does not compile is left as it is.
         from synsema.compiler import compile_source
+        from synsema.cli.fmt import TooLarge, formatted
         compile_source(text, "document.syn")
-        out = format_source(text)
-    except (CompileError, AssertionError):
+        out = formatted(text, "<source>")   # no layout larger than a program may be
+    except (CompileError, AssertionError, TooLarge):
         return None
     return None if out == text else out
 

@@ -19,6 +19,7 @@ import sys
 
 from synsema import api
 from synsema.cli import runner
+from synsema.cli.entry import interrupted
 from synsema.cli.options import ENTRY_OPTIONS, RUN_OPTIONS
 from synsema.cli.report import printable
 
@@ -43,6 +44,11 @@ def serve(path, values):
     program, code = runner.open_program(path, "serve")
     if program is None:
         return code
+    from synsema.cli.files import program_files, written_files_error
+    refused = written_files_error(values, program_files(path, program))
+    if refused:
+        runner.err(refused)
+        return runner.EXIT_USAGE
     try:
         import mcp  # noqa: F401 - the SDK is an optional extra
     except ImportError:
@@ -54,11 +60,25 @@ def serve(path, values):
     except api.Error as e:
         return runner.outcome(e)
     import anyio
+    _stop_on_ctrl_c()
     try:
         anyio.run(_stdio if sock is None else _http, app, *([sock] if sock else []))
-    except KeyboardInterrupt:
-        pass
+    except KeyboardInterrupt:       # a SIGINT before the handler was set: the same end
+        interrupted()
     return runner.EXIT_OK
+
+
+def _stop_on_ctrl_c():
+    """Ctrl-C ends the server at once, exit 130 and one line, as every command does
+    (cli.entry.interrupted). Not a KeyboardInterrupt: a call runs in a worker thread
+    (anyio.to_thread) that nothing can stop, and the event loop's shutdown (asyncio's,
+    uvicorn's graceful one, which takes over SIGINT) waits for it -- a `while true` task
+    would keep the server up, and a second Ctrl-C ended it with a traceback. Set before
+    the loop starts, so asyncio leaves SIGINT alone; uvicorn's is kept off (_Uvicorn)."""
+    import signal
+    import threading
+    if threading.current_thread() is threading.main_thread():    # signals are its alone
+        signal.signal(signal.SIGINT, lambda signum, frame: interrupted())
 
 
 def _listen(text):
@@ -228,4 +248,23 @@ async def _http(app, sock):
     shown = f"[{host}]" if ":" in host else host
     runner.err(f"serving {printable(app.program.name)} over MCP at http://{shown}:{port}/mcp "
                "(Ctrl-C stops)")
-    await uvicorn.Server(uvicorn.Config(asgi, log_level="warning")).serve(sockets=[sock])
+    await _uvicorn_server(uvicorn, uvicorn.Config(asgi, log_level="warning")).serve(
+        sockets=[sock])
+
+
+def _uvicorn_server(uvicorn, config):
+    """uvicorn's Server with its SIGINT handling (a graceful shutdown that waits for the
+    calls running) replaced by ours (_stop_on_ctrl_c); its SIGTERM handling is kept."""
+    import contextlib
+    import signal
+
+    class Server(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self):
+            ours = signal.getsignal(signal.SIGINT)
+            with super().capture_signals():
+                if signal.getsignal(signal.SIGINT) is not ours:     # main thread only
+                    signal.signal(signal.SIGINT, ours)
+                yield
+
+    return Server(config)

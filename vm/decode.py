@@ -172,12 +172,23 @@ _FUSED_BY_FIRST = {}
 for _sup in T.FUSED:
     for _op in _sup[1][0]:
         _FUSED_BY_FIRST.setdefault(_op, []).append(_sup)
+# Those of 3 or more parts: what _better_later looks for. The generated table lists the
+# longest first (tools/gen_dispatch.py), so the first of a position's candidates to match
+# has 3 or more parts exactly when one of these matches there.
+_LONG_BY_FIRST = {op: [s for s in sups if len(s[1]) >= 3]
+                  for op, sups in _FUSED_BY_FIRST.items()}
+assert all(len(a[1]) >= len(b[1]) for sups in _FUSED_BY_FIRST.values()
+           for a, b in zip(sups, sups[1:])), "optable.FUSED must list the longest first"
 
 
-def _match(code, i, n, targets, labels):
+def _match(code, i, n, targets, labels, by_first=_FUSED_BY_FIRST, later=None):
     """The superinstruction starting at i: (length, opcode, arg, index of the instruction
-    whose position it takes) or None. No instruction after the first may be a jump target."""
-    for sup, parts, at, when in _FUSED_BY_FIRST.get(code[i][0], ()):
+    whose position it takes) or None. No instruction after the first may be a jump target.
+    by_first: the candidates, by the opcode at i; later: what their `when` calls as
+    better_later (by default _better_later)."""
+    if later is None:
+        later = _LATER[labels]
+    for sup, parts, at, when in by_first.get(code[i][0], ()):
         k = len(parts)
         if i + k > n or any(j in targets for j in range(i + 1, i + k)):
             continue
@@ -188,7 +199,7 @@ def _match(code, i, n, targets, labels):
                 break
             fields.append(_full(op, arg, labels) if part[op] is None else (part[op],))
         else:
-            if when(fields, i, code, n, targets, _LATER[labels]):
+            if when(fields, i, code, n, targets, later):
                 return k, sup, tuple(x for f in fields for x in f), i + at
     return None
 
@@ -197,9 +208,21 @@ def _better_later(code, i, n, targets, labels):
     """Is a superinstruction of 3 or more parts starting at i + 1 better than one
     starting at i? `a + b * 2`: LOAD_LOCAL a, then `b * 2` as one instruction, is one
     dispatch fewer than LOAD_LOCAL2 a b, CONST 2, MUL (and `s + x[i][k]`: LOAD_LOCAL s,
-    then x[i][k] as one)."""
-    later = _match(code, i + 1, n, targets, labels)
-    return later is not None and later[0] >= 3
+    then x[i][k] as one).
+
+    Only the candidates of 3 or more parts are tried at i + 1: the first to match there
+    is one of them if any matches (the longest come first). None of them asks
+    better_later (only LOAD_LOCAL2 does); were one to, it would get False: the lookahead
+    is one instruction deep, never a recursion. Trying every candidate at i + 1, as
+    before, recursed once per instruction of a run of LOAD_LOCALs (a list of 250
+    variables was a RecursionError at load)."""
+    if i + 1 >= n:
+        return False
+    return _match(code, i + 1, n, targets, labels, _LONG_BY_FIRST, _no_later) is not None
+
+
+def _no_later(code, i, n, targets):
+    return False
 
 
 # What a `when` calls as better_later(code, i, n, targets), per mode.

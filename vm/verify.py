@@ -16,7 +16,7 @@ from synsema.stdlib.registry import load_all
 from synsema.vm import opcodes as O
 from synsema.vm.caps import is_cap
 from synsema.vm.errors import InvalidProgram
-from synsema.vm.flow import EXIT, dominates, dominators, post_dominators
+from synsema.vm.flow import EXIT, dominator_tree, post_dominators
 from synsema.vm.program import Function, Param, is_name
 
 MAX_COUNT = 10_000          # count operands: arguments, items, keys, captures
@@ -109,7 +109,8 @@ def _check_declarations(func, index):
         if j is not None:
             a = a[:j] + (offsets[a[j]],) + a[j + 1:]
         decoded.append((op.code, a[0] if len(a) == 1 else a))
-    idom = dominators(decoded)
+    dom = dominator_tree(decoded)
+    idom = dom.idom
     declared = {}
     for k, (c, arg) in enumerate(decoded):
         if c == O.DECLARE_LOCAL and arg >= fixed:
@@ -125,7 +126,7 @@ def _check_declarations(func, index):
     for k, (c, arg) in enumerate(decoded):
         if c in _READS_LOCAL and c != O.DECLARE_LOCAL and arg >= fixed and idom[k] >= 0:
             d = declared.get(arg)
-            if d is None or idom[d] < 0 or not dominates(idom, d, k):
+            if d is None or not dom.dominates(d, k):     # (False if d is unreachable)
                 raise InvalidProgram(f"in {_where(func, index)}, offset {insts[k][0]}: local "
                                      f"{arg} is used where its declaration does not come "
                                      "first on every path")
@@ -140,14 +141,57 @@ def _is_nat(x):
 
 def _where(func, index):
     try:
-        return func.describe()
+        text = func.describe()
     except Exception:  # noqa: BLE001 - a malformed function still gets a message
         return f"function {index}"
+    return text if len(text) <= 100 else f"{text[:80]}... (function {index})"
+
+
+_LOG10_2 = 0.30102999566398120
+
+
+def _digits(x):
+    """How many decimal digits the int x has, without str(x) (past 4300 digits CPython
+    refuses it with a ValueError): (the exact count, True), or (an estimate, False) past a
+    million bits, where even 10 ** n takes a while."""
+    x = abs(x)
+    bits = x.bit_length()
+    low, high = int((bits - 1) * _LOG10_2) + 1, int(bits * _LOG10_2) + 1
+    if low == high:
+        return low, True
+    if bits > 1 << 20:
+        return high, False
+    return (low if x < 10 ** low else high), True
+
+
+def _show(x, depth=0):
+    """x as a message shows it: its repr, but an int too long to print is "an integer of
+    N digits", a long text is cut short, and a list or tuple shows only its first levels.
+    Whatever a crafted or hand-made Program holds, this raises nothing."""
+    t = type(x)
+    if t is int and x.bit_length() > 200:
+        n, exact = _digits(x)
+        sign = "a negative integer" if x < 0 else "an integer"
+        return f"{sign} of {'' if exact else 'about '}{n} digits"
+    if t is str and len(x) > 80:
+        return f"{x[:60]!r}... ({len(x)} characters)"
+    if t is tuple or t is list:
+        if depth >= 2 or len(x) > 10:
+            return f"a {t.__name__} of {len(x)} items"
+        inner = ", ".join(_show(v, depth + 1) for v in x)
+        if t is list:
+            return f"[{inner}]"
+        return f"({inner},)" if len(x) == 1 else f"({inner})"
+    try:
+        text = repr(x)
+    except Exception:  # noqa: BLE001 - an object a hand-made Program holds
+        return f"a {t.__name__}"
+    return text if len(text) <= 80 else f"{text[:60]}... ({len(text)} characters)"
 
 
 def _check_cap(cap, where):
     if not is_cap(cap):
-        raise InvalidProgram(f"{where}: bad require {cap!r} (expected stdout, llm, "
+        raise InvalidProgram(f"{where}: bad require {_show(cap)} (expected stdout, llm, "
                              "llm(LABEL), net(HOST), net(HOST, LABEL) or tool(NAME))")
 
 
@@ -171,16 +215,16 @@ def _check_program(program):
     registry = load_all()
     for i, name in enumerate(program.builtins):
         if type(name) is not str or name not in registry:
-            raise InvalidProgram(f"builtin {i} is {name!r}, not a known builtin")
+            raise InvalidProgram(f"builtin {i} is {_show(name)}, not a known builtin")
     for i, name in enumerate(program.globals):
         if not is_name(name):
-            raise InvalidProgram(f"global {i} has a name that is not a name: {name!r}")
+            raise InvalidProgram(f"global {i} has a name that is not a name: {_show(name)}")
     if len(program.global_lines) != len(program.globals):
         raise InvalidProgram(f"{len(program.globals)} globals but "
                              f"{len(program.global_lines)} lines of their `let`s")
     for i, line in enumerate(program.global_lines):
         if not _is_nat(line):
-            raise InvalidProgram(f"global line {i} is {line!r}, not a non-negative int")
+            raise InvalidProgram(f"global line {i} is {_show(line)}, not a non-negative int")
 
     funcs = program.functions
     if not funcs:
@@ -191,7 +235,7 @@ def _check_program(program):
         if func.kind == "task":
             if func.name in tasks:
                 raise InvalidProgram(f"{_where(func, index)}: a second task named "
-                                     f"{func.name!r}")
+                                     f"{_show(func.name)}")
             tasks.add(func.name)
     main = funcs[0]
     if main.kind != "main" or main.params or main.ncaptures:
@@ -208,23 +252,23 @@ def _check_program(program):
     for i, entry in enumerate(program.tests):
         if (type(entry) not in (tuple, list) or len(entry) != 2 or type(entry[0]) is not str
                 or not _is_nat(entry[1])):
-            raise InvalidProgram(f"test entry {i} is not (name, function index): {entry!r}")
+            raise InvalidProgram(f"test entry {i} is not (name, function index): {_show(entry)}")
         fi = entry[1]
         if fi >= len(funcs) or funcs[fi].kind != "test":
-            raise InvalidProgram(f"test entry {i} ({entry[0]!r}) refers to function {fi}, "
-                                 f"which is not a test")
+            raise InvalidProgram(f"test entry {i} ({_show(entry[0])}) refers to function "
+                                 f"{_show(fi)}, which is not a test")
 
 
 def _check_function(func, index):
     if type(func) is not Function:
         raise InvalidProgram(f"function {index} is not a function")
     if func.kind not in KINDS:
-        raise InvalidProgram(f"function {index} has unknown kind {func.kind!r}")
+        raise InvalidProgram(f"function {index} has unknown kind {_show(func.kind)}")
     if type(func.name) is not str:
         raise InvalidProgram(f"function {index} has a name that is not a text")
     if func.kind != "test" and not (is_name(func.name) or func.kind != "task"
                                      and func.name in _FUNC_NAMES.values()):
-        raise InvalidProgram(f"function {index} ({func.kind}) has the name {func.name!r}")
+        raise InvalidProgram(f"function {index} ({func.kind}) has the name {_show(func.name)}")
     if not (_is_nat(func.line) and _is_nat(func.col) and func.line <= MAX_LINE
             and func.col <= MAX_COL):
         raise InvalidProgram(f"function {index} has a bad position")
@@ -242,24 +286,25 @@ def _check_function(func, index):
         if type(p) is not Param or not is_name(p.name):
             raise InvalidProgram(f"{where}: a parameter is malformed")
         if p.name in names:
-            raise InvalidProgram(f"{where}: two parameters named {p.name!r}")
+            raise InvalidProgram(f"{where}: two parameters named {_show(p.name)}")
         names.add(p.name)
-        if p.type is not None and p.type not in PARAM_TYPES:
-            raise InvalidProgram(f"{where}: parameter {p.name!r} has unknown type {p.type!r}")
+        if p.type is not None and (type(p.type) is not str or p.type not in PARAM_TYPES):
+            raise InvalidProgram(f"{where}: parameter {p.name!r} has unknown type "
+                                 f"{_show(p.type)}")
         if type(p.default) is not int or p.default not in DEFAULTS:
             raise InvalidProgram(f"{where}: parameter {p.name!r} has bad default kind "
-                                 f"{p.default!r} (expected 0, 1 or 2)")
+                                 f"{_show(p.default)} (expected 0, 1 or 2)")
         if p.default != Param.NO_DEFAULT:
             seen_default = True
         elif seen_default:
             raise InvalidProgram(f"{where}: parameter {p.name!r} without a default follows "
                                  f"one with a default")
     if not _is_nat(func.ncaptures) or func.ncaptures > MAX_COUNT:
-        raise InvalidProgram(f"{where}: bad capture count {func.ncaptures!r}")
+        raise InvalidProgram(f"{where}: bad capture count {_show(func.ncaptures)}")
     if func.ncaptures and func.kind != "lambda":
         raise InvalidProgram(f"{where}: only a lambda may have captures")
     if not _is_nat(func.nlocals) or func.nlocals > MAX_LOCALS:
-        raise InvalidProgram(f"{where}: bad local count {func.nlocals!r} "
+        raise InvalidProgram(f"{where}: bad local count {_show(func.nlocals)} "
                              f"(at most {MAX_LOCALS})")
     if func.nlocals < len(func.params) + func.ncaptures:
         raise InvalidProgram(f"{where}: {func.nlocals} locals cannot hold "
@@ -274,16 +319,16 @@ def _check_function(func, index):
         _check_cap(cap, where)
     for name in func.local_names:
         if not is_name(name):
-            raise InvalidProgram(f"{where}: a local name is not a name: {name!r}")
+            raise InvalidProgram(f"{where}: a local name is not a name: {_show(name)}")
     last = 0
     for pos in func.positions:
         if (type(pos) not in (tuple, list) or len(pos) != 3
                 or not all(_is_nat(x) for x in pos) or pos[1] > MAX_LINE or pos[2] > MAX_COL):
-            raise InvalidProgram(f"{where}: bad position entry {pos!r} (expected (offset, "
+            raise InvalidProgram(f"{where}: bad position entry {_show(pos)} (expected (offset, "
                                  f"line, col), non-negative ints, line at most {MAX_LINE}, "
                                  f"column at most {MAX_COL})")
         if pos[0] < last or pos[0] > len(func.code):
-            raise InvalidProgram(f"{where}: position entry {list(pos)!r} is out of order "
+            raise InvalidProgram(f"{where}: position entry {_show(list(pos))} is out of order "
                                  f"or past the end of the code")
         last = pos[0]
 
@@ -311,14 +356,14 @@ def _check_code(program, func, index, top):
     while pc < n:
         c = code[pc]
         if type(c) is not int:
-            raise InvalidProgram(f"in {where}, offset {pc}: opcode {c!r} is not an int")
+            raise InvalidProgram(f"in {where}, offset {pc}: opcode {_show(c)} is not an int")
         op = by_code.get(c)
         if op is None:
             if c in O.INTERNAL_DOCS:
                 name = next(k for k, v in O.INTERNAL.items() if v == c)
                 raise InvalidProgram(f"in {where}, offset {pc}: internal opcode {c} ({name}) "
                                      f"may not appear in a file")
-            raise InvalidProgram(f"in {where}, offset {pc}: unknown opcode {c}")
+            raise InvalidProgram(f"in {where}, offset {pc}: unknown opcode {_show(c)}")
         kinds = op.operands
         end = pc + 1 + len(kinds)
         if end > n:
@@ -341,7 +386,7 @@ def _check_code(program, func, index, top):
         if code_ == O.FIELD or code_ == O.CHECK_BOOL:
             if type(consts[a[0]]) is not str:
                 raise InvalidProgram(f"in {where}, offset {pc}: {op.name} needs a text "
-                                     f"constant, constant {a[0]} is {consts[a[0]]!r}")
+                                     f"constant, constant {a[0]} is {_show(consts[a[0]])}")
         elif code_ == O.LOAD_TASK or code_ == O.CALL_TASK:
             callee = funcs[a[0]]
             if callee.kind != "task":
@@ -406,15 +451,15 @@ def _bad_operand(where, pc, op, kind, x, limit):
     """The precise reason for an operand that failed the fast range test."""
     at = f"in {where}, offset {pc}: {op.name}"
     if type(x) is not int or x < 0:
-        raise InvalidProgram(f"{at} operand {x!r} is not a non-negative int")
+        raise InvalidProgram(f"{at} operand {_show(x)} is not a non-negative int")
     if kind == "count":
-        raise InvalidProgram(f"{at} count {x} is too large (at most {MAX_COUNT})")
+        raise InvalidProgram(f"{at} count {_show(x)} is too large (at most {MAX_COUNT})")
     if kind == "jump":
-        raise InvalidProgram(f"{at} jump target {x} is past the end of the code ({limit})")
+        raise InvalidProgram(f"{at} jump target {_show(x)} is past the end of the code ({limit})")
     if kind == "rid":
         raise InvalidProgram(f"{at} release id {x} is too large")
     what = {"const": "constant", "func": "function"}.get(kind, kind)
-    raise InvalidProgram(f"{at} {what} index {x} is out of range (the program has {limit})")
+    raise InvalidProgram(f"{at} {what} index {_show(x)} is out of range (the program has {limit})")
 
 
 def _check_flow(where, func, ops):
@@ -441,6 +486,10 @@ def _check_flow(where, func, ops):
     parent, base = [0], [0]  # handler tree: parent node, stack depth at its TRY_BEGIN
     intern = {}
     below, slot_of = [0], [-1]  # iterator tree: the node below, the iterator's stack slot
+    # and, to find the first node below a slot in O(log depth) steps (a DROP_UNDER under
+    # thousands of iterators, on each of thousands of paths, would be quadratic), a jump
+    # pointer further down (Myers' skew-binary jumps) and each node's height in the tree.
+    skip, height = [0], [0]
     iter_intern = {}
     optional = {}           # local slot -> its bit in `unset`
     for slot, p in enumerate(func.params):
@@ -535,12 +584,19 @@ def _check_flow(where, func, ops):
                     node = iter_intern[key] = len(below)
                     below.append(it)
                     slot_of.append(nd - 1)
+                    j = skip[it]
+                    jj = skip[j]
+                    skip.append(jj if height[it] - height[j] == height[j] - height[jj]
+                                else it)
+                    height.append(height[it] + 1)
                 reach(nxt, nd, h, node, un, pc)
             elif c == O.POP and it:
                 reach(nxt, nd, h, below[it] if slot_of[it] == nd else it, un, pc)
             elif c == O.DROP_UNDER and it:
-                while slot_of[it] >= nd - 1:    # the dropped slots: all under the kept top
-                    it = below[it]
+                top = nd - 1
+                while slot_of[it] >= top:       # the dropped slots: all under the kept top
+                    j = skip[it]                # (slots only fall going down the tree)
+                    it = j if slot_of[j] >= top else below[it]
                 reach(nxt, nd, h, it, un, pc)
             else:
                 reach(nxt, nd, h, it, un, pc)

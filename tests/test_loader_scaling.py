@@ -506,3 +506,15 @@ def test_idoms_of_a_deep_branching_graph():
     for k in range(1, n + 1):
         assert idom[n + k] == 0
     assert idom[1] == 0 and idom[2] == 1
+
+
+def test_a_huge_integer_in_the_header_or_a_kind_is_refused_in_words():
+    import msgpack
+    from synsema.vm import codec
+    from synsema.vm.errors import InvalidProgram
+    big = msgpack.ExtType(1, b"9" * 5000)
+    good = msgpack.unpackb(codec.encode(compile_source("print(1)\n", "t.syn")), raw=False,
+                           strict_map_key=False)
+    header = msgpack.packb([good[0], big, good[2], good[3]], use_bin_type=True)
+    with pytest.raises(InvalidProgram, match="an integer of 5000 digits"):
+        codec.decode(header)

@@ -49,7 +49,7 @@ from synsema.vm.caps import is_cap
 from synsema.vm.digits import int_of_digits, int_text
 from synsema.vm.errors import InvalidProgram, SynError
 from synsema.vm.program import Function, Param, Program
-from synsema.vm.verify import verify
+from synsema.vm.verify import _show, verify
 
 MAGIC = b"SYNB\r\n\x1a\n"
 FORMAT_VERSION = 3
@@ -194,7 +194,7 @@ def _caps_in(v, what):
             _bad(f"{what}: a capability must be an array of texts")
         t = tuple(c)
         if not is_cap(t):
-            _bad(f"{what}: unknown capability {list(t)!r}")
+            _bad(f"{what}: unknown capability {_show(list(t))}")
         caps.append(t)
     return caps
 
@@ -232,10 +232,10 @@ def decode(data):
     if type(version) is not int:
         _bad("the format version is not a number")
     if version > FORMAT_VERSION:
-        _bad(f"it was written by a newer syn (format version {version}; this syn reads "
+        _bad(f"it was written by a newer syn (format version {_show(version)}; this syn reads "
              f"version {FORMAT_VERSION}): upgrade syn (pip install -U synsema)")
     if version != FORMAT_VERSION:
-        _bad(f"format version {version} is not supported (this syn reads version "
+        _bad(f"format version {_show(version)} is not supported (this syn reads version "
              f"{FORMAT_VERSION}); recompile the source with `syn compile`")
     if type(digest) is not bytes or len(digest) != 32 or type(payload) is not bytes:
         _bad("the header is damaged")
@@ -271,7 +271,7 @@ def decode(data):
     known = load_all()
     for b in prog.builtins:
         if b not in known:
-            _bad(f"it calls a builtin '{b}' that this syn does not have")
+            _bad(f"it calls a builtin {_show(b)} that this syn does not have")
     verify(prog)
     return prog
 
@@ -280,7 +280,7 @@ def _function(raw, what):
     _list(raw, what, 11)
     name, kind, line, col, params, ncap, nloc, reqs, code, pos, names = raw
     if type(kind) is not int or not 0 <= kind < len(KINDS):
-        _bad(f"{what}: unknown kind {kind!r}")
+        _bad(f"{what}: unknown kind {_show(kind)}")
     f = Function(_str(name, f"{what}'s name"), KINDS[kind], _int(line, f"{what}'s line"),
                  _int(col, f"{what}'s column"))
     for p in _list(params, f"{what}'s parameters"):

@@ -100,7 +100,7 @@ MAX_PROGRAM_BYTES = 16 * 1024 * 1024
 
 def _read_program(path):
     # open() takes an int as a file descriptor, and would close the host's when done.
-    if not isinstance(path, (str, bytes, os.PathLike)) or isinstance(path, bool):
+    if not isinstance(path, (str, bytes, os.PathLike)):
         raise UsageError(f"usage error: a program path must be a str or a path, got "
                          f"{type(path).__name__}")
     with open(path, "rb") as fh:
@@ -464,7 +464,11 @@ class _HostThread:
             if self.closed:         # the host gave up on the run (its time limit)
                 raise E.LimitReached("the run was given up on; no more host tool calls")
             self.queue.put((fn, kwargs, reply))
-        reply["done"].wait()
+        # A call the host took but never ran (interrupted between taking and running it)
+        # would leave this thread waiting for good: it looks again now and then.
+        while not reply["done"].wait(0.25):
+            if self.closed:
+                raise E.LimitReached("the run was given up on; no more host tool calls")
         if "error" in reply:
             raise reply["error"]
         return reply["value"]
@@ -556,7 +560,11 @@ def _in_big_stack(fn, vm=None):
                     break
                 host.serve(item)
         except BaseException:
-            host.close()            # Ctrl-C or the time limit: the run is left behind
+            # Ctrl-C or the time limit: the run is left behind, and may act no more (its
+            # next loop check, effect or tool call ends it).
+            if vm is not None:
+                vm.abandoned = True
+            host.close()
             raise
         t.join()
     if "error" in box:

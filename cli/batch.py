@@ -24,7 +24,7 @@ import time
 
 from synsema import api
 from synsema.cli import runner
-from synsema.cli.files import program_files, same_file, written_files_error
+from synsema.cli.files import calls_models, program_files, same_file, written_files_error
 from synsema.cli.options import ENTRY_OPTIONS
 from synsema.vm import errors as E
 from synsema.vm.values import Labeled
@@ -236,7 +236,8 @@ def _batch(path, inputs, output, values, start):
     if program is None:
         return code         # why was printed
     reads = [(f"the {what}", given) for what, given in _read_files(path, program, inputs)]
-    refused = written_files_error(values, reads + [("the -o results file", output)])
+    refused = written_files_error(values, reads + [("the -o results file", output)],
+                                  model=calls_models(program))
     if refused:             # --audit or the cassette: before _payload opens them
         raise Stop(refused, runner.EXIT_USAGE)
     if output == "":

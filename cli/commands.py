@@ -114,8 +114,18 @@ def compile_cmd(source, output):
     program, code = runner.compile_file(source, "compile")
     if program is None:
         _done(code)
-    from synsema.vm.codec import encode
+    from synsema.vm.codec import decode, encode
+    from synsema.vm.errors import InvalidProgram
     data = encode(program._program)
+    try:
+        # The loader's check, before the file is written: what it would refuse (a bound
+        # the compiler does not check at the source's place, like the stack depth of
+        # deeply nested literals) is refused here, not at `syn exec`.
+        decode(data)
+    except InvalidProgram as e:
+        runner.err(f"error: {source}: the compiled program goes past what a .synb may hold "
+                   f"({e.reason}); split the program's largest literals or tasks")
+        _done(runner.EXIT_ERROR)
     out = output or os.path.splitext(source)[0] + ".synb"
     refused = _unsafe_output(source, out)
     if refused:
@@ -180,15 +190,16 @@ def run_cmd(source, **values):
     program, code = runner.compile_file(source, "run")
     if program is None:
         _done(code)
-    _refuse_written_files(values, [("the program", source)])
+    from synsema.cli.files import calls_models
+    _refuse_written_files(values, [("the program", source)], calls_models(program))
     _done(runner.run(program, values))
 
 
-def _refuse_written_files(values, reads):
+def _refuse_written_files(values, reads, model=True):
     """Exit 2 when --audit or the cassette is empty or a file the command reads
     (cli.files.written_files_error)."""
     from synsema.cli.files import written_files_error
-    refused = written_files_error(values, reads)
+    refused = written_files_error(values, reads, model)
     if refused:
         runner.err(refused)
         _done(runner.EXIT_USAGE)

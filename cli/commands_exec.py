@@ -1,6 +1,6 @@
 """`syn exec`: run a precompiled .synb (kept free of click and the compiler)."""
 
-from synsema.cli.files import program_files, written_files_error
+from synsema.cli.files import calls_models, program_files, written_files_error
 from synsema.cli.runner import EXIT_USAGE, err, load_synb, run
 
 
@@ -8,7 +8,8 @@ def exec_path(path, values):
     program, code = load_synb(path, "exec")
     if program is None:
         return code
-    refused = written_files_error(values, program_files(path, program))
+    refused = written_files_error(values, program_files(path, program),
+                                  model=calls_models(program))
     if refused:
         err(refused)
         return EXIT_USAGE

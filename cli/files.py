@@ -94,21 +94,28 @@ def source_beside(synb_path, program):
     return os.path.join(os.path.dirname(synb_path), name)
 
 
+def calls_models(program):
+    """Can the loaded program call a model at all (else no model setting is read)?"""
+    from synsema.api import _reaches_model
+    return _reaches_model(program._program)
+
+
 def program_files(path, program):
     """[(what, path)] of the files a loaded program came from: the file itself, and for a
-    .synb the source beside it."""
+    compiled one (whatever its name ends with) the source beside it."""
     files = [("the program", path)]
-    beside = source_beside(path, program) if str(path).endswith(".synb") else None
-    if beside is not None:
+    beside = source_beside(path, program)
+    if beside is not None and not same_file(beside, path):
         files.append(("the source of the program", beside))
     return files
 
 
-def written_files_error(values, reads):
+def written_files_error(values, reads, model=True):
     """The usage error (a text) when --audit or the cassette (--cassette, else
     SYN_LLM_CASSETTE) of the run options `values` is an empty path, or the same file
     (cli.files.same_file) as one the command reads or writes otherwise -- `reads`, a list
     of (what, path), None paths left out; --args-file is added here -- or as each other.
+    `model`: whether the program can call a model (else its cassette is never opened).
     None when they are fine. The audit log is appended to and a recorded cassette
     rewritten: on a program, a dataset or a results file either would destroy it."""
     cassette = values.get("cassette")
@@ -116,6 +123,10 @@ def written_files_error(values, reads):
               ("--cassette", cassette, CASSETTE_EFFECT)]
     if cassette is None and os.environ.get("SYN_LLM_CASSETTE"):
         writes[1] = ("SYN_LLM_CASSETTE", os.environ["SYN_LLM_CASSETTE"], CASSETTE_EFFECT)
+    if not model:
+        # A program that cannot call a model never opens a cassette (the model settings
+        # are not read at all): nothing to refuse.
+        del writes[1]
     reads = [(what, p) for what, p in reads if p is not None]
     if values.get("args_file"):
         reads.append(("the --args-file", values["args_file"]))

@@ -44,8 +44,9 @@ def serve(path, values):
     program, code = runner.open_program(path, "serve")
     if program is None:
         return code
-    from synsema.cli.files import program_files, written_files_error
-    refused = written_files_error(values, program_files(path, program))
+    from synsema.cli.files import calls_models, program_files, written_files_error
+    refused = written_files_error(values, program_files(path, program),
+                                  model=calls_models(program))
     if refused:
         runner.err(refused)
         return runner.EXIT_USAGE

@@ -109,22 +109,26 @@ class CodeGen:
         for s in main_items:
             self.stmt(s, e)
         self.finish(e, tree)
-        self.check_limits(prog, tree)
+        self.check_limits(prog)
         return prog
 
-    def check_limits(self, prog, tree):
-        """What the loader refuses in a file (vm.verify's bounds) is a compile error here,
-        at its place: a program `syn run` and `syn check` accept runs from its .synb too."""
-        items = {item.func: item for item in tree.items if item.kind in ("task", "test")}
-        for i, f in [(None, prog.main), *enumerate(prog.functions)]:
-            where = items.get(i) or tree
+    def check_limits(self, prog):
+        """The loader's bounds (vm.verify) that have a place in the source are compile
+        errors here, at that place, so that a program `syn run` and `syn check` accept
+        runs from its .synb too; `syn compile` checks the rest (the stack depth of deeply
+        nested literals) by loading the file before it writes it."""
+        for f in [prog.main, *prog.functions]:
+            # A task, test or lambda at its own place; the top level at the file's start.
+            line, col = (f.line or 1, f.col or 1) if f.kind != "main" else (1, 1)
             if len(f.params) > V.MAX_PARAMS:
-                self.error(f"{f.describe()} has {len(f.params)} parameters; at most "
-                           f"{V.MAX_PARAMS} (pass a map or a list instead)", where)
+                raise CompileError(f"{f.describe()} has {len(f.params)} parameters; at most "
+                                   f"{V.MAX_PARAMS} (pass a map or a list instead)", line,
+                                   col, self.name)
             if f.nlocals > V.MAX_LOCALS:
-                self.error(f"{'the top level' if f.kind == 'main' else f.describe()} has "
-                           f"{f.nlocals:,} variables; at most {V.MAX_LOCALS:,} (keep values "
-                           "in lists or maps)", where)
+                raise CompileError(
+                    f"{'the top level' if f.kind == 'main' else f.describe()} has "
+                    f"{f.nlocals:,} variables; at most {V.MAX_LOCALS:,} (keep values in lists "
+                    "or maps)", line, col, self.name)
             for _, line, col in f.positions:
                 if line > V.MAX_LINE:
                     raise CompileError(f"the file has more than {V.MAX_LINE:,} lines",

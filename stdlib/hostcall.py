@@ -68,8 +68,8 @@ def invoke(vm, fn, args, labels=EMPTY):
 
 
 def _invoke(vm, fn, args, labels):
-    if vm.abandoned:                # given up on at its time limit: it may act no more
-        raise vm.time_limit()
+    if vm.abandoned:                # given up on (time limit, Ctrl-C): it may act no more
+        raise vm.given_up()
     tool = fn.tool
     name = tool.name
     arg_labels = EMPTY
@@ -81,7 +81,7 @@ def _invoke(vm, fn, args, labels):
     # What the record of this call may reveal: it happened (the pc), with these arguments.
     seen = vm.pc | labels | arg_labels if vm.labels else EMPTY
     if not C.tool_held(vm.caps, name):
-        _refuse_capability(vm, name, seen)
+        _refuse_capability(vm, name, seen, labels)
     if vm.labels:
         pc = vm.pc | labels
         # Whether the contract refuses depends on the arguments' labels (which can depend
@@ -89,34 +89,34 @@ def _invoke(vm, fn, args, labels):
         # can raise; and the refusal carries them.
         if vm.try_entries and (arg_labels or labels):
             vm.taint_try(arg_labels | labels)
-        _check_contract(vm, tool, args, pc, plain, seen)
+        _check_contract(vm, tool, args, pc, plain, seen, labels)
         out_labels = tool.result_labels | arg_labels | pc
     else:
         out_labels = EMPTY
     try:
         result = tool.invoke(plain)
     except SynError as e:
-        _record(vm, name, plain, "failed", seen)
+        _record(vm, name, plain, "failed", seen, labels)
         if vm.labels:
             e.labels = e.labels | out_labels
         raise
-    _record(vm, name, plain, "ok", seen)
+    _record(vm, name, plain, "ok", seen, labels)
     if out_labels:
         return Labeled(result, out_labels)
     return result
 
 
-def _check_contract(vm, tool, args, pc, plain, seen):
+def _check_contract(vm, tool, args, pc, plain, seen, named):
     """SPEC 15.2: every parameter, passed or defaulted, is a sink for what it carries."""
     if not tool.params and not pc <= tool.accepts_all:
-        _refuse_labels(vm, tool, None, pc, tool.accepts_all, plain, seen)
+        _refuse_labels(vm, tool, None, pc, tool.accepts_all, plain, seen, named)
     for p in tool.params:
         v = args.get(p.name, UNSET)
         own = v.l if type(v) is Labeled else EMPTY
         carried = pc | own
         accepted = tool.accepts.get(p.name, EMPTY)
         if not carried <= accepted:
-            _refuse_labels(vm, tool, p.name, carried, accepted, plain, seen,
+            _refuse_labels(vm, tool, p.name, carried, accepted, plain, seen, named,
                            from_pc=carried - accepted <= pc)
 
 
@@ -131,8 +131,8 @@ PC_NOTE = ("; the call runs under them too (a labelled `when`, `while`, `for eac
            "every value made there carries them")
 
 
-def _refuse_labels(vm, tool, param, carried, accepted, plain, seen, from_pc=False):
-    _record(vm, tool.name, plain, "refused", seen)
+def _refuse_labels(vm, tool, param, carried, accepted, plain, seen, named, from_pc=False):
+    _record(vm, tool.name, plain, "refused", seen, named)
     what = f"'{param}'" if param is not None else "the call (under a labelled branch)"
     why = PC_NOTE if from_pc else ""
     err = SynError(f"host tool '{tool.name}' refused: {what} carries {_show(carried)}, "
@@ -141,8 +141,8 @@ def _refuse_labels(vm, tool, param, carried, accepted, plain, seen, from_pc=Fals
     raise err
 
 
-def _refuse_capability(vm, name, seen):
-    _record(vm, name, None, "refused", seen)
+def _refuse_capability(vm, name, seen, named):
+    _record(vm, name, None, "refused", seen, named)
     need = cap_text(("tool", name))
     have = C.describe_set(vm.caps)
     who = f"task '{vm.tool}' runs with" if vm.tool is not None else "the program runs with"
@@ -150,13 +150,15 @@ def _refuse_capability(vm, name, seen):
                            f"{vm.cap_hint(('tool', name))}")
 
 
-def _record(vm, name, plain, outcome, seen):
+def _record(vm, name, plain, outcome, seen, named):
     """tool_calls for the embedding API (arguments kept: the host's own data), the labels
     the record carries (`seen`: syn batch shows a call only when the ceiling lets them
-    out), and one audit line (name and outcome only: never the arguments)."""
+    out), and one audit line (name and outcome only: never the arguments; the name
+    withheld when a labelled task value chose the tool: `named`, its labels)."""
     vm.tool_calls.append((name, dict(plain) if plain is not None else {}, outcome))
     vm.tool_call_labels.append(seen)
-    vm.audit_event(event="host_tool", tool=name, outcome=outcome, at=vm.where())
+    vm.audit_event(event="host_tool", tool=name, outcome=outcome, at=vm.where(),
+                   labelled=("tool",) if vm.labels and named and vm.hides(named) else ())
     if vm.trace:
         # --trace: every host tool call, called directly or by call_tool; with labelled
         # arguments, what it did is as secret as they are (and under a labelled branch,

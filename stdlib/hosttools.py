@@ -154,7 +154,7 @@ class Param(_Frozen):
 # stack for deep recursion), but the host called Program.call from its thread and gave
 # tools that may rely on it: a database connection made there, a contextvar or a
 # threading.local set there. So the VM's thread hands each call to the host's, which waits
-# for the run and serves them (api.HostThread); `post` is set in the VM's thread only.
+# for the run and serves them (api._HostThread); `post` is set in the VM's thread only.
 _VM_THREAD = threading.local()
 
 

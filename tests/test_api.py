@@ -376,3 +376,10 @@ def test_a_refusal_for_the_pc_says_where_the_labels_come_from():
     with pytest.raises(synsema.RunError) as e:       # the value's own label: no such note
         prog.call("direct", {"page": "DE00"}, **kw)
     assert e.value.host_message.endswith("'iban' carries [untrusted], accepts []")
+
+
+def test_a_mistyped_provider_url_does_not_repeat_its_password_either():
+    for url in ("http:/user:s3cret@h/", "http:user:s3cret@h", "ftp://user:s3cret@h/"):
+        with pytest.raises(synsema.UsageError) as e:
+            synsema.Provider(url=url)
+        assert "s3cret" not in e.value.message, url

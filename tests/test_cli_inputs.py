@@ -18,8 +18,10 @@ import pytest
 
 from conftest import syn_command
 
+# It can call a model (task m), so its model settings, the cassette among them, are read.
 DECLASSIFIES = ('let v be private("s", "d")\nprint(declassify(v, "ok"))\n'
-                'task f(x)\n    let p be private(x, "d")\n    give declassify(p, "ok")\n')
+                'task f(x)\n    let p be private(x, "d")\n    give declassify(p, "ok")\n'
+                'task m()\n    require llm\n    give ask("x")\n')
 INPUTS = '{"x": "a"}\n{"x": "b"}\n{"x": "c"}\n'
 SPIN = 'task spin()\n    let i be 0\n    while true\n        set i to i + 1\n    give i\n'
 
@@ -344,3 +346,30 @@ def test_ctrl_c_stops_serve_over_http(tmp_path, busy):
             p.kill()
             p.communicate()
 
+
+
+def test_compile_refuses_a_program_its_synb_could_not_hold(tmp_path, syn):
+    # 11 nested lists of 9,999 items each: each bound alone holds, the stack does not.
+    e = "[" + ", ".join("1" for _ in range(9_999)) + "]"
+    for _ in range(10):
+        e = "[" + ", ".join("1" for _ in range(9_998)) + ", " + e + "]"
+    (tmp_path / "deep.syn").write_text(f"print(len({e}))\n")
+    r = syn("compile", "deep.syn", "-o", "deep.synb")
+    assert r.returncode == 1 and not (tmp_path / "deep.synb").exists()
+    assert "the compiled program goes past what a .synb may hold" in r.stderr
+    assert "the stack grows past" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_the_audit_log_is_not_the_source_beside_a_compiled_file_of_any_name(tmp_path, syn):
+    (tmp_path / "app.syn").write_text('print("hi")\n')
+    assert syn("compile", "app.syn", "-o", "app.bin").returncode == 0
+    r = syn("exec", "app.bin", "--audit", "app.syn")
+    assert r.returncode == 2 and "is the source of the program" in r.stderr
+    assert (tmp_path / "app.syn").read_text() == 'print("hi")\n'
+
+
+def test_a_cassette_is_not_checked_for_a_program_that_cannot_call_a_model(tmp_path, syn):
+    (tmp_path / "p.syn").write_text('print("hi")\n')
+    r = syn("run", "p.syn", "--cassette", "p.syn")
+    assert r.returncode == 0 and r.stdout == "hi\n"
+    assert (tmp_path / "p.syn").read_text() == 'print("hi")\n'

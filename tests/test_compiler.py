@@ -481,3 +481,10 @@ def test_what_a_synb_may_not_hold_is_a_compile_error_at_its_place(src, message, 
     with pytest.raises(CompileError) as e:
         compile_source(src, "t.syn")
     assert message in e.value.message and e.value.line == line
+
+
+def test_a_lambda_with_too_many_parameters_is_refused_at_its_line():
+    src = "print(1)\nlet a be 2\nlet f be (" + ", ".join(f"p{i}" for i in range(256)) + ") => 1\n"
+    with pytest.raises(CompileError) as e:
+        compile_source(src, "t.syn")
+    assert "has 256 parameters; at most 255" in e.value.message and e.value.line == 3

@@ -134,3 +134,29 @@ def test_an_error_keeps_the_record_of_the_tool_calls_made_before_it():
     assert [(n, o) for n, _, o in e.value.tool_calls] == [("bank.pay", "ok"),
                                                            ("bank.pay", "refused")]
     assert e.value.tokens == 0
+
+
+def test_a_run_interrupted_by_ctrl_c_acts_no_more():
+    import _thread
+    calls = []
+
+    @synsema.tool(name="t.note")
+    def note() -> int:
+        """Records a call."""
+        calls.append(1)
+        return 1
+
+    prog = synsema.compile_source('require tool("t.*")\nlet n be 0\nwhile true\n'
+                                  '    set n to n + 1\n    when n % 1000 == 0\n'
+                                  '        host_tool("t.note")()\n', "a.syn")
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        prog.run(tools=[note])
+    seen = len(calls)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(t.name == "synsema" and t.is_alive()
+                                              for t in threading.enumerate()):
+        time.sleep(0.05)
+    assert not any(t.name == "synsema" and t.is_alive() for t in threading.enumerate())
+    assert len(calls) == seen

@@ -103,16 +103,14 @@ recover e
 """
 
 
-def test_audit_events_under_a_labelled_condition_are_one_withheld_line(tmp_path, ping_tool):
+def test_audit_events_under_a_labelled_condition_are_not_written(tmp_path, ping_tool):
     tool, _ = ping_tool
     seen = []
-    for n in (2, 5):
+    for n in (0, 2, 5):         # 0: the loop does not run at all
         lines = audit_lines(tmp_path, LOOP.replace("N", str(n)), "stdout,tool=t.ping",
                             tools=[tool])
         seen.append(lines)
-    assert seen[0] == seen[1]
-    assert [line["event"] for line in seen[0]] == ["withheld"]
-    assert seen[0][0]["labels"] == ["k"]
+    assert seen[0] == seen[1] == seen[2] == []
     # A reader the ceiling lets see k gets every call, with its position.
     full = audit_lines(tmp_path, LOOP.replace("N", "5"), "stdout,stdout=k,tool=t.ping",
                        tools=[tool])
@@ -124,7 +122,33 @@ def test_an_audit_position_under_a_labelled_branch_is_not_written(tmp_path):
     src = 'let s be private(S, "k")\nwhen s == 1\n    print("a")\notherwise\n    print("b")\n'
     one = audit_lines(tmp_path, src.replace("S", "1"), "stdout")
     two = audit_lines(tmp_path, src.replace("S", "2"), "stdout")
-    assert one == two and [line["event"] for line in one] == ["withheld"]
+    # The violation ends the run (its exit code says so anyway): it is written, with the
+    # condition's labels only, and without its place.
+    assert one == two and [line["event"] for line in one] == ["label_violation"]
+    assert one[0]["at"] == "(withheld: under a labelled condition)"
+    assert "under a condition on data labelled k" in one[0]["message"]
+
+
+def test_the_audit_log_does_not_name_a_tool_a_labelled_value_chose(tmp_path):
+    @synsema.tool(name="alpha")
+    def alpha(x: int) -> int:
+        """A."""
+        return x
+
+    @synsema.tool(name="beta")
+    def beta(x: int) -> int:
+        """B."""
+        return x
+
+    src = ('require tool("alpha")\nrequire tool("beta")\nlet secret be private(S, "s")\n'
+           'let t be host_tools()[secret]\nt(1)\n')
+    runs = [audit_lines(tmp_path, src.replace("S", f'"{n}"'), "stdout,tool=*",
+                        tools=[alpha, beta]) for n in ("alpha", "beta")]
+    assert runs[0] == runs[1]
+    assert runs[0][0]["tool"] == "(withheld: labelled data)"
+    shown = audit_lines(tmp_path, src.replace("S", '"beta"'), "stdout,stdout=s,tool=*",
+                        tools=[alpha, beta])
+    assert shown[0]["tool"] == "beta"
 
 
 def test_the_host_of_a_labelled_url_is_not_written_to_the_audit_log(tmp_path):

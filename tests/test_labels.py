@@ -1039,3 +1039,18 @@ def test_rearranging_builtins_carry_what_decides_their_shape(expr, label):
         print({expr})
         """, cap="stdout")
     assert r.code == 3 and f"labelled {label}" in r.err
+
+
+def test_joining_lists_with_plus_keeps_each_elements_label():
+    # SPEC 10: moving elements keeps their labels; `+` moves them without looking. A list
+    # literal longer than one BUILD_LIST's bound is built in parts joined by `+`.
+    ok(MAKE + 'let ys be [1, secret] + [3]\nprint(ys[0])\nprint(ys[2])\nprint(len(ys))\n',
+       "1\n3\n3\n")
+    violation(MAKE + 'let ys be [1] + [secret]\nprint(ys[1])\n')
+    big = "[secret, " + ", ".join("2" for _ in range(10_001)) + ", 5]"
+    ok(MAKE + f"let xs be {big}\nprint(len(xs))\nprint(xs[1])\nprint(xs[-1])\n",
+       "10003\n2\n5\n")
+    # The shape joins both shapes: where the right list's elements land depends on how
+    # long the left one is.
+    violation(MAKE + 'let xs be slice([1, 2, 3], len(secret) % 2)\nlet ys be xs + [7]\n'
+                     'print(ys[-1])\nprint(len(ys))\n')

@@ -1,7 +1,7 @@
 """Non-interference with precise containers (SPEC 10): generated programs build lists and
 maps that mix secret and public elements, move elements around with the operations that
 keep each element's own label (indexing, fields, get, put, append, set of an element,
-for each, len, keys, slice, reverse, remove, values, call/call_tool argument maps), under branches on the secrets and
+for each, len, keys, slice, reverse, +, remove, values, call/call_tool argument maps), under branches on the secrets and
 inside try blocks, then print every public read they can. Run in pairs that differ only in
 the secrets (tests/ni_gen.py's judge): whenever both runs finish, their output must be the
 same."""
@@ -60,9 +60,11 @@ def _program(rng):
             return f"when {cond}\n    set xs to [0]"
         if c == 12:
             return f"try\n    let z{len(body)} be xs[{rng.choice(['sa', '5', '1'])}]\nrecover e\n    set n to n + 1"
-        if c == 14:     # slice, reverse, remove and values keep each element's label
+        if c == 14:     # slice, reverse, +, remove and values keep each element's label
             bound = rng.choice(["1", "0", "-1", "sa", "len(xs) - 2"])
-            return f"set xs to {rng.choice(['slice(xs, ' + bound + ')', 'reverse(xs)'])}"
+            moved = ["slice(xs, " + bound + ")", "reverse(xs)", "xs + [sb, 3]", "[sa] + xs",
+                     "xs + slice(xs, " + bound + ")"]
+            return f"set xs to {rng.choice(moved)}"
         if c == 15:
             return f"try\n    set xs to remove(xs, {rng.choice(['0', '1', 'sa', '-1'])})\n" \
                    "recover e\n    set n to n + 1"

@@ -240,18 +240,6 @@ def dominator_tree(code):
     return DominatorTree(idom[:n], num, place, size)
 
 
-def dominates(idom, a, b):
-    """Does instruction a dominate instruction b (both reachable)? By walking up idom:
-    DominatorTree.dominates answers in constant time."""
-    while True:
-        if a == b:
-            return True
-        parent = idom[b]
-        if parent < 0 or parent == b:
-            return False
-        b = parent
-
-
 def release_points(code):
     """Labels mode: (code with rids rewritten from the post-dominator tree and PC_RELEASE
     instructions inserted where they take effect, jump map old -> new, own map old -> new).

@@ -128,14 +128,8 @@ def _index_precise(vm, x, i):
         r = ops.index(x.v, iv)
     except Exception as e:  # noqa: BLE001
         raise _labelled_error(vm, e, x.t[0] | il) from None
-    if type(x.v) is list:
-        where = ops.list_index(x.v, iv)
-    else:
-        try:
-            where = norm_key(iv)
-            hash(where)
-        except TypeError:       # an unhashable key is never present: nothing
-            return Labeled(r, x.t[0] | il) if x.t[0] | il else r
+    # (ops.index refused a key that cannot be one: a list, a map, nothing)
+    where = ops.list_index(x.v, iv) if type(x.v) is list else norm_key(iv)
     return P.element(x, r, where, il)
 
 
@@ -149,6 +143,8 @@ def _binary(vm, fn, a, b, can_raise=True):
         r = fn(a.v if la else a, b.v if lb else b)
     except Exception as e:      # noqa: BLE001 - the error, whatever it is, carries the labels
         raise _labelled_error(vm, e, labels) from None
+    if type(r) is list and fn is ops.add:
+        return P.concat(a, b, r)        # xs + ys moves elements without looking at them
     return Labeled(r, labels) if labels else r
 
 

@@ -56,7 +56,6 @@ class VM:
         self.timeout = opts.timeout
         self.max_depth = opts.max_depth
         self.audit = opts.audit
-        self.audit_withheld = False     # the run's one `withheld` audit line is written
         self.llm = opts.llm
         self.trace = opts.trace
         self.write = opts.out or _stdout_write
@@ -187,7 +186,7 @@ class VM:
         hand out the next chunk."""
         self.steps -= budget
         if self.abandoned:
-            raise self.time_limit()
+            raise self.given_up()
         if self.max_steps is not None and self.steps >= self.max_steps:
             raise LimitReached(f"step limit ({self.max_steps}, --max-steps) reached")
         if self.deadline is not None and time.monotonic() > self.deadline:
@@ -198,6 +197,13 @@ class VM:
         t = self.timeout
         shown = int(t) if float(t).is_integer() else t
         return LimitReached(f"time limit ({shown} s, --timeout) reached{note}")
+
+    def given_up(self):
+        """The error of a run its host gave up on (api._in_big_stack: the time limit past
+        one long operation, or Ctrl-C): it may act no more."""
+        if self.timeout is None:
+            return LimitReached("the run was interrupted: it may act no more")
+        return self.time_limit()
 
     def tick_call(self, budget, room):
         """tick() at a call that spent the chunk: the call depth is checked here (room: the
@@ -263,7 +269,7 @@ class VM:
     def need(self, builtin, cap, fix=None):
         """Raise the catchable CapabilityDenied unless the running code holds `cap`."""
         if self.abandoned:          # every effect (output, network, models) passes here
-            raise self.time_limit()
+            raise self.given_up()
         if cap[0] == "net":
             ok = C.net_held(self.caps, cap[1])
         else:
@@ -415,14 +421,13 @@ class VM:
             return
         if self.labels and self.pc and self.hides(self.pc):
             # Whether an event happens under a labelled condition, how often and where,
-            # depends on the labels (a loop on a secret would count it out), as with
-            # --trace: the log says once per run that events were withheld, nothing more.
-            if not self.audit_withheld:
-                self.audit_withheld = True
-                self.audit.write({"event": "withheld", "labels": sorted(self.pc),
-                                  "what": "events under a labelled condition (which, how "
-                                          "many and where is withheld)"})
-            return
+            # depends on the labels (a loop on a secret would count it out; even one line
+            # saying "withheld" would tell that the branch ran), as with --trace: it is
+            # not written. A violation is, without its place: it ends the run, which the
+            # exit code says anyway, and its message is then the condition's labels only.
+            if event.get("event") != "label_violation":
+                return
+            event["at"] = "(withheld: under a labelled condition)"
         for field in labelled:      # (labels on: the callers pass fields only then)
             event[field] = "(withheld: labelled data)"
         self.audit.write(event)

@@ -5,8 +5,8 @@ and each element keeps its own: `Labeled.t` = (shape, children), see vm.values.L
 `Labeled.l` stays the join of everything, so any operation that is not written here
 treats the container as a whole -- less precise, never less sound. The operations here
 are the ones that move elements without looking at them: building, reading one element,
-setting, appending, putting, iterating, counting, and passing a map's entries as
-arguments.
+setting, appending, putting, joining two lists with `+`, iterating, counting, and passing
+a map's entries as arguments.
 """
 
 from synsema.vm.ops import list_index as ops_list_index
@@ -142,6 +142,19 @@ def appended(x, r, v, extra):
     return _make(r, shape | extra, children, labels | (c[0] if c else EMPTY))
 
 
+def concat(a, b, r):
+    """xs + ys (r, the plain result): each element keeps its label; the shape joins both
+    shapes (where ys's elements land depends on how long xs is)."""
+    _, sa, ca, la = _parts(a)
+    _, sb, cb, lb = _parts(b)
+    shape = sa | sb
+    if ca is None and cb is None:
+        return Labeled(r, shape) if shape else r
+    kids = (ca if ca is not None else [None] * len(plain(a))) + \
+        (cb if cb is not None else [None] * len(plain(b)))
+    return _make(r, shape, kids, la | lb)
+
+
 def iterate(x, it):
     """The items of a precise list, each with its own label and the shape's."""
     shape, children = x.t
@@ -217,10 +230,7 @@ def labels_get(fn):
 
 
 def key_present(m, k):
-    try:
-        return norm_key(k) in m
-    except TypeError:
-        return False
+    return norm_key(k) in m     # (get refused a key that cannot be one before this)
 
 
 def set_at(vm, fn, x, k, v):

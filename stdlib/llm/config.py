@@ -208,7 +208,7 @@ def check_url(url, setting):
 def _without_user_info(url):
     """The URL as a message may show it: 'user:password@' before the host (a credential,
     refused as such) is not repeated into a terminal or a CI log."""
-    return re.sub(r"^([A-Za-z][A-Za-z0-9+.\-]*://)[^/?#]*@", r"\1[user info]@", url)
+    return re.sub(r"^([A-Za-z][A-Za-z0-9+.\-]*:/*)[^/?#]*@", r"\1[user info]@", url)
 
 
 def normalize_url(api, url):

@@ -110,6 +110,20 @@ def _lengauer_tarjan(nodes, root, out, into):
     head = array("q", [-1]) * count         # bucket[v]: the nodes whose semidominator is v,
     link = array("q", [-1]) * count         # a linked list through link
     path = []
+
+    def compress(x):
+        # eval's path compression (ancestor[x] >= 0): afterwards label[x] is the node of
+        # least semidominator on x's path up its tree of the forest, and the path is short.
+        while ancestor[ancestor[x]] >= 0:
+            path.append(x)
+            x = ancestor[x]
+        while path:
+            y = path.pop()
+            a = ancestor[y]
+            if semi[label[a]] < semi[label[y]]:
+                label[y] = label[a]
+            ancestor[y] = ancestor[a]
+
     for w in range(count - 1, 0, -1):
         vw = vertex[w]
         p = parent[w]
@@ -123,17 +137,8 @@ def _lengauer_tarjan(nodes, root, out, into):
                 v = num[ito[k]]
                 if v < 0:               # an unreachable predecessor
                     continue
-                if ancestor[v] >= 0:    # eval(v), compressing its path
-                    x = v
-                    while ancestor[ancestor[x]] >= 0:
-                        path.append(x)
-                        x = ancestor[x]
-                    while path:
-                        y = path.pop()
-                        a = ancestor[y]
-                        if semi[label[a]] < semi[label[y]]:
-                            label[y] = label[a]
-                        ancestor[y] = ancestor[a]
+                if ancestor[v] >= 0:    # eval(v)
+                    compress(v)
                     v = semi[label[v]]
                 if v < s:               # (an unprocessed node is its own semidominator)
                     s = v
@@ -151,16 +156,7 @@ def _lengauer_tarjan(nodes, root, out, into):
         while v >= 0:
             u = v
             if ancestor[u] >= 0:        # eval(v)
-                x = u
-                while ancestor[ancestor[x]] >= 0:
-                    path.append(x)
-                    x = ancestor[x]
-                while path:
-                    y = path.pop()
-                    a = ancestor[y]
-                    if semi[label[a]] < semi[label[y]]:
-                        label[y] = label[a]
-                    ancestor[y] = ancestor[a]
+                compress(u)
                 u = label[u]
             dom[v] = u if semi[u] < semi[v] else p
             v = link[v]

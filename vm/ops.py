@@ -201,11 +201,10 @@ def index(x, i):
         _fail(f"index {display(k)} is out of range for a list of {n} item" + ("" if n == 1 else "s")
               + (f" (valid: 0 to {n - 1}, or -{n} to -1)" if n else ""))
     if t is dict:
-        tk = type(i)
-        if tk is str or tk is int or tk is bool or tk is float:
-            return x.get(norm_key(i))       # nan equals no key: never found
-        # A list, map or nothing cannot be a key (storing one is refused): not a miss.
-        _fail(f"a map key must be a text, number or bool, got {type_name(i)}")
+        if type(i) is float and i != i:
+            return None                     # nan equals no key: never found
+        # A list, map or nothing cannot be a key: refused as storing one is, not a miss.
+        return x.get(_check_key(i))
     if t is str:
         k = _int_index(i, "text")
         n = len(x)

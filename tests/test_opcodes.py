@@ -92,8 +92,9 @@ def test_iter_instructions():
 # ---- every opcode has a handler in the dispatch loops ------------------------------------
 
 def _leaves(path):
-    """{code: (name, lo, hi)} from the generated tree of `if op < K:` / `else:` tests and
-    its `# NAME (code)` leaf comments: [lo, hi) is the range of op values reaching it."""
+    """{code: (name, lo, hi)} from the generated tree of `if op < K:` (or `below_K[op]`)
+    / `else:` tests and its `# NAME (code)` leaf comments: [lo, hi) is the range of op
+    values reaching it."""
     found, tests = {}, []       # tests: [indent, lo, hi] of the enclosing branches
     with open(path, encoding="utf-8") as fh:
         for line in fh:
@@ -109,7 +110,9 @@ def _leaves(path):
             while tests and tests[-1][0] >= ind and s:
                 tests.pop()
             lo, hi = (tests[-1][1], tests[-1][2]) if tests else (0, 1 << 30)
-            m = re.match(r"^if op < (\d+):$", s)
+            # A long test reads a table (below_K[op] is op < K; tests/test_generated.py
+            # checks the tables).
+            m = re.match(r"^if op < (\d+):$", s) or re.match(r"^if below_(\d+)\[op\]:", s)
             if m:
                 tests.append([ind, lo, int(m.group(1)), hi])
                 continue

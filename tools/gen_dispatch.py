@@ -734,10 +734,12 @@ def leaves(ns, labels):
     return out
 
 
-def tree(items, indent, out, weight):
+def tree(items, indent, out, weight, far):
     """The dispatch: `if op < K:` tests over the handlers in opcode order, shaped as the
     binary tree of least expected depth for these frequencies (an optimal alphabetic
-    tree, by dynamic programming: cost[i][j] = weight(i..j) + min over the split)."""
+    tree, by dynamic programming: cost[i][j] = weight(i..j) + min over the split).
+    A test whose `if` branch is long reads a table instead (FAR_TOKENS); adds its K to
+    `far`."""
     w = [weight.get(name, DEFAULT_WEIGHT) for _, name, _, _ in items]
     n = len(items)
     pre = [0]
@@ -755,20 +757,67 @@ def tree(items, indent, out, weight):
                     best, at = c, k
             cost[i][j] = best + pre[j] - pre[i]
             cut[i][j] = at
-    _emit(items, 0, n, cut, indent, out)
+    _emit(items, 0, n, cut, indent, out, far)
 
 
-def _emit(items, i, j, cut, indent, out):
+# CPython 3.11 fuses a comparison with the conditional jump after it (COMPARE_OP_INT_JUMP)
+# only when the jump is short: one that skips more than 255 code units is written with an
+# EXTENDED_ARG first, and the comparison stays generic for good. Those are the tests at the
+# top of the tree, which every dispatch passes through; they cost about 15% of the general
+# programs' time (bench/). Such a test reads a tuple of bools instead (`below_K[op]`, a
+# specialized tuple index, then a plain jump), whatever the jump's length. An `if` branch of
+# more than FAR_TOKENS tokens is taken to be long: a measure of the text, so the
+# output is the same on every Python; tests/test_generated.py checks on 3.11 that no test
+# of the tree it left as a comparison has a long jump.
+FAR_TOKENS = 130
+
+
+def _tokens(lines):
+    """How many tokens (names, numbers, strings, operators) the lines hold: a measure of
+    their bytecode's length that does not depend on the Python running this (on 3.11 the
+    shortest long branch of either loop has 141, the longest short one 200)."""
+    import io
+    import textwrap
+    import tokenize
+    text = textwrap.dedent("\n".join(lines)) + "\n"
+    kinds = (tokenize.NAME, tokenize.NUMBER, tokenize.STRING, tokenize.OP)
+    return sum(1 for t in tokenize.generate_tokens(io.StringIO(text).readline)
+               if t.type in kinds)
+
+
+def _emit(items, i, j, cut, indent, out, far):
     if j - i == 1:
         code, name, parts, body = items[i]
         out.append(f"{indent}# {name} ({code})" + (f" = {parts}" if parts else ""))
         out += [indent + l if l.strip() else "" for l in body] or [indent + "pass"]
         return
     k = cut[i][j]
-    out.append(f"{indent}if op < {items[k][0]}:")
-    _emit(items, i, k, cut, indent + "    ", out)
+    first = []
+    _emit(items, i, k, cut, indent + "    ", first, far)
+    K = items[k][0]
+    if _tokens(first) > FAR_TOKENS:
+        far.add(K)
+        out.append(f"{indent}if below_{K}[op]:     # op < {K}")
+    else:
+        out.append(f"{indent}if op < {K}:")
+    out += first
     out.append(f"{indent}else:")
-    _emit(items, k, j, cut, indent + "    ", out)
+    _emit(items, k, j, cut, indent + "    ", out, far)
+
+
+# Names the handlers read, made locals of the loop function by default parameters: a local
+# is the cheapest load (LOAD_FAST; a builtin or module global costs a dictionary check
+# each time), and the handlers read these on every instruction (`type(a) is int`).
+HOISTED = ["type", "int", "str", "list", "dict", "len", "next", "UNSET", "Closure", "HostFn"]
+LABELS_HOISTED = ["Labeled"]
+
+
+def _params(labels, far, width):
+    names = HOISTED + (LABELS_HOISTED if labels else [])
+    items = [f"{n}={n}" for n in names] + [f"below_{k}=_BELOW[{k}]" for k in sorted(far)]
+    import textwrap
+    return textwrap.wrap(", ".join(items), width, break_long_words=False,
+                         break_on_hyphens=False)
 
 
 def loop(ns, labels):
@@ -779,10 +828,26 @@ def loop(ns, labels):
              if l.strip() or not src.strip()]
     lines = fold(lines, labels)
     at = next(i for i, l in enumerate(lines) if l.strip() == "@dispatch")
-    body = []
-    tree(leaves(ns, labels), " " * indent_of(lines[at]), body,
-         LABELS_WEIGHT if labels else WEIGHT)
+    body, far = [], set()
+    items = leaves(ns, labels)
+    assert max(c for c, _, _, _ in items) < 256
+    tree(items, " " * indent_of(lines[at]), body, LABELS_WEIGHT if labels else WEIGHT, far)
     lines[at:at + 1] = body
+    d = next(i for i, l in enumerate(lines) if "@hoisted" in l)
+    head, tail = lines[d].split("@hoisted")
+    pad = " " * (head.index("(") + 1)
+    params = _params(labels, far, 90 - len(pad))
+    params[-1] += tail
+    lines[d:d + 1] = [head.rstrip(), pad + "# locals by default parameters (HOISTED, FAR_TOKENS "
+                      "in tools/gen_dispatch.py)"] + [pad + p for p in params]
+    # The tables the long tests read, made once at import.
+    imp = max(i for i, l in enumerate(lines[:d]) if l.startswith(("import ", "from ")) or
+              l.startswith(" "))
+    lines[imp + 1:imp + 1] = [
+        "", "# below_K[op] is op < K: the dispatch tests with a long `if` branch read these",
+        "# (tools/gen_dispatch.py FAR_TOKENS says why).",
+        *_wrapped("_BELOW = {k: tuple(op < k for op in range(256)) for k in (",
+                  [str(k) for k in sorted(far)], ")}")]
     head = [f'"""GENERATED from {SOURCE} by tools/gen_dispatch.py: do not edit.', "",
             f"The dispatch loop, {what}: every instruction's body from its one definition",
             "(superinstructions as the composition of their parts), dispatched by a tree of",

@@ -95,8 +95,12 @@ else:
 
 # `*` and `%` inline only when the right operand is small: of two big integers Python's
 # product or remainder can take minutes in one step, which no limit could interrupt
-# (vm.ops refuses those past a size: "number too large").
-SMALL = "-0x10000000000000000 < b < 0x10000000000000000"
+# (vm.ops refuses those past a size: "number too large"). The bound is one CPython digit
+# (2**30 - 1): comparisons of such ints are the ones 3.11 specializes (COMPARE_OP_INT_JUMP);
+# against 2**64 they stayed generic on every instruction.
+SMALL = "-0x3fffffff <= b <= 0x3fffffff"
+# A constant the decoder fuses is tested once, at load: the wider bound (2**64) stays.
+SMALL_CONST = "-0x10000000000000000 < b < 0x10000000000000000"
 
 
 def _arith(name, code, sym, fn, doc, zero_check=False):
@@ -602,7 +606,7 @@ for _n in (1, 2, 3):
 # L = a local slot, C = a constant. Arithmetic fuses with integer constants only (the int
 # fast path adds an int local to the constant inline; a float could overflow past ops').
 
-_INT_C = "type(A[1][0]) is int and " + SMALL.replace("b", "A[1][0]")
+_INT_C = "type(A[1][0]) is int and " + SMALL_CONST.replace("b", "A[1][0]")
 _NUM_C = "type(A[1][0]) in (int, float)"
 fused("LOAD_LOCAL2", 102, "LOAD_LOCAL LOAD_LOCAL", "LOAD_LOCAL a; LOAD_LOCAL b",
       when="not better_later(code, i, n, targets)", at=0)
@@ -752,7 +756,8 @@ fused("LT_LC_RET_LOCAL", 124, "LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETU
 
 # ---- the loop around the instructions -----------------------------------------------------
 # `@dispatch` is where the generator puts the instructions, as a tree of `if op < K:`
-# tests balanced by how often each runs (tools/gen_dispatch.py WEIGHT).
+# tests balanced by how often each runs (tools/gen_dispatch.py WEIGHT); `@hoisted` where it
+# puts the names the handlers read as locals (tools/gen_dispatch.py HOISTED).
 
 LOOP = '''\
 import sys
@@ -768,7 +773,7 @@ from synsema.vm.errors import [[L: EMPTY, ]]SynError
 from synsema.vm.values import UNSET, Closure, HostFn[[L: , Labeled]]
 
 
-def run_[[L: labels]][[P: plain]](vm, closure, args):
+def run_[[L: labels]][[P: plain]](vm, closure, args, @hoisted):
     if LABELS:
         clabels = EMPTY
         if type(closure) is Labeled:   # never from the loop itself; defensive for builtins

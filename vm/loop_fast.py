@@ -10,8 +10,34 @@ from synsema.vm import ops
 from synsema.vm.errors import SynError
 from synsema.vm.values import UNSET, Closure, HostFn
 
+# below_K[op] is op < K: the dispatch tests with a long `if` branch read these
+# (tools/gen_dispatch.py FAR_TOKENS says why).
+_BELOW = {k: tuple(op < k for op in range(256)) for k in (12, 15, 16, 18, 20, 24, 25, 28,
+    30, 36, 37, 39, 40, 47, 50, 102, 106, 109, 112, 113, 117, 118, 123, 124, 127, 129,
+    132, 136, 137, 140, 142, 143, 146, 150, 155, 156, 157, 158, 159, 160, 161, 162, 164,
+    166, 167, 168, 170, 171)}
 
-def run_plain(vm, closure, args):
+
+def run_plain(vm, closure, args,
+              # locals by default parameters (HOISTED, FAR_TOKENS in tools/gen_dispatch.py)
+              type=type, int=int, str=str, list=list, dict=dict, len=len, next=next,
+              UNSET=UNSET, Closure=Closure, HostFn=HostFn, below_12=_BELOW[12],
+              below_15=_BELOW[15], below_16=_BELOW[16], below_18=_BELOW[18],
+              below_20=_BELOW[20], below_24=_BELOW[24], below_25=_BELOW[25],
+              below_28=_BELOW[28], below_30=_BELOW[30], below_36=_BELOW[36],
+              below_37=_BELOW[37], below_39=_BELOW[39], below_40=_BELOW[40],
+              below_47=_BELOW[47], below_50=_BELOW[50], below_102=_BELOW[102],
+              below_106=_BELOW[106], below_109=_BELOW[109], below_112=_BELOW[112],
+              below_113=_BELOW[113], below_117=_BELOW[117], below_118=_BELOW[118],
+              below_123=_BELOW[123], below_124=_BELOW[124], below_127=_BELOW[127],
+              below_129=_BELOW[129], below_132=_BELOW[132], below_136=_BELOW[136],
+              below_137=_BELOW[137], below_140=_BELOW[140], below_142=_BELOW[142],
+              below_143=_BELOW[143], below_146=_BELOW[146], below_150=_BELOW[150],
+              below_155=_BELOW[155], below_156=_BELOW[156], below_157=_BELOW[157],
+              below_158=_BELOW[158], below_159=_BELOW[159], below_160=_BELOW[160],
+              below_161=_BELOW[161], below_162=_BELOW[162], below_164=_BELOW[164],
+              below_166=_BELOW[166], below_167=_BELOW[167], below_168=_BELOW[168],
+              below_170=_BELOW[170], below_171=_BELOW[171]):
     func = closure.func
     code = vm.decoded[func]
     if func.kind == "main":
@@ -44,8 +70,8 @@ def run_plain(vm, closure, args):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op < 118:
-                        if op < 30:
+                    if below_118[op]:     # op < 118
+                        if below_30[op]:     # op < 30
                             if op < 4:
                                 if op < 3:
                                     if op < 2:
@@ -58,8 +84,8 @@ def run_plain(vm, closure, args):
                                     # LOAD_LOCAL (3)
                                     push(locals_[arg])
                             else:
-                                if op < 16:
-                                    if op < 12:
+                                if below_16[op]:     # op < 16
+                                    if below_12[op]:     # op < 12
                                         if op < 11:
                                             if op < 6:
                                                 if op < 5:
@@ -103,7 +129,7 @@ def run_plain(vm, closure, args):
                                             else:
                                                 stack[-1] = add(a, b)
                                     else:
-                                        if op < 15:
+                                        if below_15[op]:     # op < 15
                                             if op < 13:
                                                 # SUB (12)
                                                 b = pop()
@@ -117,7 +143,7 @@ def run_plain(vm, closure, args):
                                                     # MUL (13)
                                                     b = pop()
                                                     a = stack[-1]
-                                                    if type(a) is int and type(b) is int and -0x10000000000000000 < b < 0x10000000000000000:
+                                                    if type(a) is int and type(b) is int and -0x3fffffff <= b <= 0x3fffffff:
                                                         stack[-1] = a * b
                                                     else:
                                                         stack[-1] = mul(a, b)
@@ -129,16 +155,16 @@ def run_plain(vm, closure, args):
                                             # MOD (15)
                                             b = pop()
                                             a = stack[-1]
-                                            if type(a) is int and type(b) is int and -0x10000000000000000 < b < 0x10000000000000000 and b:
+                                            if type(a) is int and type(b) is int and -0x3fffffff <= b <= 0x3fffffff and b:
                                                 stack[-1] = a % b
                                             else:
                                                 stack[-1] = mod(a, b)
                                 else:
-                                    if op < 28:
-                                        if op < 25:
-                                            if op < 24:
-                                                if op < 20:
-                                                    if op < 18:
+                                    if below_28[op]:     # op < 28
+                                        if below_25[op]:     # op < 25
+                                            if below_24[op]:     # op < 24
+                                                if below_20[op]:     # op < 20
+                                                    if below_18[op]:     # op < 18
                                                         if op < 17:
                                                             # EQ (16)
                                                             b = pop()
@@ -252,9 +278,9 @@ def run_plain(vm, closure, args):
                                             # JUMP (29)
                                             pc = arg
                         else:
-                            if op < 106:
-                                if op < 40:
-                                    if op < 37:
+                            if below_106[op]:     # op < 106
+                                if below_40[op]:     # op < 40
+                                    if below_37[op]:     # op < 37
                                         if op < 31:
                                             # JUMP_IF_FALSE (30)
                                             c = pop()
@@ -263,7 +289,7 @@ def run_plain(vm, closure, args):
                                             elif c is not True:
                                                 raise vm.cond_error(code, pc - 1, c)
                                         else:
-                                            if op < 36:
+                                            if below_36[op]:     # op < 36
                                                 if op < 33:
                                                     if op < 32:
                                                         # AND_JUMP (31)
@@ -330,7 +356,7 @@ def run_plain(vm, closure, args):
                                                     locals_ += callee.captures
                                                 pc = 0
                                     else:
-                                        if op < 39:
+                                        if below_39[op]:     # op < 39
                                             if op < 38:
                                                 # CALL_TASK (37)
                                                 _, n, pad, fcode = arg
@@ -368,7 +394,7 @@ def run_plain(vm, closure, args):
                                             code, pc, locals_ = frames.pop()
                                             push(val)
                                 else:
-                                    if op < 47:
+                                    if below_47[op]:     # op < 47
                                         if op < 45:
                                             if op < 44:
                                                 if op < 41:
@@ -414,8 +440,8 @@ def run_plain(vm, closure, args):
                                                 else:
                                                     locals_[arg] = ops.set_item(x, k, v)
                                     else:
-                                        if op < 102:
-                                            if op < 50:
+                                        if below_102[op]:     # op < 102
+                                            if below_50[op]:     # op < 50
                                                 if op < 49:
                                                     if op < 48:
                                                         # SET_ITEM_GLOBAL (47)
@@ -521,17 +547,17 @@ def run_plain(vm, closure, args):
                                                         else:
                                                             push(sub(a, k))
                             else:
-                                if op < 117:
+                                if below_117[op]:     # op < 117
                                     if op < 107:
                                         # MOD_LC (106) = LOAD_LOCAL CONST MOD
                                         s, k = arg
                                         a = locals_[s]
-                                        if type(a) is int:
+                                        if type(a) is int and -0x3fffffff <= k <= 0x3fffffff:
                                             push(a % k)
                                         else:
                                             push(mod(a, k))
                                     else:
-                                        if op < 109:
+                                        if below_109[op]:     # op < 109
                                             if op < 108:
                                                 # ADD_LL_ST (107) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL
                                                 s, s1, s2 = arg
@@ -554,8 +580,8 @@ def run_plain(vm, closure, args):
                                                 else:
                                                     locals_[s2] = add(a, k)
                                         else:
-                                            if op < 113:
-                                                if op < 112:
+                                            if below_113[op]:     # op < 113
+                                                if below_112[op]:     # op < 112
                                                     if op < 110:
                                                         # SUB_LC_ST (109) = LOAD_LOCAL CONST SUB STORE_LOCAL
                                                         s, k, s2 = arg
@@ -649,9 +675,9 @@ def run_plain(vm, closure, args):
                                     locals_ = new + pad if pad else new
                                     pc = 0
                     else:
-                        if op < 132:
-                            if op < 124:
-                                if op < 123:
+                        if below_132[op]:     # op < 132
+                            if below_124[op]:     # op < 124
+                                if below_123[op]:     # op < 123
                                     if op < 119:
                                         # ADD_RETURN (118) = ADD RETURN
                                         b = pop()
@@ -671,7 +697,7 @@ def run_plain(vm, closure, args):
                                             # MUL_LC (119) = LOAD_LOCAL CONST MUL
                                             s, k = arg
                                             a = locals_[s]
-                                            if type(a) is int:
+                                            if type(a) is int and -0x3fffffff <= k <= 0x3fffffff:
                                                 push(a * k)
                                             else:
                                                 push(mul(a, k))
@@ -708,7 +734,7 @@ def run_plain(vm, closure, args):
                                     # MOD_LC_EQ_C_JF (123) = LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE
                                     s, k, k2, t, _ = arg
                                     a = locals_[s]
-                                    if type(a) is int:
+                                    if type(a) is int and -0x3fffffff <= k <= 0x3fffffff:
                                         r2 = a % k
                                     else:
                                         r2 = mod(a, k)
@@ -723,7 +749,7 @@ def run_plain(vm, closure, args):
                                     if c is False:
                                         pc = t
                             else:
-                                if op < 129:
+                                if below_129[op]:     # op < 129
                                     if op < 125:
                                         # LT_LC_RET_LOCAL (124) = LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETURN
                                         s, k, t, _, s4 = arg
@@ -742,7 +768,7 @@ def run_plain(vm, closure, args):
                                         code, pc, locals_ = frames.pop()
                                         push(val)
                                     else:
-                                        if op < 127:
+                                        if below_127[op]:     # op < 127
                                             if op < 126:
                                                 # INDEX_L (125) = LOAD_LOCAL INDEX
                                                 i = locals_[arg[0]]
@@ -846,8 +872,8 @@ def run_plain(vm, closure, args):
                                             raise
                                         push(r4)
                         else:
-                            if op < 156:
-                                if op < 140:
+                            if below_156[op]:     # op < 156
+                                if below_140[op]:     # op < 140
                                     if op < 134:
                                         if op < 133:
                                             # FOR_BACK (132) = JUMP_BACK FOR_ITER DECLARE_LOCAL
@@ -877,13 +903,13 @@ def run_plain(vm, closure, args):
                                             else:
                                                 stack[-1] = add(a, b)
                                         else:
-                                            if op < 137:
-                                                if op < 136:
+                                            if below_137[op]:     # op < 137
+                                                if below_136[op]:     # op < 136
                                                     # MUL_ADD_TO (135) = MUL ADD_TO_LOCAL
                                                     b = pop()
                                                     a = pop()
                                                     try:
-                                                        if type(a) is int and type(b) is int and -0x10000000000000000 < b < 0x10000000000000000:
+                                                        if type(a) is int and type(b) is int and -0x3fffffff <= b <= 0x3fffffff:
                                                             r0 = a * b
                                                         else:
                                                             r0 = mul(a, b)
@@ -938,10 +964,10 @@ def run_plain(vm, closure, args):
                                                         # CALL_BUILTIN2_C (139) = CONST CALL_BUILTIN2
                                                         stack[-1] = arg[1](stack[-1], arg[0])
                                 else:
-                                    if op < 150:
-                                        if op < 146:
-                                            if op < 143:
-                                                if op < 142:
+                                    if below_150[op]:     # op < 150
+                                        if below_146[op]:     # op < 146
+                                            if below_143[op]:     # op < 143
+                                                if below_142[op]:     # op < 142
                                                     if op < 141:
                                                         # INDEX_DECL (140) = INDEX DECLARE_LOCAL
                                                         i = pop()
@@ -1012,7 +1038,7 @@ def run_plain(vm, closure, args):
                                                         # MUL_LC_RET (144) = LOAD_LOCAL CONST MUL RETURN
                                                         s, k = arg
                                                         a = locals_[s]
-                                                        if type(a) is int:
+                                                        if type(a) is int and -0x3fffffff <= k <= 0x3fffffff:
                                                             val = a * k
                                                         else:
                                                             val = mul(a, k)
@@ -1083,7 +1109,7 @@ def run_plain(vm, closure, args):
                                             # CALL_BUILTIN_1 (150) = CALL_BUILTIN1
                                             stack[-1] = arg[0](stack[-1])
                                         else:
-                                            if op < 155:
+                                            if below_155[op]:     # op < 155
                                                 if op < 152:
                                                     # CALL_BUILTIN_2 (151) = CALL_BUILTIN2
                                                     b = pop()
@@ -1138,9 +1164,9 @@ def run_plain(vm, closure, args):
                                                 locals_[s3] = v0
                                                 pc = t + 1
                             else:
-                                if op < 166:
-                                    if op < 161:
-                                        if op < 157:
+                                if below_166[op]:     # op < 166
+                                    if below_161[op]:     # op < 161
+                                        if below_157[op]:     # op < 157
                                             # ADD_LL_ST_BACK (156) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
                                             s, s1, s2, t, t4, s5 = arg
                                             a = locals_[s]
@@ -1166,8 +1192,8 @@ def run_plain(vm, closure, args):
                                             locals_[s5] = v3
                                             pc = t + 1
                                         else:
-                                            if op < 159:
-                                                if op < 158:
+                                            if below_159[op]:     # op < 159
+                                                if below_158[op]:     # op < 158
                                                     # ADD_LC_ST_BACK (157) = LOAD_LOCAL CONST ADD STORE_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
                                                     s, k, s2, t, t4, s5 = arg
                                                     a = locals_[s]
@@ -1215,7 +1241,7 @@ def run_plain(vm, closure, args):
                                                     locals_[s3] = v0
                                                     pc = t + 1
                                             else:
-                                                if op < 160:
+                                                if below_160[op]:     # op < 160
                                                     # SET_ITEM_LOCAL_BACK (159) = SET_ITEM_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
                                                     s, t, t2, s3 = arg
                                                     v = pop()
@@ -1278,13 +1304,13 @@ def run_plain(vm, closure, args):
                                                     locals_[s4] = v2
                                                     pc = t + 1
                                     else:
-                                        if op < 162:
+                                        if below_162[op]:     # op < 162
                                             # MUL_ADD_TO_BACK (161) = MUL ADD_TO_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
                                             s, t, t2, s3 = arg
                                             b = pop()
                                             a = pop()
                                             try:
-                                                if type(a) is int and type(b) is int and -0x10000000000000000 < b < 0x10000000000000000:
+                                                if type(a) is int and type(b) is int and -0x3fffffff <= b <= 0x3fffffff:
                                                     r0 = a * b
                                                 else:
                                                     r0 = mul(a, b)
@@ -1313,7 +1339,7 @@ def run_plain(vm, closure, args):
                                             locals_[s3] = v1
                                             pc = t + 1
                                         else:
-                                            if op < 164:
+                                            if below_164[op]:     # op < 164
                                                 if op < 163:
                                                     # LT_LC_BACK (162) = JUMP_BACK LOAD_LOCAL CONST LT JUMP_IF_FALSE
                                                     t, s, k, t3, _ = arg
@@ -1388,7 +1414,7 @@ def run_plain(vm, closure, args):
                                                         continue
                                                     pc = t + 1
                                 else:
-                                    if op < 167:
+                                    if below_167[op]:     # op < 167
                                         # ADD_LC_ST_LT_LC_BACK (166) = LOAD_LOCAL CONST ADD STORE_LOCAL JUMP_BACK LOAD_LOCAL CONST LT JUMP_IF_FALSE
                                         a = locals_[arg[0]]
                                         b = arg[1]
@@ -1419,9 +1445,9 @@ def run_plain(vm, closure, args):
                                             continue
                                         pc = arg[3] + 1
                                     else:
-                                        if op < 171:
-                                            if op < 170:
-                                                if op < 168:
+                                        if below_171[op]:     # op < 171
+                                            if below_170[op]:     # op < 170
+                                                if below_168[op]:     # op < 168
                                                     # ADD_LC_ST_LT_LL_BACK (167) = LOAD_LOCAL CONST ADD STORE_LOCAL JUMP_BACK LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
                                                     a = locals_[arg[0]]
                                                     b = arg[1]

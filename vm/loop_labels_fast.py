@@ -16,8 +16,46 @@ from synsema.vm.labels import (_CMP, _append_precise, _binary, _index_precise, _
                                drop_frames, push_pc, release, taint_try)
 from synsema.vm.values import UNSET, Closure, HostFn, Labeled
 
+# below_K[op] is op < K: the dispatch tests with a long `if` branch read these
+# (tools/gen_dispatch.py FAR_TOKENS says why).
+_BELOW = {k: tuple(op < k for op in range(256)) for k in (11, 12, 15, 16, 18, 20, 22, 24,
+    25, 27, 28, 29, 34, 36, 37, 39, 40, 46, 47, 48, 49, 50, 100, 101, 102, 106, 107, 108,
+    109, 110, 112, 113, 117, 118, 119, 121, 122, 123, 124, 125, 126, 127, 129, 132, 134,
+    135, 136, 137, 139, 140, 141, 142, 143, 146, 148, 149, 150, 151, 153, 154, 155, 156,
+    157, 158, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171, 172, 173)}
 
-def run_labels(vm, closure, args):
+
+def run_labels(vm, closure, args,
+               # locals by default parameters (HOISTED, FAR_TOKENS in tools/gen_dispatch.py)
+               type=type, int=int, str=str, list=list, dict=dict, len=len, next=next,
+               UNSET=UNSET, Closure=Closure, HostFn=HostFn, Labeled=Labeled,
+               below_11=_BELOW[11], below_12=_BELOW[12], below_15=_BELOW[15],
+               below_16=_BELOW[16], below_18=_BELOW[18], below_20=_BELOW[20],
+               below_22=_BELOW[22], below_24=_BELOW[24], below_25=_BELOW[25],
+               below_27=_BELOW[27], below_28=_BELOW[28], below_29=_BELOW[29],
+               below_34=_BELOW[34], below_36=_BELOW[36], below_37=_BELOW[37],
+               below_39=_BELOW[39], below_40=_BELOW[40], below_46=_BELOW[46],
+               below_47=_BELOW[47], below_48=_BELOW[48], below_49=_BELOW[49],
+               below_50=_BELOW[50], below_100=_BELOW[100], below_101=_BELOW[101],
+               below_102=_BELOW[102], below_106=_BELOW[106], below_107=_BELOW[107],
+               below_108=_BELOW[108], below_109=_BELOW[109], below_110=_BELOW[110],
+               below_112=_BELOW[112], below_113=_BELOW[113], below_117=_BELOW[117],
+               below_118=_BELOW[118], below_119=_BELOW[119], below_121=_BELOW[121],
+               below_122=_BELOW[122], below_123=_BELOW[123], below_124=_BELOW[124],
+               below_125=_BELOW[125], below_126=_BELOW[126], below_127=_BELOW[127],
+               below_129=_BELOW[129], below_132=_BELOW[132], below_134=_BELOW[134],
+               below_135=_BELOW[135], below_136=_BELOW[136], below_137=_BELOW[137],
+               below_139=_BELOW[139], below_140=_BELOW[140], below_141=_BELOW[141],
+               below_142=_BELOW[142], below_143=_BELOW[143], below_146=_BELOW[146],
+               below_148=_BELOW[148], below_149=_BELOW[149], below_150=_BELOW[150],
+               below_151=_BELOW[151], below_153=_BELOW[153], below_154=_BELOW[154],
+               below_155=_BELOW[155], below_156=_BELOW[156], below_157=_BELOW[157],
+               below_158=_BELOW[158], below_159=_BELOW[159], below_160=_BELOW[160],
+               below_161=_BELOW[161], below_162=_BELOW[162], below_163=_BELOW[163],
+               below_164=_BELOW[164], below_165=_BELOW[165], below_166=_BELOW[166],
+               below_167=_BELOW[167], below_168=_BELOW[168], below_169=_BELOW[169],
+               below_170=_BELOW[170], below_171=_BELOW[171], below_172=_BELOW[172],
+               below_173=_BELOW[173]):
     clabels = EMPTY
     if type(closure) is Labeled:   # never from the loop itself; defensive for builtins
         clabels, closure = closure.l, closure.v
@@ -58,8 +96,8 @@ def run_labels(vm, closure, args):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op < 123:
-                        if op < 37:
+                    if below_123[op]:     # op < 123
+                        if below_37[op]:     # op < 37
                             if op < 4:
                                 if op < 3:
                                     if op < 2:
@@ -72,9 +110,9 @@ def run_labels(vm, closure, args):
                                     # LOAD_LOCAL (3)
                                     push(locals_[arg])
                             else:
-                                if op < 25:
-                                    if op < 12:
-                                        if op < 11:
+                                if below_25[op]:     # op < 25
+                                    if below_12[op]:     # op < 12
+                                        if below_11[op]:     # op < 11
                                             if op < 5:
                                                 # STORE_LOCAL (4)
                                                 v = pop()
@@ -151,8 +189,8 @@ def run_labels(vm, closure, args):
                                             else:
                                                 stack[-1] = add(a, b)
                                     else:
-                                        if op < 16:
-                                            if op < 15:
+                                        if below_16[op]:     # op < 16
+                                            if below_15[op]:     # op < 15
                                                 if op < 13:
                                                     # SUB (12)
                                                     b = pop()
@@ -168,7 +206,7 @@ def run_labels(vm, closure, args):
                                                         # MUL (13)
                                                         b = pop()
                                                         a = stack[-1]
-                                                        if type(a) is int and type(b) is int and -0x10000000000000000 < b < 0x10000000000000000:
+                                                        if type(a) is int and type(b) is int and -0x3fffffff <= b <= 0x3fffffff:
                                                             stack[-1] = a * b
                                                         elif (type(a) is Labeled or type(b) is Labeled):
                                                             stack[-1] = _binary(vm, mul, a, b)
@@ -186,16 +224,16 @@ def run_labels(vm, closure, args):
                                                 # MOD (15)
                                                 b = pop()
                                                 a = stack[-1]
-                                                if type(a) is int and type(b) is int and -0x10000000000000000 < b < 0x10000000000000000 and b:
+                                                if type(a) is int and type(b) is int and -0x3fffffff <= b <= 0x3fffffff and b:
                                                     stack[-1] = a % b
                                                 elif (type(a) is Labeled or type(b) is Labeled):
                                                     stack[-1] = _binary(vm, mod, a, b)
                                                 else:
                                                     stack[-1] = mod(a, b)
                                         else:
-                                            if op < 24:
-                                                if op < 20:
-                                                    if op < 18:
+                                            if below_24[op]:     # op < 24
+                                                if below_20[op]:     # op < 20
+                                                    if below_18[op]:     # op < 18
                                                         if op < 17:
                                                             # EQ (16)
                                                             b = pop()
@@ -238,7 +276,7 @@ def run_labels(vm, closure, args):
                                                             else:
                                                                 stack[-1] = le(a, b)
                                                 else:
-                                                    if op < 22:
+                                                    if below_22[op]:     # op < 22
                                                         if op < 21:
                                                             # GT (20)
                                                             b = pop()
@@ -295,9 +333,9 @@ def run_labels(vm, closure, args):
                                                     r = index(x, i)
                                                 stack[-1] = r
                                 else:
-                                    if op < 29:
-                                        if op < 28:
-                                            if op < 27:
+                                    if below_29[op]:     # op < 29
+                                        if below_28[op]:     # op < 28
+                                            if below_27[op]:     # op < 27
                                                 if op < 26:
                                                     # FIELD (25)
                                                     x = stack[-1]
@@ -370,7 +408,7 @@ def run_labels(vm, closure, args):
                                                 elif c is not True:
                                                     raise vm.cond_error(code, pc - 1, c)
                                         else:
-                                            if op < 36:
+                                            if below_36[op]:     # op < 36
                                                 if op < 32:
                                                     # AND_JUMP (31)
                                                     t, rid = arg
@@ -385,7 +423,7 @@ def run_labels(vm, closure, args):
                                                     else:
                                                         raise SynError(f"and needs a bool, got {ops.type_name(c)}")
                                                 else:
-                                                    if op < 34:
+                                                    if below_34[op]:     # op < 34
                                                         if op < 33:
                                                             # OR_JUMP (32)
                                                             t, rid = arg
@@ -478,10 +516,10 @@ def run_labels(vm, closure, args):
                                                 stamps = [vm.stamp] * len(locals_) if pcs else None
                                                 pc = 0
                         else:
-                            if op < 107:
-                                if op < 46:
-                                    if op < 40:
-                                        if op < 39:
+                            if below_107[op]:     # op < 107
+                                if below_46[op]:     # op < 46
+                                    if below_40[op]:     # op < 40
+                                        if below_39[op]:     # op < 39
                                             if op < 38:
                                                 # CALL_TASK (37)
                                                 _, n, pad, fcode = arg
@@ -584,8 +622,8 @@ def run_labels(vm, closure, args):
                                                         vm.site = (code, pc - 1)
                                                         _store(vm, glob, gstamps, arg, r, vm.program.globals[arg])
                                 else:
-                                    if op < 106:
-                                        if op < 47:
+                                    if below_106[op]:     # op < 106
+                                        if below_47[op]:     # op < 47
                                             # SET_ITEM_LOCAL (46)
                                             v = pop()
                                             k = pop()
@@ -598,10 +636,10 @@ def run_labels(vm, closure, args):
                                                 vm.site = (code, pc - 1)
                                                 _store(vm, locals_, stamps, arg, _set_item_precise(vm, x, k, v), _local_name(vm.owner[id(code)], arg))
                                         else:
-                                            if op < 102:
-                                                if op < 50:
-                                                    if op < 49:
-                                                        if op < 48:
+                                            if below_102[op]:     # op < 102
+                                                if below_50[op]:     # op < 50
+                                                    if below_49[op]:     # op < 49
+                                                        if below_48[op]:     # op < 48
                                                             # SET_ITEM_GLOBAL (47)
                                                             v = pop()
                                                             k = pop()
@@ -638,8 +676,8 @@ def run_labels(vm, closure, args):
                                                             v = _join(v, vm.pc)
                                                         locals_[arg] = v
                                                 else:
-                                                    if op < 101:
-                                                        if op < 100:
+                                                    if below_101[op]:     # op < 101
+                                                        if below_100[op]:     # op < 100
                                                             # INDEX_LOCAL (50)
                                                             i = stack[-1]
                                                             x = locals_[arg]
@@ -726,16 +764,16 @@ def run_labels(vm, closure, args):
                                         # MOD_LC (106) = LOAD_LOCAL CONST MOD
                                         s, k = arg
                                         a = locals_[s]
-                                        if type(a) is int:
+                                        if type(a) is int and -0x3fffffff <= k <= 0x3fffffff:
                                             push(a % k)
                                         elif (type(a) is Labeled):
                                             push(_binary(vm, mod, a, k))
                                         else:
                                             push(mod(a, k))
                             else:
-                                if op < 118:
-                                    if op < 117:
-                                        if op < 108:
+                                if below_118[op]:     # op < 118
+                                    if below_117[op]:     # op < 117
+                                        if below_108[op]:     # op < 108
                                             # ADD_LL_ST (107) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL
                                             s, s1, s2 = arg
                                             a = locals_[s]
@@ -758,10 +796,10 @@ def run_labels(vm, closure, args):
                                                 vm.part = 3
                                                 raise
                                         else:
-                                            if op < 113:
-                                                if op < 112:
-                                                    if op < 110:
-                                                        if op < 109:
+                                            if below_113[op]:     # op < 113
+                                                if below_112[op]:     # op < 112
+                                                    if below_110[op]:     # op < 110
+                                                        if below_109[op]:     # op < 109
                                                             # ADD_LC_ST (108) = LOAD_LOCAL CONST ADD STORE_LOCAL
                                                             s, k, s2 = arg
                                                             a = locals_[s]
@@ -938,7 +976,7 @@ def run_labels(vm, closure, args):
                                         stamps = [vm.stamp] * len(locals_) if pcs else None
                                         pc = 0
                                 else:
-                                    if op < 119:
+                                    if below_119[op]:     # op < 119
                                         # ADD_RETURN (118) = ADD RETURN
                                         b = pop()
                                         a = pop()
@@ -963,14 +1001,14 @@ def run_labels(vm, closure, args):
                                             # MUL_LC (119) = LOAD_LOCAL CONST MUL
                                             s, k = arg
                                             a = locals_[s]
-                                            if type(a) is int:
+                                            if type(a) is int and -0x3fffffff <= k <= 0x3fffffff:
                                                 push(a * k)
                                             elif (type(a) is Labeled):
                                                 push(_binary(vm, mul, a, k))
                                             else:
                                                 push(mul(a, k))
                                         else:
-                                            if op < 121:
+                                            if below_121[op]:     # op < 121
                                                 # SUB_LL_ST (120) = LOAD_LOCAL LOAD_LOCAL SUB STORE_LOCAL
                                                 s, s1, s2 = arg
                                                 a = locals_[s]
@@ -991,7 +1029,7 @@ def run_labels(vm, closure, args):
                                                     vm.part = 3
                                                     raise
                                             else:
-                                                if op < 122:
+                                                if below_122[op]:     # op < 122
                                                     # ADD_ST (121) = ADD STORE_LOCAL
                                                     b = pop()
                                                     a = pop()
@@ -1032,13 +1070,13 @@ def run_labels(vm, closure, args):
                                                         vm.part = 1
                                                         raise
                     else:
-                        if op < 132:
-                            if op < 129:
-                                if op < 124:
+                        if below_132[op]:     # op < 132
+                            if below_129[op]:     # op < 129
+                                if below_124[op]:     # op < 124
                                     # MOD_LC_EQ_C_JF (123) = LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE
                                     s, k, k2, t, rid = arg
                                     a = locals_[s]
-                                    if type(a) is int:
+                                    if type(a) is int and -0x3fffffff <= k <= 0x3fffffff:
                                         r2 = a % k
                                         v3 = k2
                                         try:
@@ -1075,7 +1113,7 @@ def run_labels(vm, closure, args):
                                         if c is False:
                                             pc = t
                                 else:
-                                    if op < 125:
+                                    if below_125[op]:     # op < 125
                                         # LT_LC_RET_LOCAL (124) = LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETURN
                                         s, k, t, rid, s4 = arg
                                         a = locals_[s]
@@ -1113,8 +1151,8 @@ def run_labels(vm, closure, args):
                                             code, pc, locals_, stamps = frames.pop()
                                             push(val)
                                     else:
-                                        if op < 127:
-                                            if op < 126:
+                                        if below_127[op]:     # op < 127
+                                            if below_126[op]:     # op < 126
                                                 # INDEX_L (125) = LOAD_LOCAL INDEX
                                                 i = locals_[arg[0]]
                                                 x = stack[-1]
@@ -1244,10 +1282,10 @@ def run_labels(vm, closure, args):
                                         raise
                                     push(r4)
                         else:
-                            if op < 161:
-                                if op < 146:
-                                    if op < 135:
-                                        if op < 134:
+                            if below_161[op]:     # op < 161
+                                if below_146[op]:     # op < 146
+                                    if below_135[op]:     # op < 135
+                                        if below_134[op]:     # op < 134
                                             if op < 133:
                                                 # FOR_BACK (132) = JUMP_BACK FOR_ITER DECLARE_LOCAL
                                                 t, t1, s = arg
@@ -1292,14 +1330,14 @@ def run_labels(vm, closure, args):
                                             else:
                                                 stack[-1] = add(a, b)
                                     else:
-                                        if op < 140:
-                                            if op < 137:
-                                                if op < 136:
+                                        if below_140[op]:     # op < 140
+                                            if below_137[op]:     # op < 137
+                                                if below_136[op]:     # op < 136
                                                     # MUL_ADD_TO (135) = MUL ADD_TO_LOCAL
                                                     b = pop()
                                                     a = pop()
                                                     try:
-                                                        if type(a) is int and type(b) is int and -0x10000000000000000 < b < 0x10000000000000000:
+                                                        if type(a) is int and type(b) is int and -0x3fffffff <= b <= 0x3fffffff:
                                                             r0 = a * b
                                                         elif (type(a) is Labeled or type(b) is Labeled):
                                                             r0 = _binary(vm, mul, a, b)
@@ -1359,7 +1397,7 @@ def run_labels(vm, closure, args):
                                                     stamps = [vm.stamp] * len(locals_) if pcs else None
                                                     pc = 0
                                             else:
-                                                if op < 139:
+                                                if below_139[op]:     # op < 139
                                                     if op < 138:
                                                         # CMP_C (137) = CONST CMP
                                                         k, kind = arg
@@ -1386,9 +1424,9 @@ def run_labels(vm, closure, args):
                                                     else:
                                                         stack[-1] = fn(a, k)
                                         else:
-                                            if op < 143:
-                                                if op < 142:
-                                                    if op < 141:
+                                            if below_143[op]:     # op < 143
+                                                if below_142[op]:     # op < 142
+                                                    if below_141[op]:     # op < 141
                                                         # INDEX_DECL (140) = INDEX DECLARE_LOCAL
                                                         i = pop()
                                                         x = pop()
@@ -1487,7 +1525,7 @@ def run_labels(vm, closure, args):
                                                         # MUL_LC_RET (144) = LOAD_LOCAL CONST MUL RETURN
                                                         s, k = arg
                                                         a = locals_[s]
-                                                        if type(a) is int:
+                                                        if type(a) is int and -0x3fffffff <= k <= 0x3fffffff:
                                                             val = a * k
                                                         elif (type(a) is Labeled):
                                                             val = _binary(vm, mul, a, k)
@@ -1511,8 +1549,8 @@ def run_labels(vm, closure, args):
                                                         else:
                                                             stack[-1] = fn(a, b, k)
                                 else:
-                                    if op < 151:
-                                        if op < 150:
+                                    if below_151[op]:     # op < 151
+                                        if below_150[op]:     # op < 150
                                             if op < 147:
                                                 # CALL_BUILTIN3_LLC (146) = LOAD_LOCAL LOAD_LOCAL CONST CALL_BUILTIN3
                                                 s, s1, k, fn, _, labelled = arg
@@ -1523,7 +1561,7 @@ def run_labels(vm, closure, args):
                                                 else:
                                                     push(fn(a, b, k))
                                             else:
-                                                if op < 148:
+                                                if below_148[op]:     # op < 148
                                                     # CHECK_BOOL_JF (147) = CHECK_BOOL JUMP_IF_FALSE
                                                     k, t, rid = arg
                                                     v = stack[-1]
@@ -1550,7 +1588,7 @@ def run_labels(vm, closure, args):
                                                         vm.part = 1
                                                         raise
                                                 else:
-                                                    if op < 149:
+                                                    if below_149[op]:     # op < 149
                                                         # INDEX_CALL1 (148) = INDEX CALL_BUILTIN1
                                                         fn, _, labelled = arg
                                                         i = pop()
@@ -1607,8 +1645,8 @@ def run_labels(vm, closure, args):
                                             else:
                                                 stack[-1] = fn(a)
                                     else:
-                                        if op < 154:
-                                            if op < 153:
+                                        if below_154[op]:     # op < 154
+                                            if below_153[op]:     # op < 153
                                                 if op < 152:
                                                     # CALL_BUILTIN_2 (151) = CALL_BUILTIN2
                                                     fn, _, labelled = arg
@@ -1635,8 +1673,8 @@ def run_labels(vm, closure, args):
                                                     release(vm, base_depth + len(frames), rid)
                                                 pc = t + 1
                                         else:
-                                            if op < 156:
-                                                if op < 155:
+                                            if below_156[op]:     # op < 156
+                                                if below_155[op]:     # op < 155
                                                     # STORE_LOCAL_BACK (154) = STORE_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
                                                     s, t, t2, s3 = arg
                                                     v = pop()
@@ -1712,9 +1750,9 @@ def run_labels(vm, closure, args):
                                                         raise
                                                     pc = t + 1
                                             else:
-                                                if op < 159:
-                                                    if op < 158:
-                                                        if op < 157:
+                                                if below_159[op]:     # op < 159
+                                                    if below_158[op]:     # op < 158
+                                                        if below_157[op]:     # op < 157
                                                             # ADD_LL_ST_BACK (156) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
                                                             s, s1, s2, t, t4, s5 = arg
                                                             a = locals_[s]
@@ -1844,7 +1882,7 @@ def run_labels(vm, closure, args):
                                                             raise
                                                         pc = t + 1
                                                 else:
-                                                    if op < 160:
+                                                    if below_160[op]:     # op < 160
                                                         # SET_ITEM_LOCAL_BACK (159) = SET_ITEM_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
                                                         s, t, t2, s3 = arg
                                                         v = pop()
@@ -1931,15 +1969,15 @@ def run_labels(vm, closure, args):
                                                             raise
                                                         pc = t + 1
                             else:
-                                if op < 169:
-                                    if op < 166:
-                                        if op < 162:
+                                if below_169[op]:     # op < 169
+                                    if below_166[op]:     # op < 166
+                                        if below_162[op]:     # op < 162
                                             # MUL_ADD_TO_BACK (161) = MUL ADD_TO_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
                                             s, t, t2, s3 = arg
                                             b = pop()
                                             a = pop()
                                             try:
-                                                if type(a) is int and type(b) is int and -0x10000000000000000 < b < 0x10000000000000000:
+                                                if type(a) is int and type(b) is int and -0x3fffffff <= b <= 0x3fffffff:
                                                     r0 = a * b
                                                 elif (type(a) is Labeled or type(b) is Labeled):
                                                     r0 = _binary(vm, mul, a, b)
@@ -1987,8 +2025,8 @@ def run_labels(vm, closure, args):
                                                 raise
                                             pc = t + 1
                                         else:
-                                            if op < 164:
-                                                if op < 163:
+                                            if below_164[op]:     # op < 164
+                                                if below_163[op]:     # op < 163
                                                     # LT_LC_BACK (162) = JUMP_BACK LOAD_LOCAL CONST LT JUMP_IF_FALSE
                                                     t, s, k, t3, rid = arg
                                                     budget -= pc - t
@@ -2038,7 +2076,7 @@ def run_labels(vm, closure, args):
                                                         continue
                                                     pc = t + 1
                                             else:
-                                                if op < 165:
+                                                if below_165[op]:     # op < 165
                                                     # CMP_LC_BACK (164) = JUMP_BACK LOAD_LOCAL CONST CMP JUMP_IF_FALSE
                                                     t, s, k, kind, t4, rid = arg
                                                     budget -= pc - t
@@ -2084,7 +2122,7 @@ def run_labels(vm, closure, args):
                                                         continue
                                                     pc = t + 1
                                     else:
-                                        if op < 167:
+                                        if below_167[op]:     # op < 167
                                             # ADD_LC_ST_LT_LC_BACK (166) = LOAD_LOCAL CONST ADD STORE_LOCAL JUMP_BACK LOAD_LOCAL CONST LT JUMP_IF_FALSE
                                             a = locals_[arg[0]]
                                             b = arg[1]
@@ -2132,7 +2170,7 @@ def run_labels(vm, closure, args):
                                                 continue
                                             pc = arg[3] + 1
                                         else:
-                                            if op < 168:
+                                            if below_168[op]:     # op < 168
                                                 # ADD_LC_ST_LT_LL_BACK (167) = LOAD_LOCAL CONST ADD STORE_LOCAL JUMP_BACK LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
                                                 a = locals_[arg[0]]
                                                 b = arg[1]
@@ -2222,7 +2260,7 @@ def run_labels(vm, closure, args):
                                                     continue
                                                 pc = arg[3] + 1
                                 else:
-                                    if op < 170:
+                                    if below_170[op]:     # op < 170
                                         # RELEASE_BACK (169) = PC_RELEASE JUMP_BACK FOR_ITER DECLARE_LOCAL
                                         rid, t, t2, s = arg
                                         if pcs:     # vm.pc_stack, mutated in place only
@@ -2252,7 +2290,7 @@ def run_labels(vm, closure, args):
                                             raise
                                         pc = t + 1
                                     else:
-                                        if op < 171:
+                                        if below_171[op]:     # op < 171
                                             # INDEX_LOCAL_DECL (170) = INDEX_LOCAL DECLARE_LOCAL
                                             s0, s1 = arg
                                             i = pop()
@@ -2284,7 +2322,7 @@ def run_labels(vm, closure, args):
                                                 vm.part = 1
                                                 raise
                                         else:
-                                            if op < 172:
+                                            if below_172[op]:     # op < 172
                                                 # INDEX_LOCAL_CALL1 (171) = INDEX_LOCAL CALL_BUILTIN1
                                                 s0, fn, _, labelled = arg
                                                 i = pop()
@@ -2313,7 +2351,7 @@ def run_labels(vm, closure, args):
                                                 else:
                                                     push(fn(r0))
                                             else:
-                                                if op < 173:
+                                                if below_173[op]:     # op < 173
                                                     # ADD_LC_ST_REL (172) = LOAD_LOCAL CONST ADD STORE_LOCAL PC_RELEASE
                                                     s, k, s2, rid = arg
                                                     a = locals_[s]

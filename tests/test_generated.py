@@ -180,6 +180,15 @@ PROGRAMS += [
     "let s be private(2, \"s\")\nlet n be 0\nlet i be 0\nwhile i < 3\n    set i to i + 1\n"
     "    when s > i\n        set n to n + 1\n    print(i)\n",
 ]
+# `*` and `%` inline only for a right operand of one CPython digit; past it (2**30 and up,
+# 2**64 and up, negative ones) ops.mul/ops.mod answer: the same numbers either way, a
+# local or a constant, in a loop's tail or alone.
+_BOUNDS = ["1073741823", "1073741824", "-1073741823", "-1073741824", "1099511627776",
+           "18446744073709551615", "18446744073709551616", "-18446744073709551616", "7.5"]
+PROGRAMS += [
+    f"let b be {b}\nlet a be 123456789\nprint(a * b)\nprint(a % b)\nprint(a * {b})\n"
+    f"print(a % {b})\nlet s be 0\nfor each x in [a, -a]\n    set s to s + x * b\nprint(s)\n"
+    for b in _BOUNDS]
 # A bound with a label: the test raises the pc in the loop (and a `set` under it is refused).
 PROGRAMS += ["let n be private(3, \"s\")\n" + e.format(n="n") for e in _WHILES
              if "let n" not in e]
@@ -263,3 +272,16 @@ def test_superinstructions_agree_on_the_bench_programs(twin):
     got = _run(twin.source, False)
     assert got == _run(twin.source, False, fuse=False) == _run(twin.source, True)[:2] + ([], [])
     assert got[0] == twin.expected()
+
+
+@pytest.mark.parametrize("b", _BOUNDS)
+def test_inline_products_and_remainders_equal_the_ops_ones_at_every_bound(b):
+    # The inline fast path and vm.ops must give the same number on both sides of its bound.
+    from synsema.vm import ops
+    from synsema.vm.display import display
+    a, bv = 123456789, float(b) if "." in b else int(b)
+    for labels in (False, True):
+        out = _run(f"let b be {b}\nlet a be {a}\nprint(a * b)\nprint(a % b)\n"
+                   f"print(a * {b})\nprint(a % {b})\n", labels)
+        assert out[0] == "".join(f"{display(v)}\n" for v in
+                              (ops.mul(a, bv), ops.mod(a, bv)) * 2), out

@@ -179,8 +179,8 @@ def facts(name, producer, part, fused, consumer):
             out[f"(type({name}) is int or type({name}) is str)"] = "True"
         if re.search(r"(^| and )" + here + r"($| and )", when):       # never 0
             out[f" and {name}:"] = ":"
-        small = ns_small()
-        if small.replace("b", f"A[{part}][0]") in when:                  # a small int
+        small, small_const = ns_small()
+        if small_const.replace("b", f"A[{part}][0]") in when:            # a small int
             out[" and " + small.replace("b", name)] = ""
     if producer.get("gives") == "bool":
         out[f"{name} is not True"] = "False"         # a bool: False or True
@@ -189,8 +189,10 @@ def facts(name, producer, part, fused, consumer):
 
 @functools.lru_cache(maxsize=1)
 def ns_small():
-    """vm/instructions.py SMALL: the test that the right operand of * or % is small."""
-    return load()["SMALL"]
+    """vm/instructions.py SMALL, SMALL_CONST: the tests that the right operand of * or % is
+    small, at run time and (a fused constant) at load."""
+    ns = load()
+    return ns["SMALL"], ns["SMALL_CONST"]
 
 
 def fold(lines, labels):

@@ -143,7 +143,7 @@ def run_plain(vm, closure, args,
                                                     # MUL (13)
                                                     b = pop()
                                                     a = stack[-1]
-                                                    if type(a) is int and type(b) is int and -0x3fffffff <= b <= 0x3fffffff:
+                                                    if type(a) is int and type(b) is int and -0x3fffffff <= b and b <= 0x3fffffff:
                                                         stack[-1] = a * b
                                                     else:
                                                         stack[-1] = mul(a, b)
@@ -155,7 +155,7 @@ def run_plain(vm, closure, args,
                                             # MOD (15)
                                             b = pop()
                                             a = stack[-1]
-                                            if type(a) is int and type(b) is int and -0x3fffffff <= b <= 0x3fffffff and b:
+                                            if type(a) is int and type(b) is int and -0x3fffffff <= b and b <= 0x3fffffff and b:
                                                 stack[-1] = a % b
                                             else:
                                                 stack[-1] = mod(a, b)
@@ -552,7 +552,7 @@ def run_plain(vm, closure, args,
                                         # MOD_LC (106) = LOAD_LOCAL CONST MOD
                                         s, k = arg
                                         a = locals_[s]
-                                        if type(a) is int and -0x3fffffff <= k <= 0x3fffffff:
+                                        if type(a) is int:
                                             push(a % k)
                                         else:
                                             push(mod(a, k))
@@ -697,7 +697,7 @@ def run_plain(vm, closure, args,
                                             # MUL_LC (119) = LOAD_LOCAL CONST MUL
                                             s, k = arg
                                             a = locals_[s]
-                                            if type(a) is int and -0x3fffffff <= k <= 0x3fffffff:
+                                            if type(a) is int:
                                                 push(a * k)
                                             else:
                                                 push(mul(a, k))
@@ -734,7 +734,7 @@ def run_plain(vm, closure, args,
                                     # MOD_LC_EQ_C_JF (123) = LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE
                                     s, k, k2, t, _ = arg
                                     a = locals_[s]
-                                    if type(a) is int and -0x3fffffff <= k <= 0x3fffffff:
+                                    if type(a) is int:
                                         r2 = a % k
                                     else:
                                         r2 = mod(a, k)
@@ -909,7 +909,7 @@ def run_plain(vm, closure, args,
                                                     b = pop()
                                                     a = pop()
                                                     try:
-                                                        if type(a) is int and type(b) is int and -0x3fffffff <= b <= 0x3fffffff:
+                                                        if type(a) is int and type(b) is int and -0x3fffffff <= b and b <= 0x3fffffff:
                                                             r0 = a * b
                                                         else:
                                                             r0 = mul(a, b)
@@ -1038,7 +1038,7 @@ def run_plain(vm, closure, args,
                                                         # MUL_LC_RET (144) = LOAD_LOCAL CONST MUL RETURN
                                                         s, k = arg
                                                         a = locals_[s]
-                                                        if type(a) is int and -0x3fffffff <= k <= 0x3fffffff:
+                                                        if type(a) is int:
                                                             val = a * k
                                                         else:
                                                             val = mul(a, k)
@@ -1310,7 +1310,7 @@ def run_plain(vm, closure, args,
                                             b = pop()
                                             a = pop()
                                             try:
-                                                if type(a) is int and type(b) is int and -0x3fffffff <= b <= 0x3fffffff:
+                                                if type(a) is int and type(b) is int and -0x3fffffff <= b and b <= 0x3fffffff:
                                                     r0 = a * b
                                                 else:
                                                     r0 = mul(a, b)

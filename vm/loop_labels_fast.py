@@ -206,7 +206,7 @@ def run_labels(vm, closure, args,
                                                         # MUL (13)
                                                         b = pop()
                                                         a = stack[-1]
-                                                        if type(a) is int and type(b) is int and -0x3fffffff <= b <= 0x3fffffff:
+                                                        if type(a) is int and type(b) is int and -0x3fffffff <= b and b <= 0x3fffffff:
                                                             stack[-1] = a * b
                                                         elif (type(a) is Labeled or type(b) is Labeled):
                                                             stack[-1] = _binary(vm, mul, a, b)
@@ -224,7 +224,7 @@ def run_labels(vm, closure, args,
                                                 # MOD (15)
                                                 b = pop()
                                                 a = stack[-1]
-                                                if type(a) is int and type(b) is int and -0x3fffffff <= b <= 0x3fffffff and b:
+                                                if type(a) is int and type(b) is int and -0x3fffffff <= b and b <= 0x3fffffff and b:
                                                     stack[-1] = a % b
                                                 elif (type(a) is Labeled or type(b) is Labeled):
                                                     stack[-1] = _binary(vm, mod, a, b)
@@ -764,7 +764,7 @@ def run_labels(vm, closure, args,
                                         # MOD_LC (106) = LOAD_LOCAL CONST MOD
                                         s, k = arg
                                         a = locals_[s]
-                                        if type(a) is int and -0x3fffffff <= k <= 0x3fffffff:
+                                        if type(a) is int:
                                             push(a % k)
                                         elif (type(a) is Labeled):
                                             push(_binary(vm, mod, a, k))
@@ -1001,7 +1001,7 @@ def run_labels(vm, closure, args,
                                             # MUL_LC (119) = LOAD_LOCAL CONST MUL
                                             s, k = arg
                                             a = locals_[s]
-                                            if type(a) is int and -0x3fffffff <= k <= 0x3fffffff:
+                                            if type(a) is int:
                                                 push(a * k)
                                             elif (type(a) is Labeled):
                                                 push(_binary(vm, mul, a, k))
@@ -1076,7 +1076,7 @@ def run_labels(vm, closure, args,
                                     # MOD_LC_EQ_C_JF (123) = LOAD_LOCAL CONST MOD CONST EQ JUMP_IF_FALSE
                                     s, k, k2, t, rid = arg
                                     a = locals_[s]
-                                    if type(a) is int and -0x3fffffff <= k <= 0x3fffffff:
+                                    if type(a) is int:
                                         r2 = a % k
                                         v3 = k2
                                         try:
@@ -1337,7 +1337,7 @@ def run_labels(vm, closure, args,
                                                     b = pop()
                                                     a = pop()
                                                     try:
-                                                        if type(a) is int and type(b) is int and -0x3fffffff <= b <= 0x3fffffff:
+                                                        if type(a) is int and type(b) is int and -0x3fffffff <= b and b <= 0x3fffffff:
                                                             r0 = a * b
                                                         elif (type(a) is Labeled or type(b) is Labeled):
                                                             r0 = _binary(vm, mul, a, b)
@@ -1525,7 +1525,7 @@ def run_labels(vm, closure, args,
                                                         # MUL_LC_RET (144) = LOAD_LOCAL CONST MUL RETURN
                                                         s, k = arg
                                                         a = locals_[s]
-                                                        if type(a) is int and -0x3fffffff <= k <= 0x3fffffff:
+                                                        if type(a) is int:
                                                             val = a * k
                                                         elif (type(a) is Labeled):
                                                             val = _binary(vm, mul, a, k)
@@ -1977,7 +1977,7 @@ def run_labels(vm, closure, args,
                                             b = pop()
                                             a = pop()
                                             try:
-                                                if type(a) is int and type(b) is int and -0x3fffffff <= b <= 0x3fffffff:
+                                                if type(a) is int and type(b) is int and -0x3fffffff <= b and b <= 0x3fffffff:
                                                     r0 = a * b
                                                 elif (type(a) is Labeled or type(b) is Labeled):
                                                     r0 = _binary(vm, mul, a, b)

@@ -168,7 +168,9 @@ def facts(name, producer, part, fused, consumer):
     out = {}
     if producer["name"] == "CONST":
         out[f"type({name}) is Labeled"] = "False"     # constants never carry labels
-        when = (fused or {}).get("when", "")
+        # The decoder's condition on this composition, and those of the superinstructions
+        # it is made of (vm/instructions.py _known).
+        when = " and ".join((fused or {}).get(k, "True") for k in ("when", "known"))
         here = r"A\[" + str(part) + r"\]\[0\]"
         if re.search(r"type\(" + here + r"\) is int\b", when):
             out[f"type({name}) is int"] = "True"

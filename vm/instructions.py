@@ -38,6 +38,8 @@ past the target.
 Internal instructions (number >= FIRST_INTERNAL) are made by the decoder, never in a file.
 """
 
+import re
+
 FIRST_INTERNAL = 100
 
 INSTRUCTIONS = []
@@ -705,13 +707,26 @@ def _parts(name):
     return f["parts"] if f else [name]
 
 
+def _known(name, off):
+    """What the decoder checked before it made superinstruction `name` (its `when`, and
+    what its own parts' makers checked), as a `when` over the fields of a composition in
+    which its parts start at part `off`: a composition of superinstructions is made from
+    them, so their conditions hold in it too (tools/gen_dispatch.py facts reads them)."""
+    f = next((f for f in FUSED if f["name"] == name), None)
+    if f is None:
+        return "True"
+    conds = " and ".join(c for c in (f["when"], f.get("known", "True")) if c != "True")
+    return re.sub(r"A\[(\d+)\]", lambda m: f"A[{int(m.group(1)) + off}]", conds) or "True"
+
+
 def _tail(name, code, head, back="FOR_BACK", **more):
     f = next((f for f in FUSED if f["name"] == head), None)
     parts = _parts(head)
     at = 0 if f is None else f["at"] if f["at"] is not None else next(
         i for i, p in enumerate(parts) if p not in ("LOAD_LOCAL", "CONST"))
+    known = " and ".join(c for c in (_known(head, 0), _known(back, len(parts))) if c != "True")
     fused(name, code, " ".join(parts + _parts(back)), f"{head}; {back}", at=at,
-          threaded=back != "PC_RELEASE", tail=(head, back), **more)
+          threaded=back != "PC_RELEASE", tail=(head, back), known=known or "True", **more)
 
 
 _tail("STORE_LOCAL_BACK", 154, "STORE_LOCAL")
@@ -737,7 +752,8 @@ for _name, _code, _head in (("LT_LC_BACK", 162, "LT_LC_JF"), ("LT_LL_BACK", 163,
                             ("CMP_LC_BACK", 164, "CMP_LC_JF"),
                             ("CMP_LL_BACK", 165, "CMP_LL_JF")):
     fused(_name, _code, "JUMP_BACK " + " ".join(_parts(_head)),
-          f"JUMP_BACK t to {_head}: its step charge, then the test", threaded=True)
+          f"JUMP_BACK t to {_head}: its step charge, then the test", threaded=True,
+          known=_known(_head, 1))
 _tail("ADD_LC_ST_LT_LC_BACK", 166, "ADD_LC_ST", "LT_LC_BACK")
 _tail("ADD_LC_ST_LT_LL_BACK", 167, "ADD_LC_ST", "LT_LL_BACK")
 _tail("SUB_LC_ST_CMP_LC_BACK", 168, "SUB_LC_ST", "CMP_LC_BACK")

@@ -1197,7 +1197,7 @@ def run_plain(vm, closure, args,
                                                     # ADD_LC_ST_BACK (157) = LOAD_LOCAL CONST ADD STORE_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
                                                     s, k, s2, t, t4, s5 = arg
                                                     a = locals_[s]
-                                                    if type(a) is int and type(k) is int:
+                                                    if type(a) is int:
                                                         locals_[s2] = a + k
                                                     elif type(a) is str and type(k) is str:
                                                         locals_[s2] = a + k
@@ -1271,7 +1271,7 @@ def run_plain(vm, closure, args,
                                                     # ADD_C_SET_ITEM_BACK (160) = CONST ADD SET_ITEM_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
                                                     k0, s, t, t3, s4 = arg
                                                     a = pop()
-                                                    if type(a) is int and type(k0) is int:
+                                                    if type(a) is int:
                                                         r = a + k0
                                                     elif type(a) is str and type(k0) is str:
                                                         r = a + k0
@@ -1348,7 +1348,7 @@ def run_plain(vm, closure, args,
                                                         budget = vm.tick(budget, room - len(frames))
                                                     a = locals_[s]
                                                     try:
-                                                        if type(a) is int and type(k) is int:
+                                                        if type(a) is int:
                                                             c = a < k
                                                         else:
                                                             c = lt(a, k)
@@ -1418,7 +1418,7 @@ def run_plain(vm, closure, args,
                                         # ADD_LC_ST_LT_LC_BACK (166) = LOAD_LOCAL CONST ADD STORE_LOCAL JUMP_BACK LOAD_LOCAL CONST LT JUMP_IF_FALSE
                                         a = locals_[arg[0]]
                                         b = arg[1]
-                                        if type(a) is int and type(b) is int:
+                                        if type(a) is int:
                                             locals_[arg[2]] = a + b
                                         elif type(a) is str and type(b) is str:
                                             locals_[arg[2]] = a + b
@@ -1433,7 +1433,7 @@ def run_plain(vm, closure, args,
                                             raise
                                         v3 = locals_[arg[4]]
                                         try:
-                                            if type(v3) is int and type(arg[5]) is int:
+                                            if type(v3) is int:
                                                 c = v3 < arg[5]
                                             else:
                                                 c = lt(v3, arg[5])
@@ -1451,7 +1451,7 @@ def run_plain(vm, closure, args,
                                                     # ADD_LC_ST_LT_LL_BACK (167) = LOAD_LOCAL CONST ADD STORE_LOCAL JUMP_BACK LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
                                                     a = locals_[arg[0]]
                                                     b = arg[1]
-                                                    if type(a) is int and type(b) is int:
+                                                    if type(a) is int:
                                                         locals_[arg[2]] = a + b
                                                     elif type(a) is str and type(b) is str:
                                                         locals_[arg[2]] = a + b
@@ -1481,7 +1481,7 @@ def run_plain(vm, closure, args,
                                                 else:
                                                     # SUB_LC_ST_CMP_LC_BACK (168) = LOAD_LOCAL CONST SUB STORE_LOCAL JUMP_BACK LOAD_LOCAL CONST CMP JUMP_IF_FALSE
                                                     a = locals_[arg[0]]
-                                                    if type(a) is int and type(arg[1]) is int:
+                                                    if type(a) is int:
                                                         locals_[arg[2]] = a - arg[1]
                                                     else:
                                                         locals_[arg[2]] = sub(a, arg[1])

@@ -1802,7 +1802,7 @@ def run_labels(vm, closure, args,
                                                             # ADD_LC_ST_BACK (157) = LOAD_LOCAL CONST ADD STORE_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
                                                             s, k, s2, t, t4, s5 = arg
                                                             a = locals_[s]
-                                                            if type(a) is int and type(k) is int:
+                                                            if type(a) is int:
                                                                 r = a + k
                                                             elif type(a) is str and type(k) is str:
                                                                 r = a + k
@@ -1923,7 +1923,7 @@ def run_labels(vm, closure, args,
                                                         # ADD_C_SET_ITEM_BACK (160) = CONST ADD SET_ITEM_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
                                                         k0, s, t, t3, s4 = arg
                                                         a = pop()
-                                                        if type(a) is int and type(k0) is int:
+                                                        if type(a) is int:
                                                             r = a + k0
                                                         elif type(a) is str and type(k0) is str:
                                                             r = a + k0
@@ -2034,7 +2034,7 @@ def run_labels(vm, closure, args,
                                                         budget = vm.tick(budget, room - len(frames))
                                                     a = locals_[s]
                                                     try:
-                                                        if type(a) is int and type(k) is int:
+                                                        if type(a) is int:
                                                             c = a < k
                                                         elif (type(a) is Labeled):
                                                             c = _binary(vm, lt, a, k)
@@ -2126,7 +2126,7 @@ def run_labels(vm, closure, args,
                                             # ADD_LC_ST_LT_LC_BACK (166) = LOAD_LOCAL CONST ADD STORE_LOCAL JUMP_BACK LOAD_LOCAL CONST LT JUMP_IF_FALSE
                                             a = locals_[arg[0]]
                                             b = arg[1]
-                                            if type(a) is int and type(b) is int:
+                                            if type(a) is int:
                                                 r = a + b
                                             elif type(a) is str and type(b) is str:
                                                 r = a + b
@@ -2151,14 +2151,13 @@ def run_labels(vm, closure, args,
                                                 vm.part = 4
                                                 raise
                                             v3 = locals_[arg[4]]
-                                            v4 = arg[5]
                                             try:
-                                                if type(v3) is int and type(v4) is int:
-                                                    c = v3 < v4
+                                                if type(v3) is int:
+                                                    c = v3 < arg[5]
                                                 elif (type(v3) is Labeled):
-                                                    c = _binary(vm, lt, v3, v4)
+                                                    c = _binary(vm, lt, v3, arg[5])
                                                 else:
-                                                    c = lt(v3, v4)
+                                                    c = lt(v3, arg[5])
                                             except Exception:
                                                 vm.part = 7
                                                 raise
@@ -2174,7 +2173,7 @@ def run_labels(vm, closure, args,
                                                 # ADD_LC_ST_LT_LL_BACK (167) = LOAD_LOCAL CONST ADD STORE_LOCAL JUMP_BACK LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
                                                 a = locals_[arg[0]]
                                                 b = arg[1]
-                                                if type(a) is int and type(b) is int:
+                                                if type(a) is int:
                                                     r = a + b
                                                 elif type(a) is str and type(b) is str:
                                                     r = a + b
@@ -2220,13 +2219,12 @@ def run_labels(vm, closure, args,
                                             else:
                                                 # SUB_LC_ST_CMP_LC_BACK (168) = LOAD_LOCAL CONST SUB STORE_LOCAL JUMP_BACK LOAD_LOCAL CONST CMP JUMP_IF_FALSE
                                                 a = locals_[arg[0]]
-                                                b = arg[1]
-                                                if type(a) is int and type(b) is int:
-                                                    r = a - b
+                                                if type(a) is int:
+                                                    r = a - arg[1]
                                                 elif (type(a) is Labeled):
-                                                    r = _binary(vm, sub, a, b)
+                                                    r = _binary(vm, sub, a, arg[1])
                                                 else:
-                                                    r = sub(a, b)
+                                                    r = sub(a, arg[1])
                                                 try:
                                                     if pcs and vm.pc:
                                                         vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
@@ -2355,7 +2353,7 @@ def run_labels(vm, closure, args,
                                                     # ADD_LC_ST_REL (172) = LOAD_LOCAL CONST ADD STORE_LOCAL PC_RELEASE
                                                     s, k, s2, rid = arg
                                                     a = locals_[s]
-                                                    if type(a) is int and type(k) is int:
+                                                    if type(a) is int:
                                                         r = a + k
                                                     elif type(a) is str and type(k) is str:
                                                         r = a + k

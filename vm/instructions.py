@@ -274,12 +274,14 @@ _arith("GE", 21, ">=", "ge", ".. a b -> .. a>=b")
 _unary_op("NEG", 22, "ops.neg", ".. a -> .. -a")
 _unary_op("NOT", 23, "ops.not_", ".. b -> .. not b (b must be bool)")
 _INDEX_BODY = """\
-if type(x) is list and type(i) is int:
-    # Python's own range check: an index past either end (negative ones count from the
-    # end, as in Synsema) raises, and ops.index says it the Synsema way.
+if type(i) is int[[L:  and type(x) is not Labeled]]:
+    # Python's x[i] answers as Synsema does for a list or a text (an index past either end
+    # raises; negative ones count from the end) and for a map with the number key i; it
+    # raises for everything else (a map without the key, a number, nothing...), and
+    # ops.index then answers the Synsema way or says why. One type test, not two.
     try:
         r = x[i]
-    except IndexError:
+    except Exception:
         r = index(x, i)
 elif type(x) is dict and type(i) is str:
     r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)

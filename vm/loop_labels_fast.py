@@ -316,12 +316,14 @@ def run_labels(vm, closure, args,
                                                 # INDEX (24)
                                                 i = pop()
                                                 x = stack[-1]
-                                                if type(x) is list and type(i) is int:
-                                                    # Python's own range check: an index past either end (negative ones count from the
-                                                    # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                if type(i) is int and type(x) is not Labeled:
+                                                    # Python's x[i] answers as Synsema does for a list or a text (an index past either end
+                                                    # raises; negative ones count from the end) and for a map with the number key i; it
+                                                    # raises for everything else (a map without the key, a number, nothing...), and
+                                                    # ops.index then answers the Synsema way or says why. One type test, not two.
                                                     try:
                                                         r = x[i]
-                                                    except IndexError:
+                                                    except Exception:
                                                         r = index(x, i)
                                                 elif type(x) is dict and type(i) is str:
                                                     r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
@@ -681,12 +683,14 @@ def run_labels(vm, closure, args,
                                                             # INDEX_LOCAL (50)
                                                             i = stack[-1]
                                                             x = locals_[arg]
-                                                            if type(x) is list and type(i) is int:
-                                                                # Python's own range check: an index past either end (negative ones count from the
-                                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                            if type(i) is int and type(x) is not Labeled:
+                                                                # Python's x[i] answers as Synsema does for a list or a text (an index past either end
+                                                                # raises; negative ones count from the end) and for a map with the number key i; it
+                                                                # raises for everything else (a map without the key, a number, nothing...), and
+                                                                # ops.index then answers the Synsema way or says why. One type test, not two.
                                                                 try:
                                                                     r = x[i]
-                                                                except IndexError:
+                                                                except Exception:
                                                                     r = index(x, i)
                                                             elif type(x) is dict and type(i) is str:
                                                                 r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
@@ -1156,12 +1160,14 @@ def run_labels(vm, closure, args,
                                                 # INDEX_L (125) = LOAD_LOCAL INDEX
                                                 i = locals_[arg[0]]
                                                 x = stack[-1]
-                                                if type(x) is list and type(i) is int:
-                                                    # Python's own range check: an index past either end (negative ones count from the
-                                                    # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                if type(i) is int and type(x) is not Labeled:
+                                                    # Python's x[i] answers as Synsema does for a list or a text (an index past either end
+                                                    # raises; negative ones count from the end) and for a map with the number key i; it
+                                                    # raises for everything else (a map without the key, a number, nothing...), and
+                                                    # ops.index then answers the Synsema way or says why. One type test, not two.
                                                     try:
                                                         r = x[i]
-                                                    except IndexError:
+                                                    except Exception:
                                                         r = index(x, i)
                                                 elif type(x) is dict and type(i) is str:
                                                     r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
@@ -1177,12 +1183,14 @@ def run_labels(vm, closure, args,
                                                 s0, s1 = arg
                                                 x = locals_[s0]
                                                 i = locals_[s1]
-                                                if type(x) is list and type(i) is int:
-                                                    # Python's own range check: an index past either end (negative ones count from the
-                                                    # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                if type(i) is int and type(x) is not Labeled:
+                                                    # Python's x[i] answers as Synsema does for a list or a text (an index past either end
+                                                    # raises; negative ones count from the end) and for a map with the number key i; it
+                                                    # raises for everything else (a map without the key, a number, nothing...), and
+                                                    # ops.index then answers the Synsema way or says why. One type test, not two.
                                                     try:
                                                         r = x[i]
-                                                    except IndexError:
+                                                    except Exception:
                                                         r = index(x, i)
                                                 elif type(x) is dict and type(i) is str:
                                                     r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
@@ -1245,12 +1253,14 @@ def run_labels(vm, closure, args,
                                     s0, s1, s2 = arg
                                     x = locals_[s0]
                                     i = locals_[s1]
-                                    if type(x) is list and type(i) is int:
-                                        # Python's own range check: an index past either end (negative ones count from the
-                                        # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                    if type(i) is int and type(x) is not Labeled:
+                                        # Python's x[i] answers as Synsema does for a list or a text (an index past either end
+                                        # raises; negative ones count from the end) and for a map with the number key i; it
+                                        # raises for everything else (a map without the key, a number, nothing...), and
+                                        # ops.index then answers the Synsema way or says why. One type test, not two.
                                         try:
                                             r2 = x[i]
-                                        except IndexError:
+                                        except Exception:
                                             r2 = index(x, i)
                                     elif type(x) is dict and type(i) is str:
                                         r2 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
@@ -1262,12 +1272,14 @@ def run_labels(vm, closure, args,
                                         r2 = index(x, i)
                                     v3 = locals_[s2]
                                     try:
-                                        if type(r2) is list and type(v3) is int:
-                                            # Python's own range check: an index past either end (negative ones count from the
-                                            # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                        if type(v3) is int and type(r2) is not Labeled:
+                                            # Python's r2[v3] answers as Synsema does for a list or a text (an index past either end
+                                            # raises; negative ones count from the end) and for a map with the number key v3; it
+                                            # raises for everything else (a map without the key, a number, nothing...), and
+                                            # ops.index then answers the Synsema way or says why. One type test, not two.
                                             try:
                                                 r4 = r2[v3]
-                                            except IndexError:
+                                            except Exception:
                                                 r4 = index(r2, v3)
                                         elif type(r2) is dict and type(v3) is str:
                                             r4 = r2.get(v3)        # a text key is stored as itself (vm.values.norm_key)
@@ -1430,12 +1442,14 @@ def run_labels(vm, closure, args,
                                                         # INDEX_DECL (140) = INDEX DECLARE_LOCAL
                                                         i = pop()
                                                         x = pop()
-                                                        if type(x) is list and type(i) is int:
-                                                            # Python's own range check: an index past either end (negative ones count from the
-                                                            # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                        if type(i) is int and type(x) is not Labeled:
+                                                            # Python's x[i] answers as Synsema does for a list or a text (an index past either end
+                                                            # raises; negative ones count from the end) and for a map with the number key i; it
+                                                            # raises for everything else (a map without the key, a number, nothing...), and
+                                                            # ops.index then answers the Synsema way or says why. One type test, not two.
                                                             try:
                                                                 v = x[i]
-                                                            except IndexError:
+                                                            except Exception:
                                                                 v = index(x, i)
                                                         elif type(x) is dict and type(i) is str:
                                                             v = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
@@ -1594,12 +1608,14 @@ def run_labels(vm, closure, args,
                                                         i = pop()
                                                         x = pop()
                                                         try:
-                                                            if type(x) is list and type(i) is int:
-                                                                # Python's own range check: an index past either end (negative ones count from the
-                                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                            if type(i) is int and type(x) is not Labeled:
+                                                                # Python's x[i] answers as Synsema does for a list or a text (an index past either end
+                                                                # raises; negative ones count from the end) and for a map with the number key i; it
+                                                                # raises for everything else (a map without the key, a number, nothing...), and
+                                                                # ops.index then answers the Synsema way or says why. One type test, not two.
                                                                 try:
                                                                     r0 = x[i]
-                                                                except IndexError:
+                                                                except Exception:
                                                                     r0 = index(x, i)
                                                             elif type(x) is dict and type(i) is str:
                                                                 r0 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
@@ -2293,12 +2309,14 @@ def run_labels(vm, closure, args,
                                             s0, s1 = arg
                                             i = pop()
                                             x = locals_[s0]
-                                            if type(x) is list and type(i) is int:
-                                                # Python's own range check: an index past either end (negative ones count from the
-                                                # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                            if type(i) is int and type(x) is not Labeled:
+                                                # Python's x[i] answers as Synsema does for a list or a text (an index past either end
+                                                # raises; negative ones count from the end) and for a map with the number key i; it
+                                                # raises for everything else (a map without the key, a number, nothing...), and
+                                                # ops.index then answers the Synsema way or says why. One type test, not two.
                                                 try:
                                                     v = x[i]
-                                                except IndexError:
+                                                except Exception:
                                                     v = index(x, i)
                                             elif type(x) is dict and type(i) is str:
                                                 v = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
@@ -2326,12 +2344,14 @@ def run_labels(vm, closure, args,
                                                 i = pop()
                                                 try:
                                                     x = locals_[s0]
-                                                    if type(x) is list and type(i) is int:
-                                                        # Python's own range check: an index past either end (negative ones count from the
-                                                        # end, as in Synsema) raises, and ops.index says it the Synsema way.
+                                                    if type(i) is int and type(x) is not Labeled:
+                                                        # Python's x[i] answers as Synsema does for a list or a text (an index past either end
+                                                        # raises; negative ones count from the end) and for a map with the number key i; it
+                                                        # raises for everything else (a map without the key, a number, nothing...), and
+                                                        # ops.index then answers the Synsema way or says why. One type test, not two.
                                                         try:
                                                             r0 = x[i]
-                                                        except IndexError:
+                                                        except Exception:
                                                             r0 = index(x, i)
                                                     elif type(x) is dict and type(i) is str:
                                                         r0 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)

@@ -285,3 +285,47 @@ def test_inline_products_and_remainders_equal_the_ops_ones_at_every_bound(b):
                    f"print(a * {b})\nprint(a % {b})\n", labels)
         assert out[0] == "".join(f"{display(v)}\n" for v in
                               (ops.mul(a, bv), ops.mod(a, bv)) * 2), out
+
+
+_XS = ['[10, 20, 30]', '"abc"', '{"a": 1, "b": 2}', 'json_decode("{\\"1\\": 5}")',
+       'put({}, 2, "two")', 'put({}, true, "yes")', 'put({}, 1.0, "one")', 'nothing', '7',
+       'true', '(x) => x']
+_IS = ['0', '1', '-1', '2', '5', '-4', 'true', '1.0', '"a"', 'nothing', '[0]',
+       '100000000000000000000000']
+
+
+@pytest.mark.parametrize("x", _XS)
+def test_every_index_path_answers_as_ops_index(x):
+    # INDEX's fast path lets Python's x[i] answer for an int index and sends whatever it
+    # refuses to ops.index: each kind of value and index, through a local (INDEX_LLL,
+    # INDEX_LOCAL...) and a computed one (INDEX), must answer as ops.index does.
+    from synsema.vm import ops
+    from synsema.vm.display import display
+    from synsema.vm.errors import SynError
+
+    def reference(xv, iv):
+        try:
+            return display(ops.index(xv, iv))
+        except SynError as e:
+            return "error: " + e.message
+
+    for i in _IS:
+        # x[i] of locals (INDEX_LL), nested (INDEX_LLL), of a value (INDEX_L), xs[E] of
+        # a local (INDEX_LOCAL), of a value by a computed index (INDEX).
+        reads = ["x[i]", "m[z][i]", "[x][0][i]", "x[when_z(i)]", "[x][z][when_z(i)]"]
+        src = (f"task when_z(v)\n    give v\nlet x be {x}\nlet i be {i}\nlet m be [x]\n"
+               "let z be 0\n" + "".join(
+                   f"try\n    print({r})\nrecover e\n    print(\"error: \" + e)\n"
+                   for r in reads))
+        want = reference(*_values(x, i))     # the value and index as the VM holds them
+        for labels in (False, True):
+            out, err, _, _ = _run(src, labels)
+            assert err is None, (src, err)
+            assert out.splitlines() == [want] * len(reads), (x, i, labels, out, want)
+
+
+def _values(x, i):
+    prog = compile_source(f"let x be {x}\nlet i be {i}\n", "v.syn")
+    vm = VM(prog, Options(out=io.StringIO().write))
+    vm.run_main()
+    return vm.globals[0], vm.globals[1]

@@ -189,6 +189,14 @@ PROGRAMS += [
     f"let b be {b}\nlet a be 123456789\nprint(a * b)\nprint(a % b)\nprint(a * {b})\n"
     f"print(a % {b})\nlet s be 0\nfor each x in [a, -a]\n    set s to s + x * b\nprint(s)\n"
     for b in _BOUNDS]
+# A task without a `give` ends with `give nothing` (RETURN_CONST): called in a loop, at
+# the top level, and returning under a labelled condition (its nothing carries the label).
+PROGRAMS += [
+    "task note(x)\n    when x > 1\n        print(x)\nlet r be 1\nfor each i in range(4)\n"
+    "    set r to note(i)\nprint(r)\n",
+    "let s be private(2, \"s\")\ntask f(x)\n    when s > x\n        give 1\n"
+    "print(declassify([labels_of(f(1)), labels_of(f(5))], \"ok\"))\n",
+]
 # A bound with a label: the test raises the pc in the loop (and a `set` under it is refused).
 PROGRAMS += ["let n be private(3, \"s\")\n" + e.format(n="n") for e in _WHILES
              if "let n" not in e]

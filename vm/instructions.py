@@ -637,6 +637,9 @@ fused("CMP_LC_JF", 112, "LOAD_LOCAL CONST CMP JUMP_IF_FALSE",
 fused("EQ_C_JF", 113, "CONST EQ JUMP_IF_FALSE", "CONST c; EQ; JUMP_IF_FALSE t",
       when="type(A[0][0]) in (int, str)", at=1)
 fused("RETURN_LOCAL", 114, "LOAD_LOCAL RETURN", "LOAD_LOCAL a; RETURN")
+# The most frequent pair left across the corpus (5.5%): the `give nothing` that ends every
+# task without a `give` (and the top level).
+fused("RETURN_CONST", 174, "CONST RETURN", "CONST c; RETURN")
 fused("FOR_ITER_DECL", 115, "FOR_ITER DECLARE_LOCAL", "FOR_ITER t; DECLARE_LOCAL s", at=0)
 fused("CMP_LL_JF", 116, "LOAD_LOCAL LOAD_LOCAL CMP JUMP_IF_FALSE",
       "LOAD_LOCAL a; LOAD_LOCAL b; LE|GT|GE|EQ|NE; JUMP_IF_FALSE t")

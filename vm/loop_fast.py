@@ -1538,27 +1538,34 @@ def run_plain(vm, closure, args,
                                                     v = index(x, i)
                                                 locals_[s1] = v
                                         else:
-                                            # INDEX_LOCAL_CALL1 (171) = INDEX_LOCAL CALL_BUILTIN1
-                                            i = pop()
-                                            try:
-                                                x = locals_[arg[0]]
-                                                if type(i) is int:
-                                                    # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                    # raises; negative ones count from the end) and for a map with the number key i; it
-                                                    # raises for everything else (a map without the key, a number, nothing...), and
-                                                    # ops.index then answers the Synsema way or says why. One type test, not two.
-                                                    try:
-                                                        r0 = x[i]
-                                                    except Exception:
+                                            if op < 174:
+                                                # INDEX_LOCAL_CALL1 (171) = INDEX_LOCAL CALL_BUILTIN1
+                                                i = pop()
+                                                try:
+                                                    x = locals_[arg[0]]
+                                                    if type(i) is int:
+                                                        # Python's x[i] answers as Synsema does for a list or a text (an index past either end
+                                                        # raises; negative ones count from the end) and for a map with the number key i; it
+                                                        # raises for everything else (a map without the key, a number, nothing...), and
+                                                        # ops.index then answers the Synsema way or says why. One type test, not two.
+                                                        try:
+                                                            r0 = x[i]
+                                                        except Exception:
+                                                            r0 = index(x, i)
+                                                    elif type(x) is dict and type(i) is str:
+                                                        r0 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                    else:
                                                         r0 = index(x, i)
-                                                elif type(x) is dict and type(i) is str:
-                                                    r0 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
-                                                else:
-                                                    r0 = index(x, i)
-                                            except Exception:
-                                                vm.part = 0
-                                                raise
-                                            push(arg[1](r0))
+                                                except Exception:
+                                                    vm.part = 0
+                                                    raise
+                                                push(arg[1](r0))
+                                            else:
+                                                # RETURN_CONST (174) = CONST RETURN
+                                                if not frames:
+                                                    return arg[0]
+                                                code, pc, locals_ = frames.pop()
+                                                push(arg[0])
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 vm.trace_frame(err, code, pc - 1)

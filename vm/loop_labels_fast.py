@@ -2394,17 +2394,29 @@ def run_labels(vm, closure, args,
                                                         release(vm, base_depth + len(frames), rid)
                                                     pc += 1
                                                 else:
-                                                    # STORE_LOCAL_REL (173) = STORE_LOCAL PC_RELEASE
-                                                    s, rid = arg
-                                                    v = pop()
-                                                    if pcs and vm.pc:
-                                                        vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
-                                                        _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0, _local_name(vm.owner[id(code)], s))
-                                                        v = _join(v, vm.pc)
-                                                    locals_[s] = v
-                                                    if pcs:     # vm.pc_stack, mutated in place only
-                                                        release(vm, base_depth + len(frames), rid)
-                                                    pc += 1
+                                                    if op < 174:
+                                                        # STORE_LOCAL_REL (173) = STORE_LOCAL PC_RELEASE
+                                                        s, rid = arg
+                                                        v = pop()
+                                                        if pcs and vm.pc:
+                                                            vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
+                                                            _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0, _local_name(vm.owner[id(code)], s))
+                                                            v = _join(v, vm.pc)
+                                                        locals_[s] = v
+                                                        if pcs:     # vm.pc_stack, mutated in place only
+                                                            release(vm, base_depth + len(frames), rid)
+                                                        pc += 1
+                                                    else:
+                                                        # RETURN_CONST (174) = CONST RETURN
+                                                        val = arg[0]
+                                                        if pcs:
+                                                            if vm.pc:
+                                                                val = _join(val, vm.pc)
+                                                            drop_frames(vm, base_depth + len(frames))
+                                                        if not frames:
+                                                            return val
+                                                        code, pc, locals_, stamps = frames.pop()
+                                                        push(val)
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 if vm.pc:

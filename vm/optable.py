@@ -79,6 +79,7 @@ INTERNAL = [
     ('CMP_LC_JF', 112, 'LOAD_LOCAL a; CONST c; LE|GT|GE|EQ|NE; JUMP_IF_FALSE t'),
     ('EQ_C_JF', 113, 'CONST c; EQ; JUMP_IF_FALSE t'),
     ('RETURN_LOCAL', 114, 'LOAD_LOCAL a; RETURN'),
+    ('RETURN_CONST', 174, 'CONST c; RETURN'),
     ('FOR_ITER_DECL', 115, 'FOR_ITER t; DECLARE_LOCAL s'),
     ('CMP_LL_JF', 116, 'LOAD_LOCAL a; LOAD_LOCAL b; LE|GT|GE|EQ|NE; JUMP_IF_FALSE t'),
     ('CALL1_SUB_LC', 117, 'LOAD_LOCAL a; CONST c; SUB; CALL_TASK f 1 (recursion on n - 1)'),
@@ -207,6 +208,7 @@ FIELDS = {
     112: ('s', 'k', 'kind', 't', 'rid'),  # CMP_LC_JF
     113: ('k', 't', 'rid'),  # EQ_C_JF
     114: ('s',),  # RETURN_LOCAL
+    174: ('k',),  # RETURN_CONST
     115: ('t', 's'),  # FOR_ITER_DECL
     116: ('s', 's', 'kind', 't', 'rid'),  # CMP_LL_JF
     117: ('s', 'k', 'callee', 'n', 'pad', 'fcode'),  # CALL1_SUB_LC
@@ -281,16 +283,16 @@ FLOW = {1: 'next', 2: 'next', 3: 'next', 4: 'next', 5: 'next', 6: 'next', 7: 'ne
     'next', 49: 'next', 50: 'next', 100: 'jump', 101: 'next', 150: 'next', 151: 'next',
     152: 'next', 102: 'next', 103: 'next', 104: 'next', 105: 'next', 106: 'next', 107:
     'next', 108: 'next', 109: 'next', 110: 'branch', 111: 'branch', 112: 'branch', 113:
-    'branch', 114: 'next', 115: 'branch', 116: 'branch', 117: 'next', 118: 'next', 119:
-    'next', 120: 'next', 121: 'next', 122: 'next', 123: 'branch', 125: 'next', 126:
-    'next', 127: 'next', 131: 'next', 136: 'next', 133: 'next', 134: 'next', 137: 'next',
-    138: 'next', 139: 'next', 145: 'next', 146: 'next', 135: 'next', 140: 'next', 141:
-    'next', 142: 'next', 143: 'next', 144: 'next', 170: 'next', 171: 'next', 148: 'next',
-    149: 'next', 147: 'branch', 132: 'branch', 154: 'branch', 155: 'branch', 156:
-    'branch', 157: 'branch', 158: 'branch', 159: 'branch', 160: 'branch', 161: 'branch',
-    169: 'branch', 172: 'next', 173: 'next', 162: 'branch', 163: 'branch', 164: 'branch',
-    165: 'branch', 166: 'branch', 167: 'branch', 168: 'branch', 153: 'branch', 128:
-    'next', 129: 'next', 130: 'next', 124: 'branch'}
+    'branch', 114: 'next', 174: 'next', 115: 'branch', 116: 'branch', 117: 'next', 118:
+    'next', 119: 'next', 120: 'next', 121: 'next', 122: 'next', 123: 'branch', 125:
+    'next', 126: 'next', 127: 'next', 131: 'next', 136: 'next', 133: 'next', 134: 'next',
+    137: 'next', 138: 'next', 139: 'next', 145: 'next', 146: 'next', 135: 'next', 140:
+    'next', 141: 'next', 142: 'next', 143: 'next', 144: 'next', 170: 'next', 171: 'next',
+    148: 'next', 149: 'next', 147: 'branch', 132: 'branch', 154: 'branch', 155: 'branch',
+    156: 'branch', 157: 'branch', 158: 'branch', 159: 'branch', 160: 'branch', 161:
+    'branch', 169: 'branch', 172: 'next', 173: 'next', 162: 'branch', 163: 'branch', 164:
+    'branch', 165: 'branch', 166: 'branch', 167: 'branch', 168: 'branch', 153: 'branch',
+    128: 'next', 129: 'next', 130: 'next', 124: 'branch'}
 
 # Stack pictures: (inputs -- outputs), deepest first; x[n] is n values
 PICTURES = {
@@ -406,6 +408,8 @@ FUSED = [
      lambda A, i, code, n, targets, better_later: not better_later(code, i, n, targets)),  # LOAD_LOCAL2
     (114, ({3: None}, {39: None},), 1,
      lambda A, i, code, n, targets, better_later: True),  # RETURN_LOCAL
+    (174, ({1: None}, {39: None},), 1,
+     lambda A, i, code, n, targets, better_later: True),  # RETURN_CONST
     (115, ({35: None}, {5: None},), 0,
      lambda A, i, code, n, targets, better_later: True),  # FOR_ITER_DECL
     (118, ({11: None}, {39: None},), 0,

@@ -81,6 +81,7 @@ class CodeGen:
         self.program = program
         self.name = source_name
         self.const_index = {}
+        self.block_index = {}
 
     def const(self, value):
         # The type keeps 1, 1.0 and true apart; repr keeps 0.0 and -0.0 apart.
@@ -90,6 +91,17 @@ class CodeGen:
             i = len(self.program.consts)
             self.program.consts.append(value)
             self.const_index[key] = i
+        return i
+
+    def const_block(self, values):
+        """The index of len(values) constants in a row equal to values (a map literal's
+        keys, BUILD_MAP_KEYS): one block for every literal with the same keys."""
+        key = tuple(values)
+        i = self.block_index.get(key)
+        if i is None:
+            i = len(self.program.consts)
+            self.program.consts.extend(values)
+            self.block_index[key] = i
         return i
 
     def error(self, msg, node):
@@ -358,6 +370,13 @@ class CodeGen:
         elif k == "map":
             self.count(len(x.pairs), "too many keys in one map literal (build it in parts "
                        "with put, or read it with json_decode)", x)
+            if x.pairs and all(a.kind == "text" for a, _ in x.pairs):
+                # Text keys only: the values are pushed, the keys are constants in a row.
+                for _, b in x.pairs:
+                    self.expr(b, e)
+                e.emit_at(x, O.BUILD_MAP_KEYS, self.const_block([a.value for a, _ in x.pairs]),
+                          len(x.pairs))
+                return
             for a, b in x.pairs:
                 self.expr(a, e)
                 self.expr(b, e)

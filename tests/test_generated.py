@@ -4,7 +4,7 @@ instructions) must behave exactly like the instructions they are made of."""
 
 import functools
 import io
-import sys
+import re
 
 import pytest
 
@@ -42,33 +42,30 @@ def test_every_instruction_and_superinstruction_is_in_both_loops():
             assert f"# {f['name']} ({f['code']}) = {' '.join(f['parts'])}" in text
 
 
-@pytest.mark.skipif(sys.version_info[:2] != (3, 11),
-                    reason="the long-jump rule is CPython 3.11's (tools/gen_dispatch.py FAR_TOKENS)")
 @pytest.mark.parametrize("module,fn", [("loop_fast", "run_plain"),
                                        ("loop_labels_fast", "run_labels")])
-def test_no_dispatch_comparison_is_left_before_a_long_jump(module, fn):
-    # 3.11 leaves a comparison generic for good when an EXTENDED_ARG sits between it and
-    # its jump; the generator writes those tests as table reads. Its measure (tokens) must
-    # catch every one, or the dispatch loses what the tables won.
+def test_every_dispatch_test_reads_a_table_not_a_comparison(module, fn):
+    # tools/gen_dispatch.py _emit: a comparison before a long jump stays generic for good
+    # on CPython 3.11 (and a short one costs more than the table read): no dispatch test
+    # may be compiled to a COMPARE_OP.
     import dis
     import importlib
     mod = importlib.import_module(f"synsema.vm.{module}")
     lines = open(mod.__file__).read().split("\n")
-    ins = list(dis.get_instructions(getattr(mod, fn)))
-    long_tests, tests = [], 0
-    for a, b in zip(ins, ins[1:]):
-        line = a.positions.lineno and lines[a.positions.lineno - 1].strip()
-        if a.opname == "COMPARE_OP" and line and line.startswith("if op < "):
-            tests += 1
-            if b.opname == "EXTENDED_ARG":
-                long_tests.append(line)
-    assert tests > 20 and long_tests == []
+    tree = [n for n, l in enumerate(lines, 1) if re.match(r"\s*if below_\d+\[op\]:", l)]
+    assert len(tree) > 50
+    assert not [l for l in lines if re.match(r"\s*if op [<>]", l)]
+    ops_at = {}
+    for a in dis.get_instructions(getattr(mod, fn)):
+        if a.positions.lineno:
+            ops_at.setdefault(a.positions.lineno, []).append(a.opname)
+    for n in tree:
+        assert "COMPARE_OP" not in ops_at[n] and "BINARY_SUBSCR" in ops_at[n], (n, ops_at[n])
 
 
-def test_the_tables_of_long_tests_say_op_below_k():
+def test_the_tables_of_the_tests_say_op_below_k():
     from synsema.vm import loop_fast, loop_labels_fast
     for mod in (loop_fast, loop_labels_fast):
-        assert mod._BELOW, "no long tests: the generator's measure has changed"
         for k, table in mod._BELOW.items():
             assert [op for op in range(256) if table[op]] == list(range(k))
 
@@ -337,3 +334,44 @@ def _values(x, i):
     vm = VM(prog, Options(out=io.StringIO().write))
     vm.run_main()
     return vm.globals[0], vm.globals[1]
+
+
+# ---- map literals: BUILD_MAP_KEYS (text keys) and BUILD_MAP (any other) ------------------
+
+def _ops_of(source):
+    from synsema.vm import opcodes as O
+    prog = compile_source(source, "m.syn")
+    return [op.name for f in prog.functions for _, op, _ in O.iter_instructions(f.code)]
+
+
+def test_a_map_literal_of_text_keys_pushes_only_its_values():
+    ops = _ops_of('let a be 1\nlet m be {"x": a, "y": [a], "x": 3}\n')
+    assert "BUILD_MAP_KEYS" in ops and "BUILD_MAP" not in ops
+    # Any other key (a number, a bool, a name, an expression): the keys are pushed.
+    for lit in ('{1: 2}', '{"a": 1, 2: 3}', '{k: 1}', '{"a" + "b": 1}', '{true: 1}', '{}'):
+        ops = _ops_of(f'let k be "a"\nlet m be {lit}\n')
+        assert "BUILD_MAP" in ops and "BUILD_MAP_KEYS" not in ops, lit
+
+
+@pytest.mark.parametrize("labels", [False, True])
+def test_map_literals_of_text_keys_mean_what_they_meant(labels):
+    # The same maps as BUILD_MAP builds: keys in order, a repeated key keeps its last
+    # value in the first key's place, nested literals sharing a block of keys, values
+    # evaluated left to right (the first failing one is the error, at its place).
+    src = ('let m be {"b": 1, "a": 2, "b": 3}\n'
+           'print([m, keys(m)])\nprint({"x": {"x": {"x": 1}}})\n'
+           'print(json_encode({"q": [1, 2], "r": nothing}))\n'
+           'let bad be {"a": 1,\n    "b": 1 + "x",\n    "c": [][5]}\n')
+    out, err, _, trace = _run(src, labels)
+    assert out == ('[{"b": 3, "a": 2}, ["b", "a"]]\n{"x": {"x": {"x": 1}}}\n'
+                   '{"q": [1, 2], "r": null}\n'), out
+    assert err is not None and "number and text" in err, err
+    assert trace and trace[0][0] == 6, trace
+
+
+def test_map_literals_of_text_keys_keep_each_values_label():
+    src = ('let s be private(5, "s")\nlet m be {"p": s, "q": 1}\n'
+           'print(declassify([labels_of(m.p), labels_of(m.q), labels_of(m)], "ok"))\n'
+           'when s > 2\n    let n be {"in": 1}\n    print(declassify(labels_of(n), "ok"))\n')
+    out, err, _, _ = _run(src, True)
+    assert out == '[["s"], [], ["s"]]\n' and "print" in (err or ""), (out, err)

@@ -756,3 +756,22 @@ def test_positions_far_past_any_source_are_refused():
     refused(p, "column at most")
     p.main.positions = [(0, 2 ** 40, 1)]
     refused(p, "line at most")
+
+
+# ---- BUILD_MAP_KEYS: its keys are n text constants in a row from k ------------------------
+
+def test_build_map_keys_accepts_text_keys_in_the_pool():
+    verify(make([O.CONST, 0, O.CONST, 0, O.BUILD_MAP_KEYS, 1, 2, O.POP] + RET_NOTHING,
+                consts=(None, "a", "b")))
+
+
+@pytest.mark.parametrize("k,n,consts,fragments", [
+    (1, 0, (None, "a"), ("BUILD_MAP_KEYS needs at least one key",)),
+    (1, 2, (None, "a"), ("names constants 1 to 2, but there are 2",)),
+    (1, 2, (None, "a", 7), ("needs text keys, constant 2 is 7",)),
+    (0, 1, (None,), ("needs text keys, constant 0 is None",)),
+    (5, 1, (None, "a"), ("constant",)),
+])
+def test_build_map_keys_refuses_keys_that_are_not_texts_in_the_pool(k, n, consts, fragments):
+    code = [O.CONST, 0] * max(n, 1) + [O.BUILD_MAP_KEYS, k, n, O.POP] + RET_NOTHING
+    refused(make(code, consts=consts), "BUILD_MAP_KEYS", *fragments)

@@ -24,52 +24,52 @@ SOURCE = "vm/instructions.py"
 OUTPUTS = {"vm/loop_fast.py": False, "vm/loop_labels_fast.py": True}
 TABLE = "vm/optable.py"
 
-# How often each instruction runs: measured by `tools/profile_pairs.py --weights` (and
-# `--labels`) over the bench/twins.py programs, per mille of the instructions each program
-# runs, averaged over the programs; one missing here (a new one) has DEFAULT_WEIGHT until
-# measured. One is set by hand: CALL1_SUB_LC (fib's recursive call) is 55, not its
-# measured 43. A share per program rises for the rest of a program when superinstructions
-# take some of its dispatches away (the loop ends fused with their jump back did), which
-# pushed it one test deeper and fib 2-3% slower; issue 14 asks that fib be no slower.
+# How often each instruction runs: measured by `tools/profile_pairs.py --weights
+# --per-second` (and `--labels`) over the bench/twins.py programs: each program's
+# instruction counts per second of its CPython twin, in per mille of the total, so the
+# tree has the least sum of the programs' ratios to CPython (a program that runs many
+# dispatches for little work weighs more). One missing here (a new one) has DEFAULT_WEIGHT
+# until measured.
 WEIGHT = {
-    'MOD_LC_EQ_C_JF': 92, 'LOAD_LOCAL': 60, 'INDEX_LLL': 51, 'CALL1_SUB_LC': 55,
-    'CONST': 40, 'LT_LC_RET_LOCAL': 36, 'MUL_LC': 36, 'MOD_LC': 34,
-    'ADD_LC_ST_LT_LC_BACK': 34, 'ADD': 31, 'CONST2': 29, 'MUL_ADD_TO_BACK': 25,
-    'FOR_BACK': 24, 'CALL_BUILTIN1_L': 24, 'FIELD_L': 24, 'ADD_LL_ST_BACK': 23,
-    'CALL_BUILTIN_1': 23, 'ADD_RETURN': 22, 'MOD': 21, 'BUILD_MAP': 19, 'ADD_C': 19,
-    'RETURN': 18, 'DECLARE_LOCAL_LOAD': 17, 'CALL_TASK': 14, 'INDEX_LOCAL_DECL': 14,
-    'APPEND_LOCAL': 13, 'SET_ITEM_LOCAL': 13, 'CALL_BUILTIN3_LLC': 13, 'ADD_LC_ST': 12,
-    'JUMP': 12, 'JUMP_IF_FALSE': 11, 'INDEX': 10, 'ADD_TO_LOCAL_BACK': 8, 'CALL1_LL': 8,
-    'CALL': 8, 'CALL_BUILTIN2_C': 6, 'CMP_LC_JF': 6, 'ADD_C_SET_ITEM': 6,
-    'INDEX_LOCAL_CALL1': 6, 'ADD_C_SET_ITEM_BACK': 6, 'CMP_C': 6, 'BUILD_LIST': 5,
-    'APPEND_LOCAL_BACK': 5, 'ADD_LC_RET': 5, 'MUL_LC_RET': 5, 'SUB_LC_RET': 5,
-    'ADD_TO_LOCAL': 5, 'SUB_LL_ST': 5, 'ADD_ST': 5, 'LOAD_LOCAL2': 5, 'FIELD': 3,
-    'AND_JUMP': 3, 'STORE_LOCAL': 3, 'CALL_VM_BUILTIN': 3, 'CHECK_BOOL': 3, 'MUL': 2,
-    'ADD_LC': 2, 'CALL_BUILTIN_2': 2, 'INDEX_LOCAL': 2, 'EQ_C_JF': 2, 'TRY_BEGIN': 2,
-    'CALL_BUILTIN_3': 2, 'SET_ITEM_LOCAL_BACK': 2, 'DECLARE_LOCAL': 2, 'TRY_END': 2,
-    'JUMP_IF_SET': 1, 'ITER_START': 1, 'FOR_ITER_DECL': 1, 'ADD_LL': 1, 'LT_LC_JF': 1,
-    'INDEX_LL': 1, 'GT': 1, 'CALL_VM_BUILTIN_POP': 1, 'FIELD_CALL1': 1,
-    'STORE_LOCAL_BACK': 1, 'RETURN_LOCAL': 1, 'MAKE_LAMBDA': 1,
+    'INDEX_LLL': 83, 'MOD_LC_EQ_C_JF': 76, 'LOAD_LOCAL': 56, 'CALL1_SUB_LC': 55,
+    'LT_LC_RET_LOCAL': 48, 'MUL_ADD_TO_BACK': 42, 'MOD_LC': 38, 'MUL_LC': 34, 'CONST':
+    30, 'ADD_LC_ST_LT_LC_BACK': 29, 'ADD': 28, 'ADD_RETURN': 27, 'FIELD_L': 25,
+    'CALL_BUILTIN1_L': 22, 'MOD': 21, 'RETURN': 21, 'CONST2': 21, 'CALL_BUILTIN_1': 20,
+    'FOR_BACK': 18, 'INDEX_LOCAL_DECL': 18, 'ADD_LL_ST_BACK': 18, 'CALL_TASK': 17,
+    'ADD_C': 15, 'DECLARE_LOCAL_LOAD': 15, 'CALL_BUILTIN3_LLC': 14, 'BUILD_MAP': 14,
+    'ADD_LC_ST': 12, 'ADD_TO_LOCAL_BACK': 11, 'CALL1_LL': 11, 'CALL': 11, 'APPEND_LOCAL':
+    10, 'SET_ITEM_LOCAL': 10, 'JUMP_IF_FALSE': 10, 'JUMP': 9, 'ADD_C_SET_ITEM': 7,
+    'INDEX_LOCAL_CALL1': 7, 'ADD_C_SET_ITEM_BACK': 7, 'ADD_LC_RET': 7, 'MUL_LC_RET': 7,
+    'SUB_LC_RET': 7, 'CALL_BUILTIN2_C': 7, 'CMP_LC_JF': 7, 'APPEND_LOCAL_BACK': 7,
+    'CMP_C': 6, 'ADD_TO_LOCAL': 5, 'SUB_LL_ST': 5, 'ADD_ST': 5, 'LOAD_LOCAL2': 4,
+    'FIELD': 4, 'BUILD_LIST': 3, 'INDEX': 3, 'AND_JUMP': 3, 'CHECK_BOOL': 3, 'MUL': 2,
+    'CALL_BUILTIN_3': 2, 'SET_ITEM_LOCAL_BACK': 2, 'ITER_START': 1, 'FOR_ITER_DECL': 1,
+    'STORE_LOCAL': 1, 'INDEX_LL': 1, 'GT': 1, 'DECLARE_LOCAL': 1, 'CALL_VM_BUILTIN_POP':
+    1, 'RETURN_CONST': 1, 'FIELD_CALL1': 1, 'ADD_LC': 1, 'STORE_LOCAL_BACK': 1,
+    'CALL_BUILTIN_2': 1, 'RETURN_LOCAL': 1, 'MAKE_LAMBDA': 1, 'LT_LC_JF': 1,
+    'INDEX_LOCAL': 1, 'CALL_VM_BUILTIN': 1, 'EQ_C_JF': 1, 'TRY_BEGIN': 1, 'ADD_LL': 1,
+    'TRY_END': 1, 'JUMP_IF_SET': 1,
 }
 LABELS_WEIGHT = {
-    'MOD_LC_EQ_C_JF': 80, 'LOAD_LOCAL': 60, 'INDEX_LLL': 51, 'CALL1_SUB_LC': 43,
-    'RELEASE_BACK': 39, 'CONST': 39, 'LT_LC_RET_LOCAL': 36, 'MUL_LC': 35, 'MOD_LC': 34,
-    'ADD_LC_ST_LT_LC_BACK': 33, 'ADD': 30, 'CONST2': 28, 'MUL_ADD_TO_BACK': 25,
-    'CALL_BUILTIN1_L': 24, 'FIELD_L': 23, 'CALL_BUILTIN_1': 23, 'ADD_RETURN': 22, 'MOD': 21,
-    'BUILD_MAP': 19, 'ADD_C': 18, 'RETURN': 18, 'ADD_LL_ST': 18, 'DECLARE_LOCAL_LOAD': 17,
-    'PC_RELEASE': 15, 'SET_ITEM_LOCAL': 15, 'CALL_TASK': 14, 'INDEX_LOCAL_DECL': 14,
-    'APPEND_LOCAL': 13, 'CALL_BUILTIN3_LLC': 13, 'ADD_LC_ST_REL': 11, 'JUMP_RELEASE': 11,
-    'JUMP_IF_FALSE': 11, 'INDEX': 10, 'ADD_TO_LOCAL_BACK': 8, 'CALL1_LL': 8, 'CALL': 8,
-    'CALL_BUILTIN2_C': 6, 'CMP_LC_JF': 6, 'ADD_C_SET_ITEM': 6, 'INDEX_LOCAL_CALL1': 6,
-    'ADD_C_SET_ITEM_BACK': 6, 'CMP_C': 5, 'ADD_LC_RET': 5, 'MUL_LC_RET': 5, 'SUB_LC_RET': 5,
-    'BUILD_LIST': 5, 'APPEND_LOCAL_BACK': 5, 'ADD_TO_LOCAL': 5, 'LOAD_LOCAL2': 5,
-    'SUB_LL_ST': 5, 'ADD_ST': 5, 'FIELD': 3, 'AND_JUMP': 3, 'STORE_LOCAL': 3,
-    'CALL_VM_BUILTIN': 3, 'CHECK_BOOL': 2, 'MUL': 2, 'ADD_LC': 2, 'CALL_BUILTIN_2': 2,
-    'INDEX_LOCAL': 2, 'EQ_C_JF': 2, 'TRY_BEGIN': 2, 'CALL_BUILTIN_3': 2, 'TRY_END': 2,
-    'DECLARE_LOCAL': 1, 'JUMP_IF_SET': 1, 'ITER_START': 1, 'FOR_ITER_DECL': 1,
-    'ADD_LL_ST_BACK': 1, 'STORE_LOCAL_REL': 1, 'ADD_LL': 1, 'LT_LC_JF': 1, 'INDEX_LL': 1,
-    'GT': 1, 'CALL_VM_BUILTIN_POP': 1, 'FIELD_CALL1': 1, 'FOR_BACK': 1, 'RETURN_LOCAL': 1,
-    'MAKE_LAMBDA': 1,
+    'MOD_LC_EQ_C_JF': 71, 'INDEX_LLL': 70, 'LOAD_LOCAL': 55, 'CALL1_SUB_LC': 51,
+    'LT_LC_RET_LOCAL': 44, 'MOD_LC': 39, 'RELEASE_BACK': 37, 'MUL_ADD_TO_BACK': 35,
+    'MUL_LC': 30, 'FIELD_L': 29, 'CONST': 27, 'ADD': 26, 'ADD_RETURN': 26, 'CONST2': 25,
+    'ADD_LC_ST_LT_LC_BACK': 24, 'CALL_BUILTIN1_L': 23, 'RETURN': 22, 'MOD': 21,
+    'INDEX_LOCAL_DECL': 20, 'CALL_TASK': 19, 'ADD_LL_ST': 16, 'BUILD_MAP': 16,
+    'CALL_BUILTIN3_LLC': 16, 'PC_RELEASE': 15, 'CALL_BUILTIN_1': 15,
+    'DECLARE_LOCAL_LOAD': 14, 'ADD_C': 12, 'ADD_TO_LOCAL_BACK': 12, 'CALL1_LL': 12,
+    'CALL': 12, 'JUMP_IF_FALSE': 11, 'ADD_LC_ST_REL': 11, 'SET_ITEM_LOCAL': 10,
+    'JUMP_RELEASE': 9, 'ADD_LC_RET': 8, 'MUL_LC_RET': 8, 'SUB_LC_RET': 8, 'CMP_C': 8,
+    'ADD_C_SET_ITEM': 8, 'INDEX_LOCAL_CALL1': 8, 'ADD_C_SET_ITEM_BACK': 8,
+    'APPEND_LOCAL': 7, 'APPEND_LOCAL_BACK': 7, 'CALL_BUILTIN2_C': 7, 'CMP_LC_JF': 7,
+    'FIELD': 5, 'ADD_TO_LOCAL': 4, 'SUB_LL_ST': 4, 'BUILD_LIST': 4, 'INDEX': 4,
+    'AND_JUMP': 4, 'LOAD_LOCAL2': 4, 'CHECK_BOOL': 3, 'ADD_ST': 3, 'CALL_BUILTIN_3': 2,
+    'MUL': 2, 'ITER_START': 1, 'FOR_ITER_DECL': 1, 'ADD_LL_ST_BACK': 1,
+    'STORE_LOCAL_REL': 1, 'INDEX_LL': 1, 'GT': 1, 'DECLARE_LOCAL': 1,
+    'CALL_VM_BUILTIN_POP': 1, 'RETURN_CONST': 1, 'FIELD_CALL1': 1, 'ADD_LC': 1,
+    'STORE_LOCAL': 1, 'FOR_BACK': 1, 'CALL_BUILTIN_2': 1, 'RETURN_LOCAL': 1,
+    'MAKE_LAMBDA': 1, 'LT_LC_JF': 1, 'INDEX_LOCAL': 1, 'CALL_VM_BUILTIN': 1, 'EQ_C_JF':
+    1, 'TRY_BEGIN': 1, 'ADD_LL': 1, 'TRY_END': 1, 'JUMP_IF_SET': 1,
 }
 DEFAULT_WEIGHT = 1
 
@@ -738,12 +738,11 @@ def leaves(ns, labels):
     return out
 
 
-def tree(items, indent, out, weight, far):
+def tree(items, indent, out, weight, keys):
     """The dispatch: `if op < K:` tests over the handlers in opcode order, shaped as the
     binary tree of least expected depth for these frequencies (an optimal alphabetic
-    tree, by dynamic programming: cost[i][j] = weight(i..j) + min over the split).
-    A test whose `if` branch is long reads a table instead (FAR_TOKENS); adds its K to
-    `far`."""
+    tree, by dynamic programming: cost[i][j] = weight(i..j) + min over the split). Each
+    test reads a table (below); adds its K to `keys`."""
     w = [weight.get(name, DEFAULT_WEIGHT) for _, name, _, _ in items]
     n = len(items)
     pre = [0]
@@ -761,52 +760,30 @@ def tree(items, indent, out, weight, far):
                     best, at = c, k
             cost[i][j] = best + pre[j] - pre[i]
             cut[i][j] = at
-    _emit(items, 0, n, cut, indent, out, far)
+    _emit(items, 0, n, cut, indent, out, keys)
 
 
-# CPython 3.11 fuses a comparison with the conditional jump after it (COMPARE_OP_INT_JUMP)
-# only when the jump is short: one that skips more than 255 code units is written with an
-# EXTENDED_ARG first, and the comparison stays generic for good. Those are the tests at the
-# top of the tree, which every dispatch passes through; they cost about 15% of the general
-# programs' time (bench/). Such a test reads a tuple of bools instead (`below_K[op]`, a
-# specialized tuple index, then a plain jump), whatever the jump's length. An `if` branch of
-# more than FAR_TOKENS tokens is taken to be long: a measure of the text, so the
-# output is the same on every Python; tests/test_generated.py checks on 3.11 that no test
-# of the tree it left as a comparison has a long jump.
-FAR_TOKENS = 130
+# Each test reads a tuple of bools (`below_K[op]`, op < K: a specialized tuple index and a
+# plain jump), not a comparison: measured on 3.11, a comparison before a short jump
+# (COMPARE_OP_INT_JUMP) costs about 10% more than the table read, and one before a long
+# jump (the tests at the top of the tree, which every dispatch passes through) about twice
+# as much, since CPython leaves it generic for good when an EXTENDED_ARG sits between it
+# and its jump. Together they cost about 15% of the general programs' time (bench/).
 
 
-def _tokens(lines):
-    """How many tokens (names, numbers, strings, operators) the lines hold: a measure of
-    their bytecode's length that does not depend on the Python running this (on 3.11 the
-    shortest long branch of either loop has 141, the longest short one 200)."""
-    import io
-    import textwrap
-    import tokenize
-    text = textwrap.dedent("\n".join(lines)) + "\n"
-    kinds = (tokenize.NAME, tokenize.NUMBER, tokenize.STRING, tokenize.OP)
-    return sum(1 for t in tokenize.generate_tokens(io.StringIO(text).readline)
-               if t.type in kinds)
-
-
-def _emit(items, i, j, cut, indent, out, far):
+def _emit(items, i, j, cut, indent, out, keys):
     if j - i == 1:
         code, name, parts, body = items[i]
         out.append(f"{indent}# {name} ({code})" + (f" = {parts}" if parts else ""))
         out += [indent + l if l.strip() else "" for l in body] or [indent + "pass"]
         return
     k = cut[i][j]
-    first = []
-    _emit(items, i, k, cut, indent + "    ", first, far)
     K = items[k][0]
-    if _tokens(first) > FAR_TOKENS:
-        far.add(K)
-        out.append(f"{indent}if below_{K}[op]:     # op < {K}")
-    else:
-        out.append(f"{indent}if op < {K}:")
-    out += first
+    keys.add(K)
+    out.append(f"{indent}if below_{K}[op]:     # op < {K}")
+    _emit(items, i, k, cut, indent + "    ", out, keys)
     out.append(f"{indent}else:")
-    _emit(items, k, j, cut, indent + "    ", out, far)
+    _emit(items, k, j, cut, indent + "    ", out, keys)
 
 
 # Names the handlers read, made locals of the loop function by default parameters: a local
@@ -816,9 +793,9 @@ HOISTED = ["type", "int", "str", "list", "dict", "len", "next", "UNSET", "Closur
 LABELS_HOISTED = ["Labeled"]
 
 
-def _params(labels, far, width):
+def _params(labels, keys, width):
     names = HOISTED + (LABELS_HOISTED if labels else [])
-    items = [f"{n}={n}" for n in names] + [f"below_{k}=_BELOW[{k}]" for k in sorted(far)]
+    items = [f"{n}={n}" for n in names] + [f"below_{k}=_BELOW[{k}]" for k in sorted(keys)]
     import textwrap
     return textwrap.wrap(", ".join(items), width, break_long_words=False,
                          break_on_hyphens=False)
@@ -832,26 +809,26 @@ def loop(ns, labels):
              if l.strip() or not src.strip()]
     lines = fold(lines, labels)
     at = next(i for i, l in enumerate(lines) if l.strip() == "@dispatch")
-    body, far = [], set()
+    body, keys = [], set()
     items = leaves(ns, labels)
     assert max(c for c, _, _, _ in items) < 256
-    tree(items, " " * indent_of(lines[at]), body, LABELS_WEIGHT if labels else WEIGHT, far)
+    tree(items, " " * indent_of(lines[at]), body, LABELS_WEIGHT if labels else WEIGHT, keys)
     lines[at:at + 1] = body
     d = next(i for i, l in enumerate(lines) if "@hoisted" in l)
     head, tail = lines[d].split("@hoisted")
     pad = " " * (head.index("(") + 1)
-    params = _params(labels, far, 90 - len(pad))
+    params = _params(labels, keys, 90 - len(pad))
     params[-1] += tail
-    lines[d:d + 1] = [head.rstrip(), pad + "# locals by default parameters (HOISTED, FAR_TOKENS "
+    lines[d:d + 1] = [head.rstrip(), pad + "# locals by default parameters (HOISTED and _emit "
                       "in tools/gen_dispatch.py)"] + [pad + p for p in params]
     # The tables the long tests read, made once at import.
     imp = max(i for i, l in enumerate(lines[:d]) if l.startswith(("import ", "from ")) or
               l.startswith(" "))
     lines[imp + 1:imp + 1] = [
-        "", "# below_K[op] is op < K: the dispatch tests with a long `if` branch read these",
-        "# (tools/gen_dispatch.py FAR_TOKENS says why).",
+        "", "# below_K[op] is op < K: the dispatch tests read these",
+        "# (tools/gen_dispatch.py _emit says why).",
         *_wrapped("_BELOW = {k: tuple(op < k for op in range(256)) for k in (",
-                  [str(k) for k in sorted(far)], ")}")]
+                  [str(k) for k in sorted(keys)], ")}")]
     head = [f'"""GENERATED from {SOURCE} by tools/gen_dispatch.py: do not edit.', "",
             f"The dispatch loop, {what}: every instruction's body from its one definition",
             "(superinstructions as the composition of their parts), dispatched by a tree of",

@@ -2,8 +2,8 @@
 (vm/instructions.py `fused`) are chosen by.
 
     .venv/bin/python tools/profile_pairs.py [--fused] [--general] [--top N] [FILE.syn ...]
-    .venv/bin/python tools/profile_pairs.py --weights [--labels]   (the dispatch weights,
-                                                                      from bench/twins.py)
+    .venv/bin/python tools/profile_pairs.py --weights [--labels] [--per-second]
+                                            (the dispatch weights, from bench/twins.py)
 
 Runs every program (default: examples/, /work/shared/seeds, /work/shared/conformance and
 the bench/twins.py programs; --general: only bench/twins.py GENERAL) with labels off, counting how often each decoded instruction
@@ -99,9 +99,16 @@ def profile(source, name, fused):
     return {k: v / total for k, v in seqs.items()}
 
 
-def weights(progs, labels):
+def weights(progs, labels, per_second=None):
     """How often each decoded instruction runs (superinstructions on), as a share of the
-    instructions run per program, averaged: tools/gen_dispatch.py WEIGHT."""
+    instructions run per program, averaged: tools/gen_dispatch.py WEIGHT.
+
+    per_second ({name: seconds}): count each program's instructions per second of its
+    CPython twin instead (the sum of the shares is then 1000). A program's ratio to
+    CPython is its dispatches' cost over the twin's time, so a tree balanced by these
+    weights has the least sum of the programs' ratios: a program that runs many
+    dispatches for little work (calls, nested reads) weighs more than one whose
+    instructions each do much."""
     from synsema.compiler import compile_source
     from synsema.vm import opcodes as O
     from synsema.vm.machine import VM, Options
@@ -125,9 +132,27 @@ def weights(progs, labels):
         for code in counted.values():
             for i, n in code.counts.items():
                 ops[names[list.__getitem__(code, i)[0]]] += n
-        runs = sum(ops.values()) or 1
+        runs = per_second[name] if per_second else (sum(ops.values()) or 1)
         total.update({k: v / runs for k, v in ops.items()})
-    return {k: max(1, round(1000 * v / len(progs))) for k, v in total.most_common()}
+    scale = 1000 / (sum(total.values()) or 1) if per_second else 1000 / len(progs)
+    return {k: max(1, round(scale * v)) for k, v in total.most_common()}
+
+
+def twin_seconds(general):
+    """{program name in programs(): the best of 5 runs of its CPython twin, in seconds}."""
+    import time
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import twins
+    out = {}
+    for t in twins.GENERAL if general else twins.ALL:
+        best = None
+        for _ in range(5):
+            a = time.perf_counter()
+            t.python()
+            d = time.perf_counter() - a
+            best = d if best is None else min(best, d)
+        out["bench: " + t.name] = best
+    return out
 
 
 def main(argv):
@@ -140,7 +165,8 @@ def main(argv):
         # Where the time goes: the bench/ programs (the corpus' programs are mostly a few
         # instructions long, and the order of the dispatch tree does not matter for them).
         progs = programs(paths, "--general" in argv, twins_only=True)
-        print(weights(progs, "--labels" in argv))
+        per = twin_seconds("--general" in argv) if "--per-second" in argv else None
+        print(weights(progs, "--labels" in argv, per))
         return
     total = collections.Counter()
     progs = programs(paths, "--general" in argv)

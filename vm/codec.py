@@ -52,7 +52,7 @@ from synsema.vm.program import Function, Param, Program
 from synsema.vm.verify import _show, verify
 
 MAGIC = b"SYNB\r\n\x1a\n"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 KINDS = ("main", "task", "lambda", "test")
 _BIGINT = 1
 _INT64 = 2 ** 63

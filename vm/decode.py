@@ -88,6 +88,8 @@ def decode_function(func, program, tasks, builtins, pads, labels, superinstructi
             ins = (O.STORE_LOCAL, a[0])
         elif code in (O.FIELD, O.CHECK_BOOL):
             ins = (code, consts[a[0]])
+        elif code == O.BUILD_MAP_KEYS:
+            ins = (code, (tuple(consts[a[0]:a[0] + a[1]]), a[1]))
         elif code == O.JUMP:
             t = index_of[a[0]]
             ins = (O.JUMP_BACK if t <= here else O.JUMP, t)

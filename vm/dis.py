@@ -76,6 +76,9 @@ def instructions(func, program=None):
             _, line, col = changes[ci]
             ci += 1
         parts = [_meaning(kind, x, func, program) for kind, x in zip(op.operands, a)]
+        if op.code == O.BUILD_MAP_KEYS and program is not None and len(a) == 2:
+            # Its keys are the n constants from k: all of them, not only the first.
+            parts = [_meaning("const", k, func, program) for k in range(a[0], a[0] + a[1])]
         meaning = ", ".join(p for p in parts if p is not None)
         yield Instruction(off, line, col, op.name, a, meaning, off in targets)
 

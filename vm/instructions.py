@@ -546,6 +546,23 @@ inst("ADD_TO_LOCAL", 49, ("local s",), "(b -- )", "next",
 # ADD_TO_LOCAL gives: nothing E does can set xs.
 inst("INDEX_LOCAL", 50, ("local s",), "(i -- r)", "next",
      "`xs[E]` of a local xs: .. i -> .. locals[s][i]", "x = locals_[$s]\n" + _INDEX_BODY)
+# A map literal whose keys are all texts (records, a tool's arguments, JSON): the keys are
+# n constants in a row from k, so only the values are pushed (one dispatch fewer a key
+# after the first, and no key tests). The decoder makes the keys a tuple.
+inst("BUILD_MAP_KEYS", 51, ("const k", "count n"), "(values[n] -- m)", "next",
+     ".. v1..vn -> .. {consts[k]: v1, .., consts[k+n-1]: vn} (the keys are texts)", """\
+keys = $keys
+n = $n
+if LABELS and (vm.pc or Labeled in map(type, stack[-n:])):
+    raw = [x for kv in zip(keys, stack[-n:]) for x in kv]
+    del stack[-n:]
+    items, labels = _plain_seq(raw)
+    m = ops.build_map(items)
+    push(P.build_map(raw, m, vm.pc) if labels or vm.pc else m)
+else:
+    m = dict(zip(keys, stack[-n:]))
+    del stack[-n:]
+    push(m)""", raw=True, fields="keys n")
 
 # ---- internal instructions: made by the decoder ---------------------------------------
 

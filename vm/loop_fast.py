@@ -10,34 +10,60 @@ from synsema.vm import ops
 from synsema.vm.errors import SynError
 from synsema.vm.values import UNSET, Closure, HostFn
 
-# below_K[op] is op < K: the dispatch tests with a long `if` branch read these
-# (tools/gen_dispatch.py FAR_TOKENS says why).
-_BELOW = {k: tuple(op < k for op in range(256)) for k in (12, 15, 16, 18, 20, 24, 25, 28,
-    30, 36, 37, 39, 40, 47, 50, 102, 106, 109, 112, 113, 117, 118, 123, 124, 127, 129,
-    132, 136, 137, 140, 142, 143, 146, 150, 155, 156, 157, 158, 159, 160, 161, 162, 164,
-    166, 167, 168, 170, 171)}
+# below_K[op] is op < K: the dispatch tests read these
+# (tools/gen_dispatch.py _emit says why).
+_BELOW = {k: tuple(op < k for op in range(256)) for k in (2, 3, 4, 5, 6, 7, 8, 10, 11, 12,
+    13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33,
+    34, 35, 36, 37, 38, 39, 40, 41, 43, 44, 45, 46, 47, 48, 49, 50, 51, 100, 101, 102,
+    103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119,
+    120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130, 131, 132, 133, 134, 135, 136,
+    137, 138, 139, 140, 141, 142, 143, 144, 145, 146, 147, 148, 149, 150, 151, 152, 154,
+    155, 156, 157, 158, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 170, 171, 174)}
 
 
 def run_plain(vm, closure, args,
-              # locals by default parameters (HOISTED, FAR_TOKENS in tools/gen_dispatch.py)
+              # locals by default parameters (HOISTED and _emit in tools/gen_dispatch.py)
               type=type, int=int, str=str, list=list, dict=dict, len=len, next=next,
-              UNSET=UNSET, Closure=Closure, HostFn=HostFn, below_12=_BELOW[12],
-              below_15=_BELOW[15], below_16=_BELOW[16], below_18=_BELOW[18],
-              below_20=_BELOW[20], below_24=_BELOW[24], below_25=_BELOW[25],
-              below_28=_BELOW[28], below_30=_BELOW[30], below_36=_BELOW[36],
-              below_37=_BELOW[37], below_39=_BELOW[39], below_40=_BELOW[40],
-              below_47=_BELOW[47], below_50=_BELOW[50], below_102=_BELOW[102],
-              below_106=_BELOW[106], below_109=_BELOW[109], below_112=_BELOW[112],
-              below_113=_BELOW[113], below_117=_BELOW[117], below_118=_BELOW[118],
-              below_123=_BELOW[123], below_124=_BELOW[124], below_127=_BELOW[127],
-              below_129=_BELOW[129], below_132=_BELOW[132], below_136=_BELOW[136],
-              below_137=_BELOW[137], below_140=_BELOW[140], below_142=_BELOW[142],
-              below_143=_BELOW[143], below_146=_BELOW[146], below_150=_BELOW[150],
-              below_155=_BELOW[155], below_156=_BELOW[156], below_157=_BELOW[157],
-              below_158=_BELOW[158], below_159=_BELOW[159], below_160=_BELOW[160],
-              below_161=_BELOW[161], below_162=_BELOW[162], below_164=_BELOW[164],
+              UNSET=UNSET, Closure=Closure, HostFn=HostFn, below_2=_BELOW[2],
+              below_3=_BELOW[3], below_4=_BELOW[4], below_5=_BELOW[5], below_6=_BELOW[6],
+              below_7=_BELOW[7], below_8=_BELOW[8], below_10=_BELOW[10],
+              below_11=_BELOW[11], below_12=_BELOW[12], below_13=_BELOW[13],
+              below_14=_BELOW[14], below_15=_BELOW[15], below_16=_BELOW[16],
+              below_17=_BELOW[17], below_18=_BELOW[18], below_19=_BELOW[19],
+              below_20=_BELOW[20], below_21=_BELOW[21], below_22=_BELOW[22],
+              below_23=_BELOW[23], below_24=_BELOW[24], below_25=_BELOW[25],
+              below_26=_BELOW[26], below_27=_BELOW[27], below_28=_BELOW[28],
+              below_29=_BELOW[29], below_30=_BELOW[30], below_31=_BELOW[31],
+              below_32=_BELOW[32], below_33=_BELOW[33], below_34=_BELOW[34],
+              below_35=_BELOW[35], below_36=_BELOW[36], below_37=_BELOW[37],
+              below_38=_BELOW[38], below_39=_BELOW[39], below_40=_BELOW[40],
+              below_41=_BELOW[41], below_43=_BELOW[43], below_44=_BELOW[44],
+              below_45=_BELOW[45], below_46=_BELOW[46], below_47=_BELOW[47],
+              below_48=_BELOW[48], below_49=_BELOW[49], below_50=_BELOW[50],
+              below_51=_BELOW[51], below_100=_BELOW[100], below_101=_BELOW[101],
+              below_102=_BELOW[102], below_103=_BELOW[103], below_104=_BELOW[104],
+              below_105=_BELOW[105], below_106=_BELOW[106], below_107=_BELOW[107],
+              below_108=_BELOW[108], below_109=_BELOW[109], below_110=_BELOW[110],
+              below_111=_BELOW[111], below_112=_BELOW[112], below_113=_BELOW[113],
+              below_114=_BELOW[114], below_115=_BELOW[115], below_116=_BELOW[116],
+              below_117=_BELOW[117], below_118=_BELOW[118], below_119=_BELOW[119],
+              below_120=_BELOW[120], below_121=_BELOW[121], below_122=_BELOW[122],
+              below_123=_BELOW[123], below_124=_BELOW[124], below_125=_BELOW[125],
+              below_126=_BELOW[126], below_127=_BELOW[127], below_128=_BELOW[128],
+              below_129=_BELOW[129], below_130=_BELOW[130], below_131=_BELOW[131],
+              below_132=_BELOW[132], below_133=_BELOW[133], below_134=_BELOW[134],
+              below_135=_BELOW[135], below_136=_BELOW[136], below_137=_BELOW[137],
+              below_138=_BELOW[138], below_139=_BELOW[139], below_140=_BELOW[140],
+              below_141=_BELOW[141], below_142=_BELOW[142], below_143=_BELOW[143],
+              below_144=_BELOW[144], below_145=_BELOW[145], below_146=_BELOW[146],
+              below_147=_BELOW[147], below_148=_BELOW[148], below_149=_BELOW[149],
+              below_150=_BELOW[150], below_151=_BELOW[151], below_152=_BELOW[152],
+              below_154=_BELOW[154], below_155=_BELOW[155], below_156=_BELOW[156],
+              below_157=_BELOW[157], below_158=_BELOW[158], below_159=_BELOW[159],
+              below_160=_BELOW[160], below_161=_BELOW[161], below_162=_BELOW[162],
+              below_163=_BELOW[163], below_164=_BELOW[164], below_165=_BELOW[165],
               below_166=_BELOW[166], below_167=_BELOW[167], below_168=_BELOW[168],
-              below_170=_BELOW[170], below_171=_BELOW[171]):
+              below_170=_BELOW[170], below_171=_BELOW[171], below_174=_BELOW[174]):
     func = closure.func
     code = vm.decoded[func]
     if func.kind == "main":
@@ -70,33 +96,33 @@ def run_plain(vm, closure, args,
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if below_118[op]:     # op < 118
-                        if below_30[op]:     # op < 30
-                            if op < 4:
-                                if op < 3:
-                                    if op < 2:
-                                        # CONST (1)
-                                        push(arg)
+                    if below_124[op]:     # op < 124
+                        if below_106[op]:     # op < 106
+                            if below_16[op]:     # op < 16
+                                if below_4[op]:     # op < 4
+                                    if below_3[op]:     # op < 3
+                                        if below_2[op]:     # op < 2
+                                            # CONST (1)
+                                            push(arg)
+                                        else:
+                                            # POP (2)
+                                            pop()
                                     else:
-                                        # POP (2)
-                                        pop()
+                                        # LOAD_LOCAL (3)
+                                        push(locals_[arg])
                                 else:
-                                    # LOAD_LOCAL (3)
-                                    push(locals_[arg])
-                            else:
-                                if below_16[op]:     # op < 16
                                     if below_12[op]:     # op < 12
-                                        if op < 11:
-                                            if op < 6:
-                                                if op < 5:
+                                        if below_11[op]:     # op < 11
+                                            if below_6[op]:     # op < 6
+                                                if below_5[op]:     # op < 5
                                                     # STORE_LOCAL (4)
                                                     locals_[arg] = pop()
                                                 else:
                                                     # DECLARE_LOCAL (5)
                                                     locals_[arg] = pop()
                                             else:
-                                                if op < 8:
-                                                    if op < 7:
+                                                if below_8[op]:     # op < 8
+                                                    if below_7[op]:     # op < 7
                                                         # LOAD_GLOBAL (6)
                                                         v = glob[arg]
                                                         if v is UNSET:
@@ -106,7 +132,7 @@ def run_plain(vm, closure, args,
                                                         # STORE_GLOBAL (7)
                                                         glob[arg] = pop()
                                                 else:
-                                                    if op < 10:
+                                                    if below_10[op]:     # op < 10
                                                         # DECLARE_GLOBAL (8)
                                                         glob[arg] = pop()
                                                     else:
@@ -130,7 +156,7 @@ def run_plain(vm, closure, args,
                                                 stack[-1] = add(a, b)
                                     else:
                                         if below_15[op]:     # op < 15
-                                            if op < 13:
+                                            if below_13[op]:     # op < 13
                                                 # SUB (12)
                                                 b = pop()
                                                 a = stack[-1]
@@ -139,7 +165,7 @@ def run_plain(vm, closure, args,
                                                 else:
                                                     stack[-1] = sub(a, b)
                                             else:
-                                                if op < 14:
+                                                if below_14[op]:     # op < 14
                                                     # MUL (13)
                                                     b = pop()
                                                     a = stack[-1]
@@ -159,13 +185,14 @@ def run_plain(vm, closure, args,
                                                 stack[-1] = a % b
                                             else:
                                                 stack[-1] = mod(a, b)
-                                else:
-                                    if below_28[op]:     # op < 28
-                                        if below_25[op]:     # op < 25
+                            else:
+                                if below_37[op]:     # op < 37
+                                    if below_29[op]:     # op < 29
+                                        if below_28[op]:     # op < 28
                                             if below_24[op]:     # op < 24
                                                 if below_20[op]:     # op < 20
                                                     if below_18[op]:     # op < 18
-                                                        if op < 17:
+                                                        if below_17[op]:     # op < 17
                                                             # EQ (16)
                                                             b = pop()
                                                             a = stack[-1]
@@ -182,7 +209,7 @@ def run_plain(vm, closure, args,
                                                             else:
                                                                 stack[-1] = not eq(a, b)
                                                     else:
-                                                        if op < 19:
+                                                        if below_19[op]:     # op < 19
                                                             # LT (18)
                                                             b = pop()
                                                             a = stack[-1]
@@ -199,8 +226,8 @@ def run_plain(vm, closure, args,
                                                             else:
                                                                 stack[-1] = le(a, b)
                                                 else:
-                                                    if op < 22:
-                                                        if op < 21:
+                                                    if below_22[op]:     # op < 22
+                                                        if below_21[op]:     # op < 21
                                                             # GT (20)
                                                             b = pop()
                                                             a = stack[-1]
@@ -217,58 +244,58 @@ def run_plain(vm, closure, args,
                                                             else:
                                                                 stack[-1] = ge(a, b)
                                                     else:
-                                                        if op < 23:
+                                                        if below_23[op]:     # op < 23
                                                             # NEG (22)
                                                             stack[-1] = ops.neg(stack[-1])
                                                         else:
                                                             # NOT (23)
                                                             stack[-1] = ops.not_(stack[-1])
                                             else:
-                                                # INDEX (24)
-                                                i = pop()
-                                                x = stack[-1]
-                                                if type(i) is int:
-                                                    # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                    # raises; negative ones count from the end) and for a map with the number key i; it
-                                                    # raises for everything else (a map without the key, a number, nothing...), and
-                                                    # ops.index then answers the Synsema way or says why. One type test, not two.
-                                                    try:
-                                                        r = x[i]
-                                                    except Exception:
-                                                        r = index(x, i)
-                                                elif type(x) is dict and type(i) is str:
-                                                    r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
-                                                else:
-                                                    r = index(x, i)
-                                                stack[-1] = r
-                                        else:
-                                            if op < 27:
-                                                if op < 26:
-                                                    # FIELD (25)
-                                                    x = stack[-1]
-                                                    if type(x) is dict:
-                                                        stack[-1] = x.get(arg)
+                                                if below_26[op]:     # op < 26
+                                                    if below_25[op]:     # op < 25
+                                                        # INDEX (24)
+                                                        i = pop()
+                                                        x = stack[-1]
+                                                        if type(i) is int:
+                                                            # Python's x[i] answers as Synsema does for a list or a text (an index past either end
+                                                            # raises; negative ones count from the end) and for a map with the number key i; it
+                                                            # raises for everything else (a map without the key, a number, nothing...), and
+                                                            # ops.index then answers the Synsema way or says why. One type test, not two.
+                                                            try:
+                                                                r = x[i]
+                                                            except Exception:
+                                                                r = index(x, i)
+                                                        elif type(x) is dict and type(i) is str:
+                                                            r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                        else:
+                                                            r = index(x, i)
+                                                        stack[-1] = r
                                                     else:
-                                                        stack[-1] = ops.field(x, arg)
+                                                        # FIELD (25)
+                                                        x = stack[-1]
+                                                        if type(x) is dict:
+                                                            stack[-1] = x.get(arg)
+                                                        else:
+                                                            stack[-1] = ops.field(x, arg)
                                                 else:
-                                                    # SET_PATH (26)
-                                                    v = pop()
-                                                    if not arg:     # verified files never have 0 keys; never eat the stack
-                                                        raise vm.bad_opcode(op)
-                                                    keys = stack[-arg:]
-                                                    del stack[-arg:]
-                                                    stack[-1] = ops.set_path(stack[-1], keys, v)
-                                            else:
-                                                # BUILD_LIST (27)
-                                                if arg:
-                                                    items = stack[-arg:]
-                                                    del stack[-arg:]
-                                                    # Labels: unlabelled items under an empty pc make a plain list (the test runs in C).
-                                                    push(items)
-                                                else:
-                                                    push([])
-                                    else:
-                                        if op < 29:
+                                                    if below_27[op]:     # op < 27
+                                                        # SET_PATH (26)
+                                                        v = pop()
+                                                        if not arg:     # verified files never have 0 keys; never eat the stack
+                                                            raise vm.bad_opcode(op)
+                                                        keys = stack[-arg:]
+                                                        del stack[-arg:]
+                                                        stack[-1] = ops.set_path(stack[-1], keys, v)
+                                                    else:
+                                                        # BUILD_LIST (27)
+                                                        if arg:
+                                                            items = stack[-arg:]
+                                                            del stack[-arg:]
+                                                            # Labels: unlabelled items under an empty pc make a plain list (the test runs in C).
+                                                            push(items)
+                                                        else:
+                                                            push([])
+                                        else:
                                             # BUILD_MAP (28)
                                             if not arg:
                                                 push({})
@@ -276,24 +303,22 @@ def run_plain(vm, closure, args,
                                                 items = stack[-2 * arg:]
                                                 del stack[-2 * arg:]
                                                 push(ops.build_map(items))
-                                        else:
-                                            # JUMP (29)
-                                            pc = arg
-                        else:
-                            if below_106[op]:     # op < 106
-                                if below_40[op]:     # op < 40
-                                    if below_37[op]:     # op < 37
-                                        if op < 31:
-                                            # JUMP_IF_FALSE (30)
-                                            c = pop()
-                                            if c is False:
+                                    else:
+                                        if below_31[op]:     # op < 31
+                                            if below_30[op]:     # op < 30
+                                                # JUMP (29)
                                                 pc = arg
-                                            elif c is not True:
-                                                raise vm.cond_error(code, pc - 1, c)
+                                            else:
+                                                # JUMP_IF_FALSE (30)
+                                                c = pop()
+                                                if c is False:
+                                                    pc = arg
+                                                elif c is not True:
+                                                    raise vm.cond_error(code, pc - 1, c)
                                         else:
                                             if below_36[op]:     # op < 36
-                                                if op < 33:
-                                                    if op < 32:
+                                                if below_33[op]:     # op < 33
+                                                    if below_32[op]:     # op < 32
                                                         # AND_JUMP (31)
                                                         c = stack[-1]
                                                         if c is False:
@@ -312,13 +337,13 @@ def run_plain(vm, closure, args,
                                                         else:
                                                             raise SynError(f"or needs a bool, got {ops.type_name(c)}")
                                                 else:
-                                                    if op < 34:
+                                                    if below_34[op]:     # op < 34
                                                         # CHECK_BOOL (33)
                                                         v = stack[-1]
                                                         if v is not True and v is not False:
                                                             ops.check_bool(v, arg)
                                                     else:
-                                                        if op < 35:
+                                                        if below_35[op]:     # op < 35
                                                             # ITER_START (34)
                                                             stack[-1] = ops.iterate(stack[-1])
                                                         else:
@@ -357,9 +382,10 @@ def run_plain(vm, closure, args,
                                                 if callee.captures:
                                                     locals_ += callee.captures
                                                 pc = 0
-                                    else:
+                                else:
+                                    if below_40[op]:     # op < 40
                                         if below_39[op]:     # op < 39
-                                            if op < 38:
+                                            if below_38[op]:     # op < 38
                                                 # CALL_TASK (37)
                                                 _, n, pad, fcode = arg
                                                 if n == 1:
@@ -395,57 +421,56 @@ def run_plain(vm, closure, args,
                                                 return val
                                             code, pc, locals_ = frames.pop()
                                             push(val)
-                                else:
-                                    if below_47[op]:     # op < 47
-                                        if op < 45:
-                                            if op < 44:
-                                                if op < 41:
-                                                    # TRY_BEGIN (40)
-                                                    handlers.append((arg, len(stack), len(frames)))
-                                                else:
-                                                    if op < 43:
-                                                        # TRY_END (41)
-                                                        handlers.pop()
-                                                    else:
-                                                        # JUMP_IF_SET (43)
-                                                        s, t = arg
-                                                        if locals_[s] is not UNSET:
-                                                            pc = t
-                                            else:
-                                                # APPEND_LOCAL (44)
-                                                v = pop()
-                                                x = locals_[arg]
-                                                if type(x) is list and refcount(x) <= 3:
-                                                    x.append(v)
-                                                else:
-                                                    locals_[arg] = ops.append(x, v)
-                                        else:
-                                            if op < 46:
-                                                # APPEND_GLOBAL (45)
-                                                v = pop()
-                                                x = glob[arg]
-                                                if type(x) is list and refcount(x) <= 3:
-                                                    x.append(v)
-                                                else:
-                                                    if x is UNSET:
-                                                        raise vm.unset_error(arg)
-                                                    glob[arg] = ops.append(x, v)
-                                            else:
-                                                # SET_ITEM_LOCAL (46)
-                                                v = pop()
-                                                k = pop()
-                                                x = locals_[arg]
-                                                if type(x) is dict and type(k) is str and refcount(x) <= 3:
-                                                    x[k] = v        # the usual case, inline: a text key into a map nothing else holds
-                                                elif refcount(x) <= 3 and ops.set_in_place(x, k, v):
-                                                    pass
-                                                else:
-                                                    locals_[arg] = ops.set_item(x, k, v)
                                     else:
-                                        if below_102[op]:     # op < 102
+                                        if below_47[op]:     # op < 47
+                                            if below_45[op]:     # op < 45
+                                                if below_44[op]:     # op < 44
+                                                    if below_41[op]:     # op < 41
+                                                        # TRY_BEGIN (40)
+                                                        handlers.append((arg, len(stack), len(frames)))
+                                                    else:
+                                                        if below_43[op]:     # op < 43
+                                                            # TRY_END (41)
+                                                            handlers.pop()
+                                                        else:
+                                                            # JUMP_IF_SET (43)
+                                                            s, t = arg
+                                                            if locals_[s] is not UNSET:
+                                                                pc = t
+                                                else:
+                                                    # APPEND_LOCAL (44)
+                                                    v = pop()
+                                                    x = locals_[arg]
+                                                    if type(x) is list and refcount(x) <= 3:
+                                                        x.append(v)
+                                                    else:
+                                                        locals_[arg] = ops.append(x, v)
+                                            else:
+                                                if below_46[op]:     # op < 46
+                                                    # APPEND_GLOBAL (45)
+                                                    v = pop()
+                                                    x = glob[arg]
+                                                    if type(x) is list and refcount(x) <= 3:
+                                                        x.append(v)
+                                                    else:
+                                                        if x is UNSET:
+                                                            raise vm.unset_error(arg)
+                                                        glob[arg] = ops.append(x, v)
+                                                else:
+                                                    # SET_ITEM_LOCAL (46)
+                                                    v = pop()
+                                                    k = pop()
+                                                    x = locals_[arg]
+                                                    if type(x) is dict and type(k) is str and refcount(x) <= 3:
+                                                        x[k] = v        # the usual case, inline: a text key into a map nothing else holds
+                                                    elif refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                        pass
+                                                    else:
+                                                        locals_[arg] = ops.set_item(x, k, v)
+                                        else:
                                             if below_50[op]:     # op < 50
-                                                if op < 49:
-                                                    if op < 48:
+                                                if below_49[op]:     # op < 49
+                                                    if below_48[op]:     # op < 48
                                                         # SET_ITEM_GLOBAL (47)
                                                         v = pop()
                                                         k = pop()
@@ -474,85 +499,94 @@ def run_plain(vm, closure, args,
                                                     else:
                                                         locals_[arg] = add(a, b)
                                             else:
-                                                if op < 101:
-                                                    if op < 100:
-                                                        # INDEX_LOCAL (50)
-                                                        i = stack[-1]
-                                                        x = locals_[arg]
-                                                        if type(i) is int:
-                                                            # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                            # raises; negative ones count from the end) and for a map with the number key i; it
-                                                            # raises for everything else (a map without the key, a number, nothing...), and
-                                                            # ops.index then answers the Synsema way or says why. One type test, not two.
-                                                            try:
-                                                                r = x[i]
-                                                            except Exception:
+                                                if below_102[op]:     # op < 102
+                                                    if below_100[op]:     # op < 100
+                                                        if below_51[op]:     # op < 51
+                                                            # INDEX_LOCAL (50)
+                                                            i = stack[-1]
+                                                            x = locals_[arg]
+                                                            if type(i) is int:
+                                                                # Python's x[i] answers as Synsema does for a list or a text (an index past either end
+                                                                # raises; negative ones count from the end) and for a map with the number key i; it
+                                                                # raises for everything else (a map without the key, a number, nothing...), and
+                                                                # ops.index then answers the Synsema way or says why. One type test, not two.
+                                                                try:
+                                                                    r = x[i]
+                                                                except Exception:
+                                                                    r = index(x, i)
+                                                            elif type(x) is dict and type(i) is str:
+                                                                r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                            else:
                                                                 r = index(x, i)
-                                                        elif type(x) is dict and type(i) is str:
-                                                            r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                            stack[-1] = r
                                                         else:
-                                                            r = index(x, i)
-                                                        stack[-1] = r
+                                                            # BUILD_MAP_KEYS (51)
+                                                            keys, n = arg
+                                                            m = dict(zip(keys, stack[-n:]))
+                                                            del stack[-n:]
+                                                            push(m)
                                                     else:
-                                                        # JUMP_BACK (100)
-                                                        budget -= pc - arg
-                                                        if budget <= 0:
-                                                            budget = vm.tick(budget, room - len(frames))
-                                                        pc = arg
+                                                        if below_101[op]:     # op < 101
+                                                            # JUMP_BACK (100)
+                                                            budget -= pc - arg
+                                                            if budget <= 0:
+                                                                budget = vm.tick(budget, room - len(frames))
+                                                            pc = arg
+                                                        else:
+                                                            # CALL_VM_BUILTIN (101)
+                                                            fn, n = arg
+                                                            if n:
+                                                                a = stack[-n:]
+                                                                del stack[-n:]
+                                                            else:
+                                                                a = ()
+                                                            vm.depth = base_depth + len(frames) + 1
+                                                            vm.site = (code, pc - 1)
+                                                            try:
+                                                                push(fn(vm, *a))
+                                                            finally:
+                                                                vm.depth = base_depth
                                                 else:
-                                                    # CALL_VM_BUILTIN (101)
-                                                    fn, n = arg
-                                                    if n:
-                                                        a = stack[-n:]
-                                                        del stack[-n:]
+                                                    if below_103[op]:     # op < 103
+                                                        # LOAD_LOCAL2 (102) = LOAD_LOCAL LOAD_LOCAL
+                                                        s, s1 = arg
+                                                        push(locals_[s])
+                                                        push(locals_[s1])
                                                     else:
-                                                        a = ()
-                                                    vm.depth = base_depth + len(frames) + 1
-                                                    vm.site = (code, pc - 1)
-                                                    try:
-                                                        push(fn(vm, *a))
-                                                    finally:
-                                                        vm.depth = base_depth
-                                        else:
-                                            if op < 103:
-                                                # LOAD_LOCAL2 (102) = LOAD_LOCAL LOAD_LOCAL
-                                                s, s1 = arg
-                                                push(locals_[s])
-                                                push(locals_[s1])
-                                            else:
-                                                if op < 104:
-                                                    # ADD_LL (103) = LOAD_LOCAL LOAD_LOCAL ADD
-                                                    s, s1 = arg
-                                                    a = locals_[s]
-                                                    b = locals_[s1]
-                                                    if type(a) is int and type(b) is int:
-                                                        push(a + b)
-                                                    elif type(a) is str and type(b) is str:
-                                                        push(a + b)
-                                                    else:
-                                                        push(add(a, b))
-                                                else:
-                                                    if op < 105:
-                                                        # ADD_LC (104) = LOAD_LOCAL CONST ADD
-                                                        s, k = arg
-                                                        a = locals_[s]
-                                                        if type(a) is int and type(k) is int:
-                                                            push(a + k)
-                                                        elif type(a) is str and type(k) is str:
-                                                            push(a + k)
+                                                        if below_104[op]:     # op < 104
+                                                            # ADD_LL (103) = LOAD_LOCAL LOAD_LOCAL ADD
+                                                            s, s1 = arg
+                                                            a = locals_[s]
+                                                            b = locals_[s1]
+                                                            if type(a) is int and type(b) is int:
+                                                                push(a + b)
+                                                            elif type(a) is str and type(b) is str:
+                                                                push(a + b)
+                                                            else:
+                                                                push(add(a, b))
                                                         else:
-                                                            push(add(a, k))
-                                                    else:
-                                                        # SUB_LC (105) = LOAD_LOCAL CONST SUB
-                                                        s, k = arg
-                                                        a = locals_[s]
-                                                        if type(a) is int:
-                                                            push(a - k)
-                                                        else:
-                                                            push(sub(a, k))
-                            else:
+                                                            if below_105[op]:     # op < 105
+                                                                # ADD_LC (104) = LOAD_LOCAL CONST ADD
+                                                                s, k = arg
+                                                                a = locals_[s]
+                                                                if type(a) is int and type(k) is int:
+                                                                    push(a + k)
+                                                                elif type(a) is str and type(k) is str:
+                                                                    push(a + k)
+                                                                else:
+                                                                    push(add(a, k))
+                                                            else:
+                                                                # SUB_LC (105) = LOAD_LOCAL CONST SUB
+                                                                s, k = arg
+                                                                a = locals_[s]
+                                                                if type(a) is int:
+                                                                    push(a - k)
+                                                                else:
+                                                                    push(sub(a, k))
+                        else:
+                            if below_118[op]:     # op < 118
                                 if below_117[op]:     # op < 117
-                                    if op < 107:
+                                    if below_107[op]:     # op < 107
                                         # MOD_LC (106) = LOAD_LOCAL CONST MOD
                                         s, k = arg
                                         a = locals_[s]
@@ -562,7 +596,7 @@ def run_plain(vm, closure, args,
                                             push(mod(a, k))
                                     else:
                                         if below_109[op]:     # op < 109
-                                            if op < 108:
+                                            if below_108[op]:     # op < 108
                                                 # ADD_LL_ST (107) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL
                                                 s, s1, s2 = arg
                                                 a = locals_[s]
@@ -586,7 +620,7 @@ def run_plain(vm, closure, args,
                                         else:
                                             if below_113[op]:     # op < 113
                                                 if below_112[op]:     # op < 112
-                                                    if op < 110:
+                                                    if below_110[op]:     # op < 110
                                                         # SUB_LC_ST (109) = LOAD_LOCAL CONST SUB STORE_LOCAL
                                                         s, k, s2 = arg
                                                         a = locals_[s]
@@ -595,7 +629,7 @@ def run_plain(vm, closure, args,
                                                         else:
                                                             locals_[s2] = sub(a, k)
                                                     else:
-                                                        if op < 111:
+                                                        if below_111[op]:     # op < 111
                                                             # LT_LL_JF (110) = LOAD_LOCAL LOAD_LOCAL LT JUMP_IF_FALSE
                                                             s, s1, t, _ = arg
                                                             a = locals_[s]
@@ -623,41 +657,41 @@ def run_plain(vm, closure, args,
                                                     if not compare(kind, a, k):
                                                         pc = t
                                             else:
-                                                if op < 114:
-                                                    # EQ_C_JF (113) = CONST EQ JUMP_IF_FALSE
-                                                    k, t, _ = arg
-                                                    a = pop()
-                                                    if type(a) is type(k):
-                                                        if not a == k:
-                                                            pc = t
+                                                if below_115[op]:     # op < 115
+                                                    if below_114[op]:     # op < 114
+                                                        # EQ_C_JF (113) = CONST EQ JUMP_IF_FALSE
+                                                        k, t, _ = arg
+                                                        a = pop()
+                                                        if type(a) is type(k):
+                                                            if not a == k:
+                                                                pc = t
+                                                        else:
+                                                            if not eq(a, k):
+                                                                pc = t
                                                     else:
-                                                        if not eq(a, k):
-                                                            pc = t
-                                                else:
-                                                    if op < 115:
                                                         # RETURN_LOCAL (114) = LOAD_LOCAL RETURN
                                                         val = locals_[arg[0]]
                                                         if not frames:
                                                             return val
                                                         code, pc, locals_ = frames.pop()
                                                         push(val)
+                                                else:
+                                                    if below_116[op]:     # op < 116
+                                                        # FOR_ITER_DECL (115) = FOR_ITER DECLARE_LOCAL
+                                                        t, s = arg
+                                                        v = next(stack[-1], UNSET)
+                                                        if v is UNSET:
+                                                            pop()
+                                                            pc = t
+                                                            continue
+                                                        locals_[s] = v
                                                     else:
-                                                        if op < 116:
-                                                            # FOR_ITER_DECL (115) = FOR_ITER DECLARE_LOCAL
-                                                            t, s = arg
-                                                            v = next(stack[-1], UNSET)
-                                                            if v is UNSET:
-                                                                pop()
-                                                                pc = t
-                                                                continue
-                                                            locals_[s] = v
-                                                        else:
-                                                            # CMP_LL_JF (116) = LOAD_LOCAL LOAD_LOCAL CMP JUMP_IF_FALSE
-                                                            s, s1, kind, t, _ = arg
-                                                            a = locals_[s]
-                                                            b = locals_[s1]
-                                                            if not compare(kind, a, b):
-                                                                pc = t
+                                                        # CMP_LL_JF (116) = LOAD_LOCAL LOAD_LOCAL CMP JUMP_IF_FALSE
+                                                        s, s1, kind, t, _ = arg
+                                                        a = locals_[s]
+                                                        b = locals_[s1]
+                                                        if not compare(kind, a, b):
+                                                            pc = t
                                 else:
                                     # CALL1_SUB_LC (117) = LOAD_LOCAL CONST SUB CALL_TASK1
                                     s, k, _, _, pad, fcode = arg
@@ -678,11 +712,9 @@ def run_plain(vm, closure, args,
                                     code = fcode
                                     locals_ = new + pad if pad else new
                                     pc = 0
-                    else:
-                        if below_132[op]:     # op < 132
-                            if below_124[op]:     # op < 124
+                            else:
                                 if below_123[op]:     # op < 123
-                                    if op < 119:
+                                    if below_119[op]:     # op < 119
                                         # ADD_RETURN (118) = ADD RETURN
                                         b = pop()
                                         a = pop()
@@ -697,7 +729,7 @@ def run_plain(vm, closure, args,
                                         code, pc, locals_ = frames.pop()
                                         push(val)
                                     else:
-                                        if op < 120:
+                                        if below_120[op]:     # op < 120
                                             # MUL_LC (119) = LOAD_LOCAL CONST MUL
                                             s, k = arg
                                             a = locals_[s]
@@ -706,7 +738,7 @@ def run_plain(vm, closure, args,
                                             else:
                                                 push(mul(a, k))
                                         else:
-                                            if op < 121:
+                                            if below_121[op]:     # op < 121
                                                 # SUB_LL_ST (120) = LOAD_LOCAL LOAD_LOCAL SUB STORE_LOCAL
                                                 s, s1, s2 = arg
                                                 a = locals_[s]
@@ -716,7 +748,7 @@ def run_plain(vm, closure, args,
                                                 else:
                                                     locals_[s2] = sub(a, b)
                                             else:
-                                                if op < 122:
+                                                if below_122[op]:     # op < 122
                                                     # ADD_ST (121) = ADD STORE_LOCAL
                                                     b = pop()
                                                     a = pop()
@@ -752,28 +784,30 @@ def run_plain(vm, closure, args,
                                         raise
                                     if c is False:
                                         pc = t
-                            else:
-                                if below_129[op]:     # op < 129
-                                    if op < 125:
-                                        # LT_LC_RET_LOCAL (124) = LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETURN
-                                        s, k, t, _, s4 = arg
-                                        a = locals_[s]
-                                        if type(a) is int:
-                                            if not a < k:
-                                                pc = t
-                                                continue
-                                        else:
-                                            if not lt(a, k):
-                                                pc = t
-                                                continue
-                                        val = locals_[s4]
-                                        if not frames:
-                                            return val
-                                        code, pc, locals_ = frames.pop()
-                                        push(val)
+                    else:
+                        if below_137[op]:     # op < 137
+                            if below_131[op]:     # op < 131
+                                if below_125[op]:     # op < 125
+                                    # LT_LC_RET_LOCAL (124) = LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETURN
+                                    s, k, t, _, s4 = arg
+                                    a = locals_[s]
+                                    if type(a) is int:
+                                        if not a < k:
+                                            pc = t
+                                            continue
                                     else:
+                                        if not lt(a, k):
+                                            pc = t
+                                            continue
+                                    val = locals_[s4]
+                                    if not frames:
+                                        return val
+                                    code, pc, locals_ = frames.pop()
+                                    push(val)
+                                else:
+                                    if below_128[op]:     # op < 128
                                         if below_127[op]:     # op < 127
-                                            if op < 126:
+                                            if below_126[op]:     # op < 126
                                                 # INDEX_L (125) = LOAD_LOCAL INDEX
                                                 i = locals_[arg[0]]
                                                 x = stack[-1]
@@ -811,15 +845,16 @@ def run_plain(vm, closure, args,
                                                     r = index(x, i)
                                                 push(r)
                                         else:
-                                            if op < 128:
-                                                # FIELD_L (127) = LOAD_LOCAL FIELD
-                                                s, k = arg
-                                                x = locals_[s]
-                                                if type(x) is dict:
-                                                    push(x.get(k))
-                                                else:
-                                                    push(ops.field(x, k))
+                                            # FIELD_L (127) = LOAD_LOCAL FIELD
+                                            s, k = arg
+                                            x = locals_[s]
+                                            if type(x) is dict:
+                                                push(x.get(k))
                                             else:
+                                                push(ops.field(x, k))
+                                    else:
+                                        if below_130[op]:     # op < 130
+                                            if below_129[op]:     # op < 129
                                                 # CALL_VM_BUILTIN_POP (128) = CALL_VM_BUILTIN POP
                                                 fn, n = arg
                                                 if n:
@@ -834,60 +869,57 @@ def run_plain(vm, closure, args,
                                                 finally:
                                                     vm.depth = base_depth
                                                 pop()
-                                else:
-                                    if op < 131:
-                                        if op < 130:
-                                            # CONST2 (129) = CONST CONST
-                                            k, k1 = arg
-                                            push(k)
-                                            push(k1)
+                                            else:
+                                                # CONST2 (129) = CONST CONST
+                                                k, k1 = arg
+                                                push(k)
+                                                push(k1)
                                         else:
                                             # DECLARE_LOCAL_LOAD (130) = DECLARE_LOCAL LOAD_LOCAL
                                             s, s1 = arg
                                             locals_[s] = pop()
                                             push(locals_[s1])
+                            else:
+                                if below_132[op]:     # op < 132
+                                    # INDEX_LLL (131) = LOAD_LOCAL LOAD_LOCAL INDEX LOAD_LOCAL INDEX
+                                    s0, s1, s2 = arg
+                                    x = locals_[s0]
+                                    i = locals_[s1]
+                                    if type(i) is int:
+                                        # Python's x[i] answers as Synsema does for a list or a text (an index past either end
+                                        # raises; negative ones count from the end) and for a map with the number key i; it
+                                        # raises for everything else (a map without the key, a number, nothing...), and
+                                        # ops.index then answers the Synsema way or says why. One type test, not two.
+                                        try:
+                                            r2 = x[i]
+                                        except Exception:
+                                            r2 = index(x, i)
+                                    elif type(x) is dict and type(i) is str:
+                                        r2 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
                                     else:
-                                        # INDEX_LLL (131) = LOAD_LOCAL LOAD_LOCAL INDEX LOAD_LOCAL INDEX
-                                        s0, s1, s2 = arg
-                                        x = locals_[s0]
-                                        i = locals_[s1]
-                                        if type(i) is int:
-                                            # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                            # raises; negative ones count from the end) and for a map with the number key i; it
+                                        r2 = index(x, i)
+                                    v3 = locals_[s2]
+                                    try:
+                                        if type(v3) is int:
+                                            # Python's r2[v3] answers as Synsema does for a list or a text (an index past either end
+                                            # raises; negative ones count from the end) and for a map with the number key v3; it
                                             # raises for everything else (a map without the key, a number, nothing...), and
                                             # ops.index then answers the Synsema way or says why. One type test, not two.
                                             try:
-                                                r2 = x[i]
+                                                r4 = r2[v3]
                                             except Exception:
-                                                r2 = index(x, i)
-                                        elif type(x) is dict and type(i) is str:
-                                            r2 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
-                                        else:
-                                            r2 = index(x, i)
-                                        v3 = locals_[s2]
-                                        try:
-                                            if type(v3) is int:
-                                                # Python's r2[v3] answers as Synsema does for a list or a text (an index past either end
-                                                # raises; negative ones count from the end) and for a map with the number key v3; it
-                                                # raises for everything else (a map without the key, a number, nothing...), and
-                                                # ops.index then answers the Synsema way or says why. One type test, not two.
-                                                try:
-                                                    r4 = r2[v3]
-                                                except Exception:
-                                                    r4 = index(r2, v3)
-                                            elif type(r2) is dict and type(v3) is str:
-                                                r4 = r2.get(v3)        # a text key is stored as itself (vm.values.norm_key)
-                                            else:
                                                 r4 = index(r2, v3)
-                                        except Exception:
-                                            vm.part = 4
-                                            raise
-                                        push(r4)
-                        else:
-                            if below_156[op]:     # op < 156
-                                if below_140[op]:     # op < 140
-                                    if op < 134:
-                                        if op < 133:
+                                        elif type(r2) is dict and type(v3) is str:
+                                            r4 = r2.get(v3)        # a text key is stored as itself (vm.values.norm_key)
+                                        else:
+                                            r4 = index(r2, v3)
+                                    except Exception:
+                                        vm.part = 4
+                                        raise
+                                    push(r4)
+                                else:
+                                    if below_134[op]:     # op < 134
+                                        if below_133[op]:     # op < 133
                                             # FOR_BACK (132) = JUMP_BACK FOR_ITER DECLARE_LOCAL
                                             t, t1, s = arg
                                             budget -= pc - t
@@ -904,7 +936,7 @@ def run_plain(vm, closure, args,
                                             # CALL_BUILTIN1_L (133) = LOAD_LOCAL CALL_BUILTIN1
                                             push(arg[1](locals_[arg[0]]))
                                     else:
-                                        if op < 135:
+                                        if below_135[op]:     # op < 135
                                             # ADD_C (134) = CONST ADD
                                             b = arg[0]
                                             a = stack[-1]
@@ -915,162 +947,163 @@ def run_plain(vm, closure, args,
                                             else:
                                                 stack[-1] = add(a, b)
                                         else:
-                                            if below_137[op]:     # op < 137
-                                                if below_136[op]:     # op < 136
-                                                    # MUL_ADD_TO (135) = MUL ADD_TO_LOCAL
-                                                    b = pop()
-                                                    a = pop()
-                                                    try:
-                                                        if type(a) is int and type(b) is int and -0x3fffffff <= b and b <= 0x3fffffff:
-                                                            r0 = a * b
-                                                        else:
-                                                            r0 = mul(a, b)
-                                                    except Exception:
-                                                        vm.part = 0
-                                                        raise
-                                                    a = locals_[arg[0]]
-                                                    if type(a) is int and type(r0) is int:
-                                                        locals_[arg[0]] = a + r0
-                                                    elif type(a) is str and type(r0) is str:
-                                                        locals_[arg[0]] = a + r0
+                                            if below_136[op]:     # op < 136
+                                                # MUL_ADD_TO (135) = MUL ADD_TO_LOCAL
+                                                b = pop()
+                                                a = pop()
+                                                try:
+                                                    if type(a) is int and type(b) is int and -0x3fffffff <= b and b <= 0x3fffffff:
+                                                        r0 = a * b
                                                     else:
-                                                        locals_[arg[0]] = add(a, r0)
+                                                        r0 = mul(a, b)
+                                                except Exception:
+                                                    vm.part = 0
+                                                    raise
+                                                a = locals_[arg[0]]
+                                                if type(a) is int and type(r0) is int:
+                                                    locals_[arg[0]] = a + r0
+                                                elif type(a) is str and type(r0) is str:
+                                                    locals_[arg[0]] = a + r0
                                                 else:
-                                                    # CALL1_LL (136) = LOAD_LOCAL LOAD_LOCAL CALL1
-                                                    s0, s1, _ = arg
-                                                    callee = locals_[s0]
-                                                    new = [locals_[s1]]
-                                                    if type(callee) is not Closure:
-                                                        if type(callee) is HostFn:
-                                                            vm.site = (code, pc - 1)
-                                                            push(vm.call_host(callee, new))
-                                                            continue
-                                                        ops.not_callable(callee)
-                                                    f = callee.func
-                                                    # The frame pad for this many arguments; FramePads raises the arity error for a count f
-                                                    # does not take (with the callee's labels: the call depends on them).
-                                                    pad = pads[f][1]
-                                                    budget -= 1
-                                                    if budget <= 0:
-                                                        budget = vm.tick_call(budget, room - len(frames))
-                                                    frames.append((code, pc, locals_))
-                                                    code = decoded[f]
-                                                    locals_ = new + pad if pad else new     # a lambda seldom has `let` slots
-                                                    if callee.captures:
-                                                        locals_ += callee.captures
-                                                    pc = 0
+                                                    locals_[arg[0]] = add(a, r0)
                                             else:
-                                                if op < 138:
+                                                # CALL1_LL (136) = LOAD_LOCAL LOAD_LOCAL CALL1
+                                                s0, s1, _ = arg
+                                                callee = locals_[s0]
+                                                new = [locals_[s1]]
+                                                if type(callee) is not Closure:
+                                                    if type(callee) is HostFn:
+                                                        vm.site = (code, pc - 1)
+                                                        push(vm.call_host(callee, new))
+                                                        continue
+                                                    ops.not_callable(callee)
+                                                f = callee.func
+                                                # The frame pad for this many arguments; FramePads raises the arity error for a count f
+                                                # does not take (with the callee's labels: the call depends on them).
+                                                pad = pads[f][1]
+                                                budget -= 1
+                                                if budget <= 0:
+                                                    budget = vm.tick_call(budget, room - len(frames))
+                                                frames.append((code, pc, locals_))
+                                                code = decoded[f]
+                                                locals_ = new + pad if pad else new     # a lambda seldom has `let` slots
+                                                if callee.captures:
+                                                    locals_ += callee.captures
+                                                pc = 0
+                        else:
+                            if below_161[op]:     # op < 161
+                                if below_150[op]:     # op < 150
+                                    if below_143[op]:     # op < 143
+                                        if below_140[op]:     # op < 140
+                                            if below_139[op]:     # op < 139
+                                                if below_138[op]:     # op < 138
                                                     # CMP_C (137) = CONST CMP
                                                     k, kind = arg
                                                     stack[-1] = compare(kind, stack[-1], k)
                                                 else:
-                                                    if op < 139:
-                                                        # LT_C (138) = CONST LT
-                                                        a = stack[-1]
-                                                        if type(a) is int:
-                                                            stack[-1] = a < arg[0]
-                                                        else:
-                                                            stack[-1] = lt(a, arg[0])
-                                                    else:
-                                                        # CALL_BUILTIN2_C (139) = CONST CALL_BUILTIN2
-                                                        stack[-1] = arg[1](stack[-1], arg[0])
-                                else:
-                                    if below_150[op]:     # op < 150
-                                        if below_146[op]:     # op < 146
-                                            if below_143[op]:     # op < 143
-                                                if below_142[op]:     # op < 142
-                                                    if op < 141:
-                                                        # INDEX_DECL (140) = INDEX DECLARE_LOCAL
-                                                        i = pop()
-                                                        x = pop()
-                                                        if type(i) is int:
-                                                            # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                            # raises; negative ones count from the end) and for a map with the number key i; it
-                                                            # raises for everything else (a map without the key, a number, nothing...), and
-                                                            # ops.index then answers the Synsema way or says why. One type test, not two.
-                                                            try:
-                                                                v = x[i]
-                                                            except Exception:
-                                                                v = index(x, i)
-                                                        elif type(x) is dict and type(i) is str:
-                                                            v = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
-                                                        else:
-                                                            v = index(x, i)
-                                                        locals_[arg[0]] = v
-                                                    else:
-                                                        # ADD_C_SET_ITEM (141) = CONST ADD SET_ITEM_LOCAL
-                                                        k0, s = arg
-                                                        a = pop()
-                                                        if type(a) is int:
-                                                            r = a + k0
-                                                        elif type(a) is str and type(k0) is str:
-                                                            r = a + k0
-                                                        else:
-                                                            r = add(a, k0)
-                                                        k = pop()
-                                                        try:
-                                                            x = locals_[s]
-                                                            if type(x) is dict and type(k) is str and refcount(x) <= 3:
-                                                                x[k] = r        # the usual case, inline: a text key into a map nothing else holds
-                                                            elif refcount(x) <= 3 and ops.set_in_place(x, k, r):
-                                                                pass
-                                                            else:
-                                                                locals_[s] = ops.set_item(x, k, r)
-                                                        except Exception:
-                                                            vm.part = 2
-                                                            raise
-                                                else:
-                                                    # ADD_LC_RET (142) = LOAD_LOCAL CONST ADD RETURN
-                                                    s, k = arg
-                                                    a = locals_[s]
+                                                    # LT_C (138) = CONST LT
+                                                    a = stack[-1]
                                                     if type(a) is int:
-                                                        val = a + k
-                                                    elif type(a) is str and type(k) is str:
-                                                        val = a + k
+                                                        stack[-1] = a < arg[0]
                                                     else:
-                                                        val = add(a, k)
-                                                    if not frames:
-                                                        return val
-                                                    code, pc, locals_ = frames.pop()
-                                                    push(val)
+                                                        stack[-1] = lt(a, arg[0])
                                             else:
-                                                if op < 144:
-                                                    # SUB_LC_RET (143) = LOAD_LOCAL CONST SUB RETURN
+                                                # CALL_BUILTIN2_C (139) = CONST CALL_BUILTIN2
+                                                stack[-1] = arg[1](stack[-1], arg[0])
+                                        else:
+                                            if below_142[op]:     # op < 142
+                                                if below_141[op]:     # op < 141
+                                                    # INDEX_DECL (140) = INDEX DECLARE_LOCAL
+                                                    i = pop()
+                                                    x = pop()
+                                                    if type(i) is int:
+                                                        # Python's x[i] answers as Synsema does for a list or a text (an index past either end
+                                                        # raises; negative ones count from the end) and for a map with the number key i; it
+                                                        # raises for everything else (a map without the key, a number, nothing...), and
+                                                        # ops.index then answers the Synsema way or says why. One type test, not two.
+                                                        try:
+                                                            v = x[i]
+                                                        except Exception:
+                                                            v = index(x, i)
+                                                    elif type(x) is dict and type(i) is str:
+                                                        v = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                    else:
+                                                        v = index(x, i)
+                                                    locals_[arg[0]] = v
+                                                else:
+                                                    # ADD_C_SET_ITEM (141) = CONST ADD SET_ITEM_LOCAL
+                                                    k0, s = arg
+                                                    a = pop()
+                                                    if type(a) is int:
+                                                        r = a + k0
+                                                    elif type(a) is str and type(k0) is str:
+                                                        r = a + k0
+                                                    else:
+                                                        r = add(a, k0)
+                                                    k = pop()
+                                                    try:
+                                                        x = locals_[s]
+                                                        if type(x) is dict and type(k) is str and refcount(x) <= 3:
+                                                            x[k] = r        # the usual case, inline: a text key into a map nothing else holds
+                                                        elif refcount(x) <= 3 and ops.set_in_place(x, k, r):
+                                                            pass
+                                                        else:
+                                                            locals_[s] = ops.set_item(x, k, r)
+                                                    except Exception:
+                                                        vm.part = 2
+                                                        raise
+                                            else:
+                                                # ADD_LC_RET (142) = LOAD_LOCAL CONST ADD RETURN
+                                                s, k = arg
+                                                a = locals_[s]
+                                                if type(a) is int:
+                                                    val = a + k
+                                                elif type(a) is str and type(k) is str:
+                                                    val = a + k
+                                                else:
+                                                    val = add(a, k)
+                                                if not frames:
+                                                    return val
+                                                code, pc, locals_ = frames.pop()
+                                                push(val)
+                                    else:
+                                        if below_146[op]:     # op < 146
+                                            if below_144[op]:     # op < 144
+                                                # SUB_LC_RET (143) = LOAD_LOCAL CONST SUB RETURN
+                                                s, k = arg
+                                                a = locals_[s]
+                                                if type(a) is int:
+                                                    val = a - k
+                                                else:
+                                                    val = sub(a, k)
+                                                if not frames:
+                                                    return val
+                                                code, pc, locals_ = frames.pop()
+                                                push(val)
+                                            else:
+                                                if below_145[op]:     # op < 145
+                                                    # MUL_LC_RET (144) = LOAD_LOCAL CONST MUL RETURN
                                                     s, k = arg
                                                     a = locals_[s]
                                                     if type(a) is int:
-                                                        val = a - k
+                                                        val = a * k
                                                     else:
-                                                        val = sub(a, k)
+                                                        val = mul(a, k)
                                                     if not frames:
                                                         return val
                                                     code, pc, locals_ = frames.pop()
                                                     push(val)
                                                 else:
-                                                    if op < 145:
-                                                        # MUL_LC_RET (144) = LOAD_LOCAL CONST MUL RETURN
-                                                        s, k = arg
-                                                        a = locals_[s]
-                                                        if type(a) is int:
-                                                            val = a * k
-                                                        else:
-                                                            val = mul(a, k)
-                                                        if not frames:
-                                                            return val
-                                                        code, pc, locals_ = frames.pop()
-                                                        push(val)
-                                                    else:
-                                                        # CALL_BUILTIN3_C (145) = CONST CALL_BUILTIN3
-                                                        b = pop()
-                                                        stack[-1] = arg[1](stack[-1], b, arg[0])
+                                                    # CALL_BUILTIN3_C (145) = CONST CALL_BUILTIN3
+                                                    b = pop()
+                                                    stack[-1] = arg[1](stack[-1], b, arg[0])
                                         else:
-                                            if op < 147:
+                                            if below_147[op]:     # op < 147
                                                 # CALL_BUILTIN3_LLC (146) = LOAD_LOCAL LOAD_LOCAL CONST CALL_BUILTIN3
                                                 s, s1, k, fn, _, _ = arg
                                                 push(fn(locals_[s], locals_[s1], k))
                                             else:
-                                                if op < 148:
+                                                if below_148[op]:     # op < 148
                                                     # CHECK_BOOL_JF (147) = CHECK_BOOL JUMP_IF_FALSE
                                                     k, t, _ = arg
                                                     v = stack[-1]
@@ -1086,7 +1119,7 @@ def run_plain(vm, closure, args,
                                                         vm.part = 1
                                                         raise
                                                 else:
-                                                    if op < 149:
+                                                    if below_149[op]:     # op < 149
                                                         # INDEX_CALL1 (148) = INDEX CALL_BUILTIN1
                                                         i = pop()
                                                         x = pop()
@@ -1120,18 +1153,19 @@ def run_plain(vm, closure, args,
                                                             vm.part = 0
                                                             raise
                                                         push(arg[1](a))
-                                    else:
-                                        if op < 151:
+                                else:
+                                    if below_156[op]:     # op < 156
+                                        if below_151[op]:     # op < 151
                                             # CALL_BUILTIN_1 (150) = CALL_BUILTIN1
                                             stack[-1] = arg[0](stack[-1])
                                         else:
                                             if below_155[op]:     # op < 155
-                                                if op < 152:
+                                                if below_152[op]:     # op < 152
                                                     # CALL_BUILTIN_2 (151) = CALL_BUILTIN2
                                                     b = pop()
                                                     stack[-1] = arg[0](stack[-1], b)
                                                 else:
-                                                    if op < 154:
+                                                    if below_154[op]:     # op < 154
                                                         # CALL_BUILTIN_3 (152) = CALL_BUILTIN3
                                                         c = pop()
                                                         b = pop()
@@ -1179,9 +1213,7 @@ def run_plain(vm, closure, args,
                                                     continue
                                                 locals_[s3] = v0
                                                 pc = t + 1
-                            else:
-                                if below_166[op]:     # op < 166
-                                    if below_161[op]:     # op < 161
+                                    else:
                                         if below_157[op]:     # op < 157
                                             # ADD_LL_ST_BACK (156) = LOAD_LOCAL LOAD_LOCAL ADD STORE_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
                                             s, s1, s2, t, t4, s5 = arg
@@ -1319,44 +1351,46 @@ def run_plain(vm, closure, args,
                                                         continue
                                                     locals_[s4] = v2
                                                     pc = t + 1
-                                    else:
-                                        if below_162[op]:     # op < 162
-                                            # MUL_ADD_TO_BACK (161) = MUL ADD_TO_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
-                                            s, t, t2, s3 = arg
-                                            b = pop()
-                                            a = pop()
-                                            try:
-                                                if type(a) is int and type(b) is int and -0x3fffffff <= b and b <= 0x3fffffff:
-                                                    r0 = a * b
-                                                else:
-                                                    r0 = mul(a, b)
-                                            except Exception:
-                                                vm.part = 0
-                                                raise
-                                            a = locals_[s]
-                                            if type(a) is int and type(r0) is int:
-                                                locals_[s] = a + r0
-                                            elif type(a) is str and type(r0) is str:
-                                                locals_[s] = a + r0
-                                            else:
-                                                locals_[s] = add(a, r0)
-                                            try:
-                                                budget -= pc - t
-                                                if budget <= 0:
-                                                    budget = vm.tick(budget, room - len(frames))
-                                            except Exception:
-                                                vm.part = 2
-                                                raise
-                                            v1 = next(stack[-1], UNSET)
-                                            if v1 is UNSET:
-                                                pop()
-                                                pc = t2
-                                                continue
-                                            locals_[s3] = v1
-                                            pc = t + 1
+                            else:
+                                if below_162[op]:     # op < 162
+                                    # MUL_ADD_TO_BACK (161) = MUL ADD_TO_LOCAL JUMP_BACK FOR_ITER DECLARE_LOCAL
+                                    s, t, t2, s3 = arg
+                                    b = pop()
+                                    a = pop()
+                                    try:
+                                        if type(a) is int and type(b) is int and -0x3fffffff <= b and b <= 0x3fffffff:
+                                            r0 = a * b
                                         else:
+                                            r0 = mul(a, b)
+                                    except Exception:
+                                        vm.part = 0
+                                        raise
+                                    a = locals_[s]
+                                    if type(a) is int and type(r0) is int:
+                                        locals_[s] = a + r0
+                                    elif type(a) is str and type(r0) is str:
+                                        locals_[s] = a + r0
+                                    else:
+                                        locals_[s] = add(a, r0)
+                                    try:
+                                        budget -= pc - t
+                                        if budget <= 0:
+                                            budget = vm.tick(budget, room - len(frames))
+                                    except Exception:
+                                        vm.part = 2
+                                        raise
+                                    v1 = next(stack[-1], UNSET)
+                                    if v1 is UNSET:
+                                        pop()
+                                        pc = t2
+                                        continue
+                                    locals_[s3] = v1
+                                    pc = t + 1
+                                else:
+                                    if below_167[op]:     # op < 167
+                                        if below_166[op]:     # op < 166
                                             if below_164[op]:     # op < 164
-                                                if op < 163:
+                                                if below_163[op]:     # op < 163
                                                     # LT_LC_BACK (162) = JUMP_BACK LOAD_LOCAL CONST LT JUMP_IF_FALSE
                                                     t, s, k, t3, _ = arg
                                                     budget -= pc - t
@@ -1396,7 +1430,7 @@ def run_plain(vm, closure, args,
                                                         continue
                                                     pc = t + 1
                                             else:
-                                                if op < 165:
+                                                if below_165[op]:     # op < 165
                                                     # CMP_LC_BACK (164) = JUMP_BACK LOAD_LOCAL CONST CMP JUMP_IF_FALSE
                                                     t, s, k, kind, t4, _ = arg
                                                     budget -= pc - t
@@ -1429,37 +1463,36 @@ def run_plain(vm, closure, args,
                                                         pc = t4
                                                         continue
                                                     pc = t + 1
-                                else:
-                                    if below_167[op]:     # op < 167
-                                        # ADD_LC_ST_LT_LC_BACK (166) = LOAD_LOCAL CONST ADD STORE_LOCAL JUMP_BACK LOAD_LOCAL CONST LT JUMP_IF_FALSE
-                                        a = locals_[arg[0]]
-                                        b = arg[1]
-                                        if type(a) is int:
-                                            locals_[arg[2]] = a + b
-                                        elif type(a) is str and type(b) is str:
-                                            locals_[arg[2]] = a + b
                                         else:
-                                            locals_[arg[2]] = add(a, b)
-                                        try:
-                                            budget -= pc - arg[3]
-                                            if budget <= 0:
-                                                budget = vm.tick(budget, room - len(frames))
-                                        except Exception:
-                                            vm.part = 4
-                                            raise
-                                        v3 = locals_[arg[4]]
-                                        try:
-                                            if type(v3) is int:
-                                                c = v3 < arg[5]
+                                            # ADD_LC_ST_LT_LC_BACK (166) = LOAD_LOCAL CONST ADD STORE_LOCAL JUMP_BACK LOAD_LOCAL CONST LT JUMP_IF_FALSE
+                                            a = locals_[arg[0]]
+                                            b = arg[1]
+                                            if type(a) is int:
+                                                locals_[arg[2]] = a + b
+                                            elif type(a) is str and type(b) is str:
+                                                locals_[arg[2]] = a + b
                                             else:
-                                                c = lt(v3, arg[5])
-                                        except Exception:
-                                            vm.part = 7
-                                            raise
-                                        if c is False:
-                                            pc = arg[6]
-                                            continue
-                                        pc = arg[3] + 1
+                                                locals_[arg[2]] = add(a, b)
+                                            try:
+                                                budget -= pc - arg[3]
+                                                if budget <= 0:
+                                                    budget = vm.tick(budget, room - len(frames))
+                                            except Exception:
+                                                vm.part = 4
+                                                raise
+                                            v3 = locals_[arg[4]]
+                                            try:
+                                                if type(v3) is int:
+                                                    c = v3 < arg[5]
+                                                else:
+                                                    c = lt(v3, arg[5])
+                                            except Exception:
+                                                vm.part = 7
+                                                raise
+                                            if c is False:
+                                                pc = arg[6]
+                                                continue
+                                            pc = arg[3] + 1
                                     else:
                                         if below_171[op]:     # op < 171
                                             if below_170[op]:     # op < 170
@@ -1538,7 +1571,7 @@ def run_plain(vm, closure, args,
                                                     v = index(x, i)
                                                 locals_[s1] = v
                                         else:
-                                            if op < 174:
+                                            if below_174[op]:     # op < 174
                                                 # INDEX_LOCAL_CALL1 (171) = INDEX_LOCAL CALL_BUILTIN1
                                                 i = pop()
                                                 try:

@@ -57,6 +57,7 @@ TABLE = [
     ('DROP_UNDER', 48, ('count',), lambda a: a[0] + 1, 1, 'next', '.. x1..xn v -> .. v (a `give` leaving `for each` loops drops their iterators)'),
     ('ADD_TO_LOCAL', 49, ('local',), 1, 0, 'next', '`set s to s + b`: .. b -> ..; locals[s] = locals[s] + b (labels: as STORE_LOCAL)'),
     ('INDEX_LOCAL', 50, ('local',), 1, 1, 'next', '`xs[E]` of a local xs: .. i -> .. locals[s][i]'),
+    ('BUILD_MAP_KEYS', 51, ('const', 'count'), lambda a: a[1], 1, 'next', '.. v1..vn -> .. {consts[k]: v1, .., consts[k+n-1]: vn} (the keys are texts)'),
 ]
 
 # Made by the decoder, never in a file: name, code, what it does
@@ -190,6 +191,7 @@ FIELDS = {
     48: ('n',),  # DROP_UNDER
     49: ('s',),  # ADD_TO_LOCAL
     50: ('s',),  # INDEX_LOCAL
+    51: ('keys', 'n'),  # BUILD_MAP_KEYS
     100: ('t',),  # JUMP_BACK
     101: ('fn', 'n'),  # CALL_VM_BUILTIN
     150: ('fn', 'n', 'labelled'),  # CALL_BUILTIN_1
@@ -280,19 +282,19 @@ FLOW = {1: 'next', 2: 'next', 3: 'next', 4: 'next', 5: 'next', 6: 'next', 7: 'ne
     'jump', 30: 'branch', 31: 'keep_or_pop', 32: 'keep_or_pop', 33: 'next', 34: 'next',
     35: 'for_iter', 36: 'next', 37: 'next', 38: 'next', 39: 'return', 40: 'try', 41:
     'next', 42: 'next', 43: 'branch', 44: 'next', 45: 'next', 46: 'next', 47: 'next', 48:
-    'next', 49: 'next', 50: 'next', 100: 'jump', 101: 'next', 150: 'next', 151: 'next',
-    152: 'next', 102: 'next', 103: 'next', 104: 'next', 105: 'next', 106: 'next', 107:
-    'next', 108: 'next', 109: 'next', 110: 'branch', 111: 'branch', 112: 'branch', 113:
-    'branch', 114: 'next', 174: 'next', 115: 'branch', 116: 'branch', 117: 'next', 118:
-    'next', 119: 'next', 120: 'next', 121: 'next', 122: 'next', 123: 'branch', 125:
-    'next', 126: 'next', 127: 'next', 131: 'next', 136: 'next', 133: 'next', 134: 'next',
-    137: 'next', 138: 'next', 139: 'next', 145: 'next', 146: 'next', 135: 'next', 140:
-    'next', 141: 'next', 142: 'next', 143: 'next', 144: 'next', 170: 'next', 171: 'next',
-    148: 'next', 149: 'next', 147: 'branch', 132: 'branch', 154: 'branch', 155: 'branch',
-    156: 'branch', 157: 'branch', 158: 'branch', 159: 'branch', 160: 'branch', 161:
-    'branch', 169: 'branch', 172: 'next', 173: 'next', 162: 'branch', 163: 'branch', 164:
-    'branch', 165: 'branch', 166: 'branch', 167: 'branch', 168: 'branch', 153: 'branch',
-    128: 'next', 129: 'next', 130: 'next', 124: 'branch'}
+    'next', 49: 'next', 50: 'next', 51: 'next', 100: 'jump', 101: 'next', 150: 'next',
+    151: 'next', 152: 'next', 102: 'next', 103: 'next', 104: 'next', 105: 'next', 106:
+    'next', 107: 'next', 108: 'next', 109: 'next', 110: 'branch', 111: 'branch', 112:
+    'branch', 113: 'branch', 114: 'next', 174: 'next', 115: 'branch', 116: 'branch', 117:
+    'next', 118: 'next', 119: 'next', 120: 'next', 121: 'next', 122: 'next', 123:
+    'branch', 125: 'next', 126: 'next', 127: 'next', 131: 'next', 136: 'next', 133:
+    'next', 134: 'next', 137: 'next', 138: 'next', 139: 'next', 145: 'next', 146: 'next',
+    135: 'next', 140: 'next', 141: 'next', 142: 'next', 143: 'next', 144: 'next', 170:
+    'next', 171: 'next', 148: 'next', 149: 'next', 147: 'branch', 132: 'branch', 154:
+    'branch', 155: 'branch', 156: 'branch', 157: 'branch', 158: 'branch', 159: 'branch',
+    160: 'branch', 161: 'branch', 169: 'branch', 172: 'next', 173: 'next', 162: 'branch',
+    163: 'branch', 164: 'branch', 165: 'branch', 166: 'branch', 167: 'branch', 168:
+    'branch', 153: 'branch', 128: 'next', 129: 'next', 130: 'next', 124: 'branch'}
 
 # Stack pictures: (inputs -- outputs), deepest first; x[n] is n values
 PICTURES = {
@@ -346,6 +348,7 @@ PICTURES = {
     48: '(drop[n] v -- v)',
     49: '(b -- )',
     50: '(i -- r)',
+    51: '(values[n] -- m)',
     100: '( -- )',
     101: '(args[n] -- r)',
 }

@@ -49,11 +49,12 @@ _WRITES_LOCAL = frozenset({O.STORE_LOCAL, O.DECLARE_LOCAL})
 
 # Instructions with a check beyond their operands' ranges.
 _SPECIAL = frozenset({O.FIELD, O.CHECK_BOOL, O.LOAD_TASK, O.CALL_TASK, O.MAKE_LAMBDA,
-                      O.CALL_BUILTIN, O.JUMP_IF_SET})
+                      O.CALL_BUILTIN, O.JUMP_IF_SET, O.BUILD_MAP_KEYS})
 
 # Count operands that must be at least 1: no key to set, or no value to drop (the loops
 # slice the stack with -n, and -0 is all of it).
-_MIN_COUNT = {O.SET_PATH: "at least one key", O.DROP_UNDER: "at least one value to drop"}
+_MIN_COUNT = {O.SET_PATH: "at least one key", O.DROP_UNDER: "at least one value to drop",
+              O.BUILD_MAP_KEYS: "at least one key"}
 
 # Instructions naming a top-level variable, and those of them that set it.
 _GLOBAL_OPS = frozenset(op.code for op in O.OPS if "global" in op.operands)
@@ -387,6 +388,15 @@ def _check_code(program, func, index, top):
             if type(consts[a[0]]) is not str:
                 raise InvalidProgram(f"in {where}, offset {pc}: {op.name} needs a text "
                                      f"constant, constant {a[0]} is {_show(consts[a[0]])}")
+        elif code_ == O.BUILD_MAP_KEYS:
+            # Its keys are the n constants from k: all in the pool, all texts.
+            if a[0] + a[1] > nconsts:
+                raise InvalidProgram(f"in {where}, offset {pc}: {op.name} names constants "
+                                     f"{a[0]} to {a[0] + a[1] - 1}, but there are {nconsts}")
+            for c in range(a[0], a[0] + a[1]):
+                if type(consts[c]) is not str:
+                    raise InvalidProgram(f"in {where}, offset {pc}: {op.name} needs text "
+                                         f"keys, constant {c} is {_show(consts[c])}")
         elif code_ == O.LOAD_TASK or code_ == O.CALL_TASK:
             callee = funcs[a[0]]
             if callee.kind != "task":

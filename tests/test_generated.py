@@ -194,6 +194,16 @@ PROGRAMS += [
     "let s be private(2, \"s\")\ntask f(x)\n    when s > x\n        give 1\n"
     "print(declassify([labels_of(f(1)), labels_of(f(5))], \"ok\"))\n",
 ]
+# Calls of task values and lambdas (their code and pads ride on the closure): right and
+# wrong argument counts, through a task, a capture, a labelled callee.
+PROGRAMS += [
+    "task add(a, b = 10)\n    give a + b\nlet f be add\nprint(f(1, 2))\nprint(f(1))\n"
+    "task twice(g, x)\n    give g(g(x))\nlet k be 3\nprint(twice((x) => x + k, 1))\n"
+    "print(twice(f, 5))\nprint(f(1, 2, 3))\n",
+    "let g be (x) => x\nprint(g(1))\nprint(g())\n",
+    "let s be private(1, \"s\")\nlet fs be [(x) => x + 1, (x) => x * 2]\n"
+    "let f be fs[s]\nprint(declassify(labels_of(f(3)), \"ok\"))\n",
+]
 # A bound with a label: the test raises the pc in the loop (and a `set` under it is refused).
 PROGRAMS += ["let n be private(3, \"s\")\n" + e.format(n="n") for e in _WHILES
              if "let n" not in e]
@@ -375,3 +385,23 @@ def test_map_literals_of_text_keys_keep_each_values_label():
            'when s > 2\n    let n be {"in": 1}\n    print(declassify(labels_of(n), "ok"))\n')
     out, err, _, _ = _run(src, True)
     assert out == '[["s"], [], ["s"]]\n' and "print" in (err or ""), (out, err)
+
+
+def test_a_task_value_made_outside_the_run_is_called_with_the_runs_code():
+    # Closures made by a run carry its code and pads; one without them (made by a host)
+    # is looked up in the run's tables: the same answers either way.
+    src = "task add(a, b)\n    give a + b\nlet f be add\nprint(f(2, 3))\nprint(f(1))\n"
+    prog = compile_source(src, "t.syn")
+    for labels in (False, True):
+        outs = []
+        for strip in (False, True):
+            out = io.StringIO()
+            vm = VM(prog, Options(labels=labels, out=out.write))
+            if strip:
+                for c in vm.tasks.values():
+                    c.code = c.pads = None
+            try:
+                vm.run_main()
+            except SynError as e:
+                outs.append((out.getvalue(), e.message))
+        assert outs[0] == outs[1] and outs[0][0] == "5\n" and "argument" in outs[0][1], outs

@@ -252,7 +252,8 @@ if n:
 else:
     caps = ()
     [[L: labels = EMPTY]]
-c = Closure($f, caps)
+# With this run's code and pads (call_value reads them).
+c = Closure($f, caps, decoded[$f], pads[$f])
 if LABELS and labels:
     c = Labeled(c, labels)
 push(c)""", raw=True)
@@ -437,16 +438,23 @@ if type(callee) is not Closure:
     else:
         ops.not_callable(callee)
 f = callee.func
+# The callee's decoded code and frame pads: on the closure when this run made it (a
+# lambda, a task value), else the run's tables (two dictionary reads a call fewer).
+fcode = callee.code
+if fcode is None:
+    fcode, fpads = decoded[f], pads[f]
+else:
+    fpads = callee.pads
 # The frame pad for this many arguments; FramePads raises the arity error for a count f
 # does not take (with the callee's labels: the call depends on them).
 if LABELS and clab:
-    pad = _raise_labelled(vm, clab, pads[f].__getitem__, n)
+    pad = _raise_labelled(vm, clab, fpads.__getitem__, n)
 else:
-    pad = pads[f][n]
+    pad = fpads[n]
 @charge_call
 if LABELS and clab:    # before the parameters are stamped: they are the call's
     push_pc(vm, clab, base_depth + len(frames), 0)
-code = decoded[f]
+code = fcode
 locals_ = new + pad if pad else new     # a lambda seldom has `let` slots
 if callee.captures:
     locals_ += callee.captures

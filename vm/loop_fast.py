@@ -143,7 +143,8 @@ def run_plain(vm, closure, args,
                                                             del stack[-n:]
                                                         else:
                                                             caps = ()
-                                                        push(Closure(f, caps))
+                                                        # With this run's code and pads (call_value reads them).
+                                                        push(Closure(f, caps, decoded[f], pads[f]))
                                         else:
                                             # ADD (11)
                                             b = pop()
@@ -370,14 +371,21 @@ def run_plain(vm, closure, args,
                                                         continue
                                                     ops.not_callable(callee)
                                                 f = callee.func
+                                                # The callee's decoded code and frame pads: on the closure when this run made it (a
+                                                # lambda, a task value), else the run's tables (two dictionary reads a call fewer).
+                                                fcode = callee.code
+                                                if fcode is None:
+                                                    fcode, fpads = decoded[f], pads[f]
+                                                else:
+                                                    fpads = callee.pads
                                                 # The frame pad for this many arguments; FramePads raises the arity error for a count f
                                                 # does not take (with the callee's labels: the call depends on them).
-                                                pad = pads[f][arg]
+                                                pad = fpads[arg]
                                                 budget -= 1
                                                 if budget <= 0:
                                                     budget = vm.tick_call(budget, room - len(frames))
                                                 frames.append((code, pc, locals_))
-                                                code = decoded[f]
+                                                code = fcode
                                                 locals_ = new + pad if pad else new     # a lambda seldom has `let` slots
                                                 if callee.captures:
                                                     locals_ += callee.captures
@@ -978,14 +986,21 @@ def run_plain(vm, closure, args,
                                                         continue
                                                     ops.not_callable(callee)
                                                 f = callee.func
+                                                # The callee's decoded code and frame pads: on the closure when this run made it (a
+                                                # lambda, a task value), else the run's tables (two dictionary reads a call fewer).
+                                                fcode = callee.code
+                                                if fcode is None:
+                                                    fcode, fpads = decoded[f], pads[f]
+                                                else:
+                                                    fpads = callee.pads
                                                 # The frame pad for this many arguments; FramePads raises the arity error for a count f
                                                 # does not take (with the callee's labels: the call depends on them).
-                                                pad = pads[f][1]
+                                                pad = fpads[1]
                                                 budget -= 1
                                                 if budget <= 0:
                                                     budget = vm.tick_call(budget, room - len(frames))
                                                 frames.append((code, pc, locals_))
-                                                code = decoded[f]
+                                                code = fcode
                                                 locals_ = new + pad if pad else new     # a lambda seldom has `let` slots
                                                 if callee.captures:
                                                     locals_ += callee.captures

@@ -189,7 +189,8 @@ def run_labels(vm, closure, args,
                                                         else:
                                                             caps = ()
                                                             labels = EMPTY
-                                                        c = Closure(f, caps)
+                                                        # With this run's code and pads (call_value reads them).
+                                                        c = Closure(f, caps, decoded[f], pads[f])
                                                         if labels:
                                                             c = Labeled(c, labels)
                                                         push(c)
@@ -518,19 +519,26 @@ def run_labels(vm, closure, args,
                                                         continue
                                                     _raise_labelled(vm, clab, ops.not_callable, callee)
                                                 f = callee.func
+                                                # The callee's decoded code and frame pads: on the closure when this run made it (a
+                                                # lambda, a task value), else the run's tables (two dictionary reads a call fewer).
+                                                fcode = callee.code
+                                                if fcode is None:
+                                                    fcode, fpads = decoded[f], pads[f]
+                                                else:
+                                                    fpads = callee.pads
                                                 # The frame pad for this many arguments; FramePads raises the arity error for a count f
                                                 # does not take (with the callee's labels: the call depends on them).
                                                 if clab:
-                                                    pad = _raise_labelled(vm, clab, pads[f].__getitem__, arg)
+                                                    pad = _raise_labelled(vm, clab, fpads.__getitem__, arg)
                                                 else:
-                                                    pad = pads[f][arg]
+                                                    pad = fpads[arg]
                                                 budget -= 1
                                                 if budget <= 0:
                                                     budget = vm.tick_call(budget, room - len(frames))
                                                 frames.append((code, pc, locals_, stamps))
                                                 if clab:    # before the parameters are stamped: they are the call's
                                                     push_pc(vm, clab, base_depth + len(frames), 0)
-                                                code = decoded[f]
+                                                code = fcode
                                                 locals_ = new + pad if pad else new     # a lambda seldom has `let` slots
                                                 if callee.captures:
                                                     locals_ += callee.captures
@@ -1418,19 +1426,26 @@ def run_labels(vm, closure, args,
                                                         continue
                                                     _raise_labelled(vm, clab, ops.not_callable, callee)
                                                 f = callee.func
+                                                # The callee's decoded code and frame pads: on the closure when this run made it (a
+                                                # lambda, a task value), else the run's tables (two dictionary reads a call fewer).
+                                                fcode = callee.code
+                                                if fcode is None:
+                                                    fcode, fpads = decoded[f], pads[f]
+                                                else:
+                                                    fpads = callee.pads
                                                 # The frame pad for this many arguments; FramePads raises the arity error for a count f
                                                 # does not take (with the callee's labels: the call depends on them).
                                                 if clab:
-                                                    pad = _raise_labelled(vm, clab, pads[f].__getitem__, 1)
+                                                    pad = _raise_labelled(vm, clab, fpads.__getitem__, 1)
                                                 else:
-                                                    pad = pads[f][1]
+                                                    pad = fpads[1]
                                                 budget -= 1
                                                 if budget <= 0:
                                                     budget = vm.tick_call(budget, room - len(frames))
                                                 frames.append((code, pc, locals_, stamps))
                                                 if clab:    # before the parameters are stamped: they are the call's
                                                     push_pc(vm, clab, base_depth + len(frames), 0)
-                                                code = decoded[f]
+                                                code = fcode
                                                 locals_ = new + pad if pad else new     # a lambda seldom has `let` slots
                                                 if callee.captures:
                                                     locals_ += callee.captures

@@ -125,6 +125,8 @@ class VM:
             self.positions[id(code)] = positions
             self.words[id(code)] = words
         link_callees(self.decoded)
+        for c in self.tasks.values():       # task values carry this run's code and pads
+            c.code, c.pads = self.decoded[c.func], self.pads[c.func]
         if self.labels:
             from synsema.vm.loop_labels_fast import run_labels
             self._run = run_labels

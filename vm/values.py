@@ -88,11 +88,15 @@ def plain(v):
 
 class Closure:
     """A task or lambda value: the function's code plus the values it captured."""
-    __slots__ = ("func", "captures")
+    __slots__ = ("func", "captures", "code", "pads")
 
-    def __init__(self, func, captures=()):
+    def __init__(self, func, captures=(), code=None, pads=None):
         self.func = func            # vm.program.Function (decoded at load time)
         self.captures = captures    # tuple of plain values, in capture-slot order
+        # The decoded code and frame pads of the run that made it (None: made outside a
+        # run, the loops look them up): a call reads them here, not in two dictionaries.
+        self.code = code
+        self.pads = pads
 
     def __str__(self):
         f = self.func

@@ -177,9 +177,9 @@ PROGRAMS += [
     "let s be private(2, \"s\")\nlet n be 0\nlet i be 0\nwhile i < 3\n    set i to i + 1\n"
     "    when s > i\n        set n to n + 1\n    print(i)\n",
 ]
-# `*` and `%` inline only for a right operand of one CPython digit; past it (2**30 and up,
-# 2**64 and up, negative ones) ops.mul/ops.mod answer: the same numbers either way, a
-# local or a constant, in a loop's tail or alone.
+# `*` and `%` inline for a right operand under 2**64 (tested against one CPython digit
+# first, then 2**64); past it ops.mul/ops.mod answer: the same numbers either way, on both
+# sides of each bound, negative ones too, a local or a constant, in a loop's tail or alone.
 _BOUNDS = ["1073741823", "1073741824", "-1073741823", "-1073741824", "1099511627776",
            "18446744073709551615", "18446744073709551616", "-18446744073709551616", "7.5"]
 PROGRAMS += [

@@ -510,7 +510,8 @@ def test_iterators_deep_in_the_stack_cost_the_verifier_nothing_extra():
         p = _hand_made([], code)
         tracemalloc.start()
         try:
-            assert _check_code(p, p.functions[0], 0, None) == depth + 1
+            texts = [0] * (len(p.consts) + 1)
+            assert _check_code(p, p.functions[0], 0, None, texts) == depth + 1
             return tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()

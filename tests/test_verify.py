@@ -775,3 +775,16 @@ def test_build_map_keys_accepts_text_keys_in_the_pool():
 def test_build_map_keys_refuses_keys_that_are_not_texts_in_the_pool(k, n, consts, fragments):
     code = [O.CONST, 0] * max(n, 1) + [O.BUILD_MAP_KEYS, k, n, O.POP] + RET_NOTHING
     refused(make(code, consts=consts), "BUILD_MAP_KEYS", *fragments)
+
+
+def test_build_map_keys_may_not_name_more_keys_than_its_code_could_give_values_to():
+    # A few ints each naming the same 10,000 keys: the loader would make a tuple of them
+    # per instruction (gigabytes from a small file). Compiled code pushes a value (two
+    # ints at least) for every key, so no compiled function comes near the bound.
+    keys = ["a"] * 10_000
+    dead = [O.BUILD_MAP_KEYS, 1, 10_000] * 400          # after the RETURN: never run
+    prog = make(RET_NOTHING + dead, consts=[None] + keys)
+    refused(prog, "offset 3: its map literals name 10000 keys, more than the 1203 ints")
+    # The biggest literal a file may hold, compiled, loads.
+    src = "let m be {" + ", ".join(f'"k{i}": {i}' for i in range(MAX_COUNT)) + "}\nprint(len(m))\n"
+    verify(_compile(src))

@@ -26,6 +26,9 @@ Instruction.__doc__ = """One decoded instruction: `meaning` is a text saying wha
 operands refer to ('' when nothing to say); `is_target` is True when some jump lands here."""
 
 
+_KEYS_SHOWN = 50
+
+
 def _meaning(kind, x, func, program):
     """What operand x of this kind refers to, or None when there is nothing to add."""
     if kind == "jump":
@@ -77,8 +80,12 @@ def instructions(func, program=None):
             ci += 1
         parts = [_meaning(kind, x, func, program) for kind, x in zip(op.operands, a)]
         if op.code == O.BUILD_MAP_KEYS and program is not None and len(a) == 2:
-            # Its keys are the n constants from k: all of them, not only the first.
-            parts = [_meaning("const", k, func, program) for k in range(a[0], a[0] + a[1])]
+            # Its keys are the n constants from k: all of them, not only the first (at most
+            # _KEYS_SHOWN: an unverified program's count can be anything).
+            parts = [_meaning("const", k, func, program)
+                     for k in range(a[0], a[0] + min(a[1], _KEYS_SHOWN))]
+            if a[1] > _KEYS_SHOWN:
+                parts.append(f"... {a[1] - _KEYS_SHOWN} more")
         meaning = ", ".join(p for p in parts if p is not None)
         yield Instruction(off, line, col, op.name, a, meaning, off in targets)
 

@@ -97,13 +97,14 @@ else:
 
 # `*` and `%` inline only when the right operand is small: of two big integers Python's
 # product or remainder can take minutes in one step, which no limit could interrupt
-# (vm.ops refuses those past a size: "number too large"). The bound is one CPython digit
-# (2**30 - 1): comparisons of such ints are the ones 3.11 specializes (COMPARE_OP_INT_JUMP);
-# against 2**64 they stayed generic on every instruction.
-# (Two comparisons, not a chained one: a chain costs a SWAP, a COPY and a jump more.)
-SMALL = "-0x3fffffff <= b and b <= 0x3fffffff"
-# A constant the decoder fuses is tested once, at load: the wider bound (2**64) stays, and
-# the handler then needs no test (tools/gen_dispatch.py facts).
+# (vm.ops refuses those past a size: "number too large"). Small is under 2**64, tested
+# first against one CPython digit (2**30 - 1): comparisons of such ints are the ones 3.11
+# specializes (COMPARE_OP_INT_JUMP), while against 2**64 they stay generic; the wider test
+# runs only for an operand past the first (a hash's or a generator's 2**31 modulus).
+SMALL = ("(-0x3fffffff <= b and b <= 0x3fffffff or "
+         "-0x10000000000000000 < b < 0x10000000000000000)")
+# A constant the decoder fuses is tested once, at load, and the handler then needs no test
+# (tools/gen_dispatch.py facts).
 SMALL_CONST = "-0x10000000000000000 < b < 0x10000000000000000"
 
 

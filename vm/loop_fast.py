@@ -170,7 +170,7 @@ def run_plain(vm, closure, args,
                                                     # MUL (13)
                                                     b = pop()
                                                     a = stack[-1]
-                                                    if type(a) is int and type(b) is int and -0x3fffffff <= b and b <= 0x3fffffff:
+                                                    if type(a) is int and type(b) is int and (-0x3fffffff <= b and b <= 0x3fffffff or -0x10000000000000000 < b < 0x10000000000000000):
                                                         stack[-1] = a * b
                                                     else:
                                                         stack[-1] = mul(a, b)
@@ -182,7 +182,7 @@ def run_plain(vm, closure, args,
                                             # MOD (15)
                                             b = pop()
                                             a = stack[-1]
-                                            if type(a) is int and type(b) is int and -0x3fffffff <= b and b <= 0x3fffffff and b:
+                                            if type(a) is int and type(b) is int and (-0x3fffffff <= b and b <= 0x3fffffff or -0x10000000000000000 < b < 0x10000000000000000) and b:
                                                 stack[-1] = a % b
                                             else:
                                                 stack[-1] = mod(a, b)
@@ -960,7 +960,7 @@ def run_plain(vm, closure, args,
                                                 b = pop()
                                                 a = pop()
                                                 try:
-                                                    if type(a) is int and type(b) is int and -0x3fffffff <= b and b <= 0x3fffffff:
+                                                    if type(a) is int and type(b) is int and (-0x3fffffff <= b and b <= 0x3fffffff or -0x10000000000000000 < b < 0x10000000000000000):
                                                         r0 = a * b
                                                     else:
                                                         r0 = mul(a, b)
@@ -1373,7 +1373,7 @@ def run_plain(vm, closure, args,
                                     b = pop()
                                     a = pop()
                                     try:
-                                        if type(a) is int and type(b) is int and -0x3fffffff <= b and b <= 0x3fffffff:
+                                        if type(a) is int and type(b) is int and (-0x3fffffff <= b and b <= 0x3fffffff or -0x10000000000000000 < b < 0x10000000000000000):
                                             r0 = a * b
                                         else:
                                             r0 = mul(a, b)

@@ -224,7 +224,7 @@ def run_labels(vm, closure, args,
                                                         # MUL (13)
                                                         b = pop()
                                                         a = stack[-1]
-                                                        if type(a) is int and type(b) is int and -0x3fffffff <= b and b <= 0x3fffffff:
+                                                        if type(a) is int and type(b) is int and (-0x3fffffff <= b and b <= 0x3fffffff or -0x10000000000000000 < b < 0x10000000000000000):
                                                             stack[-1] = a * b
                                                         elif (type(a) is Labeled or type(b) is Labeled):
                                                             stack[-1] = _binary(vm, mul, a, b)
@@ -242,7 +242,7 @@ def run_labels(vm, closure, args,
                                                 # MOD (15)
                                                 b = pop()
                                                 a = stack[-1]
-                                                if type(a) is int and type(b) is int and -0x3fffffff <= b and b <= 0x3fffffff and b:
+                                                if type(a) is int and type(b) is int and (-0x3fffffff <= b and b <= 0x3fffffff or -0x10000000000000000 < b < 0x10000000000000000) and b:
                                                     stack[-1] = a % b
                                                 elif (type(a) is Labeled or type(b) is Labeled):
                                                     stack[-1] = _binary(vm, mod, a, b)
@@ -1385,7 +1385,7 @@ def run_labels(vm, closure, args,
                                                 b = pop()
                                                 a = pop()
                                                 try:
-                                                    if type(a) is int and type(b) is int and -0x3fffffff <= b and b <= 0x3fffffff:
+                                                    if type(a) is int and type(b) is int and (-0x3fffffff <= b and b <= 0x3fffffff or -0x10000000000000000 < b < 0x10000000000000000):
                                                         r0 = a * b
                                                     elif (type(a) is Labeled or type(b) is Labeled):
                                                         r0 = _binary(vm, mul, a, b)
@@ -2038,7 +2038,7 @@ def run_labels(vm, closure, args,
                                         b = pop()
                                         a = pop()
                                         try:
-                                            if type(a) is int and type(b) is int and -0x3fffffff <= b and b <= 0x3fffffff:
+                                            if type(a) is int and type(b) is int and (-0x3fffffff <= b and b <= 0x3fffffff or -0x10000000000000000 < b < 0x10000000000000000):
                                                 r0 = a * b
                                             elif (type(a) is Labeled or type(b) is Labeled):
                                                 r0 = _binary(vm, mul, a, b)

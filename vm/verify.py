@@ -69,8 +69,13 @@ def verify(program):
     """Check a whole Program; raise InvalidProgram(reason) or set every func.max_stack."""
     _check_program(program)
     top = None                  # the globals main declares outside every block
+    # texts[i]: how many of the first i constants are texts (BUILD_MAP_KEYS checks its n
+    # keys in one step, not n).
+    texts = [0]
+    for c in program.consts:
+        texts.append(texts[-1] + (type(c) is str))
     for index, func in enumerate(program.functions):
-        func.max_stack = _check_code(program, func, index, top)
+        func.max_stack = _check_code(program, func, index, top, texts)
         decoded, declared = _check_declarations(func, index)
         if index == 0:
             top = _top_level_globals(decoded, declared)
@@ -336,9 +341,10 @@ def _check_function(func, index):
 
 # ---- code ----------------------------------------------------------------------------
 
-def _check_code(program, func, index, top):
+def _check_code(program, func, index, top, texts):
     """Decode and check every instruction, then walk the control flow; returns max depth.
-    top: the globals tasks and tests may name (None while checking the top level)."""
+    top: the globals tasks and tests may name (None while checking the top level); texts:
+    the running count of text constants (verify)."""
     where = _where(func, index)
     code = func.code
     n = len(code)
@@ -352,6 +358,7 @@ def _check_code(program, func, index, top):
     limit = {"const": nconsts, "local": func.nlocals, "global": nglobals, "func": nfuncs,
              "builtin": nbuiltins, "count": MAX_COUNT + 1, "jump": n, "rid": MAX_RID + 1}
     by_code = O.BY_CODE
+    keys = 0                    # keys named by the function's BUILD_MAP_KEYS, all told
 
     pc = 0
     while pc < n:
@@ -393,10 +400,18 @@ def _check_code(program, func, index, top):
             if a[0] + a[1] > nconsts:
                 raise InvalidProgram(f"in {where}, offset {pc}: {op.name} names constants "
                                      f"{a[0]} to {a[0] + a[1] - 1}, but there are {nconsts}")
-            for c in range(a[0], a[0] + a[1]):
-                if type(consts[c]) is not str:
-                    raise InvalidProgram(f"in {where}, offset {pc}: {op.name} needs text "
-                                         f"keys, constant {c} is {_show(consts[c])}")
+            if texts[a[0] + a[1]] - texts[a[0]] != a[1]:
+                c = next(c for c in range(a[0], a[0] + a[1]) if type(consts[c]) is not str)
+                raise InvalidProgram(f"in {where}, offset {pc}: {op.name} needs text "
+                                     f"keys, constant {c} is {_show(consts[c])}")
+            # The loader makes each one's keys a tuple: a compiled function pushes a value
+            # (two ints of code at least) for every key, so its keys never outnumber its
+            # code, and neither may a file's (or a few bytes could fill gigabytes).
+            keys += a[1]
+            if keys > n:
+                raise InvalidProgram(f"in {where}, offset {pc}: its map literals name "
+                                     f"{keys} keys, more than the {n} ints of its code "
+                                     f"could give values to")
         elif code_ == O.LOAD_TASK or code_ == O.CALL_TASK:
             callee = funcs[a[0]]
             if callee.kind != "task":

@@ -416,6 +416,10 @@ n = $n
 if n == 1:          # a lambda's usual call: no slices
     new = [pop()]
     callee = pop()
+elif n == 2:
+    b = pop()
+    new = [pop(), b]
+    callee = pop()
 else:
     callee = stack[-n - 1]
     new = stack[-n:] if n else []
@@ -438,11 +442,11 @@ if type(callee) is not Closure:
         _raise_labelled(vm, clab, ops.not_callable, callee)
     else:
         ops.not_callable(callee)
-f = callee.func
 # The callee's decoded code and frame pads: on the closure when this run made it (a
 # lambda, a task value), else the run's tables (two dictionary reads a call fewer).
 fcode = callee.code
 if fcode is None:
+    f = callee.func
     fcode, fpads = decoded[f], pads[f]
 else:
     fpads = callee.pads
@@ -466,6 +470,9 @@ inst("CALL_TASK", 37, ("func f", "count n"), "(args[n] -- r)", "next",
 n = $n
 if n == 1:
     new = [pop()]
+elif n == 2:        # two pops cost about half a slice and its deletion
+    b = pop()
+    new = [pop(), b]
 elif n:
     new = stack[-n:]
     del stack[-n:]

@@ -502,6 +502,10 @@ def run_labels(vm, closure, args,
                                                 if arg == 1:          # a lambda's usual call: no slices
                                                     new = [pop()]
                                                     callee = pop()
+                                                elif arg == 2:
+                                                    b = pop()
+                                                    new = [pop(), b]
+                                                    callee = pop()
                                                 else:
                                                     callee = stack[-arg - 1]
                                                     new = stack[-arg:] if arg else []
@@ -518,11 +522,11 @@ def run_labels(vm, closure, args,
                                                         push(vm.call_host(callee, new, clab))
                                                         continue
                                                     _raise_labelled(vm, clab, ops.not_callable, callee)
-                                                f = callee.func
                                                 # The callee's decoded code and frame pads: on the closure when this run made it (a
                                                 # lambda, a task value), else the run's tables (two dictionary reads a call fewer).
                                                 fcode = callee.code
                                                 if fcode is None:
+                                                    f = callee.func
                                                     fcode, fpads = decoded[f], pads[f]
                                                 else:
                                                     fpads = callee.pads
@@ -550,6 +554,9 @@ def run_labels(vm, closure, args,
                                                 _, n, pad, fcode = arg
                                                 if n == 1:
                                                     new = [pop()]
+                                                elif n == 2:        # two pops cost about half a slice and its deletion
+                                                    b = pop()
+                                                    new = [pop(), b]
                                                 elif n:
                                                     new = stack[-n:]
                                                     del stack[-n:]
@@ -1425,11 +1432,11 @@ def run_labels(vm, closure, args,
                                                         push(vm.call_host(callee, new, clab))
                                                         continue
                                                     _raise_labelled(vm, clab, ops.not_callable, callee)
-                                                f = callee.func
                                                 # The callee's decoded code and frame pads: on the closure when this run made it (a
                                                 # lambda, a task value), else the run's tables (two dictionary reads a call fewer).
                                                 fcode = callee.code
                                                 if fcode is None:
+                                                    f = callee.func
                                                     fcode, fpads = decoded[f], pads[f]
                                                 else:
                                                     fpads = callee.pads

@@ -7,9 +7,10 @@ Output (committed; a test checks they are current):
                              the superinstruction patterns the decoder fuses
     docs/bytecode.md         its opcode table (by docs/gen_opcodes.py, run after them)
 
-Each loop dispatches with a tree of `if op < K:` tests balanced by how often each
-instruction runs (WEIGHT below, from profiles of the bench/ programs and the corpus), so
-every instruction is reached in a handful of comparisons and the hottest in two or three.
+Each loop dispatches with a tree of range tests (op < K, each read from a table of bools:
+`below_K[op]`) balanced by how often each instruction runs (WEIGHT below, from profiles
+of the bench/ programs), so every instruction is reached in a handful of tests and the
+hottest in three or four.
 Run after changing vm/instructions.py: python tools/gen_dispatch.py [--check]
 """
 
@@ -739,7 +740,7 @@ def leaves(ns, labels):
 
 
 def tree(items, indent, out, weight, keys):
-    """The dispatch: `if op < K:` tests over the handlers in opcode order, shaped as the
+    """The dispatch: range tests (op < K) over the handlers in opcode order, shaped as the
     binary tree of least expected depth for these frequencies (an optimal alphabetic
     tree, by dynamic programming: cost[i][j] = weight(i..j) + min over the split). Each
     test reads a table (below); adds its K to `keys`."""
@@ -821,7 +822,7 @@ def loop(ns, labels):
     params[-1] += tail
     lines[d:d + 1] = [head.rstrip(), pad + "# locals by default parameters (HOISTED and _emit "
                       "in tools/gen_dispatch.py)"] + [pad + p for p in params]
-    # The tables the long tests read, made once at import.
+    # The tables the tests read, made once at import.
     imp = max(i for i, l in enumerate(lines[:d]) if l.startswith(("import ", "from ")) or
               l.startswith(" "))
     lines[imp + 1:imp + 1] = [

@@ -55,11 +55,16 @@ def programs(paths, general, twins_only=False):
         for p in sorted(glob.glob(pat, recursive=True)):
             out[p] = open(p).read()
     if not paths:
-        sys.path.insert(0, os.path.join(ROOT, "bench"))
-        import twins
-        for t in twins.GENERAL if general else twins.ALL:
+        for t in _twins(general):
             out["bench: " + t.name] = t.source
     return out
+
+
+def _twins(general):
+    """The bench/twins.py programs: the general ones, or all."""
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import twins
+    return twins.GENERAL if general else twins.ALL
 
 
 def profile(source, name, fused):
@@ -140,19 +145,9 @@ def weights(progs, labels, per_second=None):
 
 def twin_seconds(general):
     """{program name in programs(): the best of 5 runs of its CPython twin, in seconds}."""
-    import time
-    sys.path.insert(0, os.path.join(ROOT, "bench"))
-    import twins
-    out = {}
-    for t in twins.GENERAL if general else twins.ALL:
-        best = None
-        for _ in range(5):
-            a = time.perf_counter()
-            t.python()
-            d = time.perf_counter() - a
-            best = d if best is None else min(best, d)
-        out["bench: " + t.name] = best
-    return out
+    import timeit
+    return {"bench: " + t.name: min(timeit.repeat(t.python, number=1, repeat=5))
+            for t in _twins(general)}
 
 
 def main(argv):

@@ -79,7 +79,7 @@ def instructions(func, program=None):
             _, line, col = changes[ci]
             ci += 1
         parts = [_meaning(kind, x, func, program) for kind, x in zip(op.operands, a)]
-        if op.code == O.BUILD_MAP_KEYS and program is not None and len(a) == 2:
+        if op.code == O.BUILD_MAP_KEYS and program is not None:
             # Its keys are the n constants from k: all of them, not only the first (at most
             # _KEYS_SHOWN: an unverified program's count can be anything).
             parts = [_meaning("const", k, func, program)

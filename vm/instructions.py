@@ -740,8 +740,13 @@ fused("FOR_BACK", 132, "JUMP_BACK FOR_ITER DECLARE_LOCAL",
 # an `otherwise`'s end or a `when` not taken), one dispatch fewer a round. The statements
 # are the stores that end loop bodies most (tools/profile_pairs.py: a sum, a count, an
 # append, a map entry, a dot product).
+def _fused(name):
+    """The superinstruction of that name, or None (an instruction)."""
+    return next((f for f in FUSED if f["name"] == name), None)
+
+
 def _parts(name):
-    f = next((f for f in FUSED if f["name"] == name), None)
+    f = _fused(name)
     return f["parts"] if f else [name]
 
 
@@ -750,7 +755,7 @@ def _known(name, off):
     what its own parts' makers checked), as a `when` over the fields of a composition in
     which its parts start at part `off`: a composition of superinstructions is made from
     them, so their conditions hold in it too (tools/gen_dispatch.py facts reads them)."""
-    f = next((f for f in FUSED if f["name"] == name), None)
+    f = _fused(name)
     if f is None:
         return "True"
     conds = " and ".join(c for c in (f["when"], f.get("known", "True")) if c != "True")
@@ -758,7 +763,7 @@ def _known(name, off):
 
 
 def _tail(name, code, head, back="FOR_BACK", **more):
-    f = next((f for f in FUSED if f["name"] == head), None)
+    f = _fused(head)
     parts = _parts(head)
     at = 0 if f is None else f["at"] if f["at"] is not None else next(
         i for i, p in enumerate(parts) if p not in ("LOAD_LOCAL", "CONST"))
@@ -811,8 +816,8 @@ fused("LT_LC_RET_LOCAL", 124, "LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETU
       "`when n < c` then `give b`)", when=_NUM_C + " and A[3][0] == i + 6")
 
 # ---- the loop around the instructions -----------------------------------------------------
-# `@dispatch` is where the generator puts the instructions, as a tree of `if op < K:`
-# tests balanced by how often each runs (tools/gen_dispatch.py WEIGHT); `@hoisted` where it
+# `@dispatch` is where the generator puts the instructions, as a tree of range tests
+# (op < K) balanced by how often each runs (tools/gen_dispatch.py WEIGHT); `@hoisted` where it
 # puts the names the handlers read as locals (tools/gen_dispatch.py HOISTED).
 
 LOOP = '''\

@@ -11,6 +11,7 @@ int here), because a hand-made or corrupted file can put anything anywhere. A pr
 raises InvalidProgram(reason); the reason names the function and the code offset.
 """
 
+from itertools import accumulate
 
 from synsema.stdlib.registry import load_all
 from synsema.vm import opcodes as O
@@ -71,9 +72,7 @@ def verify(program):
     top = None                  # the globals main declares outside every block
     # texts[i]: how many of the first i constants are texts (BUILD_MAP_KEYS checks its n
     # keys in one step, not n).
-    texts = [0]
-    for c in program.consts:
-        texts.append(texts[-1] + (type(c) is str))
+    texts = list(accumulate((type(c) is str for c in program.consts), initial=0))
     for index, func in enumerate(program.functions):
         func.max_stack = _check_code(program, func, index, top, texts)
         decoded, declared = _check_declarations(func, index)

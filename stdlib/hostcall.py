@@ -10,6 +10,7 @@ ends in `invoke`.
 from synsema.stdlib.registry import builtin
 from synsema.stdlib.vmbuiltins import _split, check_argument
 from synsema.vm import caps as C
+from synsema.vm import precise as P
 from synsema.vm.errors import EMPTY, CapabilityDenied, SynError
 from synsema.vm.program import cap_text
 from synsema.vm.suggest import did_you_mean
@@ -94,7 +95,7 @@ def _invoke(vm, fn, args, labels):
     else:
         out_labels = EMPTY
     try:
-        result = tool.invoke(plain)
+        result = tool.invoke(plain, vm.labels)
     except SynError as e:
         _record(vm, name, plain, "failed", seen, labels)
         if vm.labels:
@@ -102,7 +103,10 @@ def _invoke(vm, fn, args, labels):
         raise
     _record(vm, name, plain, "ok", seen, labels)
     if out_labels:
-        return Labeled(result, out_labels)
+        # With Labelled parts (hosttools.Labelled) the result is precise already: the whole
+        # labels join its shape, so every part carries them too.
+        return P.join(result, out_labels) if type(result) is Labeled else \
+            Labeled(result, out_labels)
     return result
 
 
@@ -118,6 +122,25 @@ def _check_contract(vm, tool, args, pc, plain, seen, named):
         if not carried <= accepted:
             _refuse_labels(vm, tool, p.name, carried, accepted, plain, seen, named,
                            from_pc=carried - accepted <= pc)
+    for who, what in tool.readers:
+        # `who` names the parties that will read `what`. Chosen from labelled data (an
+        # address read from a mail: the attacker's, maybe), they may be sent only what
+        # carries no label at all, so nothing labelled can reach a party the data chose.
+        v = args.get(who, UNSET)
+        chosen = v.l if type(v) is Labeled else EMPTY
+        if not chosen:
+            continue
+        for p in what:
+            v = args.get(p, UNSET)
+            carried = pc | (v.l if type(v) is Labeled else EMPTY)
+            if carried:
+                _record(vm, tool.name, plain, "refused", seen, named)
+                err = SynError(
+                    f"host tool '{tool.name}' refused: '{p}' carries {_show(carried)}, and "
+                    f"'{who}', who reads it, carries {_show(chosen)}; readers chosen from "
+                    "labelled data may be sent only what carries no label")
+                err.labels = vm.pc | carried | chosen
+                raise err
 
 
 def _show(labels):

@@ -77,7 +77,8 @@ from synsema.vm.caps import is_label
 from synsema.vm.errors import HostError, SynError
 from synsema.vm.jsonvalues import lone_surrogate
 from synsema.vm.suggest import did_you_mean
-from synsema.vm.values import Closure, denorm_key, norm_key
+from synsema.vm import precise as P
+from synsema.vm.values import EMPTY, Closure, Labeled, denorm_key, norm_key
 
 MAX_DEPTH = 100
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
@@ -96,6 +97,23 @@ class ToolError(HostError, ValueError):
 
 class ToolTargetError(ToolError):
     """A `--tools MODULE:NAME` that cannot be loaded (a usage error, exit 2)."""
+
+
+class Labelled:
+    """A part of a host tool's result with labels of its own, beyond the tool's
+    `result_labels` (an extension of SPEC 15.1): `Labelled(reviews, ["untrusted"])` in a
+    record whose other fields the platform writes. Under --labels that part carries the
+    labels and its container keeps them precisely (SPEC 10: reading another field does not
+    pick them up); without --labels it is its plain value. Labels are only ever added: the
+    whole result still carries `result_labels`, the arguments' labels and the pc."""
+    __slots__ = ("value", "labels")
+
+    def __init__(self, value, labels):
+        self.value = value
+        self.labels = _label_set("synsema.Labelled", "labels", labels)
+
+    def __repr__(self):
+        return f"Labelled({self.value!r}, {sorted(self.labels)})"
 
 
 class _Frozen:
@@ -166,7 +184,7 @@ def on_host_thread(fn, kwargs):
 class HostTool(_Frozen):
     """A declared host tool (see the module docstring)."""
     __slots__ = ("name", "fn", "description", "params", "result_labels", "accepts",
-                 "accepts_all")
+                 "accepts_all", "readers")
 
     def __call__(self, *args, **kwargs):
         return self.fn(*args, **kwargs)
@@ -182,8 +200,9 @@ class HostTool(_Frozen):
                 raise SynError(f"host tool '{self.name}' has no parameter '{key}'"
                                f"{did_you_mean(key, names) if isinstance(key, str) else ''}")
 
-    def invoke(self, args):
-        """Run the tool on Synsema values; its result as a Synsema value."""
+    def invoke(self, args, labels=False):
+        """Run the tool on Synsema values; its result as a Synsema value (`labels`: the
+        run is under --labels, so Labelled parts of the result keep their labels)."""
         self.check_keys(args)
         kwargs = {}
         for p in self.params:
@@ -197,16 +216,17 @@ class HostTool(_Frozen):
             # Anything the tool raises is the program's to catch; a sys.exit() in a tool
             # too (it would end the host's whole process). Ctrl-C still stops the run.
             raise SynError(f"host tool '{self.name}' failed: {_one_line(e)}") from e
-        return to_synsema(result, self.name)
+        return to_synsema(result, self.name, labels)
 
 
 # ---- declaring ----------------------------------------------------------------------------
 
-def tool(fn=None, *, name=None, result_labels=(), accepts=None, description=None):
+def tool(fn=None, *, name=None, result_labels=(), accepts=None, readers=None,
+         description=None):
     """Declare a Python function a host tool: `@tool` or `@tool(name=..., ...)`."""
     def decorate(f):
         return _mark(f, declare(f, name=name, result_labels=result_labels,
-                                accepts=accepts, description=description))
+                                accepts=accepts, readers=readers, description=description))
     return decorate if fn is None else decorate(fn)
 
 
@@ -218,7 +238,8 @@ def _mark(fn, spec):
     return fn
 
 
-def declare(fn, *, name=None, result_labels=(), accepts=None, description=None, prefix=None):
+def declare(fn, *, name=None, result_labels=(), accepts=None, readers=None, description=None,
+            prefix=None):
     """The HostTool of `fn` (the work of `tool`, without marking the function)."""
     import inspect
     if not callable(fn):
@@ -247,7 +268,7 @@ def declare(fn, *, name=None, result_labels=(), accepts=None, description=None, 
                    for p in sig.parameters.values())
     result_labels = _labels(name, "result_labels", result_labels)
     accepts_all, per_param = _accepts(name, accepts, [p.name for p in params])
-    return HostTool(name=name, fn=fn,
+    return HostTool(name=name, fn=fn, readers=_readers(name, readers, [p.name for p in params]),
                     description=doc_description if description is None else description,
                     params=params, result_labels=result_labels,
                     accepts=types.MappingProxyType(
@@ -284,7 +305,7 @@ def _param(tool_name, p, description, inspect):
     typ, shape, choices = found
     if p.default is not p.empty:
         try:
-            default = _syn(p.default, 0, set())
+            default = _syn(p.default, 0, set(), None)
         except _Unholdable as e:
             raise ToolError(f"{where} '{p.name}': its default {p.default!r} is not a Synsema "
                             f"value ({e.render()}); use None as the default and set the "
@@ -340,17 +361,21 @@ def _choices_type(values, shape):
 
 
 def _labels(tool_name, what, labels):
+    return _label_set(f"host tool '{tool_name}'", what, labels)
+
+
+def _label_set(owner, what, labels):
     if isinstance(labels, str):
-        raise ToolError(f"host tool '{tool_name}': {what} must be a list of label names, "
+        raise ToolError(f"{owner}: {what} must be a list of label names, "
                         f"got the text {labels!r}; write [{labels!r}]")
     try:
         labels = frozenset(labels)
     except TypeError:
-        raise ToolError(f"host tool '{tool_name}': {what} must be a list of label names, "
+        raise ToolError(f"{owner}: {what} must be a list of label names, "
                         f"got {_describe(labels)}") from None
     for label in labels:
         if not isinstance(label, str) or not is_label(label):
-            raise ToolError(f"host tool '{tool_name}': {what} has {label!r}, which is not a "
+            raise ToolError(f"{owner}: {what} has {label!r}, which is not a "
                             "label name (letters, digits, '_', '-', '.')")
     return labels
 
@@ -370,6 +395,34 @@ def _accepts(tool_name, accepts, names):
                             f"one of its parameters{hint or _EVERY_PARAM}")
         per_param[key] = _labels(tool_name, f"accepts[{key!r}]", labels)
     return per_param.pop("*", frozenset()), per_param
+
+
+def _readers(tool_name, readers, names):
+    """((who, (what, ...)), ...): parameter `who` names the parties that will read the
+    parameters `what` (the recipients of an email and its subject and body)."""
+    if readers is None:
+        return ()
+    if not isinstance(readers, dict):
+        raise ToolError(f"host tool '{tool_name}': readers must be a map from a parameter "
+                        f"to the list of parameters it names the readers of, got "
+                        f"{_describe(readers)}")
+    out = []
+    for who, what in readers.items():
+        if who not in names:
+            hint = did_you_mean(who, names) if isinstance(who, str) else ""
+            raise ToolError(f"host tool '{tool_name}': readers names {who!r}, which is not "
+                            f"one of its parameters{hint}")
+        if isinstance(what, str) or not isinstance(what, (list, tuple)) or not what:
+            raise ToolError(f"host tool '{tool_name}': readers[{who!r}] must be a non-empty "
+                            f"list of the parameters {who!r} names the readers of, got "
+                            f"{_describe(what)}")
+        for p in what:
+            if p not in names or p == who:
+                hint = did_you_mean(p, names) if isinstance(p, str) else ""
+                raise ToolError(f"host tool '{tool_name}': readers[{who!r}] names {p!r}, "
+                                "which is not one of its other parameters" + hint)
+        out.append((who, tuple(what)))
+    return tuple(out)
 
 
 # ---- docstrings ----------------------------------------------------------------------------
@@ -488,16 +541,21 @@ class _Unholdable(Exception):
         return f"{self.what} at {where}" if where else self.what
 
 
-def to_synsema(value, tool_name):
-    """The Synsema value of a tool's Python result (see the module docstring)."""
+def to_synsema(value, tool_name, labels=False):
+    """The Synsema value of a tool's Python result (see the module docstring). `labels`:
+    the run is under --labels, so a `Labelled` part keeps its labels (as the precise labels
+    of its container, SPEC 10); without, it is its plain value."""
     try:
-        return _syn(value, 0, set())
+        return _syn(value, 0, set(), labels)
     except _Unholdable as e:
         raise SynError(f"host tool '{tool_name}' returned a value Synsema cannot hold "
                        f"({e.render()})") from None
 
 
-def _syn(v, depth, active):
+# `keep`, passed down the conversion: True (labels on: a Labelled part becomes a Labeled
+# value), False (labels off: its plain value) or None (a default: no labels allowed).
+
+def _syn(v, depth, active, keep):
     t = type(v)
     if t is str:
         bad = lone_surrogate(v)
@@ -507,76 +565,95 @@ def _syn(v, depth, active):
     if t is int or t is float or t is bool or v is None:
         return v
     if t is list or t is tuple:
-        return _container(v, depth, active, _items, v)
+        return _container(v, depth, active, keep, _items, v)
     if t is dict:
-        return _container(v, depth, active, _pairs, v.items(), "[]")
-    return _other(v, depth, active)
+        return _container(v, depth, active, keep, _pairs, v.items(), "[]")
+    return _other(v, depth, active, keep)
 
 
-def _other(v, depth, active):
+def _other(v, depth, active, keep):
+    if isinstance(v, Labelled):
+        if keep is None:
+            raise _Unholdable("a Labelled value (only a result can carry labels)")
+        inner = _syn(v.value, depth + 1, active, keep)
+        return P.join(inner, v.labels) if keep else inner
     if isinstance(v, enum.Enum):
-        return _syn(v.value, depth + 1, active)
+        return _syn(v.value, depth + 1, active, keep)
     if isinstance(v, str):
-        return _syn(str.__str__(v), depth, active)
+        return _syn(str.__str__(v), depth, active, keep)
     if isinstance(v, int):
         return int.__int__(v)
     if isinstance(v, float):
         return float.__float__(v)
     if isinstance(v, tuple) and hasattr(v, "_fields"):         # a namedtuple: a record
-        return _container(v, depth, active, _pairs, zip(v._fields, v), ".")
+        return _container(v, depth, active, keep, _pairs, zip(v._fields, v), ".")
     if isinstance(v, (list, tuple)):
-        return _container(v, depth, active, _items, v)
+        return _container(v, depth, active, keep, _items, v)
     if isinstance(v, dict):
-        return _container(v, depth, active, _pairs, v.items(), "[]")
+        return _container(v, depth, active, keep, _pairs, v.items(), "[]")
     if not isinstance(v, type):
         if hasattr(type(v), "__dataclass_fields__"):
             import dataclasses      # loaded already: v's class was made with it
-            return _container(v, depth, active, _pairs,
+            return _container(v, depth, active, keep, _pairs,
                               ((f.name, getattr(v, f.name)) for f in dataclasses.fields(v)),
                               ".")
         dump = getattr(v, "model_dump", None)                   # pydantic v2
         if callable(dump):
-            return _syn(dump(mode="json"), depth + 1, active)
+            return _syn(dump(mode="json"), depth + 1, active, keep)
         if callable(getattr(v, "dict", None)) and hasattr(type(v), "__fields__"):  # v1
-            return _syn(v.dict(), depth + 1, active)
+            return _syn(v.dict(), depth + 1, active, keep)
     dt = sys.modules.get("datetime")        # a value can be a date only once it is loaded
     if dt is not None and isinstance(v, (dt.date, dt.time)):
         return v.isoformat()
     raise _Unholdable(f"type {type(v).__name__}")
 
 
-def _container(v, depth, active, convert, items, style=None):
+def _container(v, depth, active, keep, convert, items, style=None):
     if depth >= MAX_DEPTH:
         raise _Unholdable(f"nested deeper than {MAX_DEPTH} levels")
     if id(v) in active:
         raise _Unholdable("a cycle: it contains itself")
     active.add(id(v))
-    out = convert(items, depth + 1, active, style)
+    out = convert(items, depth + 1, active, keep, style)
     active.discard(id(v))
     return out
 
 
-def _items(items, depth, active, _style):
+def _items(items, depth, active, keep, _style):
     out = []
+    labelled = False
     for i, x in enumerate(items):
         try:
-            out.append(_syn(x, depth, active))
+            y = _syn(x, depth, active, keep)
         except _Unholdable as e:
             e.path.append(f"[{i}]")
             raise
-    return out
+        labelled = labelled or type(y) is Labeled
+        out.append(y)
+    # Labelled parts inside: the list keeps each element's labels (its shape has none).
+    return P.build_list(out, EMPTY) if labelled else out
 
 
-def _pairs(items, depth, active, style):
+def _pairs(items, depth, active, keep, style):
     out = {}
+    labelled = False
     for k, x in items:
         key = _key(k)
         try:
-            out[key] = _syn(x, depth, active)
+            y = _syn(x, depth, active, keep)
         except _Unholdable as e:
             e.path.append(f".{k}" if style == "." else f"[{show_key(key)}]")
             raise
-    return out
+        labelled = labelled or type(y) is Labeled
+        out[key] = y
+    if not labelled:
+        return out
+    raw = []
+    for key, y in out.items():
+        raw += (key, y)
+        if type(y) is Labeled:
+            out[key] = y.v
+    return P.build_map(raw, out, EMPTY)
 
 
 def _key(k):
@@ -652,11 +729,12 @@ class Toolbox:
         for t in tools:
             self.add(t)
 
-    def tool(self, fn=None, *, name=None, result_labels=(), accepts=None, description=None):
+    def tool(self, fn=None, *, name=None, result_labels=(), accepts=None, readers=None,
+             description=None):
         """Like `synsema.tool`, and registers the tool here under a prefixed name."""
         def decorate(f):
             spec = declare(f, name=name, result_labels=result_labels, accepts=accepts,
-                           description=description, prefix=self.name)
+                           readers=readers, description=description, prefix=self.name)
             self._register(spec)
             return _mark(f, spec)
         return decorate if fn is None else decorate(fn)

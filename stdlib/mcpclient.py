@@ -444,7 +444,7 @@ class McpTool(HostTool):
         as its results: a catalog entry made from them carries the results' labels."""
         return self.result_labels
 
-    def invoke(self, args):
+    def invoke(self, args, labels=False):
         self.check_keys(args)
         payload = {}
         for p in self.params:
@@ -505,7 +505,7 @@ def _host_tools(conn, listed):
             params=params, result_labels=spec.labels,
             accepts=types.MappingProxyType(
                 {p.name: per_tool.get(p.name, frozenset()) | every for p in params}),
-            accepts_all=every, connection=conn, remote=remote,
+            accepts_all=every, readers=(), connection=conn, remote=remote,
             output_schema=entry.get("outputSchema"))
         remote_of[name] = remote
     return out

@@ -188,7 +188,10 @@ class LocalEngine:
         from concurrent.futures.process import BrokenProcessPool
         finished, _ = wait(self.running, return_when=FIRST_COMPLETED)
         out = []
-        for fut in finished:
+        # In the order submitted (`finished` is a set): items that finish together are
+        # written in input order, so a file a --fail-fast stop leaves unsorted is not
+        # shuffled by chance.
+        for fut in [f for f in self.running if f in finished]:
             key = self.running.pop(fut)
             try:
                 out.append((key, fut.result()))

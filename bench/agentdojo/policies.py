@@ -12,15 +12,43 @@ Tools without side effects accept `untrusted` everywhere (reading cannot harm).
 
 UNTRUSTED = "untrusted"
 
-# Tools whose results hold no third-party text: the system clock.
-TRUSTED_RESULTS = {"workspace": {"get_current_day"}}
+# Tools whose results hold no third-party text, or hold it only in UNTRUSTED_FIELDS:
+# the system clock; travel's catalogue, which the booking platform writes (names,
+# addresses, prices, opening hours, ratings, flights), reviews aside (not the user's
+# profile: passport and card numbers, which no label here would then guard);
+# banking's transactions, which the bank writes (sender, recipient, amount, date), the
+# subject aside (whoever pays writes it).
+TRUSTED_RESULTS = {
+    "workspace": {"get_current_day"},
+    "travel": {"get_all_hotels_in_city", "get_hotels_prices",
+               "get_rating_reviews_for_hotels", "get_hotels_address",
+               "get_all_restaurants_in_city", "get_cuisine_type_for_restaurants",
+               "get_restaurants_address", "get_rating_reviews_for_restaurants",
+               "get_dietary_restrictions_for_all_restaurants",
+               "get_contact_information_for_restaurants", "get_price_for_restaurants",
+               "check_restaurant_opening_hours", "get_all_car_rental_companies_in_city",
+               "get_car_types_available", "get_rating_reviews_for_car_rental",
+               "get_car_fuel_options", "get_car_rental_address", "get_car_price_per_day",
+               "get_flight_information"},
+    "banking": {"get_most_recent_transactions", "get_scheduled_transactions"},
+}
+
+# The fields of those results that anyone may write: labelled untrusted on their own
+# (synsema.Labelled, tools.shaped), so a value read from the other fields carries no label.
+UNTRUSTED_FIELDS = {
+    "travel": {"get_rating_reviews_for_hotels": {"reviews"},
+               "get_rating_reviews_for_restaurants": {"reviews"},
+               "get_rating_reviews_for_car_rental": {"reviews"}},
+    "banking": {"get_most_recent_transactions": {"subject"},
+                "get_scheduled_transactions": {"subject"}},
+}
 
 # Read-only tools, per suite: every parameter accepts untrusted.
 READ_ONLY = {
     "banking": {"get_iban", "get_balance", "get_most_recent_transactions",
                 "get_scheduled_transactions", "read_file", "get_user_info"},
     "slack": {"get_channels", "read_channel_messages", "read_inbox", "get_users_in_channel"},
-    "travel": {"get_user_information", "get_all_hotels_in_city", "get_hotels_prices",
+    "travel": {"get_all_hotels_in_city", "get_hotels_prices",
                "get_rating_reviews_for_hotels", "get_hotels_address",
                "get_all_restaurants_in_city", "get_cuisine_type_for_restaurants",
                "get_restaurants_address", "get_rating_reviews_for_restaurants",
@@ -82,9 +110,33 @@ CONTENT = {
 }
 
 
-def contract(suite, tool):
-    """(result_labels, accepts) of one tool, as synsema.tool takes them."""
-    result = [] if tool in TRUSTED_RESULTS.get(suite, ()) else [UNTRUSTED]
+# Parameters that name who will read other parameters (CaMeL's readers rule): they accept
+# `untrusted` (the invitees of a follow-up meeting, read from the first one's record),
+# but then what they would be sent must carry no label at all (synsema.tool's readers=):
+# a party that data chose is sent nothing that data wrote. Only where the parameters are
+# all that is sent: not an email's attachments (files by id), not a shared file, not an
+# existing event's participants (its contents are not parameters), never money.
+READERS = {
+    "workspace": {
+        "create_calendar_event": {"participants": ["title", "start_time", "end_time",
+                                                   "description", "location"]},
+    },
+    "slack": {
+        "send_direct_message": {"recipient": ["body"]},
+    },
+}
+
+
+def contract(suite, tool, typed):
+    """(result_labels, accepts, readers) of one tool, as synsema.tool takes them. `typed`:
+    the tool returns records whose UNTRUSTED_FIELDS come back labelled on their own; as
+    one text (the loop agents' results) those fields are in it, so the whole is
+    untrusted."""
+    trusted = tool in TRUSTED_RESULTS.get(suite, ()) and (
+        typed or tool not in UNTRUSTED_FIELDS.get(suite, {}))
+    result = [] if trusted else [UNTRUSTED]
     if tool in READ_ONLY[suite]:
-        return result, {"*": [UNTRUSTED]}
-    return result, {p: [UNTRUSTED] for p in sorted(CONTENT[suite].get(tool, ()))}
+        return result, {"*": [UNTRUSTED]}, None
+    readers = READERS.get(suite, {}).get(tool)
+    accepts = set(CONTENT[suite].get(tool, ())) | set(readers or ())
+    return result, {p: [UNTRUSTED] for p in sorted(accepts)}, readers

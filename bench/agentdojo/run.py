@@ -30,10 +30,9 @@ from agentdojo.functions_runtime import FunctionsRuntime
 from agentdojo.attacks.important_instructions_attacks import ImportantInstructionsAttack
 from agentdojo.task_suite.load_suites import get_suites
 from agentdojo.types import text_content_block_from_string
-from pydantic_core import to_jsonable_python
 
 from .model import Script, ScriptedModels
-from .tools import toolbox
+from .tools import shaped, toolbox
 
 HERE = Path(__file__).parent
 VERSION = "v1.2.2"
@@ -196,7 +195,8 @@ def _results(suite, calls, pre):
     for call in calls:
         result, error = runtime.run_function(env, call.function, call.args)
         texts.append(error or tool_result_to_str(result))
-        values.append(None if error else to_jsonable_python(result))
+        values.append(None if error else shaped(suite.name, call.function, result,
+                                                labelled=False))
     return texts, values
 
 

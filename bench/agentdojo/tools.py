@@ -7,9 +7,13 @@ type: records and their fields), as CaMeL gives its planner the return types. Ca
 runs AgentDojo's own FunctionsRuntime on the environment. The result comes back either as
 the text AgentDojo's pipeline shows a model (its YAML dump: the loop agents, so they see
 what AgentDojo's own pipeline sees) or `typed`, as AgentDojo's value itself (pydantic
-records become Synsema maps, SPEC 15.1: the planner, which reads fields of it). An
-AgentDojo error (a missing id, a bad date) is raised, so the program sees it as the
-catchable `host tool '...' failed: ...`.
+records become Synsema maps, SPEC 15.1: the planner, which reads fields of it). Typed,
+a result whose parts different parties write says so (policies.UNTRUSTED_FIELDS): those
+fields come back `synsema.Labelled` untrusted, the rest unlabelled (a transaction's
+subject, not its sender or amount), and travel's "Rating: 4.5\nReviews: ..." texts are
+split into records {name, rating, reviews} first, so the rating can be read apart from
+the reviews. An AgentDojo error (a missing id, a bad date) is raised, so the program sees
+it as the catchable `host tool '...' failed: ...`.
 """
 
 import inspect
@@ -22,7 +26,39 @@ from agentdojo.functions_runtime import FunctionCall, FunctionsRuntime
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from .policies import contract
+from .policies import UNTRUSTED, UNTRUSTED_FIELDS, contract
+
+# Travel's rating tools: {name: "Rating: 4.5\nReviews: a\nb"} -> one record per name.
+RATINGS = {"get_rating_reviews_for_hotels", "get_rating_reviews_for_restaurants",
+           "get_rating_reviews_for_car_rental"}
+RATING_SHAPE = "a list of Rating records {name: text, rating: number, reviews: a list of text}"
+
+
+def shaped(suite_name, name, result, labelled=True):
+    """A tool's AgentDojo result as the typed host tool returns it: JSON data, rating
+    texts split into records, and the fields other parties write `Labelled` untrusted
+    (`labelled=False`: the same data without the wrappers, for the scripted planner)."""
+    from pydantic_core import to_jsonable_python
+    value = to_jsonable_python(result)
+    if name in RATINGS and isinstance(value, dict):
+        value = [_rating(n, text) for n, text in value.items()]
+    fields = UNTRUSTED_FIELDS.get(suite_name, {}).get(name)
+    if fields and labelled:
+        records = value if isinstance(value, list) else [value]
+        for record in records:
+            for field in fields:
+                if isinstance(record, dict) and field in record:
+                    record[field] = synsema.Labelled(record[field], [UNTRUSTED])
+    return value
+
+
+def _rating(name, text):
+    head, _, reviews = text.partition("\nReviews: ")
+    try:
+        rating = float(head.removeprefix("Rating: "))
+    except ValueError:
+        rating = head
+    return {"name": name, "rating": rating, "reviews": reviews.split("\n") if reviews else []}
 
 
 def _signature(function):
@@ -74,12 +110,12 @@ def _host_tool(suite_name, function, runtime, env, trace, typed):
         kwargs = {k: v for k, v in kwargs.items()}
         trace.append(FunctionCall(function=name, args=dict(kwargs)))
         result, _ = runtime.run_function(env, name, kwargs, raise_on_error=True)
-        return result if typed else tool_result_to_str(result)
+        return shaped(suite_name, name, result) if typed else tool_result_to_str(result)
 
     run.__name__ = name
     run.__doc__ = function.full_docstring
     run.__signature__ = _signature(function)
-    result_labels, accepts = contract(suite_name, name)
-    returns = shape(function.return_type)
+    result_labels, accepts, readers = contract(suite_name, name, typed)
+    returns = RATING_SHAPE if typed and name in RATINGS else shape(function.return_type)
     return synsema.tool(run, name=f"{suite_name}.{name}", result_labels=result_labels,
-                        accepts=accepts, description=f"{function.description} Returns {returns}.")
+                        accepts=accepts, readers=readers, description=f"{function.description} Returns {returns}.")

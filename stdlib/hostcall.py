@@ -126,24 +126,36 @@ def _check_contract(vm, tool, args, pc, plain, seen, named):
         # `who` names the parties that will read `what`. Chosen from labelled data (an
         # address read from a mail: the attacker's, maybe), or under a labelled pc (which
         # of two literal addresses), they may be sent only what carries no label at all,
-        # so nothing labelled can reach a party the data chose. Left out, it names none.
-        if who not in args:
+        # so nothing labelled can reach a party the data chose. Left out: its default.
+        v = args.get(who, UNSET)
+        if v is UNSET and not _names_someone(tool, who):
             continue
-        v = args[who]
-        chosen = pc | (v.l if type(v) is Labeled else EMPTY)
+        own = v.l if type(v) is Labeled else EMPTY
+        chosen = pc | own
         if not chosen:
             continue
         for p in what:
             v = args.get(p, UNSET)
-            carried = pc | (v.l if type(v) is Labeled else EMPTY)
+            mine = v.l if type(v) is Labeled else EMPTY
+            carried = pc | mine
             if carried:
                 _record(vm, tool.name, plain, "refused", seen, named)
+                why = PC_NOTE if not own or not mine else ""
                 err = SynError(
                     f"host tool '{tool.name}' refused: '{p}' carries {_show(carried)}, and "
                     f"'{who}', who reads it, carries {_show(chosen)}; readers chosen from "
-                    "labelled data may be sent only what carries no label")
+                    f"labelled data may be sent only what carries no label{why}")
                 err.labels = vm.pc | carried | chosen
                 raise err
+
+
+def _names_someone(tool, who):
+    """Whether parameter `who`, left out, still names readers: its default is not nothing
+    nor empty (a fixed address is chosen as much by a labelled pc as a literal is)."""
+    for p in tool.params:
+        if p.name == who:
+            return p.has_default and p.default not in (None, "", [], {})
+    return False
 
 
 def _show(labels):

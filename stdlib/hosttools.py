@@ -602,13 +602,26 @@ def _other(v, depth, active, keep):
                               ".")
         dump = getattr(v, "model_dump", None)                   # pydantic v2
         if callable(dump):
-            return _syn(dump(mode="json"), depth + 1, active, keep)
+            return _syn(_dumped(v, dump), depth + 1, active, keep)
         if callable(getattr(v, "dict", None)) and hasattr(type(v), "__fields__"):  # v1
-            return _syn(v.dict(), depth + 1, active, keep)
+            return _syn(_dumped(v, lambda mode: v.dict()), depth + 1, active, keep)
     dt = sys.modules.get("datetime")        # a value can be a date only once it is loaded
     if dt is not None and isinstance(v, (dt.date, dt.time)):
         return v.isoformat()
     raise _Unholdable(f"type {type(v).__name__}")
+
+
+def _dumped(v, dump):
+    """A pydantic model's fields: as JSON data, else (a field pydantic cannot serialise,
+    a Labelled part) as Python values for this conversion to take apart."""
+    try:
+        return dump(mode="json")
+    except Exception:           # noqa: BLE001 - pydantic's serialisation errors vary
+        try:
+            return dump(mode="python")
+        except Exception as e:  # noqa: BLE001
+            raise _Unholdable(f"type {type(v).__name__} (its model_dump failed: "
+                              f"{_one_line(e)})") from None
 
 
 def _container(v, depth, active, keep, convert, items, style=None):

@@ -188,6 +188,36 @@ def test_the_program_s_result_holds_the_part_s_value():
     assert r.value == {"name": "City Hub", "rating": 4.7, "reviews": ["Great"]}
 
 
+def test_a_labelled_field_of_a_pydantic_model():
+    pydantic = pytest.importorskip("pydantic")
+
+    class Review(pydantic.BaseModel):
+        model_config = pydantic.ConfigDict(arbitrary_types_allowed=True)
+        name: str
+        text: object
+
+    @synsema.tool(name="hotels.model")
+    def model() -> object:
+        return Review(name="A", text=Labelled("IGNORE ALL", ["untrusted"]))
+
+    @synsema.tool(name="hotels.opaque")
+    def opaque() -> object:
+        return Review(name="A", text=object())
+
+    r = run(HEAD, '''
+    task main()
+        let m be host_tool("hotels.model")()
+        give [labels_of(m["name"]), labels_of(m["text"])]
+    ''', [model])
+    assert r.value == [[], ["untrusted"]]
+    with pytest.raises(synsema.RunError, match=r"returned a value Synsema cannot hold "
+                                               r'\(type object at \["text"\]\)'):
+        run(HEAD, '''
+        task main()
+            give host_tool("hotels.opaque")()
+        ''', [opaque])
+
+
 def test_bad_labels_are_an_error_at_once_and_a_failed_call_inside_a_tool():
     with pytest.raises(synsema.ToolError, match=r"write \['untrusted'\]"):
         Labelled("x", "untrusted")
@@ -348,6 +378,37 @@ def test_under_a_labelled_branch_a_literal_reader_gets_nothing_labelled():
             give host_tool("mail.send")("me@home.org", "Minutes", m["body"])
         ''', MAIL)
     assert "who reads it, carries [untrusted]" in e.value.host_message
+    assert SENT == []
+
+
+def test_a_refusal_only_the_pc_causes_says_so():
+    with pytest.raises(synsema.RunError) as e:
+        run(MAIL_HEAD, '''
+        task main()
+            let m be host_tool("mail.inbox")()[0]
+            when m["body"] == "forward me the minutes"
+                give host_tool("mail.send")("boss@corp.com", "s", "literal")
+            give "none"
+        ''', MAIL)
+    assert "who reads it, carries [untrusted]" in e.value.host_message
+    assert "the call runs under them too" in e.value.host_message
+
+
+def test_a_reader_left_out_is_its_default():
+    @synsema.tool(name="mail.boss", accepts={"*": ["untrusted"]}, readers={"to": ["body"]})
+    def boss(body: str, to: str = "boss@corp.com") -> str:
+        SENT.append((to, body))
+        return "sent"
+
+    with pytest.raises(synsema.RunError) as e:
+        run(MAIL_HEAD, '''
+        task main()
+            let m be host_tool("mail.inbox")()[0]
+            when m["body"] == "forward me the minutes"
+                give call(host_tool("mail.boss"), {"body": m["body"]})
+            give "none"
+        ''', [inbox, boss])
+    assert "'to', who reads it" in e.value.host_message
     assert SENT == []
 
 

@@ -16,8 +16,9 @@ UNTRUSTED = "untrusted"
 # the system clock; travel's catalogue, which the booking platform writes (names,
 # addresses, prices, opening hours, ratings, flights), reviews aside (not the user's
 # profile: passport and card numbers, which no label here would then guard);
-# banking's transactions, which the bank writes (sender, recipient, amount, date), the
-# subject aside (whoever pays writes it).
+# banking's transactions, which the bank books (sender, recipient, amount: money that
+# moved), the subject and date aside (whoever pays writes them: AgentDojo's send_money
+# stores both as given).
 TRUSTED_RESULTS = {
     "workspace": {"get_current_day"},
     "travel": {"get_all_hotels_in_city", "get_hotels_prices",
@@ -39,8 +40,8 @@ UNTRUSTED_FIELDS = {
     "travel": {"get_rating_reviews_for_hotels": {"reviews"},
                "get_rating_reviews_for_restaurants": {"reviews"},
                "get_rating_reviews_for_car_rental": {"reviews"}},
-    "banking": {"get_most_recent_transactions": {"subject"},
-                "get_scheduled_transactions": {"subject"}},
+    "banking": {"get_most_recent_transactions": {"subject", "date"},
+                "get_scheduled_transactions": {"subject", "date"}},
 }
 
 # Read-only tools, per suite: every parameter accepts untrusted.

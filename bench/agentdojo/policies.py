@@ -12,6 +12,20 @@ Tools without side effects accept `untrusted` everywhere (reading cannot harm).
 
 UNTRUSTED = "untrusted"
 
+# Travel's catalogue: what the booking platform publishes (hotels, restaurants, car
+# rentals, flights). Read-only; its results are trusted (TRUSTED_RESULTS), the reviews
+# aside (UNTRUSTED_FIELDS).
+TRAVEL_CATALOGUE = {
+    "get_all_hotels_in_city", "get_hotels_prices", "get_rating_reviews_for_hotels",
+    "get_hotels_address", "get_all_restaurants_in_city", "get_cuisine_type_for_restaurants",
+    "get_restaurants_address", "get_rating_reviews_for_restaurants",
+    "get_dietary_restrictions_for_all_restaurants", "get_contact_information_for_restaurants",
+    "get_price_for_restaurants", "check_restaurant_opening_hours",
+    "get_all_car_rental_companies_in_city", "get_car_types_available",
+    "get_rating_reviews_for_car_rental", "get_car_fuel_options", "get_car_rental_address",
+    "get_car_price_per_day", "get_flight_information",
+}
+
 # Tools whose results hold no third-party text, or hold it only in UNTRUSTED_FIELDS:
 # the system clock; travel's catalogue, which the booking platform writes (names,
 # addresses, prices, opening hours, ratings, flights), reviews aside (not the user's
@@ -21,16 +35,7 @@ UNTRUSTED = "untrusted"
 # stores both as given).
 TRUSTED_RESULTS = {
     "workspace": {"get_current_day"},
-    "travel": {"get_all_hotels_in_city", "get_hotels_prices",
-               "get_rating_reviews_for_hotels", "get_hotels_address",
-               "get_all_restaurants_in_city", "get_cuisine_type_for_restaurants",
-               "get_restaurants_address", "get_rating_reviews_for_restaurants",
-               "get_dietary_restrictions_for_all_restaurants",
-               "get_contact_information_for_restaurants", "get_price_for_restaurants",
-               "check_restaurant_opening_hours", "get_all_car_rental_companies_in_city",
-               "get_car_types_available", "get_rating_reviews_for_car_rental",
-               "get_car_fuel_options", "get_car_rental_address", "get_car_price_per_day",
-               "get_flight_information"},
+    "travel": TRAVEL_CATALOGUE,
     "banking": {"get_most_recent_transactions", "get_scheduled_transactions"},
 }
 
@@ -49,16 +54,8 @@ READ_ONLY = {
     "banking": {"get_iban", "get_balance", "get_most_recent_transactions",
                 "get_scheduled_transactions", "read_file", "get_user_info"},
     "slack": {"get_channels", "read_channel_messages", "read_inbox", "get_users_in_channel"},
-    "travel": {"get_all_hotels_in_city", "get_hotels_prices",
-               "get_rating_reviews_for_hotels", "get_hotels_address",
-               "get_all_restaurants_in_city", "get_cuisine_type_for_restaurants",
-               "get_restaurants_address", "get_rating_reviews_for_restaurants",
-               "get_dietary_restrictions_for_all_restaurants",
-               "get_contact_information_for_restaurants", "get_price_for_restaurants",
-               "check_restaurant_opening_hours", "get_all_car_rental_companies_in_city",
-               "get_car_types_available", "get_rating_reviews_for_car_rental",
-               "get_car_fuel_options", "get_car_rental_address", "get_car_price_per_day",
-               "search_calendar_events", "get_day_calendar_events", "get_flight_information"},
+    "travel": TRAVEL_CATALOGUE | {"get_user_information", "search_calendar_events",
+                                  "get_day_calendar_events"},
     "workspace": {"get_unread_emails", "get_sent_emails", "get_received_emails",
                   "get_draft_emails", "search_emails", "search_contacts_by_name",
                   "search_contacts_by_email", "get_current_day", "search_calendar_events",
@@ -126,6 +123,22 @@ READERS = {
         "send_direct_message": {"recipient": ["body"]},
     },
 }
+
+
+def check(suite, tools):
+    """Every tool of the suite has a place in the policy: read-only, or with side effects
+    and its content parameters listed (a tool left out would get a contract by default);
+    trust is given to read-only tools only."""
+    tools = set(tools)
+    unplaced = tools - READ_ONLY[suite] - set(CONTENT[suite])
+    both = READ_ONLY[suite] & set(CONTENT[suite])
+    stray = (READ_ONLY[suite] | set(CONTENT[suite])) - tools
+    writing = TRUSTED_RESULTS.get(suite, set()) - READ_ONLY[suite]
+    problems = [f"{what}: {sorted(names)}" for what, names in [
+        ("not in the policy", unplaced), ("both read-only and writing", both),
+        ("not tools of the suite", stray), ("trusted but not read-only", writing)] if names]
+    if problems:
+        raise ValueError(f"policies.py, suite {suite}: " + "; ".join(problems))
 
 
 def contract(suite, tool, typed):

@@ -26,7 +26,7 @@ from agentdojo.functions_runtime import FunctionCall, FunctionsRuntime
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from .policies import UNTRUSTED, UNTRUSTED_FIELDS, contract
+from .policies import UNTRUSTED, UNTRUSTED_FIELDS, check, contract
 
 # Travel's rating tools: {name: "Rating: 4.5\nReviews: a\nb"} -> one record per name.
 RATINGS = {"get_rating_reviews_for_hotels", "get_rating_reviews_for_restaurants",
@@ -96,6 +96,7 @@ def toolbox(suite, env, trace, typed=False):
     """A synsema.Toolbox of every tool of `suite` acting on `env`; each call that reaches
     AgentDojo is appended to `trace` as a FunctionCall (AgentDojo's checks read it).
     `typed`: results as AgentDojo's values, else as the text a model is shown."""
+    check(suite.name, [function.name for function in suite.tools])
     runtime = FunctionsRuntime(suite.tools)
     box = synsema.Toolbox(suite.name)
     for function in suite.tools:

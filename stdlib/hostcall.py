@@ -14,7 +14,7 @@ from synsema.vm import precise as P
 from synsema.vm.errors import EMPTY, CapabilityDenied, SynError
 from synsema.vm.program import cap_text
 from synsema.vm.suggest import did_you_mean
-from synsema.vm.values import UNSET, Labeled, type_name
+from synsema.vm.values import type_name
 
 # ---- the three ways in --------------------------------------------------------------------
 
@@ -105,8 +105,7 @@ def _invoke(vm, fn, args, labels):
     if out_labels:
         # With Labelled parts (hosttools.Labelled) the result is precise already: the whole
         # labels join its shape, so every part carries them too.
-        return P.join(result, out_labels) if type(result) is Labeled else \
-            Labeled(result, out_labels)
+        return P.join(result, out_labels)
     return result
 
 
@@ -115,9 +114,7 @@ def _check_contract(vm, tool, args, pc, plain, seen, named):
     if not tool.params and not pc <= tool.accepts_all:
         _refuse_labels(vm, tool, None, pc, tool.accepts_all, plain, seen, named)
     for p in tool.params:
-        v = args.get(p.name, UNSET)
-        own = v.l if type(v) is Labeled else EMPTY
-        carried = pc | own
+        carried = pc | P.labels_of(args.get(p.name))
         accepted = tool.accepts.get(p.name, EMPTY)
         if not carried <= accepted:
             _refuse_labels(vm, tool, p.name, carried, accepted, plain, seen, named,
@@ -127,26 +124,21 @@ def _check_contract(vm, tool, args, pc, plain, seen, named):
         # address read from a mail: the attacker's, maybe), or under a labelled pc (which
         # of two literal addresses), they may be sent only what carries no label at all,
         # so nothing labelled can reach a party the data chose. Left out: its default.
-        v = args.get(who, UNSET)
-        if v is UNSET and not _names_someone(tool, who):
+        if who not in args and not _names_someone(tool, who):
             continue
-        own = v.l if type(v) is Labeled else EMPTY
+        own = P.labels_of(args.get(who))
         chosen = pc | own
         if not chosen:
             continue
         for p in what:
-            v = args.get(p, UNSET)
-            mine = v.l if type(v) is Labeled else EMPTY
+            mine = P.labels_of(args.get(p))
             carried = pc | mine
             if carried:
-                _record(vm, tool.name, plain, "refused", seen, named)
                 why = PC_NOTE if not own or not mine else ""
-                err = SynError(
-                    f"host tool '{tool.name}' refused: '{p}' carries {_show(carried)}, and "
-                    f"'{who}', who reads it, carries {_show(chosen)}; readers chosen from "
-                    f"labelled data may be sent only what carries no label{why}")
-                err.labels = vm.pc | carried | chosen
-                raise err
+                _refuse(vm, tool, plain, seen, named, carried | chosen,
+                        f"'{p}' carries {_show(carried)}, and '{who}', who reads it, carries "
+                        f"{_show(chosen)}; readers chosen from labelled data may be sent only "
+                        f"what carries no label{why}")
 
 
 def _names_someone(tool, who):
@@ -170,12 +162,17 @@ PC_NOTE = ("; the call runs under them too (a labelled `when`, `while`, `for eac
 
 
 def _refuse_labels(vm, tool, param, carried, accepted, plain, seen, named, from_pc=False):
-    _record(vm, tool.name, plain, "refused", seen, named)
     what = f"'{param}'" if param is not None else "the call (under a labelled branch)"
     why = PC_NOTE if from_pc else ""
-    err = SynError(f"host tool '{tool.name}' refused: {what} carries {_show(carried)}, "
-                   f"accepts {_show(accepted)}{why}")
-    err.labels = vm.pc | carried   # names labels, never data; which ones is as secret
+    _refuse(vm, tool, plain, seen, named, carried,
+            f"{what} carries {_show(carried)}, accepts {_show(accepted)}{why}")
+
+
+def _refuse(vm, tool, plain, seen, named, labels, why):
+    """The contract refuses the call: recorded, and the catchable error saying `why`."""
+    _record(vm, tool.name, plain, "refused", seen, named)
+    err = SynError(f"host tool '{tool.name}' refused: {why}")
+    err.labels = vm.pc | labels    # names labels, never data; which ones is as secret
     raise err
 
 

@@ -129,14 +129,12 @@ def check(suite, tools):
     """Every tool of the suite has a place in the policy: read-only, or with side effects
     and its content parameters listed (a tool left out would get a contract by default);
     trust is given to read-only tools only."""
-    tools = set(tools)
-    unplaced = tools - READ_ONLY[suite] - set(CONTENT[suite])
-    both = READ_ONLY[suite] & set(CONTENT[suite])
-    stray = (READ_ONLY[suite] | set(CONTENT[suite])) - tools
-    writing = TRUSTED_RESULTS.get(suite, set()) - READ_ONLY[suite]
+    tools, reading, writing = set(tools), READ_ONLY[suite], set(CONTENT[suite])
     problems = [f"{what}: {sorted(names)}" for what, names in [
-        ("not in the policy", unplaced), ("both read-only and writing", both),
-        ("not tools of the suite", stray), ("trusted but not read-only", writing)] if names]
+        ("not in the policy", tools - reading - writing),
+        ("both read-only and writing", reading & writing),
+        ("not tools of the suite", (reading | writing) - tools),
+        ("trusted but not read-only", TRUSTED_RESULTS.get(suite, set()) - reading)] if names]
     if problems:
         raise ValueError(f"policies.py, suite {suite}: " + "; ".join(problems))
 

@@ -9,7 +9,8 @@ Annotations:
       pc label uses: 0 = until the function returns; see SPEC section 10 'Sticky pc')
 """
 
-from synsema.stdlib.registry import BUILTINS
+from synsema.compiler.plans import removed_message
+from synsema.stdlib.registry import BUILTINS, PLAN_REMOVED
 from synsema.vm.caps import is_host, is_label, is_tool_pattern
 from synsema.vm.errors import CompileError
 from synsema.vm.program import Function, Param, Program
@@ -125,8 +126,11 @@ def _or_did_you_mean(name, candidates):
 
 
 class Resolver:
-    def __init__(self, source_name):
+    def __init__(self, source_name, plan=False):
         self.name = source_name
+        # Plan mode (SPEC 17): the removed builtins are not there, and the global `tools`
+        # is (compiler.plans checks the rest of the plan rules).
+        self.plan = plan
         self.program = Program(source_name)
         self.tasks = {}           # name -> (func index, line)
         self.test_lines = {}      # test name -> line
@@ -147,6 +151,11 @@ class Resolver:
         items = tree.items
         bodies = []
         seen_other = False
+        if self.plan:
+            # the caller's allow-list, bound before the plan's top level runs (global 0)
+            self.globals["tools"] = (0, 0)
+            prog.globals.append("tools")
+            prog.global_lines.append(0)
         for item in items:
             k = item.kind
             if k == "intent":
@@ -200,6 +209,8 @@ class Resolver:
         # blocks are invisible to tasks, which resolve only top-level `let`s by name.
         ctx = _Ctx(main)
         ctx.global_slot = self.hidden_global
+        if self.plan:
+            ctx.blocks[0]["tools"] = (("local", 0), 0)
         main_items = [i for i in items if i.kind not in ("task", "test", "intent")]
         ctx.body = main_items
         for item in main_items:
@@ -461,7 +472,7 @@ class Resolver:
             return ("global", self.globals[name][0])
         if name in self.tasks:
             return ("task", self.tasks[name][0])
-        if name in BUILTINS:
+        if name in BUILTINS and not (self.plan and name in PLAN_REMOVED):
             return ("builtin", name)
         return None
 
@@ -495,7 +506,9 @@ class Resolver:
             for b in c.blocks:
                 declared.extend((line, name) for name, (_, line) in b.items())
         names = list(dict.fromkeys(name for _, name in sorted(declared, key=lambda d: d[0])))
-        return names + list(BUILTINS) if builtins else names
+        if not builtins:
+            return names
+        return names + [b for b in BUILTINS if not (self.plan and b in PLAN_REMOVED)]
 
     def check_kept(self, e):
         """append and put give a new list or map, changing nothing: one whose result is
@@ -564,6 +577,8 @@ class Resolver:
             # a builtin is no value, so no key: only the file's own names are suggested
             names = self.candidates(ctx, builtins=False)
             self.error(f"{msg}; {key_fix(name)}{_or_did_you_mean(name, names)}", line, col)
+        if self.plan and name in PLAN_REMOVED:
+            self.error(removed_message(name), line, col)
         if name in PYTHON_WORDS:
             self.error(f"{msg}; {PYTHON_WORDS[name]}", line, col)
         self.error(msg + did_you_mean(name, self.candidates(ctx)), line, col)
@@ -704,5 +719,5 @@ def _escapes(node):
     return False
 
 
-def resolve(tree, source_name):
-    return Resolver(source_name).resolve(tree)
+def resolve(tree, source_name, plan=False):
+    return Resolver(source_name, plan).resolve(tree)

@@ -21,6 +21,8 @@ from synsema.vm.values import type_name
 def call_positional(vm, fn, args, labels=EMPTY):
     """`t(a, b)`: positional arguments, strict arity (SPEC 4)."""
     tool = fn.tool
+    if getattr(tool, "foreign", False):     # a Synsema task as a plan sees it (stdlib.plans)
+        return tool.call_positional(vm, args, labels)
     params = tool.params
     required = sum(1 for p in params if not p.has_default)
     if not required <= len(args) <= len(params) or any(

@@ -15,6 +15,12 @@ names the builtin: "len needs a text, list or map, got number".
 
 BUILTINS = {}
 
+# The builtins a plan (SPEC 17: a program a model wrote) does not have at all: output, the
+# model's own steps, planning again, labels, the network, host tools by name. The compiler
+# reports their use; the runtime refuses a compiled plan that still names one.
+PLAN_REMOVED = frozenset({"print", "llm_step", "plan", "run_plan", "private", "declassify",
+                          "http_get", "http_post", "host_tool", "host_tools"})
+
 
 class Builtin:
     """A builtin and the facts the compiler and the VM need about it (declared with it):
@@ -69,5 +75,5 @@ def builtin(name, min_args, max_args=None, kind="pure", **facts):
 
 def load_all():
     """Import every module that registers builtins; returns the registry."""
-    from synsema.stdlib import core, hostcall, vmbuiltins  # noqa: F401  (registration side effects)
+    from synsema.stdlib import core, hostcall, plans, vmbuiltins  # noqa: F401  (registration side effects)
     return BUILTINS

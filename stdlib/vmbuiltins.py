@@ -254,13 +254,11 @@ def _call_host(vm, name, fn, tl, amap, as_tool):
 def call(vm, task, args):
     """Call a task with named arguments from a map (runs with the caller's capabilities)."""
     task, tl = _split(task)
-    amap = args
-    args, al = _split(args)
     if type(task) is HostFn:
-        return _call_host(vm, "call", task, tl, amap, as_tool=False)
-    positional = _checked_args(vm, "call", task, args, tl | al, tool=False)
-    return vm.call_labelled(task, _spread(vm, task, positional, amap),
-                            _call_labels(_has_defaults(task), tl, P.shape_of(amap)))
+        if getattr(task.tool, "foreign", False):    # a plan's tool (stdlib.plans)
+            return task.tool.call_map(vm, "call", tl, args)
+        return _call_host(vm, "call", task, tl, args, as_tool=False)
+    return _call_task(vm, "call", task, tl, args, as_tool=False)
 
 
 @builtin("call_tool", 2, kind="vm", never_raises=True)
@@ -273,14 +271,21 @@ def call_tool(vm, task, args):
 
 def _call_tool(vm, task, args):
     task, tl = _split(task)
-    amap = args
-    args, al = _split(args)
     if type(task) is HostFn:
-        return _call_host(vm, "call_tool", task, tl, amap, as_tool=True)
-    positional = _checked_args(vm, "call_tool", task, args, tl | al, tool=True)
+        if getattr(task.tool, "foreign", False):    # a plan's tool (stdlib.plans)
+            return task.tool.call_map(vm, "call_tool", tl, args)
+        return _call_host(vm, "call_tool", task, tl, args, as_tool=True)
+    return _call_task(vm, "call_tool", task, tl, args, as_tool=True)
+
+
+def _call_task(vm, name, task, tl, amap, as_tool):
+    """call/call_tool of a Synsema task value (tl: its labels): the map checked against
+    its signature, each argument with its own labels and the map's shape."""
+    args, al = _split(amap)
+    positional = _checked_args(vm, name, task, args, tl | al, tool=as_tool)
     return vm.call_labelled(task, _spread(vm, task, positional, amap),
                             _call_labels(_has_defaults(task), tl, P.shape_of(amap)),
-                            as_tool=True)
+                            as_tool=as_tool)
 
 
 @builtin("tool_spec", 2, kind="vm")
@@ -288,6 +293,8 @@ def tool_spec(vm, task, describe):
     """The catalog entry of a task: {name, describe, params, optional}."""
     task, tl = _split(task)
     describe, dl = _split(describe)
+    if type(task) is HostFn and getattr(task.tool, "foreign", False):
+        task = task.tool.closure            # a plan's view of a Synsema task
     if type(task) is HostFn:
         # A host tool's catalog entry; `nothing` takes the tool's own description.
         from synsema.stdlib.hosttools import catalog_entry

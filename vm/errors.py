@@ -61,6 +61,18 @@ class CompileError(Exception):
         self.suggestion = fix or None
 
 
+class PlanRejected(CompileError):
+    """A plan (SPEC 17) that does not compile: `errors` holds every CompileError found,
+    in source order; the message is SPEC's `plan rejected:` then one `LINE:COL: message`
+    line per error."""
+
+    def __init__(self, errors):
+        self.errors = errors
+        first = errors[0]
+        lines = "".join(f"\n{e.line}:{e.col}: {e.message}" for e in errors)
+        super().__init__("plan rejected:" + lines, first.line, first.col, first.source_name)
+
+
 class InvalidProgram(Exception):
     """A .synb file that the loader refuses: `not a valid .synb: REASON` (exit 1)."""
 

@@ -80,7 +80,7 @@ pc = 0""",
 
 # The name of local slot $s / global slot $s, for a no-sensitive-upgrade message.
 LOCAL_NAME = "_local_name(vm.owner[id(code)], $s)"
-GLOBAL_NAME = "vm.program.globals[$s]"
+GLOBAL_NAME = "vm.gprogram.globals[$s]"
 
 
 def _arith_body(sym, fn, guard=""):

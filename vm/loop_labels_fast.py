@@ -162,7 +162,7 @@ def run_labels(vm, closure, args,
                                                         v = pop()
                                                         if vm.pc:
                                                             vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
-                                                            _upgrade_check(vm, glob[arg], gstamps[arg], vm.program.globals[arg])
+                                                            _upgrade_check(vm, glob[arg], gstamps[arg], vm.gprogram.globals[arg])
                                                             v = _join(v, vm.pc)
                                                         glob[arg] = v
                                                 else:
@@ -173,7 +173,7 @@ def run_labels(vm, closure, args,
                                                             # Each top-level `let` runs once; a second one (only in a crafted file) is a `set`,
                                                             # checked as one.
                                                             vm.site = (code, pc - 1)
-                                                            _store(vm, glob, gstamps, arg, v, vm.program.globals[arg])
+                                                            _store(vm, glob, gstamps, arg, v, vm.gprogram.globals[arg])
                                                         else:
                                                             if vm.pc:
                                                                 v = _join(v, vm.pc)
@@ -655,7 +655,7 @@ def run_labels(vm, closure, args,
                                                             else:
                                                                 r = ops.append(x, v)
                                                             vm.site = (code, pc - 1)
-                                                            _store(vm, glob, gstamps, arg, r, vm.program.globals[arg])
+                                                            _store(vm, glob, gstamps, arg, r, vm.gprogram.globals[arg])
                                             else:
                                                 # SET_ITEM_LOCAL (46)
                                                 v = pop()
@@ -685,7 +685,7 @@ def run_labels(vm, closure, args,
                                                                 pass
                                                             else:
                                                                 vm.site = (code, pc - 1)
-                                                                _store(vm, glob, gstamps, arg, _set_item_precise(vm, x, k, v), vm.program.globals[arg])
+                                                                _store(vm, glob, gstamps, arg, _set_item_precise(vm, x, k, v), vm.gprogram.globals[arg])
                                                         else:
                                                             # DROP_UNDER (48)
                                                             v = pop()

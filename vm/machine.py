@@ -72,6 +72,9 @@ class VM:
         self.deadline = None
         self.globals = [UNSET] * len(program.globals)
         self.global_stamps = [0] * len(program.globals)
+        # The program whose globals are `globals`: this one, or a plan while it runs
+        # (SPEC 17; stdlib.plans swaps all three, and back, around the plan's code).
+        self.gprogram = program
         self.caps, missing = C.agent_set(program.requires, self.ceiling)
         if missing:
             raise StartRefused([cap_text(c) for c in missing])
@@ -89,8 +92,30 @@ class VM:
         self.pc = EMPTY
         self.try_entries = []
         self.stamp = 0
-        registry = load_all()
         self.call_host = lambda fn, args, labels=EMPTY: call_positional(self, fn, args, labels)
+        builtins = self.builtin_table(program)
+        # What this VM decodes stays on it, never on the Program's Functions: VMs of one
+        # Program, in either mode and in any number of threads, share nothing that runs.
+        # The loops find a function's code and frame pads here (decoded[f], pads[f]);
+        # errors and builtins find a code list's function, positions and `when`/`while`
+        # words by the list's id (the loops keep only the code in their frames).
+        self.pads = {}
+        self.decoded = {}
+        self.owner = {}
+        self.positions = {}
+        self.words = {}
+        self.tasks = self._decode(program, builtins)
+        self.adopted = {}               # plans decoded in this run: Program -> its tasks
+        if self.labels:
+            from synsema.vm.loop_labels_fast import run_labels
+            self._run = run_labels
+        else:
+            from synsema.vm.loop_fast import run_plain
+            self._run = run_plain
+
+    def builtin_table(self, program):
+        """Builtin index -> (callable, needs_vm[, labelled wrapper]) for a program's code."""
+        registry = load_all()
         builtins = {}
         for i, name in enumerate(program.builtins):
             b = registry[name]
@@ -105,34 +130,35 @@ class VM:
                                else _labelled_pure(b.fn, taint=not b.never_raises))
             else:
                 builtins[i] = (b.fn, False)
-        self.tasks = make_task_closures(program)
-        # What this VM decodes stays on it, never on the Program's Functions: VMs of one
-        # Program, in either mode and in any number of threads, share nothing that runs.
-        # The loops find a function's code and frame pads here (decoded[f], pads[f]);
-        # errors and builtins find a code list's function, positions and `when`/`while`
-        # words by the list's id (the loops keep only the code in their frames).
+        return builtins
+
+    def _decode(self, program, builtins):
+        """Decode every function of `program` into this run's tables; its task values."""
+        tasks = make_task_closures(program)
         funcs = program.functions
-        self.pads = {f: FramePads(f) for f in funcs}
-        self.decoded = {}
-        self.owner = {}
-        self.positions = {}
-        self.words = {}
+        decoded = {}
         for f in funcs:
-            code, positions, words = decode_function(f, program, self.tasks, builtins,
+            self.pads[f] = FramePads(f)
+        for f in funcs:
+            code, positions, words = decode_function(f, program, tasks, builtins,
                                                      self.pads, self.labels)
-            self.decoded[f] = code
+            decoded[f] = code
             self.owner[id(code)] = f
             self.positions[id(code)] = positions
             self.words[id(code)] = words
-        link_callees(self.decoded)
-        for c in self.tasks.values():       # task values carry this run's code and pads
-            c.code, c.pads = self.decoded[c.func], self.pads[c.func]
-        if self.labels:
-            from synsema.vm.loop_labels_fast import run_labels
-            self._run = run_labels
-        else:
-            from synsema.vm.loop_fast import run_plain
-            self._run = run_plain
+        link_callees(decoded)
+        self.decoded.update(decoded)
+        for c in tasks.values():            # task values carry this run's code and pads
+            c.code, c.pads = decoded[c.func], self.pads[c.func]
+        return tasks
+
+    def adopt(self, program):
+        """The task values of a plan (SPEC 17), decoded into this run once: a plan runs in
+        the VM of the program that runs it, under that run's limits and labels."""
+        tasks = self.adopted.get(program)
+        if tasks is None:
+            tasks = self.adopted[program] = self._decode(program, self.builtin_table(program))
+        return tasks
 
     # ---- running ----------------------------------------------------------------------
 
@@ -220,8 +246,8 @@ class VM:
     # ---- errors -----------------------------------------------------------------------
 
     def unset_error(self, g):
-        name = self.program.globals[g]
-        line = self.program.global_lines[g]
+        name = self.gprogram.globals[g]
+        line = self.gprogram.global_lines[g]
         return SynError(f"'{name}' is not set yet (declared at line {line})")
 
     def cond_error(self, code, idx, v):

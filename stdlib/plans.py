@@ -221,23 +221,26 @@ def run_plan(vm, source, tools):
         program = compile_checked(src)
     except PlanRejected as e:
         raise SynError(e.message, labels) from None
-    bound = _bind_tools(vm, tmap)
-    if labels:
-        return vm.call_under(labels, lambda: _run(vm, program, bound))
-    return _run(vm, program, bound)
+    return _run(vm, program, _bind_tools(vm, tmap), labels)
 
 
-def _run(vm, program, bound):
+def _run(vm, program, bound, labels):
     tasks = vm.adopt(program)
+    top = Closure(program.main, (), vm.decoded[program.main], vm.pads[program.main])
     main = next(c for c in tasks.values() if c.func.name == "main")
     glob = [UNSET] * len(program.globals)
     glob[0] = bound                        # `tools` (compiler plan mode: global 0)
     saved = vm.globals, vm.global_stamps, vm.gprogram
     vm.globals, vm.global_stamps, vm.gprogram = glob, [0] * len(glob), program
     try:
-        vm.call(Closure(program.main, (), vm.decoded[program.main],
-                        vm.pads[program.main]), [])
-        result = vm.call(main, [])
+        if labels:
+            # Each run of the loop drops, when it returns, the pc entries of its depth:
+            # the top level and main are two runs, so each is raised on its own.
+            vm.call_under(labels, lambda: vm.call(top, []))
+            result = vm.call_under(labels, lambda: vm.call(main, []))
+        else:
+            vm.call(top, [])
+            result = vm.call(main, [])
     except SynError as e:
         _drop_plan_frames(e, program)
         raise

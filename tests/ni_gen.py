@@ -245,7 +245,7 @@ class Gen:
         options = [(self.let, 4), (self.set, 3), (self.print, 1 if ctx.pcdepth else 2)]
         if depth < 3:
             options += [(self.when, 4), (self.try_, 4), (self.for_each, 2), (self.while_, 2),
-                        (self.idiom, 3)]
+                        (self.idiom, 3), (self.plan, 1.5)]
         if ctx.loops:
             options.append((self.jump, 2))
         if ctx.task:
@@ -385,6 +385,42 @@ class Gen:
                      f"    let {self.fresh('w')} be {self.call_expr(ctx, 1)}",
                      f"    set {flag} to 1", f"recover {self.fresh('e')}", f"    set {flag} to 2"]
         ctx.trying -= k != 1
+        ctx.add(Var(flag, "num"))
+        return lines
+
+    # Plans (SPEC 17) whose source or tools a secret reaches: the source spells the secret
+    # (json_encode of any value, `nothing` as null: a rejected plan), branches on it,
+    # hands it to a tool that prints (noisy) or fails, or is clean while a tool reads the
+    # secrets itself (the generated tasks do). A labelled tools entry, sometimes.
+    PLAN_BODIES = [
+        "give @S@",
+        "when @S@ == 0\\n        give 1\\n    give 2",
+        "give tools[\\\"noisy\\\"](@S@)",
+        "let v be @S@\\n    when len(text(v)) > 2\\n        fail(\\\"long\\\")\\n    give 0",
+        "give tools[\\\"t0\\\"](1)",
+        "try\\n        give tools[\\\"t0\\\"](@S@)\\n    recover e\\n        give 5",
+        "let n be 0\\n    for each x in [1, 2, 3]\\n        when x == @S@\\n            break\\n"
+        "        set n to n + 1\\n    give n",
+    ]
+
+    def plan(self, ctx, depth):
+        s = self.var_of(ctx, self.new_type(), secret=True) or "sa"
+        body = self.rng.choice(self.PLAN_BODIES)
+        spliced = body.replace("@S@", f'" + json_encode({s}) + "') if "@S@" in body else body
+        source = f'"task main()\\n    {spliced}\\n"'
+        tools = '{"noisy": noisy, "t0": t0}'
+        if self.chance(0.2):
+            tools = '{"noisy": noisy, "t0": private(t0, "b")}'
+        flag, r = self.fresh("f"), self.fresh("r")
+        if self.chance(0.4):        # outside a try: nothing but the plan's pc labels r
+            return [f"let {r} be run_plan({source}, {tools})", f"print({r})"]
+        ctx.trying += 1
+        lines = [f"let {flag} be 0", "try", f"    let {r} be run_plan({source}, {tools})",
+                 f"    set {flag} to 1"]
+        if self.chance(0.4):
+            lines.append(f"    print({r})")
+        lines += [f"recover {self.fresh('e')}", f"    set {flag} to 2"]
+        ctx.trying -= 1
         ctx.add(Var(flag, "num"))
         return lines
 

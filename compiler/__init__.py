@@ -2,6 +2,7 @@
 (resolve) -> bytecode (codegen), giving a vm.program.Program."""
 
 import gc
+from contextlib import contextmanager
 
 from synsema.vm.errors import CompileError
 from synsema.vm.pystack import deep_recursion
@@ -14,14 +15,58 @@ def compile_source(source, source_name="<source>"):
 
 def compile_tree(source, source_name="<source>"):
     """(the resolved tree, the compiled program) of Synsema source text, for tools that
-    read the tree as well (syn lsp); raises CompileError as compile_source does."""
+    read the tree as well (syn lsp); raises CompileError as compile_source does: the
+    first error, with every error found (`errors`, in line order)."""
+    tree, program, problems = _front(source, source_name)
+    problems.raise_any()
     from synsema.compiler.codegen import generate
+    with _compiling(source_name):
+        return tree, generate(program, tree, source, source_name)
+
+
+def analyse_source(source, source_name="<source>"):
+    """(the tree, as far as it parses and resolves, or None; every error found, in line
+    order) of Synsema source text, compiling nothing: for editors, which answer from a
+    document that does not compile."""
+    tree, _, problems = _front(source, source_name)
+    try:
+        problems.raise_any()
+    except CompileError as e:
+        return tree, e.errors
+    return tree, []
+
+
+def _front(source, source_name):
+    """(tree or None, resolved program or None, Problems): lexer, parser and resolver,
+    each recording its errors and going on (compiler.problems)."""
     from synsema.compiler.grammar import parse
     from synsema.compiler.lexer import tokenize
+    from synsema.compiler.problems import Problems
     from synsema.compiler.resolve import resolve
     from synsema.stdlib.registry import load_all
 
     load_all()
+    problems = Problems()
+    tree = program = None
+    with _compiling(source_name):
+        try:
+            toks = tokenize(source, source_name, problems)
+            tree = parse(toks, source_name, problems)
+            program = resolve(tree, source_name, problems)
+        except CompileError as e:           # what no stage goes on after
+            problems.add(e)
+        except RecursionError:
+            problems.add(_too_deep(source_name))
+    return tree, program, problems
+
+
+def _too_deep(source_name):
+    return CompileError("the program nests expressions or blocks too deeply to compile",
+                        1, 1, source_name)
+
+
+@contextmanager
+def _compiling(source_name):
     # The stages walk the tree recursively: a sum of N terms is N levels deep. Python's
     # default limit (1000) would refuse a sum CPython itself compiles; pure Python calls
     # do not grow the C stack, so a higher limit is safe while compiling (vm.pystack puts
@@ -32,13 +77,9 @@ def compile_tree(source, source_name="<source>"):
     gc.disable()
     try:
         with deep_recursion():
-            toks = tokenize(source, source_name)
-            tree = parse(toks, source_name)
-            program = resolve(tree, source_name)
-            return tree, generate(program, tree, source, source_name)
+            yield
     except RecursionError:
-        raise CompileError("the program nests expressions or blocks too deeply to compile",
-                           1, 1, source_name) from None
+        raise _too_deep(source_name) from None
     finally:
         if was_enabled:
             gc.enable()

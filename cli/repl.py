@@ -247,9 +247,10 @@ def _compile(text):
 
 
 def _relocate_compile(e, shown):
-    """A compile error on the line of a shown expression: the column the user typed."""
-    if shown is not None and e.line == shown.line and e.col >= shown.col + len(_PREFIX):
-        e.col -= len(_PREFIX)
+    """Compile errors on the line of a shown expression: the column the user typed."""
+    for x in e.errors:
+        if shown is not None and x.line == shown.line and x.col >= shown.col + len(_PREFIX):
+            x.col -= len(_PREFIX)
 
 
 def _relocate_trace(e, shown, last_line):

@@ -194,6 +194,12 @@ class Session:
                 _adopt(vm, self.last_vm, [v for _, v in self.saved.values()])
             try:
                 api._in_big_stack(lambda: vm.run_main(self.pc), vm)
+            except KeyboardInterrupt:
+                # Ctrl-C stops this entry (the run is abandoned: it may act no more) and
+                # nothing it did is kept: the session is as it was before it.
+                self.err("\ninterrupted: the entry was stopped, and nothing it set is "
+                         "kept\n")
+                vm.abandoned = True
             except E.SynError as e:
                 # Stopped while showing the value (the lines after the entry): every
                 # variable was set by then, so what is kept does not depend on it.
@@ -392,10 +398,8 @@ def _loop(session, write, error):
             try:
                 session.entry(lines)
             except KeyboardInterrupt:
-                # The entry runs in its own thread (api._in_big_stack), which cannot be
-                # stopped from here: Ctrl-C while it runs ends the session, as `syn run`.
+                # Ctrl-C while it compiled: the entry is dropped, as one being typed.
                 error("\ninterrupted\n")
-                os._exit(130)
         if ended:
             return runner.EXIT_OK
 

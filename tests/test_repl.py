@@ -194,3 +194,27 @@ def test_mcp_servers_are_the_sessions(tmp_path):
 ])
 def test_needs_more(lines, more):
     assert needs_more(lines) is more
+
+
+def test_ctrl_c_stops_the_running_entry_and_keeps_the_session(tmp_path):
+    # Once Ctrl-C ended the whole session (exit 130, every value lost).
+    child = spawn(tmp_path)
+    enter(child, "let n be 1")
+    child.expect("syn>")
+    enter(child, "task spin()", "    let i be 0", "    while true", "        set i to i + 1", "")
+    child.expect("syn>")
+    enter(child, "set n to 2")
+    child.expect("syn>")
+    enter(child, "when true", "    set n to 100", "    spin()", "")
+    child.expect(r"\.\.\.")             # the blank line that ends the entry
+    import time
+    time.sleep(1.5)                     # it runs
+    child.sendintr()
+    child.expect("interrupted: the entry was stopped")
+    enter(child, "n")
+    line_out(child, "2")                # as before the entry: its `set n to 100` not kept
+    enter(child, "n + 1")
+    line_out(child, "3")
+    leave(child)
+    child.close()
+    assert child.exitstatus == 0

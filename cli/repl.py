@@ -64,6 +64,16 @@ def bracket_depth(lines):
     return depth
 
 
+def next_indent(line):
+    """The indentation of the line after `line` in an entry: the same, one level (four
+    spaces) more after a block header."""
+    indent = line[:len(line) - len(line.lstrip(" "))]
+    words = line.split()
+    if words and words[0] in HEADERS and bracket_depth([line]) <= 0:
+        indent += "    "
+    return indent
+
+
 def needs_more(lines):
     """Whether an entry goes on: brackets still open, or a block (its first line is a
     header) not yet ended by a blank line."""
@@ -318,7 +328,26 @@ def _reader():
         session = PromptSession(history=FileHistory(_history_path()))
     except OSError:
         session = PromptSession()
-    return lambda prompt: session.prompt(prompt)
+    # One prompt per entry, however many lines: history recalls a block as one unit.
+    # Enter ends the entry unless it goes on (needs_more); then it opens the next line,
+    # indented as the line above, one level more after a block header.
+    from prompt_toolkit.key_binding import KeyBindings
+    keys = KeyBindings()
+
+    @keys.add("enter")
+    def _(event):
+        buffer = event.current_buffer
+        lines = buffer.document.text_before_cursor.split("\n")
+        if buffer.document.text_after_cursor.strip() or needs_more(lines):
+            buffer.insert_text("\n" + next_indent(lines[-1]))
+        else:
+            buffer.validate_and_handle()
+
+    def read_entry(prompt):
+        return session.prompt(prompt, multiline=True, key_bindings=keys,
+                              prompt_continuation=lambda width, line, soft: "...  ")
+    read_entry.whole = True
+    return read_entry
 
 
 def _plain_line():
@@ -380,9 +409,12 @@ def _loop(session, write, error):
         lines = []
         ended = False
         try:
-            lines.append(read("syn> "))
-            while needs_more(lines):
-                lines.append(read("...  "))
+            if getattr(read, "whole", False):
+                lines.extend(read("syn> ").split("\n"))
+            else:
+                lines.append(read("syn> "))
+                while needs_more(lines):
+                    lines.append(read("...  "))
         except KeyboardInterrupt:
             write("\n")             # Ctrl-C drops the entry being typed, as Python's REPL
             continue

@@ -236,7 +236,7 @@ def analyse(text):
     try:
         tree, _ = compile_tree(text, "doc")
         errors = []
-    except CompileError as e:
+    except CompileError:
         tree, errors = analyse_source(text, "doc")
     if tree is None:
         return None, errors

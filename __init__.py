@@ -23,6 +23,7 @@ _LAZY = {
     "Provider": "synsema.api",
     "Error": "synsema.api",
     "CompileError": "synsema.api",
+    "SourceError": "synsema.api",
     "InvalidProgram": "synsema.api",
     "UsageError": "synsema.api",
     "RunError": "synsema.api",

@@ -33,7 +33,7 @@ from synsema.vm.pystack import deep_recursion
 from synsema.vm.values import UNSET, Closure, Labeled, norm_key
 
 __all__ = ["compile_file", "compile_source", "load", "Program", "Result", "Provider",
-           "Error", "CompileError", "InvalidProgram", "UsageError", "RunError",
+           "Error", "CompileError", "SourceError", "InvalidProgram", "UsageError", "RunError",
            "ArgumentError", "LabelViolation", "Refused", "LimitExceeded", "InternalError"]
 
 
@@ -45,13 +45,33 @@ Error = E.HostError
 
 
 class CompileError(Error):
-    """The source does not compile (or is not UTF-8); the message has position and caret,
-    `line` the line."""
+    """The source does not compile (or is not UTF-8); the message has every error found,
+    each with its position and caret; `line` is the first one's line, and `errors` lists
+    them all in source order (SourceError: line, col, message, suggestion)."""
     line = None
 
-    def __init__(self, message, line=None):
+    def __init__(self, message, line=None, errors=()):
         super().__init__(message)
         self.line = line
+        self.errors = list(errors)
+
+
+class SourceError:
+    """One error of a source that does not compile: where (line and column, from 1), the
+    message (its fix included), and the fix alone (`suggestion`, or None)."""
+    __slots__ = ("line", "col", "message", "suggestion")
+
+    def __init__(self, line, col, message, suggestion=None):
+        self.line, self.col, self.message, self.suggestion = line, col, message, suggestion
+
+    def __repr__(self):
+        return f"SourceError({self.line}, {self.col}, {self.message!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, SourceError) and (self.line, self.col, self.message) == (
+            other.line, other.col, other.message)
+
+    __hash__ = None
 
 
 class InvalidProgram(Error):
@@ -119,8 +139,10 @@ def compile_file(path):
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
-        raise CompileError(f"{path}:{line}: error: the file is not valid UTF-8 (byte "
-                           f"{e.start}); save it as UTF-8", line) from None
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        message = f"the file is not valid UTF-8 (byte {e.start}); save it as UTF-8"
+        raise CompileError(f"{path}:{line}: error: {message}", line,
+                           [SourceError(line, col, message, "save it as UTF-8")]) from None
     # The program (and its .synb) names the file alone; errors show the path as given.
     return _compile(text.removeprefix("\ufeff"), os.path.basename(path), path, text)
 
@@ -145,7 +167,9 @@ def _compile(text, name, shown, as_read=None):
         return Program(compile_text(text, name), source)
     except E.CompileError as e:
         e.source_name = shown
-        raise CompileError(compile_error(e, source).rstrip("\n"), e.line) from None
+        raise CompileError(compile_error(e, source).rstrip("\n"), e.line,
+                           [SourceError(x.line, x.col, x.message, x.suggestion)
+                            for x in e.errors]) from None
 
 
 def load(path):

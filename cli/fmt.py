@@ -195,9 +195,8 @@ def check(paths, as_json):
             worst = max(worst, runner.EXIT_USAGE)
             continue
         if as_json:
-            diagnostic, code = _diagnose(path)
-            if diagnostic is not None:
-                found.append(diagnostic)
+            diagnostics, code = _diagnose(path)
+            found.extend(diagnostics)
         else:
             code = runner.compile_file(path)[1] or runner.EXIT_OK
         worst = max(worst, code)
@@ -207,29 +206,31 @@ def check(paths, as_json):
 
 
 def _diagnose(path):
-    """(diagnostic or None, exit code) of one file, compiled as api.compile_file does."""
+    """([diagnostic, ...], exit code) of one file, compiled as api.compile_file does:
+    every error found, in line order."""
     from synsema.compiler import compile_source
     from synsema.vm.errors import CompileError
 
     def diagnostic(line, column, problem, suggestion=None):
         return {"file": path, "line": line, "column": column, "message": problem,
-                "suggestion": suggestion}, runner.EXIT_ERROR
+                "suggestion": suggestion}
     try:
         with open(path, "rb") as fh:
             data = fh.read()
     except OSError as e:
-        return {"file": path, "line": None, "column": None,
-                "message": f"cannot read {path}: {e.strerror or e}",
-                "suggestion": None}, runner.EXIT_USAGE
+        return [{"file": path, "line": None, "column": None,
+                 "message": f"cannot read {path}: {e.strerror or e}",
+                 "suggestion": None}], runner.EXIT_USAGE
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
-        return diagnostic(line, column, f"the file is not valid UTF-8 (byte {e.start})",
-                          "save it as UTF-8")
+        return [diagnostic(line, column, f"the file is not valid UTF-8 (byte {e.start})",
+                           "save it as UTF-8")], runner.EXIT_ERROR
     try:
         compile_source(text.removeprefix("\ufeff"), os.path.basename(path))
     except CompileError as e:
-        return diagnostic(e.line, e.col, e.problem, e.suggestion)
-    return None, runner.EXIT_OK
+        return [diagnostic(x.line, x.col, x.problem, x.suggestion) for x in e.errors], \
+            runner.EXIT_ERROR
+    return [], runner.EXIT_OK

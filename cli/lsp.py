@@ -19,7 +19,34 @@ from synsema.vm.errors import CompileError
 
 SERVER_NAME = "synsema"
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_MEMBER = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:\.|\[\s*\")([A-Za-z0-9_]*)$")
+_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def member_before(text):
+    """The name `m` when `text` ends in `m.` or `m["` (and the start of a key), else None.
+    Read backwards from the end, in time linear in what it reads (a regex searched for
+    `...$` tries every start: a line of one long identifier took quadratic time)."""
+    i = len(text)
+    while i and text[i - 1] in _WORD_CHARS:
+        i -= 1
+    if i and text[i - 1] == ".":
+        i -= 1
+    elif i and text[i - 1] == '"':
+        i -= 1
+        while i and text[i - 1] in " \t":
+            i -= 1
+        if not (i and text[i - 1] == "["):
+            return None
+        i -= 1
+    else:
+        return None
+    while i and text[i - 1] in " \t":
+        i -= 1
+    end = i
+    while i and text[i - 1] in _WORD_CHARS:
+        i -= 1
+    name = text[i:end]
+    return name if name and not name[0].isdigit() else None
 
 
 class Decl:
@@ -43,12 +70,14 @@ class Analysis:
         ends = [i.line - 1 for i in tree.items[1:]] + [len(self.lines)]
         for item, end in zip(tree.items, ends):
             self._item(item)
-            if item.kind in ("task", "test"):
+            if item.kind in ("task", "test") and item.func is not None:
                 self.ranges.append((item.line, end, item.func))
 
     # ---- building ---------------------------------------------------------------------
 
     def key(self, func, ref):
+        if ref is None or func is None:
+            return None             # not resolved: a document that does not compile
         kind = ref[0]
         if kind != "local":
             return ref
@@ -61,6 +90,8 @@ class Analysis:
         return ("local", func, ref[1])
 
     def _declare(self, key, name, kind, line, col, node):
+        if key is None:
+            return
         self.decls.setdefault(key, Decl(name, kind, line, col, node))
         self.uses.append((line, col, col + len(name), key))
 
@@ -88,12 +119,16 @@ class Analysis:
             return
         k = node.kind
         if k == "lambda":
+            if node.func is None:
+                return
             self.lambdas[node.func] = (func, len(node.params), node.captures)
             for i, (name, line, col) in enumerate(node.params):
                 self._declare(("local", node.func, i), name, "parameter", line, col, node)
             self._visit(node.body, node.func)
             return
         if k == "name":
+            if node.ref is None:
+                return
             self.uses.append((node.line, node.col, node.col + len(node.name),
                               self.key(func, node.ref)))
             return
@@ -104,7 +139,7 @@ class Analysis:
             if k == "foreach":
                 self._visit(node.body, func)
             return
-        if k == "set":
+        if k == "set" and node.ref is not None:
             self.uses.append((node.line, node.name_col, node.name_col + len(node.name),
                               self.key(func, node.ref)))
         if k == "try" and node.name is not None:
@@ -193,17 +228,22 @@ class Analysis:
 
 
 def analyse(text):
-    """(an Analysis, None) of a document that compiles, else (None, its CompileError):
-    one compile per change, whose resolved tree the features read."""
-    from synsema.compiler import compile_tree
+    """(an Analysis or None, [every CompileError, in line order]): one compile per
+    change, whose resolved tree the features read. A document that does not compile is
+    analysed as far as it parses and resolves (compiler.problems: the lines that do not
+    parse are skipped), so its own names still get hover, definition and completion."""
+    from synsema.compiler import analyse_source, compile_tree
     try:
         tree, _ = compile_tree(text, "doc")
-    except CompileError as e:
-        return None, e
+        errors = []
+    except CompileError:
+        tree, errors = analyse_source(text, "doc")
+    if tree is None:
+        return None, errors
     try:
-        return Analysis(text, tree), None
+        return Analysis(text, tree), errors
     except RecursionError:      # nested too deeply to walk: keep the last good analysis
-        return None, None
+        return None, errors
 
 
 def format_text(text):
@@ -257,11 +297,14 @@ def build_server():
     def refresh(uri):
         text = server.workspace.get_text_document(uri).source
         lines = source_lines(text)
-        analysis, e = analyse(text)
+        analysis, errors = analyse(text)
         diagnostics = []
-        if analysis is not None:
-            good[uri] = analysis        # else the features keep the last good analysis
-        if e is not None:
+        # A document that does not compile replaces the last analysis unless it knows
+        # fewer names (recovery stopped early): then the features keep the last one.
+        if analysis is not None and (not errors or uri not in good or
+                                     len(analysis.decls) >= len(good[uri].decls)):
+            good[uri] = analysis
+        for e in errors:
             line = max(e.line, 1)
             word = _WORD.match(line_of(lines, line), max(e.col - 1, 0))
             end = e.col + (len(word.group()) if word else 1)
@@ -318,11 +361,11 @@ def build_server():
         doc_lines = server.workspace.get_text_document(params.text_document.uri).lines
         line_text = doc_lines[line - 1].rstrip("\r\n") if line <= len(doc_lines) else ""
         before = line_text[:_our_col(line_text, params.position.character) - 1]
-        member = _MEMBER.search(before)
+        member = member_before(before)
         if member and a is not None:
             return T.CompletionList(is_incomplete=False, items=[
                 T.CompletionItem(label=k, kind=T.CompletionItemKind.Field)
-                for k in a.map_keys(member.group(1), line)])
+                for k in a.map_keys(member, line)])
         items = [T.CompletionItem(label=k, kind=T.CompletionItemKind.Keyword)
                  for k in KEYWORDS]
         items += [T.CompletionItem(label=n, kind=T.CompletionItemKind.Function, detail=b.doc)

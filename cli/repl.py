@@ -64,6 +64,16 @@ def bracket_depth(lines):
     return depth
 
 
+def next_indent(line):
+    """The indentation of the line after `line` in an entry: the same, one level (four
+    spaces) more after a block header."""
+    indent = line[:len(line) - len(line.lstrip(" "))]
+    words = line.split()
+    if words and words[0] in HEADERS and bracket_depth([line]) <= 0:
+        indent += "    "
+    return indent
+
+
 def needs_more(lines):
     """Whether an entry goes on: brackets still open, or a block (its first line is a
     header) not yet ended by a blank line."""
@@ -194,6 +204,12 @@ class Session:
                 _adopt(vm, self.last_vm, [v for _, v in self.saved.values()])
             try:
                 api._in_big_stack(lambda: vm.run_main(self.pc), vm)
+            except KeyboardInterrupt:
+                # Ctrl-C stops this entry (the run is abandoned: it may act no more) and
+                # nothing it did is kept: the session is as it was before it.
+                self.err("\ninterrupted: the entry was stopped, and nothing it set is "
+                         "kept\n")
+                vm.abandoned = True
             except E.SynError as e:
                 # Stopped while showing the value (the lines after the entry): every
                 # variable was set by then, so what is kept does not depend on it.
@@ -247,9 +263,10 @@ def _compile(text):
 
 
 def _relocate_compile(e, shown):
-    """A compile error on the line of a shown expression: the column the user typed."""
-    if shown is not None and e.line == shown.line and e.col >= shown.col + len(_PREFIX):
-        e.col -= len(_PREFIX)
+    """Compile errors on the line of a shown expression: the column the user typed."""
+    for x in e.errors:
+        if shown is not None and x.line == shown.line and x.col >= shown.col + len(_PREFIX):
+            x.col -= len(_PREFIX)
 
 
 def _relocate_trace(e, shown, last_line):
@@ -311,7 +328,26 @@ def _reader():
         session = PromptSession(history=FileHistory(_history_path()))
     except OSError:
         session = PromptSession()
-    return lambda prompt: session.prompt(prompt)
+    # One prompt per entry, however many lines: history recalls a block as one unit.
+    # Enter ends the entry unless it goes on (needs_more); then it opens the next line,
+    # indented as the line above, one level more after a block header.
+    from prompt_toolkit.key_binding import KeyBindings
+    keys = KeyBindings()
+
+    @keys.add("enter")
+    def _(event):
+        buffer = event.current_buffer
+        lines = buffer.document.text_before_cursor.split("\n")
+        if buffer.document.text_after_cursor.strip() or needs_more(lines):
+            buffer.insert_text("\n" + next_indent(lines[-1]))
+        else:
+            buffer.validate_and_handle()
+
+    def read_entry(prompt):
+        return session.prompt(prompt, multiline=True, key_bindings=keys,
+                              prompt_continuation=lambda width, line, soft: "...  ")
+    read_entry.whole = True
+    return read_entry
 
 
 def _plain_line():
@@ -373,9 +409,12 @@ def _loop(session, write, error):
         lines = []
         ended = False
         try:
-            lines.append(read("syn> "))
-            while needs_more(lines):
-                lines.append(read("...  "))
+            if getattr(read, "whole", False):
+                lines.extend(read("syn> ").split("\n"))
+            else:
+                lines.append(read("syn> "))
+                while needs_more(lines):
+                    lines.append(read("...  "))
         except KeyboardInterrupt:
             write("\n")             # Ctrl-C drops the entry being typed, as Python's REPL
             continue
@@ -391,10 +430,8 @@ def _loop(session, write, error):
             try:
                 session.entry(lines)
             except KeyboardInterrupt:
-                # The entry runs in its own thread (api._in_big_stack), which cannot be
-                # stopped from here: Ctrl-C while it runs ends the session, as `syn run`.
+                # Ctrl-C while it compiled: the entry is dropped, as one being typed.
                 error("\ninterrupted\n")
-                os._exit(130)
         if ended:
             return runner.EXIT_OK
 

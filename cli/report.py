@@ -184,9 +184,11 @@ def clip_around(text, at, width=CARET_WIDTH):
 
 
 def compile_error(err, source):
-    return f"{printable(err.source_name)}:{err.line}:{err.col}: error: " \
-        f"{printable(err.message, lines=True)}\n" + \
-        source.caret(err.line, err.col)
+    """Every error of a compile (err.errors, in line order; err is the first), each as
+    FILE:LINE:COL: error: MESSAGE and its caret line."""
+    name = printable(err.source_name)
+    return "".join(f"{name}:{e.line}:{e.col}: error: {printable(e.message, lines=True)}\n" +
+                   source.caret(e.line, e.col) for e in getattr(err, "errors", [err]))
 
 
 def _frame_line(func, line, name):

@@ -8,13 +8,17 @@ the user's working directory.
 
 import os
 import re
-from itertools import chain
+import threading
+from itertools import chain, islice
 
 import ply.yacc as yacc
 
 from synsema.compiler.lexer import COL, LINE, POS, TOKEN_WORDS, TYPE, VALUE
 from synsema.vm.program import KEYWORDS
-from synsema.compiler.lexer import tokens  # noqa: F401  (PLY reads `tokens`)
+from synsema.compiler.lexer import tokens as _lexed
+# PLY reads `tokens`. BROKEN is no token of the source: error recovery (_recover) puts it
+# in place of a line that does not parse.
+tokens = _lexed + ("BROKEN",)
 from synsema.compiler import tree as T
 from synsema.compiler.resolve import TYPES, key_fix, type_fix
 from synsema.compiler.tree import Binop, Name, Num, Text
@@ -133,6 +137,12 @@ def p_statement_compound(p):
                  | foreach_stmt
                  | try_stmt"""
     p[0] = p[1]
+
+
+def p_statement_broken(p):
+    """statement : BROKEN NEWLINE
+                 | BROKEN NEWLINE block"""
+    p[0] = T.Broken(*_pos(p, 1), p[3] if len(p) == 4 else [])
 
 
 def p_simple_let(p):
@@ -404,33 +414,44 @@ _COMPARISONS = {"EQ", "NE", "LT", "LE", "GT", "GE"}
 
 
 class _Parse:
-    """State of the parse in progress, for p_error (PLY calls it with the token only)."""
-    source_name = "<source>"
-    toks = []
-    states = None
+    """One parse in progress: what the error messages read (its tokens, its state stack),
+    made per call, so parses in several threads never see each other's."""
+    __slots__ = ("source_name", "toks", "states", "tasks")
+
+    def __init__(self, toks, source_name):
+        self.source_name = source_name
+        self.toks = toks
+        self.states = [0]
+        self.tasks = None           # the names of the file's tasks, when a message wants them
 
 
-def p_error(tok):
-    name = _Parse.source_name
-    toks = _Parse.toks
-    expected = _expected()
-    if tok is None:
+def p_error(tok):       # PLY's hook; the driver below reports errors with _syntax_error
+    raise AssertionError("the parser is driven by parse()")
+
+
+def _syntax_error(ps, i):
+    """The CompileError for the token toks[i] (i == len(toks): the end of the file), which
+    the parser in state ps.states[-1] cannot take."""
+    name = ps.source_name
+    toks = ps.toks
+    expected = _expected(ps)
+    if i >= len(toks):
         if expected == ["RECOVER"]:
-            at = _try_of(len(toks))
-            raise CompileError(f"the file ends before 'recover': {_no_recover(len(toks))}",
-                               at[LINE], at[COL], name)
+            at = _try_of(ps, len(toks))
+            return CompileError(f"the file ends before 'recover': {_no_recover(ps, len(toks))}",
+                                at[LINE], at[COL], name)
         last = toks[-1] if toks else None
         msg = "the file ends where an indented block should follow this line" \
             if "INDENT" in expected else "unexpected end of file"
-        raise CompileError(msg, last[LINE] if last else 1, last[COL] if last else 1, name)
-    i = next((k for k, t in enumerate(toks) if t is tok), len(toks))
+        return CompileError(msg, last[LINE] if last else 1, last[COL] if last else 1, name)
+    tok = toks[i]
     got = _describe(tok)
     typ, line, col = tok[TYPE], tok[LINE], tok[COL]
-    habit = _python_habit(toks, i)
+    habit = _python_habit(ps, i)
     if habit is not None:
         msg, at = habit
         line, col = at[LINE], at[COL]       # the caret goes on the Python word
-    elif typ in _COMPARISONS and _previous_is_comparison(tok):
+    elif typ in _COMPARISONS and _previous_is_comparison(toks, i):
         msg = "comparisons do not chain; write `a < b and b < c`"
     elif _continues_above(toks, i) is not None:
         op = _continues_above(toks, i)
@@ -469,7 +490,7 @@ def p_error(tok):
     elif typ == "RECOVER":
         msg = "'recover' must follow a `try` block at the same indentation"
     elif expected == ["RECOVER"]:
-        msg = f"expected 'recover' here: {_no_recover(i)}"
+        msg = f"expected 'recover' here: {_no_recover(ps, i)}"
     elif expected == ["NAME"] and i > 0 and toks[i - 1][TYPE] == "RECOVER":
         msg = "`recover` needs a name for the error's message after it: `recover err`"
     elif typ == "COLON" and _header(toks, i) and toks[i + 1][TYPE] == "NEWLINE":
@@ -487,7 +508,7 @@ def p_error(tok):
         msg = f"unexpected {got}; expected {_list(expected)}"
     else:
         msg = f"unexpected {got}" + (f"; expected {_list(expected)}" if expected else "")
-    raise CompileError(msg, line, col, name)
+    return CompileError(msg, line, col, name)
 
 
 _KEYWORD_TYPES = frozenset(k.upper() for k in KEYWORDS)
@@ -504,9 +525,9 @@ def _map_key(toks, i):
         o[TYPE] == "LBRACE"
 
 
-def _try_of(i):
+def _try_of(ps, i):
     """The TRY token whose block toks[i - 1] (a DEDENT) ends."""
-    toks = _Parse.toks
+    toks = ps.toks
     depth = 0
     j = i - 1
     while j > 0:
@@ -519,9 +540,9 @@ def _try_of(i):
     return toks[j - 2] if j >= 2 else toks[i - 1]       # TRY NEWLINE INDENT
 
 
-def _no_recover(i):
+def _no_recover(ps, i):
     """What a `try` whose block ended at toks[i - 1] without a `recover` needs."""
-    return (f"the `try` at line {_try_of(i)[LINE]} needs a `recover NAME` block after its "
+    return (f"the `try` at line {_try_of(ps, i)[LINE]} needs a `recover NAME` block after its "
             "block, at the same indentation as `try`: `recover err`, then an indented block "
             "that handles the error (`err` holds its message)")
 
@@ -685,16 +706,17 @@ _PYTHON_OPERATORS = {
 }
 
 
-def _python_habit(toks, i):
+def _python_habit(ps, i):
     """(hint, the Python word) when the error at toks[i] is where a Python habit shows: a
     Python keyword at the start of a statement (`xs.append(1)` parses -- a map may hold a
     task -- and is explained when it runs)."""
+    toks = ps.toks
     if i >= len(toks):
         return None
     tok = toks[i]
     prev = toks[i - 1] if i > 0 else None
     if prev is not None and prev[TYPE] == "NAME" and (i < 2 or toks[i - 2][TYPE] != "DOT"):
-        hint = _prefixed_text(prev, tok) or _lambda(toks, i) or _call_without_parens(toks, i)
+        hint = _prefixed_text(prev, tok) or _lambda(toks, i) or _call_without_parens(ps, i)
         if hint is not None:
             return hint
     if prev is not None and prev[TYPE] == "NAME" and prev[VALUE] in _PYTHON_WORDS and (
@@ -789,16 +811,18 @@ _ARGUMENT_STARTS = {"NAME", "NUMBER", "TEXT", "TRUE", "FALSE", "NOTHING", "NOT",
                     "LPAREN_LAMBDA"}
 
 
-def _call_without_parens(toks, i):
+def _call_without_parens(ps, i):
     """(hint, the argument) for `print x`, `go 1`: a builtin or a task of the file called
     as in Python 2 or a shell."""
+    toks = ps.toks
     tok, prev = toks[i], toks[i - 1]
-    if tok[TYPE] not in _ARGUMENT_STARTS or "PLUS" not in _expected():
+    if tok[TYPE] not in _ARGUMENT_STARTS or "PLUS" not in _expected(ps):
         return None             # not after a complete expression (`task print x`)
     name = prev[VALUE]
-    tasks = {toks[k + 1][VALUE] for k in range(len(toks) - 1)
-             if toks[k][TYPE] == "TASK" and toks[k + 1][TYPE] == "NAME"}
-    if name in tasks:
+    if ps.tasks is None:        # once per parse: a file may have many such errors
+        ps.tasks = {toks[k + 1][VALUE] for k in range(len(toks) - 1)
+                    if toks[k][TYPE] == "TASK" and toks[k + 1][TYPE] == "NAME"}
+    if name in ps.tasks:
         kind = "task"
     else:
         from synsema.stdlib.registry import load_all
@@ -835,9 +859,9 @@ def _describe(tok):
     return TOKEN_WORDS.get(typ, typ)
 
 
-def _expected():
+def _expected(ps):
     try:
-        state = _Parse.states[-1]
+        state = ps.states[-1]
         names = [t for t in _parser.action[state] if t != "$end" and t != "error"]
     except (AttributeError, IndexError, KeyError, TypeError):
         return []
@@ -851,23 +875,21 @@ def _list(expected):
     return " or ".join(words)
 
 
-def _previous_is_comparison(tok):
-    toks = _Parse.toks
-    for i, t in enumerate(toks):
-        if t is tok:
-            depth = 0
-            for prev in reversed(toks[:i]):
-                typ = prev[TYPE]
-                if typ in ("RPAREN", "RBRACKET", "RBRACE"):
-                    depth += 1
-                elif typ in ("LPAREN", "LPAREN_LAMBDA", "LBRACKET", "LBRACE"):
-                    if depth == 0:
-                        return False
-                    depth -= 1
-                elif depth == 0 and typ in _COMPARISONS:
-                    return True
-                elif depth == 0 and typ in ("AND", "OR", "NOT", "NEWLINE", "COMMA"):
-                    return False
+def _previous_is_comparison(toks, i):
+    """Is there a comparison before toks[i] in the same operand chain (`a < b < c`)?"""
+    depth = 0
+    for j in range(i - 1, -1, -1):
+        typ = toks[j][TYPE]
+        if typ in ("RPAREN", "RBRACKET", "RBRACE"):
+            depth += 1
+        elif typ in ("LPAREN", "LPAREN_LAMBDA", "LBRACKET", "LBRACE"):
+            if depth == 0:
+                return False
+            depth -= 1
+        elif depth == 0 and typ in _COMPARISONS:
+            return True
+        elif typ in ("NEWLINE", "INDENT", "DEDENT") or \
+                depth == 0 and typ in ("AND", "OR", "NOT", "COMMA"):
             return False
     return False
 
@@ -933,41 +955,177 @@ def _tables():
 
 
 _END = ("$end", None, 0, 0, 0)
+_LINE_BREAKS = frozenset({"NEWLINE", "INDENT", "DEDENT"})
+_lock = threading.Lock()
 
 
-def parse(toks, source_name="<source>"):
+def _ready():
+    """The tables, built on first use (once, whichever thread comes first)."""
+    global _parser
+    if _TABLES is None:
+        with _lock:
+            if _parser is None:
+                _parser = _build()
+            return _tables()
+    return _TABLES
+
+
+def parse(toks, source_name="<source>", problems=None):
     """Parse a filtered token list (compiler.lexer.tokenize) into a `program` node.
 
     The LALR tables are PLY's (built from the rules above); this is a plain LR driver
-    over them, which does per token only what this grammar needs (PLY's general loop
-    supports error recovery and position tracking that we do not use)."""
-    global _parser
-    if _parser is None:
-        _parser = _build()
-    _Parse.source_name = source_name
-    _Parse.toks = toks
-    _Parse.states = states = [0]
-    try:
-        return _drive(toks, states)
-    finally:
-        _Parse.toks = _Parse.states = None      # nothing of this parse outlives it
+    over them, which does per token only what this grammar needs. Without `problems`, the
+    first syntax error is raised. With a compiler.problems.Problems, each is recorded
+    there and the parse goes on after the line it is on (see _recover), so the tree may
+    hold `broken` statements."""
+    tables = _ready()
+    ps = _Parse(toks, source_name)
+    stacks = ([_END], [None], ps.states)
+    stream = chain(toks, (_END,))
+    checkpoint = (0, [0])       # (token index, states before it): where _recover replays
+    while True:
+        bad = _drive(stream, stacks, tables)
+        if bad is None:
+            return stacks[1][-1]
+        i = _index(toks, bad, checkpoint[0])
+        error = _syntax_error(ps, i)
+        if problems is None:
+            raise error
+        if not _after_broken(toks, i, stacks):
+            problems.add(error)
+        resumed = None if problems.full else _recover(ps, i, stacks, tables, checkpoint,
+                                                      problems)
+        if resumed is None:
+            return _what_parsed(toks, stacks[1], problems)
+        checkpoint, stream = resumed
 
 
-def _drive(toks, states):
-    """The LR loop: shift, reduce, accept (or p_error)."""
-    action, goto, prods, leaves = _tables()
+def _what_parsed(toks, vals, problems):
+    """The program of the top-level items complete when recovery stopped; the names
+    written after them are not known to be undeclared."""
+    items = vals[1] if len(vals) > 1 and type(vals[1]) is list else []
+    after = items[-1].line if items else 0
+    problems.unsure.update(t[VALUE] for t in toks if t[TYPE] == "NAME" and t[LINE] > after)
+    problems.partial = True
+    return T.Program(1, 1, items)
+
+
+def _after_broken(toks, i, stacks):
+    """Is the error at toks[i] an `otherwise` or `recover` right after a broken line (and
+    its block), whose header was maybe the `when` or `try` it continues? Then it is no
+    error of its own."""
+    if i >= len(toks) or toks[i][TYPE] not in ("OTHERWISE", "RECOVER"):
+        return False
+    syms, vals, _ = stacks
+    if any(s[0] == "BROKEN" for s in syms[-3:]):         # BROKEN NEWLINE [block]
+        return True
+    top = vals[-1]
+    return type(top) is list and bool(top) and getattr(top[-1], "kind", None) == "broken"
+
+
+def _index(toks, tok, lo):
+    """The index of `tok` (that very token: DEDENTs of one line are equal) at or after lo;
+    len(toks) for the end."""
+    if tok is _END:
+        return len(toks)
+    i = toks.index(tok, lo)
+    while toks[i] is not tok:
+        i += 1
+    return i
+
+
+def _recover(ps, i, stacks, tables, checkpoint, problems):
+    """Go on after the syntax error at toks[i]: the stacks as they were at the start of
+    its line, the line replaced by a BROKEN token (`statement : BROKEN NEWLINE [block]`,
+    so an indented block under it is still parsed). Returns (checkpoint, the tokens to go
+    on with), or None when it is not sure where to go on (the error is at the end of a
+    block or of the file, or no statement may start where the line does)."""
+    toks = ps.toks
+    n = len(toks)
+    syms, vals, states = stacks
+    if i >= n:
+        return None
+    typ = toks[i][TYPE]
+    if _expected(ps) == ["INDENT"] and i > 0 and toks[i - 1][TYPE] == "NEWLINE":
+        # a header without its block: the header's line is the broken one
+        end, resume = i - 1, i
+        first = _line_start(toks, end)
+    elif typ == "INDENT":
+        # an indented block no header opens: a broken line of nothing holds it
+        first = end = resume = i
+    elif typ == "DEDENT":
+        return None
+    else:
+        first = _line_start(toks, i)
+        end = i
+        while end < n and toks[end][TYPE] != "NEWLINE":
+            end += 1
+        if end == n:
+            return None
+        resume = end + 1
+    if first < i:
+        # The parse of the line so far is undone: replay the states from the checkpoint
+        # to the line's first token (reduced as it was, not yet shifted). No rule that
+        # began before the line ends inside it, so the stack below is as it was then.
+        at = _replay(toks, checkpoint, first, tables)
+        if at is None or states[:len(at)] != at:
+            return None
+        h = len(at)
+        del syms[h:], vals[h:], states[h:]
+    for tok in toks[first:end]:
+        if tok[TYPE] == "NAME":
+            problems.unsure.add(tok[VALUE])
+    at = toks[first]
+    broken = ("BROKEN", None, at[LINE], at[COL], at[POS])
+    newline = toks[end] if end < resume else ("NEWLINE", "\n", at[LINE], at[COL], at[POS])
+    if _drive(iter((broken, newline)), stacks, tables) is not None:
+        return None             # no statement may start here
+    return (resume, list(states)), chain(islice(toks, resume, None), (_END,))
+
+
+def _replay(toks, checkpoint, first, tables):
+    """The state stack from `checkpoint` (index, states) over toks up to `first`, with the
+    reductions toks[first] makes before it is shifted: the table walk of _drive, without
+    building anything. None if the walk fails."""
+    action, goto, prods, leaves = tables
+    k, states = checkpoint
+    states = list(states)
+    for j in range(k, first + 1):
+        typ = toks[j][TYPE]
+        while True:
+            t = action[states[-1]].get(typ)
+            if t is None:
+                return None
+            if t > 0:
+                if j == first:
+                    return states
+                leaf = leaves[t]
+                states.append(t if leaf is None else goto[states[-1]][leaf[0]])
+                break
+            if t == 0:
+                return None
+            name, length = prods[-t][:2]
+            if length:
+                del states[len(states) - length:]
+            states.append(goto[states[-1]][name])
+    return None
+
+
+def _drive(stream, stacks, tables):
+    """The LR loop over `stream`: shift, reduce, accept. Returns None when the stream
+    is used up (accepted, at its end), or the token the parser cannot take."""
+    action, goto, prods, leaves = tables
     # Symbols (token tuples and nonterminal markers) and their values, each with one
     # entry below the first symbol, so `[-n - 1:]` always gives the rule a p[0] slot.
-    syms = [_END]
-    vals = [None]
+    syms, vals, states = stacks
     production = _Production()         # one view, re-pointed at each reduction
-    state = 0
-    for tok in chain(toks, (_END,)):
+    state = states[-1]
+    for tok in stream:
         typ = tok[0]
         while True:
             t = action[state].get(typ)
             if t is None:
-                p_error(None if tok is _END else tok)
+                return tok
             if t > 0:
                 leaf = leaves[t]
                 if leaf is None:
@@ -989,7 +1147,7 @@ def _drive(toks, states):
                 states.append(state)
                 break
             if t == 0:
-                return vals[-1]
+                return None
             name, n, fn, marker, unit = prods[-t]
             if unit:
                 # `x : y` that hands its value up: relabel the symbol, call nothing.
@@ -1015,6 +1173,7 @@ def _drive(toks, states):
                 vals.append(production[0])
                 state = goto[state][name]
                 states.append(state)
+    return None
 
 
 if __name__ == "__main__":

@@ -264,15 +264,51 @@ _SPECIAL = frozenset({"NAME", "NUMBER", "TEXT", "LPAREN", "RPAREN", "LBRACKET", 
                       "LBRACE", "RBRACE"})
 
 
-def tokenize(source, source_name="<source>"):
+def tokenize(source, source_name="<source>", problems=None):
     """The complete token list of `source`, indentation resolved, ready for the parser.
 
     One pass over PLY's master regex (PLY's own `token()` loop makes an object per token
     and calls a function per rule, which was most of the compile time). The same pass
     joins lines inside brackets, turns the indentation of each line's first token into
-    INDENT/DEDENT, and marks the `(` of a lambda's parameters as LPAREN_LAMBDA."""
-    scan = _Scan(source, source_name)
+    INDENT/DEDENT, and marks the `(` of a lambda's parameters as LPAREN_LAMBDA.
+
+    Without `problems`, an error raises. With a compiler.problems.Problems, it is
+    recorded there and the tokens of the lines before the one it is on are returned (its
+    open blocks closed), so the stages after it can still report what they find there."""
     out = []
+    try:
+        return _tokenize(source, source_name, out)
+    except CompileError as e:
+        if problems is None:
+            raise
+        problems.add(e)
+        return _lines_before(source, out, problems)
+
+
+def _lines_before(source, out, problems):
+    """The tokens of the complete lines in `out` (what tokenize made before an error), with
+    the blocks open after them closed. The names written in the rest are not known to be
+    undeclared (problems.unsure)."""
+    cut = len(out)
+    while cut and out[cut - 1][TYPE] != "NEWLINE":
+        cut -= 1
+    rest = out[cut][POS] if cut < len(out) else (out[-1][POS] if out else 0)
+    problems.unsure.update(_IDENTIFIER.findall(source, rest))
+    problems.partial = True
+    del out[cut:]
+    depth = sum(1 if t[TYPE] == "INDENT" else -1 for t in out if t[TYPE] in ("INDENT",
+                                                                             "DEDENT"))
+    last = out[-1] if out else None
+    for _ in range(depth):
+        out.append(("DEDENT", 1, last[LINE] + 1, 1, last[POS] + 1))
+    return out
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _tokenize(source, source_name, out):
+    scan = _Scan(source, source_name)
     append = out.append
     types = _GROUP_TYPES
     layout = _LAYOUT

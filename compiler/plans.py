@@ -60,8 +60,9 @@ class Problems:
                 for line, col, m in sorted(self.found)]
 
 
-def check_tree(tree, problems):
-    """Every plan rule the tree breaks, into `problems`."""
+def check_tree(tree, problems, complete=True):
+    """Every plan rule the tree breaks, into `problems`; `complete`: the whole source
+    parsed (else a missing main may be in what did not)."""
     main = None
     for item in tree.items:
         k = item.kind
@@ -73,10 +74,10 @@ def check_tree(tree, problems):
         elif k == "task" and item.name == "main":
             main = main or item
     _walk(tree, problems)
-    if main is None:
+    if main is None and complete:
         problems.add(1, 1, "a plan must declare `task main()`: the plan's answer is what "
                      "main gives")
-    elif main.params:
+    elif main is not None and main.params:
         p = main.params[0]
         problems.add(p.line, p.col, "`task main()` takes no parameters in a plan; read "
                      "what the plan needs from the tools")
@@ -121,22 +122,3 @@ def _walk(node, problems):
             c = getattr(n, f)
             if isinstance(c, (Node, list, tuple)):
                 stack.append(c)
-
-
-def check_tokens(toks, upto, problems):
-    """After a syntax error there is no tree: the removed names and author-only words
-    among the tokens before it (a field name after `.` is no name)."""
-    prev = None
-    for tok in toks:
-        typ, value, line, col = tok[0], tok[1], tok[2], tok[3]
-        if (line, col) >= upto:
-            break
-        if typ == "NAME" and value in PLAN_REMOVED and prev != "DOT":
-            problems.add(line, col, removed_message(value))
-        elif typ == "REQUIRE":
-            problems.add(line, col, "`require` is not available in a plan: a plan runs "
-                         "with the capabilities of the program that runs it")
-        elif typ == "INTENT":
-            problems.add(line, col, "`intent:` is not available in a plan; the program "
-                         "that runs the plan has the intent")
-        prev = typ

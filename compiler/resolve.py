@@ -10,6 +10,7 @@ Annotations:
 """
 
 from synsema.compiler.plans import removed_message
+from synsema.compiler.problems import Unsure
 from synsema.stdlib.registry import BUILTINS, PLAN_REMOVED
 from synsema.vm.caps import is_host, is_label, is_tool_pattern
 from synsema.vm.errors import CompileError
@@ -126,8 +127,10 @@ def _or_did_you_mean(name, candidates):
 
 
 class Resolver:
-    def __init__(self, source_name, plan=False):
+    def __init__(self, source_name, problems=None, plan=False):
         self.name = source_name
+        # compiler.problems.Problems: record each error and go on (None: raise the first)
+        self.problems = problems
         # Plan mode (SPEC 17): the removed builtins are not there, and the global `tools`
         # is (compiler.plans checks the rest of the plan rules).
         self.plan = plan
@@ -141,6 +144,21 @@ class Resolver:
 
     def error(self, msg, line, col):
         raise CompileError(msg, line, col, self.name)
+
+    def go_on(self, fn, *args):
+        """fn(*args), recording the error it raises and going on, when errors are
+        collected (the next statement, the next part of one): what an error stopped is
+        left unresolved, and what it declares is still declared, so that one error
+        brings no others."""
+        if self.problems is None:
+            return fn(*args)
+        try:
+            return fn(*args)
+        except Unsure:
+            pass
+        except CompileError as e:
+            self.problems.add(e)
+        return None
 
     # ---- top level --------------------------------------------------------------------
 
@@ -157,52 +175,13 @@ class Resolver:
             prog.globals.append("tools")
             prog.global_lines.append(0)
         for item in items:
-            k = item.kind
-            if k == "intent":
-                if prog.intent is not None:
-                    self.error("a program has at most one `intent:`", item.line, item.col)
-                if seen_other:
-                    self.error("`intent:` must come before any other item of the program",
-                               item.line, item.col)
-                prog.intent = item.text
-                continue
-            seen_other = True
-            if k == "task":
-                if item.name in self.tasks:
-                    self.error(f"task '{item.name}' is already declared at line "
-                               f"{self.tasks[item.name][1]}", item.line, item.name_col)
-                f = Function(item.name, "task", item.line, item.col)
-                item.func = len(prog.functions)
-                self.tasks[item.name] = (len(prog.functions), item.line)
-                prog.functions.append(f)
-                bodies.append(item)
-            elif k == "test":
-                # A test is known by its name (`syn test` ids, -k, reports): it must say
-                # something and be the only test of the file called that.
-                if not item.name.strip():
-                    self.error("a test needs a name that says what it checks, not an empty "
-                               "text: test \"adds two numbers\"", item.line, item.col)
-                if item.name in self.test_lines:
-                    self.error(f"test \"{item.name}\" is already declared at line "
-                               f"{self.test_lines[item.name]}; give each test its own name",
-                               item.line, item.col)
-                self.test_lines[item.name] = item.line
-                f = Function(item.name, "test", item.line, item.col)
-                item.func = len(prog.functions)
-                prog.tests.append((item.name, len(prog.functions)))
-                prog.functions.append(f)
-                bodies.append(item)
-            elif k == "let":
-                if item.name in self.globals:
-                    self.error(f"'{item.name}' is already declared at line "
-                               f"{self.globals[item.name][1]}; use set", item.line, item.name_col)
-                self.globals[item.name] = (len(prog.globals), item.line)
-                prog.globals.append(item.name)
-                prog.global_lines.append(item.line)
+            self.go_on(self.declare_item, item, seen_other, bodies)
+            seen_other = seen_other or item.kind not in ("intent", "broken")
         for name, (_, line) in self.globals.items():
             if name in self.tasks:
-                self.error(f"'{name}' is already declared at line {self.tasks[name][1]} as a "
-                           "task; choose another name for the variable", line, 1)
+                self.go_on(self.error, f"'{name}' is already declared at line "
+                           f"{self.tasks[name][1]} as a task; choose another name for the "
+                           "variable", line, 1)
         # The top level: its statements see only what is declared above them. All of its
         # variables live in the globals array, which is also the top-level frame's locals
         # (so top-level code gets the fast local instructions); the ones declared inside
@@ -215,9 +194,11 @@ class Resolver:
         ctx.body = main_items
         for item in main_items:
             if item.kind == "require":
-                prog.requires.append(self.cap(item))
+                cap = self.go_on(self.cap, item)
+                if cap is not None:
+                    prog.requires.append(cap)
                 continue
-            self.stmt(item, ctx, top=True)
+            self.go_on(self.stmt, item, ctx, True)
         main.nlocals = len(prog.globals)
         main.local_names = list(prog.globals)
         # Tasks and tests see every top-level name.
@@ -229,14 +210,58 @@ class Resolver:
                 body = item.body
                 i = 0
                 while i < len(body) and body[i].kind == "require":
-                    cap = self.cap(body[i])
-                    if cap not in f.requires:
+                    cap = self.go_on(self.cap, body[i])
+                    if cap is not None and cap not in f.requires:
                         f.requires.append(cap)
                     i += 1
                 item.body = body[i:]
             fctx.body = item.body
             self.block(item.body, fctx)
         return prog
+
+    def declare_item(self, item, seen_other, bodies):
+        """Declare a top-level item: the intent, a task, a test, a top-level variable."""
+        prog = self.program
+        k = item.kind
+        if k == "intent":
+            if prog.intent is not None:
+                self.error("a program has at most one `intent:`", item.line, item.col)
+            if seen_other:
+                self.error("`intent:` must come before any other item of the program",
+                           item.line, item.col)
+            prog.intent = item.text
+        elif k == "task":
+            f = Function(item.name, "task", item.line, item.col)
+            item.func = len(prog.functions)
+            prog.functions.append(f)
+            bodies.append(item)         # resolved (and errors found in it) all the same
+            if item.name in self.tasks:
+                self.error(f"task '{item.name}' is already declared at line "
+                           f"{self.tasks[item.name][1]}", item.line, item.name_col)
+            self.tasks[item.name] = (item.func, item.line)
+        elif k == "test":
+            f = Function(item.name, "test", item.line, item.col)
+            item.func = len(prog.functions)
+            prog.functions.append(f)
+            bodies.append(item)
+            # A test is known by its name (`syn test` ids, -k, reports): it must say
+            # something and be the only test of the file called that.
+            if not item.name.strip():
+                self.error("a test needs a name that says what it checks, not an empty "
+                           "text: test \"adds two numbers\"", item.line, item.col)
+            if item.name in self.test_lines:
+                self.error(f"test \"{item.name}\" is already declared at line "
+                           f"{self.test_lines[item.name]}; give each test its own name",
+                           item.line, item.col)
+            self.test_lines[item.name] = item.line
+            prog.tests.append((item.name, item.func))
+        elif k == "let":
+            if item.name in self.globals:
+                self.error(f"'{item.name}' is already declared at line "
+                           f"{self.globals[item.name][1]}; use set", item.line, item.name_col)
+            self.globals[item.name] = (len(prog.globals), item.line)
+            prog.globals.append(item.name)
+            prog.global_lines.append(item.line)
 
     def hidden_global(self, name, line):
         self.block_globals.setdefault(name, line)
@@ -288,19 +313,10 @@ class Resolver:
     def params(self, item, f, ctx):
         seen_default = False
         for p in item.params:
-            if p.type is not None and p.type not in TYPES:
-                self.error(f"unknown type '{p.type}'{type_fix(p.type)} (the types are "
-                           f"{', '.join(TYPES)})", p.line, p.type_col)
-            if any(q.name == p.name for q in f.params):
-                self.error(f"parameter '{p.name}' is declared twice", p.line, p.col)
-            if p.default is None:
-                if seen_default:
-                    self.error(f"parameter '{p.name}' has no default but follows one that "
-                               "does; put parameters with defaults last", p.line, p.col)
-                kind = Param.NO_DEFAULT
-            else:
-                seen_default = True
-                kind = Param.DEFAULT_NOTHING if p.default.kind == "nothing" else Param.DEFAULT_EXPR
+            self.go_on(self.check_param, p, f, seen_default)
+            seen_default = seen_default or p.default is not None
+            kind = Param.NO_DEFAULT if p.default is None else \
+                Param.DEFAULT_NOTHING if p.default.kind == "nothing" else Param.DEFAULT_EXPR
             f.params.append(Param(p.name, p.type, kind))
             slot = ctx.new_slot(p.name)
             ctx.blocks[0][p.name] = (("local", slot), p.line)
@@ -310,15 +326,28 @@ class Resolver:
         for i, p in enumerate(item.params):
             if p.default is not None:
                 ctx.unready = {q.name: p.name for q in item.params[i:]}
-                self.expr(p.default, ctx)
+                self.go_on(self.expr, p.default, ctx)
+                self.unready_use = None
         ctx.unready = {}
+
+    def check_param(self, p, f, seen_default):
+        """The errors of a parameter's declaration (`seen_default`: one before it has a
+        default)."""
+        if p.type is not None and p.type not in TYPES:
+            self.error(f"unknown type '{p.type}'{type_fix(p.type)} (the types are "
+                       f"{', '.join(TYPES)})", p.line, p.type_col)
+        if any(q.name == p.name for q in f.params):
+            self.error(f"parameter '{p.name}' is declared twice", p.line, p.col)
+        if p.default is None and seen_default:
+            self.error(f"parameter '{p.name}' has no default but follows one that does; "
+                       "put parameters with defaults last", p.line, p.col)
 
     # ---- statements -------------------------------------------------------------------
 
     def block(self, stmts, ctx):
         ctx.blocks.append({})
         for s in stmts:
-            self.stmt(s, ctx)
+            self.go_on(self.stmt, s, ctx)
         self.end_block(ctx, "let")
 
     @staticmethod
@@ -334,13 +363,15 @@ class Resolver:
             self.expr(s.value, ctx)
             self.check_kept(s.value)
         elif k == "let":
-            self.expr(s.value, ctx)
+            self.go_on(self.expr, s.value, ctx)     # declared even when its value is wrong
             self.declare(s, s.name, ctx, top)
         elif k == "set":
             for key in s.path:
                 self.expr(key, ctx)
             self.expr(s.value, ctx)
             ref = self.lookup(s.name, ctx)
+            if ref is None and self.problems is not None and s.name in self.problems.unsure:
+                raise Unsure(s.name, s.line, s.name_col, self.name)
             if ref is None:
                 # SPEC 3: `'x' is not declared; use let`, then a suggestion, if any.
                 self.error(f"'{s.name}' is not declared; use let to declare it"
@@ -376,7 +407,7 @@ class Resolver:
         elif k == "when":
             rid = ctx.rid()
             for cond, body in s.branches:
-                self.expr(cond, ctx)
+                self.go_on(self.expr, cond, ctx)
                 self.block(body, ctx)
             if s.otherwise is not None:
                 self.block(s.otherwise, ctx)
@@ -384,7 +415,7 @@ class Resolver:
             s.release = self.release(s, ctx, rid)
         elif k == "while":
             rid = ctx.rid()
-            self.expr(s.cond, ctx)
+            self.go_on(self.expr, s.cond, ctx)
             ctx.loops.append(rid)
             self.block(s.body, ctx)
             ctx.loops.pop()
@@ -392,10 +423,10 @@ class Resolver:
             s.release = 0 if _has(s, "give") else rid
         elif k == "foreach":
             rid = ctx.rid()
-            self.expr(s.iterable, ctx)
+            self.go_on(self.expr, s.iterable, ctx)
             ctx.blocks.append({})
             slot = ctx.new_slot(s.name, s.line)
-            self.check_free(s.name, ctx, s.line, s.name_col)
+            self.go_on(self.check_free, s.name, ctx, s.line, s.name_col)
             ctx.blocks[-1][s.name] = (("local", slot), s.line)
             ctx.loops.append(rid)
             self.block(s.body, ctx)
@@ -409,13 +440,22 @@ class Resolver:
             self.block(s.body, ctx)
             ctx.blocks.append({})
             slot = ctx.new_slot(s.name, s.name_line)
-            self.check_free(s.name, ctx, s.name_line, s.name_col)
+            self.go_on(self.check_free, s.name, ctx, s.name_line, s.name_col)
             ctx.blocks[-1][s.name] = (("local", slot), s.name_line)
             self.block(s.recover, ctx)
             self.end_block(ctx, "recover")
             s.ref = ("local", slot)
             s.rid = rid
             s.release = self.release(s, ctx, rid)
+        elif k == "broken":
+            # A line that does not parse: its block is resolved (an editor still answers
+            # about its names), but reports nothing: its header might have been anything.
+            if self.problems is not None:
+                self.problems.quiet += 1
+                try:
+                    self.block(s.body, ctx)
+                finally:
+                    self.problems.quiet -= 1
         else:  # pragma: no cover - the grammar makes no other statement
             self.error(f"unexpected {k}", s.line, s.col)
 
@@ -528,6 +568,8 @@ class Resolver:
     def undeclared(self, name, ctx, line, col, key=False):
         """The error for a use of `name`, which is not declared; `key` when the use is a
         map literal's key (`{name: 1}`, where a text key was meant: SPEC 1)."""
+        if self.problems is not None and name in self.problems.unsure:
+            raise Unsure(name, line, col, self.name)   # maybe declared in skipped code
         msg = f"'{name}' is not declared"
         c = ctx
         while c is not None:
@@ -719,5 +761,8 @@ def _escapes(node):
     return False
 
 
-def resolve(tree, source_name, plan=False):
-    return Resolver(source_name, plan).resolve(tree)
+def resolve(tree, source_name, problems=None, plan=False):
+    """The resolved program of the tree (its nodes annotated). Without `problems`, the
+    first error raises; with a compiler.problems.Problems, each is recorded there and
+    resolving goes on. `plan`: plan mode (SPEC 17)."""
+    return Resolver(source_name, problems, plan).resolve(tree)

@@ -21,6 +21,7 @@ annotations (they start as None).
   foreach    name iterable body name_col              ref rid release
   try        body name recover name_line name_col     ref rid release
   expr       value
+  broken     body(statements)   a line that does not parse, and its block (error recovery)
   num, text, bool, nothing: value
   name       name                                     ref
   list       items                  map   pairs[(k, v)]
@@ -88,6 +89,7 @@ While = _node_class("while", "cond body", "rid release")
 Foreach = _node_class("foreach", "name iterable body name_col", "ref rid release")
 Try = _node_class("try", "body name recover name_line name_col", "ref rid release")
 Expr = _node_class("expr", "value")
+Broken = _node_class("broken", "body")
 Num = _node_class("num", "value")
 Text = _node_class("text", "value")
 Bool = _node_class("bool", "value")

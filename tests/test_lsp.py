@@ -163,3 +163,60 @@ def test_a_session(client):
     assert client.request("shutdown", None) is None
     client.notify("exit", None)
     assert client.proc.wait(timeout=10) == 0
+
+
+def _open(client, text):
+    client.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+    client.notify("initialized", {})
+    client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": URI, "languageId": "synsema", "version": 1, "text": text}})
+    return client.notification("textDocument/publishDiagnostics")["diagnostics"]
+
+
+def test_completion_on_a_line_of_one_long_identifier_answers(client):
+    # The member pattern was a regex searched for `...$`: quadratic in the line (60,000
+    # characters: no answer in 20 s, the client's limit here).
+    long = "x" * 60000
+    _open(client, f"let a be 1\n{long}\n")
+    items = client.request("textDocument/completion", at(1, 60000))["items"]
+    assert "a" in {i["label"] for i in items}
+    items = client.request("textDocument/completion", at(1, 30000))["items"]
+    assert "len" in {i["label"] for i in items}
+
+
+def test_member_before_reads_linear_work():
+    from synsema.cli import lsp
+
+    class Counting(str):
+        reads = 0
+
+        def __getitem__(self, i):
+            Counting.reads += 1
+            return str.__getitem__(self, i)
+    for n in (1000, 8000):
+        Counting.reads = 0
+        assert lsp.member_before(Counting("y" * n)) is None
+        assert Counting.reads <= 2 * n + 10          # each character read about once
+    assert lsp.member_before("let t be weather.ci") == "weather"
+    assert lsp.member_before('weather [ "s') == "weather"
+    assert lsp.member_before("f(x).") is None
+
+
+def test_a_document_opened_broken_answers_about_its_own_names(client):
+    text = ('let city be "Lima"\ntask greet(who)\n    let msg be "hi " + who\n'
+            '    give msg +\nlet weather be {"sky": "clear"}\nprint(greet(citty) 1)\n'
+            'print(weather.)\n')
+    diags = _open(client, text)
+    # every error, in line order
+    assert [(d["range"]["start"]["line"], d["message"].split(";")[0]) for d in diags] == [
+        (3, "the line ends after '+', so the expression is incomplete"),
+        (5, "unexpected number 1"), (6, "unexpected ')'")]
+    hover = client.request("textDocument/hover", at(2, 24))["contents"]["value"]
+    assert hover == "parameter `who`, declared at line 2"
+    loc = client.request("textDocument/definition", at(2, 24))
+    assert loc["range"]["start"] == {"line": 1, "character": 11}          # who
+    labels = {i["label"] for i in client.request("textDocument/completion",
+                                                   at(4, 0))["items"]}
+    assert {"city", "greet", "print"} <= labels
+    items = client.request("textDocument/completion", at(6, 14))["items"]
+    assert [i["label"] for i in items] == ["sky"]

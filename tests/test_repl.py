@@ -33,9 +33,11 @@ def line_out(child, text):
 
 
 def enter(child, *lines):
-    """Type the lines of one entry; wait for the continuation prompt between them."""
+    """Type the lines of one entry; wait for the continuation prompt between them. Each
+    line after the first is typed whole, its indentation too: Ctrl-U first clears the
+    indentation the line editor put there."""
     for i, line in enumerate(lines):
-        child.sendline(line)
+        child.sendline(("\x15" if i else "") + line)
         if i < len(lines) - 1:
             child.expect(r"\.\.\.")
 
@@ -194,3 +196,66 @@ def test_mcp_servers_are_the_sessions(tmp_path):
 ])
 def test_needs_more(lines, more):
     assert needs_more(lines) is more
+
+
+def test_ctrl_c_stops_the_running_entry_and_keeps_the_session(tmp_path):
+    # Once Ctrl-C ended the whole session (exit 130, every value lost).
+    child = spawn(tmp_path)
+    enter(child, "let n be 1")
+    child.expect("syn>")
+    enter(child, "task spin()", "    let i be 0", "    while true", "        set i to i + 1", "")
+    child.expect("syn>")
+    enter(child, "set n to 2")
+    child.expect("syn>")
+    enter(child, "when true", "    set n to 100", "    spin()", "")
+    child.expect(r"\.\.\.")             # the blank line that ends the entry
+    import time
+    time.sleep(1.5)                     # it runs
+    child.sendintr()
+    child.expect("interrupted: the entry was stopped")
+    enter(child, "n")
+    line_out(child, "2")                # as before the entry: its `set n to 100` not kept
+    enter(child, "n + 1")
+    line_out(child, "3")
+    leave(child)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_a_block_is_recalled_from_history_as_one_entry_and_lines_indent(tmp_path):
+    child = spawn(tmp_path)
+    # typed without indentation: each line after a header is indented for it
+    child.sendline("task twice(x)")
+    child.expect(r"\.\.\.")
+    child.sendline("let y be x * 2")
+    child.expect(r"\.\.\.")
+    child.sendline("when y > 100")
+    child.expect(r"\.\.\.")
+    child.sendline("give 100")
+    child.expect(r"\.\.\.")
+    child.sendline("\x15    give y")     # back to the task's level
+    child.expect(r"\.\.\.")
+    child.sendline("")
+    child.expect("syn>")
+    enter(child, "twice(21)")
+    line_out(child, "42")
+    enter(child, "twice(80)")
+    line_out(child, "100")
+    enter(child, "task twice(x)", "    give x * 3", "")
+    child.expect("syn>")
+    enter(child, "twice(1)")
+    line_out(child, "3")
+    # Up twice: the last block, whole (one history entry); Enter at its end runs it again
+    child.send("\x1b[A")
+    child.expect("twice\\(1\\)")
+    child.send("\x1b[A")
+    child.expect(r"give x \* 3")
+    child.sendline("")
+    child.expect("syn>")
+    enter(child, "twice(5)")
+    line_out(child, "15")
+    leave(child)
+    child.close()
+    assert child.exitstatus == 0
+    history = (tmp_path / "history").read_text()
+    assert "\n+task twice(x)\n+    give x * 3\n" in history        # one entry of two lines

@@ -156,3 +156,64 @@ def test_a_builtin_calling_with_too_few_arguments_is_a_synsema_error(syn, write)
     assert r.returncode == 1, r.stdout + r.stderr
     assert "this one needs 'x'; wrap the call in a lambda" in r.stdout
     assert "0 passed, 1 failed" in r.stdout and "Traceback" not in r.stdout + r.stderr
+
+
+def _compile_outcome(source, name):
+    """What compiling gives: the program's tasks and globals, or the errors' positions
+    and messages."""
+    from synsema.vm.errors import CompileError
+    try:
+        prog = compile_source(source, name)
+    except CompileError as e:
+        return ("error", e.source_name,
+                [(x.line, x.col, x.message) for x in getattr(e, "errors", [e])])
+    return ("ok", [f.name for f in prog.functions], list(prog.globals))
+
+
+def _program(k):
+    """A different program for each k: most compile, some have syntax errors (the parser's
+    error path reads the tokens of its own parse), some name errors."""
+    body = "".join(f"let v{k}_{j} be {j} + {k}\n" for j in range(k % 7 + 1))
+    body += f"task t{k}(a, b = {k})\n    give a * b + v{k}_0\n"
+    kind = k % 4
+    if kind == 1:
+        body += "\n" * (k % 5) + f"let w{k} be (1 +) * {k}\n"        # syntax error
+    elif kind == 2:
+        body += f"print(t{k}(1) t{k}(2))\n"                          # two expressions
+    elif kind == 3:
+        body += f"print(v{k}_{k % 7 + 5})\n"                           # not declared
+    return body
+
+
+def test_compiling_in_many_threads_at_once_gives_each_program_its_own_result():
+    # The parser once kept its state in class attributes: a syntax error reported while
+    # another thread parsed read that thread's tokens (wrong line, wrong message).
+    sources = [_program(k) for k in range(120)]
+    expected = [_compile_outcome(s, f"p{k}.syn") for k, s in enumerate(sources)]
+    assert {e[0] for e in expected} == {"ok", "error"}
+    failures = []
+    barrier = threading.Barrier(8)
+
+    def worker(t):
+        try:
+            barrier.wait()
+            for rnd in range(6):
+                for k in range(t, len(sources), 8):
+                    k = (k + rnd * 13) % len(sources)
+                    got = _compile_outcome(sources[k], f"p{k}.syn")
+                    assert got == expected[k], (k, got, expected[k])
+        except BaseException as e:  # noqa: BLE001 - reported below, with its thread
+            failures.append((t, repr(e)))
+            barrier.abort()
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=worker, args=(t,)) for t in range(8)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join(300)
+    finally:
+        sys.setswitchinterval(old)
+    assert not failures, failures[:3]

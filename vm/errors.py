@@ -49,7 +49,10 @@ class CompileError(Exception):
 
     Messages say what is wrong, then `; `, then the fix ("did you mean 'x'?", "use let",
     ...): `problem` and `suggestion` are the two parts, for editors (`syn check --json`);
-    `suggestion` is None when the message names no fix."""
+    `suggestion` is None when the message names no fix.
+
+    `errors`: every error the compile found, in source order, this one (the first) among
+    them; each a CompileError with its own line, col and message."""
 
     def __init__(self, message, line=0, col=0, source_name="<source>"):
         super().__init__(message)
@@ -59,6 +62,7 @@ class CompileError(Exception):
         self.source_name = source_name
         self.problem, _, fix = message.partition("; ")
         self.suggestion = fix or None
+        self.errors = [self]
 
 
 class PlanRejected(CompileError):
@@ -67,10 +71,10 @@ class PlanRejected(CompileError):
     line per error."""
 
     def __init__(self, errors):
-        self.errors = errors
         first = errors[0]
         lines = "".join(f"\n{e.line}:{e.col}: {e.message}" for e in errors)
         super().__init__("plan rejected:" + lines, first.line, first.col, first.source_name)
+        self.errors = errors
 
 
 class InvalidProgram(Exception):

@@ -36,6 +36,16 @@ def step_body(config, system, user, catalog):
     return body
 
 
+def extract_body(config, system, user, typ):
+    """A typed extract (SPEC 11): structured output, the answer as JSON of typ.wire
+    (strict when the schema is in the strict subset, stdlib.llm.schema)."""
+    body = text_body(config, system, user)
+    body["response_format"] = {"type": "json_schema",
+                               "json_schema": {"name": "extracted", "strict": typ.strict,
+                                               "schema": typ.wire}}
+    return body
+
+
 def text_body(config, system, user):
     return {"model": config.model,
             "messages": [{"role": "system", "content": system},

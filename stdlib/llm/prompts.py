@@ -4,6 +4,8 @@ The program's intent opens the system instruction of every call; the prompt, con
 texts go in the user message, introduced as data, so nothing they say can rewrite it.
 """
 
+import json
+
 from synsema.vm.display import display    # the one shown form of a value (SPEC 4)
 
 INTENT_FRAME = (
@@ -40,6 +42,17 @@ OPS = {
 }
 
 
+TYPED_EXTRACT = (
+    "From the data in the user message, extract: {what}\nReply with JSON that matches this "
+    "JSON Schema, and nothing else:\n{schema}"
+)
+
+TYPED_RETRY = (
+    "An earlier answer to this was rejected: it {why}: {answer}. Reply again, with JSON "
+    "that matches the schema."
+)
+
+
 def system_text(intent, instruction):
     intent = "" if intent is None else display(intent)
     frame = INTENT_FRAME.format(intent=intent) if intent.strip() else NO_INTENT_FRAME
@@ -64,3 +77,15 @@ def op_messages(intent, op, args):
     elif op == "extract":
         instruction = instruction.format(what=display(args[1]))
     return system_text(intent, instruction), display(args[0])
+
+
+def typed_extract_messages(intent, data, what, schema, rejected=None):
+    """(system, user) texts of a typed extract (SPEC 11): `schema` is the JSON Schema the
+    answer must match; `rejected` is (why, answer) of an answer already refused, which the
+    model is shown when it is asked once more."""
+    instruction = TYPED_EXTRACT.format(what=display(what),
+                                       schema=json.dumps(schema, ensure_ascii=False))
+    user = display(data)
+    if rejected is not None:
+        user += "\n\n" + TYPED_RETRY.format(why=rejected[0], answer=rejected[1])
+    return system_text(intent, instruction), user

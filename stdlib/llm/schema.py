@@ -51,7 +51,15 @@ KEYWORDS = frozenset({
     "minItems", "maxItems", "minLength", "maxLength", "pattern", "format", "$defs", "$ref",
     "description", "title", "default", "examples", "$schema",
 })
-_ANNOTATIONS = frozenset({"description", "title", "default", "examples", "$schema", "format"})
+# OpenAI's strict subset: a schema using any other keyword goes with "strict": false.
+STRICT_KEYWORDS = frozenset({
+    "type", "properties", "required", "additionalProperties", "items", "enum", "const",
+    "anyOf", "$defs", "$ref", "description", "title", "pattern", "format", "multipleOf",
+    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minItems", "maxItems",
+})
+STRICT_FORMATS = frozenset({"date-time", "time", "date", "duration", "email", "hostname",
+                            "ipv4", "ipv6", "uuid"})
+STRICT_DEPTH = 10
 
 MAX_DEPTH = 32
 
@@ -72,7 +80,8 @@ class Type:
         elif isinstance(typ, dict):
             self.name = None
             check_schema(typ)
-            self.schema = complete(typ)
+            # $schema names the dialect (2020-12 is what the providers read): not sent.
+            self.schema = complete({k: v for k, v in typ.items() if k != "$schema"})
             self.word = "of the type"
         else:
             raise ProviderError("extract: the type must be a type name (number, text, bool, "
@@ -202,10 +211,13 @@ def complete(schema):
     return out
 
 
-def is_strict(schema):
+def is_strict(schema, depth=0):
     """Whether `schema` is in OpenAI's strict subset: every object closed
-    (additionalProperties false) with every property required, and no open `{}`."""
-    if not isinstance(schema, dict):
+    (additionalProperties false) with every property required, no open `{}`, only the
+    strict keywords and formats, at most 10 levels deep."""
+    if not isinstance(schema, dict) or depth > STRICT_DEPTH:
+        return False
+    if not set(schema) <= STRICT_KEYWORDS or schema.get("format", "date") not in STRICT_FORMATS:
         return False
     if not schema or ("type" not in schema and "anyOf" not in schema and "$ref" not in schema
                       and "enum" not in schema and "const" not in schema):
@@ -218,13 +230,13 @@ def is_strict(schema):
             return False
         if sorted(schema.get("required", [])) != sorted(props):
             return False
-        if not all(is_strict(s) for s in props.values()):
+        if not all(is_strict(s, depth + 1) for s in props.values()):
             return False
-    if "items" in schema and not is_strict(schema["items"]):
+    if "items" in schema and not is_strict(schema["items"], depth + 1):
         return False
-    if "anyOf" in schema and not all(is_strict(s) for s in schema["anyOf"]):
+    if "anyOf" in schema and not all(is_strict(s, depth + 1) for s in schema["anyOf"]):
         return False
-    return all(is_strict(s) for s in schema.get("$defs", {}).values())
+    return all(is_strict(s, depth + 1) for s in schema.get("$defs", {}).values())
 
 
 # ---- the answer -------------------------------------------------------------------------

@@ -101,7 +101,7 @@ def error_message(body):
     if isinstance(error, dict):
         message = error.get("message") or ""
         kind = error.get("type")
-        if kind and kind not in message:
+        if kind:        # appended as given, not after a search of the message's text
             message = f"{message} ({kind})" if message else str(kind)
         return message or None
     if isinstance(error, str):

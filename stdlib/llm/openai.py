@@ -140,7 +140,9 @@ def error_message(body):
     if isinstance(error, dict):
         message = error.get("message") or ""
         code = error.get("code") or error.get("type")
-        if code and str(code) not in message:
+        # The code is appended as the response gives it, never left out because its
+        # text happens to occur in the message (a model named mock-429).
+        if code:
             message = f"{message} ({code})" if message else str(code)
         return message or None
     if isinstance(error, str):

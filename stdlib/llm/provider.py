@@ -130,8 +130,10 @@ class Provider:
                     body = scrub_json(recorded.get("body"), key)
                 except RecursionError:
                     raise self._too_deep() from None
+                attempts = recorded.get("attempts", 1)
                 return self._read(recorded["status"], body,
-                                  None if text is None else scrub(text, key), 1)
+                                  None if text is None else scrub(text, key),
+                                  attempts if type(attempts) is int and attempts > 0 else 1)
             if not self.config.network:
                 raise self.cassette.miss(request)
         payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
@@ -163,6 +165,8 @@ class Provider:
         parsed, text = self._scrubbed(text)
         if self.cassette is not None:
             response = {"status": status}
+            if attempts > 1:        # replayed, the error says "(after N attempts)" too
+                response["attempts"] = attempts
             if parsed is not None:
                 response["body"] = parsed
             else:

@@ -346,3 +346,35 @@ def test_an_anthropic_text_answer_is_read_as_the_value(server):
     server.reply(anthropic_text("42"))
     provider, _ = provider_for(server, "anthropic")
     assert provider.typed_extract(None, "x", "a number", "number")[0] == 42
+
+
+WEIRD = [
+    openai_text(""), openai_text("   "), openai_text("null"), openai_text("[" * 5000 + "]" * 5000),
+    openai_text('{"value": ' + "[" * 3000 + "]" * 3000 + "}"), openai_text("NaN"),
+    openai_text('{"value": 1e999}'), openai_text('{"value": "\\ud800"}'),
+    openai_text('{"value": 5, "extra": 1}'), openai_text("```json\n{\"value\": 5}\n```"),
+    {"choices": [{"message": {"role": "assistant", "content": None, "refusal": "no"}}]},
+    {"choices": []}, {"unexpected": True},
+    anthropic_tools(("extracted", [1, 2])), anthropic_tools(("other_tool", {"value": 1})),
+    anthropic_tools(("extracted", None)), anthropic_text(""),
+]
+
+
+@pytest.mark.parametrize("typ", ["number", "text", "list", "map",
+                                 {"type": "object", "properties": {"a": {"type": "string"}},
+                                  "required": ["a"], "additionalProperties": False}],
+                         ids=lambda t: t if isinstance(t, str) else "record")
+def test_whatever_the_model_answers_it_is_a_value_or_a_provider_error(server, typ):
+    # Anything a model (or a broken server) can send ends as a value of the type or the
+    # catchable error: never another exception.
+    for reply in WEIRD:
+        api = "anthropic" if "content" in reply and "choices" not in reply else "openai"
+        server.reply(reply, times=2)
+        provider, _ = provider_for(server, api)
+        try:
+            value, _ = provider.typed_extract(None, "data", "what", typ)
+        except ProviderError as e:
+            assert e.message and "Traceback" not in e.message
+        else:
+            assert Type(typ).problem(value) is None, (reply, value)
+        server._replies.clear()

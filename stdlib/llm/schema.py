@@ -356,4 +356,7 @@ def _multiple(value, step):
 
 def shown(value):
     """The model's answer as an error quotes it: JSON, clipped."""
-    return clip(json.dumps(value, ensure_ascii=False), 120)
+    try:
+        return clip(json.dumps(value, ensure_ascii=False), 120)
+    except (RecursionError, ValueError):
+        return "(an answer nested too deeply to show)"

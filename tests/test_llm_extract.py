@@ -211,7 +211,9 @@ def test_offline_a_typed_extract_is_a_catchable_error_and_the_untyped_one_answer
 def test_extract_takes_two_or_three_arguments(program):
     r = run_syn("run", program('require llm\nprint(extract("a", "b", "number", 1))\n'))
     assert r.returncode == 1
-    assert "extract takes 2 to 3 arguments" in r.stderr or "2 to 3" in r.stderr, r.stderr
+    assert "builtin 'extract' takes 2 to 3 arguments, got 4" in r.stderr, r.stderr
+    r = run_syn("run", program('require llm\nprint(extract("a"))\n'))
+    assert r.returncode == 1 and "takes 2 to 3 arguments, got 1" in r.stderr
 
 
 def test_the_result_carries_the_labels_of_data_what_and_type(server, program):

@@ -380,3 +380,15 @@ def test_whatever_the_model_answers_it_is_a_value_or_a_provider_error(server, ty
         else:
             assert Type(typ).problem(value) is None, (reply, value)
         server._replies.clear()
+
+
+def test_a_wrong_answer_about_labelled_data_is_withheld_from_the_error(server, program):
+    # The model's answer quoted in the error comes from labelled data: it carries the labels.
+    server.reply(openai_text('{"value": "about five SECRET"}'), times=2)
+    src = 'require llm("customers")\nprint(extract(private("Ana paid about five", ' \
+          '"customers"), "the amount", "number"))\n'
+    r = run_syn("run", "--labels", "--cap-set", "stdout,llm=customers@127.0.0.1",
+                program(src), "--llm-url", server.url)
+    assert r.returncode == 1
+    assert "error: (message withheld: labelled customers)" in r.stderr
+    assert "SECRET" not in r.stdout + r.stderr

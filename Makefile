@@ -5,7 +5,7 @@ VENV := .venv
 SYN := $(VENV)/bin/syn
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench conformance clean bench-agentdojo
+.PHONY: demo test bench conformance clean bench-agentdojo test-providers
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -42,6 +42,19 @@ $(ADVENV)/.installed: pyproject.toml
 bench-agentdojo: $(ADVENV)/.installed
 	$(ADVENV)/bin/python -m bench.agentdojo $(ARGS)
 	$(ADVENV)/bin/python -m bench.agentdojo --table
+
+# The provider wire against a real third-party server (bench/providers/run.py): LiteLLM's
+# proxy on 127.0.0.1 answering offline from a mock configuration, both its OpenAI and
+# Anthropic routes, the openai and anthropic SDKs as a control. Its own venv: the proxy is
+# large (~400 MB), so it stays out of .venv.
+PVENV := .venv-providers
+$(PVENV)/.installed: pyproject.toml
+	$(PY) -m venv $(PVENV)
+	$(PVENV)/bin/python -m pip install -q --disable-pip-version-check -e . 'litellm[proxy]==1.108.7' 'openai>=1.0' 'anthropic>=0.30'
+	touch $@
+
+test-providers: $(PVENV)/.installed
+	$(PVENV)/bin/python bench/providers/run.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .benchmarks

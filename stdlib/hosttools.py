@@ -43,7 +43,8 @@ What the VM uses (SPEC 15.2), all on an immutable `HostTool`:
   when an argument does not fit the Python type (an `int` given 2.5, a `Literal` or
   `Enum` value not listed, a task value).
 * `catalog_entry(tool, describe)`: the `tool_spec` map of SPEC 5, plus "param_describe"
-  when some parameter has a description.
+  when some parameter has a description and "returns" (stdlib.returns: a JSON Schema of
+  the result) when the function has a return annotation.
 * `collect(obj)` and `load_target("MODULE:NAME")` (for `--tools`): name -> HostTool.
 
 Decisions the SPEC leaves open:
@@ -75,6 +76,7 @@ import sys
 import threading
 import types
 
+from synsema.stdlib.returns import returns_schema
 from synsema.vm.display import show_key
 from synsema.vm.caps import is_label
 from synsema.vm.errors import HostError, SynError
@@ -187,7 +189,7 @@ def on_host_thread(fn, kwargs):
 class HostTool(_Frozen):
     """A declared host tool (see the module docstring)."""
     __slots__ = ("name", "fn", "description", "params", "result_labels", "accepts",
-                 "accepts_all", "readers")
+                 "accepts_all", "readers", "returns")
 
     def __call__(self, *args, **kwargs):
         return self.fn(*args, **kwargs)
@@ -277,7 +279,8 @@ def declare(fn, *, name=None, result_labels=(), accepts=None, readers=None, desc
                     accepts=types.MappingProxyType(
                         {p.name: per_param.get(p.name, frozenset()) | accepts_all
                          for p in params}),
-                    accepts_all=accepts_all)
+                    accepts_all=accepts_all,
+                    returns=returns_schema(sig.return_annotation, sig.empty))
 
 
 def check_name(name):
@@ -708,7 +711,8 @@ def to_python(v):
 def catalog_entry(tool, describe=None):
     """The catalog entry of a host tool: tool_spec's four keys (SPEC 5), and, when some
     parameter has a description, "param_describe", a map from parameter names to their
-    descriptions (only those that have one), for the provider's tool list (SPEC 15.1)."""
+    descriptions (only those that have one), for the provider's tool list, and "returns",
+    the JSON Schema of its result, when it has a return annotation (SPEC 15.1)."""
     param_describe = {}
     for p in tool.params:
         text = p.description
@@ -723,6 +727,9 @@ def catalog_entry(tool, describe=None):
              "optional": [p.name for p in tool.params if p.has_default]}
     if param_describe:      # else exactly SPEC 5's four keys
         entry["param_describe"] = param_describe
+    returns = getattr(tool, "returns", None)
+    if returns is not None:
+        entry["returns"] = returns
     return entry
 
 

@@ -551,6 +551,8 @@ def _text_op(name):
             labels |= l
             plain.append(a)
         labels = _llm_gate(vm, name, labels)
+        if len(plain) == 3:
+            return _typed_extract(vm, plain, labels)
         if type(plain[0]) is not str:
             raise SynError(f"{name} needs a text, got {type_name(plain[0])}")
         if name == "classify":
@@ -575,6 +577,53 @@ def _text_op(name):
     op.__name__ = name
     op.__doc__ = f"The model's answer to {name}."
     return op
+
+
+def _typed_extract(vm, args, labels):
+    """extract(data, what, type) (SPEC 11): a value of the type, or a catchable error;
+    offline too (there is no value of the type to give without a model). The result
+    carries the labels of all three arguments and the pc, as any model answer does."""
+    data, what, typ = args
+    if type(what) is not str:
+        raise SynError(f"extract needs what to extract as a text, got {type_name(what)}")
+    if type(typ) is not str and type(typ) is not dict:
+        raise SynError("extract needs the type as a type name (\"number\", \"text\", "
+                       f"\"bool\", \"list\", \"map\") or a JSON Schema map, got {type_name(typ)}")
+    if _holds_task(data):
+        raise SynError("extract cannot read a task value; give it data")
+    # The type is checked offline too: an offline run fails where an online one would.
+    from synsema.stdlib.llm import ProviderError
+    from synsema.stdlib.llm.schema import Type
+    try:
+        Type(typ)
+    except ProviderError as e:
+        raise SynError(e.message) from None
+    if vm.llm is None:
+        raise SynError("extract: no llm provider")
+    n = _trace_call(vm, labels)
+    try:
+        value, tokens = vm.provider_call(
+            lambda p: p.typed_extract(vm.program.intent, data, what, typ), "extract", labels)
+    except SynError as e:
+        _trace_failed(vm, n, "extract", e, labels)
+        raise
+    if vm.trace:
+        vm.trace_line(f"extract {n}: {_shown(vm, value, labels)}"
+                      f"{_tokens_note(vm, tokens or 0, labels)}")
+    return _label(vm, value, labels)
+
+
+def _holds_task(v):
+    stack = [v]
+    while stack:
+        x = stack.pop()
+        if type(x) is Closure or type(x) is HostFn:
+            return True
+        if type(x) is list:
+            stack.extend(x)
+        elif type(x) is dict:
+            stack.extend(x.values())
+    return False
 
 
 # --trace: one stderr line per model call and per tool dispatch. Under --labels, labelled
@@ -659,4 +708,4 @@ def _traced_call_tool(vm, task, args):
 builtin("ask", 1, kind="vm")(_text_op("ask"))
 builtin("summarize", 1, kind="vm")(_text_op("summarize"))
 builtin("classify", 2, kind="vm")(_text_op("classify"))
-builtin("extract", 2, kind="vm")(_text_op("extract"))
+builtin("extract", 2, 3, kind="vm")(_text_op("extract"))

@@ -266,6 +266,45 @@ def test_tool_spec_of_a_host_tool_uses_its_description(tools_module):
     assert spec["params"] == ["recipient: text", "amount: number", "subject: text", "date: text"]
     assert spec["optional"] == ["date"]
     assert spec["param_describe"] == {"recipient": "the IBAN to pay"}
+    assert spec["returns"] == {"type": "object", "properties": {}, "additionalProperties": True}
+
+
+def test_tool_spec_returns_describes_records_for_a_planner(tmp_path):
+    # SPEC 15.1: the return annotation, records as objects of their fields, lists of
+    # them as arrays; a tool without one has no "returns".
+    import dataclasses
+    from typing import Optional
+
+    @dataclasses.dataclass
+    class Txn:
+        id: int
+        amount: float
+        subject: str
+        note: Optional[str] = None
+
+    box = synsema.Toolbox("bank")
+
+    @box.tool
+    def transactions(n: int = 5) -> list[Txn]:
+        """Recent transactions."""
+        return [Txn(1, 9.5, "rent")][:n]
+
+    @box.tool
+    def ping():
+        """No annotation."""
+
+    src = textwrap.dedent('''
+        require tool("bank.transactions")
+        task answer()
+            let spec be tool_spec(host_tool("bank.transactions"), nothing)
+            let row be spec["returns"]["items"]
+            give [spec["returns"]["type"], keys(row["properties"]), row["required"],
+                  row["properties"]["note"], contains(tool_spec(host_tool("bank.ping"), nothing), "returns"),
+                  host_tool("bank.transactions")(1)[0]["subject"]]
+        ''')
+    assert call(src, box).value == [
+        "array", ["id", "amount", "subject", "note"], ["id", "amount", "subject", "note"],
+        {"anyOf": [{"type": "string"}, {"type": "null"}]}, False, "rent"]
 
 
 def test_audit_has_one_line_per_call_without_arguments(tools_module, tmp_path):

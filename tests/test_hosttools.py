@@ -694,9 +694,20 @@ def test_load_target_errors(workdir, target, message):
 
 def test_a_host_tool_without_parameter_descriptions_has_tool_specs_four_keys():
     @synsema.tool(name="plain.send")
-    def send(to: str, memo: str = "") -> str:
+    def send(to: str, memo: str = ""):
         """Send it."""
         return to
 
     entry = catalog_entry(spec(send))
     assert list(entry) == ["name", "describe", "params", "optional"]      # SPEC 5
+
+
+def test_a_return_annotation_adds_returns_and_nothing_else():
+    @synsema.tool(name="plain.send")
+    def send(to: str, memo: str = "") -> str:
+        """Send it."""
+        return to
+
+    entry = catalog_entry(spec(send))
+    assert list(entry) == ["name", "describe", "params", "optional", "returns"]
+    assert entry["returns"] == {"type": "string"}

@@ -160,3 +160,41 @@ def test_recorded_errors_replay_as_the_same_error(tmp_path):
     with pytest.raises(ProviderError) as replayed:
         provider.step(INTENT, "x", [], "")
     assert replayed.value.message.replace("api.openai.com", "127.0.0.1") == recorded.value.message
+
+
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+def test_a_replayed_error_keeps_its_retry_count(tmp_path, api):
+    # Issue 33: live "answered HTTP 429 (after 3 attempts): ..." must replay the same.
+    from llm_server import anthropic_error
+    tape = str(tmp_path / "retried.jsonl")
+    body = (openai_error("Rate limit reached", "rate_limit_error", code="rate_limit_exceeded")
+            if api == "openai" else anthropic_error("Rate limit reached", "rate_limit_error"))
+    with LLMServer() as server:
+        server.reply(body, 429, times=3)
+        provider, sleeps = provider_for(server, api, cassette=tape, cassette_mode="record")
+        with pytest.raises(ProviderError) as recorded:
+            provider.step(INTENT, "x", [], "")
+        assert len(server.requests) == 3 and len(sleeps) == 2
+    assert "answered HTTP 429 (after 3 attempts): Rate limit reached" in recorded.value.message
+    (line,) = open(tape, encoding="utf-8").read().splitlines()
+    assert json.loads(line)["response"]["attempts"] == 3
+    cfg = config_from({"SYN_LLM_URL": "http://127.0.0.1:9", "SYN_LLM_API": api},
+                      cassette=tape, cassette_mode="replay", model="test-model")
+    with pytest.raises(ProviderError) as replayed:
+        Provider(cfg, sleep=lambda s: pytest.fail("slept in replay")).step(INTENT, "x", [], "")
+    assert replayed.value.message == recorded.value.message
+
+
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+def test_an_error_code_is_appended_even_when_its_digits_are_in_the_message(api):
+    # Issue 33: a model named mock-429 put "429" in the text; the code still shows.
+    from llm_server import anthropic_error
+    body = (openai_error("model mock-429 is rate limited", "rate_limit_error", code="429")
+            if api == "openai" else anthropic_error("model mock-429 overloaded", "429"))
+    with LLMServer() as server:
+        server.reply(body, 400)
+        provider, _ = provider_for(server, api)
+        with pytest.raises(ProviderError) as e:
+            provider.step(INTENT, "x", [], "")
+    assert e.value.message.endswith("mock-429 is rate limited (429)" if api == "openai"
+                                    else "mock-429 overloaded (429)"), e.value.message

@@ -120,8 +120,9 @@ def test_input_schema_types_and_required():
     schema = input_schema(ENTRY)
     assert schema["type"] == "object"
     assert schema["properties"] == {
-        "a": {"type": "number"}, "ok": {"type": "boolean"}, "xs": {"type": "array"},
-        "m": {"type": "object"}, "s": {"type": "string"}, "u": {"type": "string"},
+        "a": {"type": "number"}, "ok": {"type": "boolean"}, "xs": {"type": "array", "items": {}},
+        "m": {"type": "object", "properties": {}, "additionalProperties": True},
+        "s": {"type": "string"}, "u": {"type": "string"},
         "any_": {}, "opt_s": {"type": "string"}, "opt_u": {"type": "string"}}
     assert schema["required"] == ["a", "ok", "xs", "m", "s", "u", "any_"]
 

@@ -37,6 +37,19 @@ def step_body(config, system, user, catalog):
     return body
 
 
+EXTRACT_TOOL = "extracted"
+
+
+def extract_body(config, system, user, typ):
+    """A typed extract (SPEC 11): one tool whose input schema is the type, forced, so the
+    answer is its input."""
+    body = text_body(config, system, user)
+    body["tools"] = [{"name": EXTRACT_TOOL, "description": "Give the extracted value.",
+                      "input_schema": typ.wire}]
+    body["tool_choice"] = {"type": "tool", "name": EXTRACT_TOOL}
+    return body
+
+
 def text_body(config, system, user):
     return {"model": config.model, "max_tokens": MAX_TOKENS, "system": system,
             "messages": [{"role": "user", "content": user}]}
@@ -88,7 +101,7 @@ def error_message(body):
     if isinstance(error, dict):
         message = error.get("message") or ""
         kind = error.get("type")
-        if kind and kind not in message:
+        if kind:        # appended as given, not after a search of the message's text
             message = f"{message} ({kind})" if message else str(kind)
         return message or None
     if isinstance(error, str):

@@ -7,7 +7,8 @@ committed:
 The request is the method, the URL path and the JSON body: never the headers (the key
 travels there) nor the host (so a tape recorded against one server replays against any).
 The response is the final one after retries: its status and its JSON body, or "text"
-when the body was not JSON (recorded errors replay as the same errors).
+when the body was not JSON, and "attempts" when it took more than one (recorded errors
+replay as the same errors, "(after 3 attempts)" included).
 
 Modes:
 * record: every request is sent and its exchange written. The tape is started afresh

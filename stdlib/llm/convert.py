@@ -32,12 +32,15 @@ from .errors import ProviderError
 
 TYPES = ("number", "text", "bool", "list", "map", "task", "any")
 
+# Every schema sent must pass the strictest published rules (OpenAI refuses an array
+# without "items" and an object without "properties" with HTTP 400, "array schema missing
+# items"): a list holds any values, a map any keys, said explicitly.
 SCHEMAS = {
     "number": {"type": "number"},
     "text": {"type": "string"},
     "bool": {"type": "boolean"},
-    "list": {"type": "array"},
-    "map": {"type": "object"},
+    "list": {"type": "array", "items": {}},
+    "map": {"type": "object", "properties": {}, "additionalProperties": True},
     "any": {},
     None: {"type": "string"},       # untyped: the model writes text, as before types
 }

@@ -36,6 +36,16 @@ def step_body(config, system, user, catalog):
     return body
 
 
+def extract_body(config, system, user, typ):
+    """A typed extract (SPEC 11): structured output, the answer as JSON of typ.wire
+    (strict when the schema is in the strict subset, stdlib.llm.schema)."""
+    body = text_body(config, system, user)
+    body["response_format"] = {"type": "json_schema",
+                               "json_schema": {"name": "extracted", "strict": typ.strict,
+                                               "schema": typ.wire}}
+    return body
+
+
 def text_body(config, system, user):
     return {"model": config.model,
             "messages": [{"role": "system", "content": system},
@@ -130,7 +140,9 @@ def error_message(body):
     if isinstance(error, dict):
         message = error.get("message") or ""
         code = error.get("code") or error.get("type")
-        if code and str(code) not in message:
+        # The code is appended as the response gives it, never left out because its
+        # text happens to occur in the message (a model named mock-429).
+        if code:
             message = f"{message} ({code})" if message else str(code)
         return message or None
     if isinstance(error, str):

@@ -43,6 +43,17 @@ OPS = {
 }
 
 
+TYPED_EXTRACT = (
+    "From the data in the user message, extract: {what}\nReply with JSON that matches this "
+    "JSON Schema, and nothing else:\n{schema}"
+)
+
+TYPED_RETRY = (
+    "An earlier answer to this was rejected: it {why}: {answer}. Reply again, with JSON "
+    "that matches the schema."
+)
+
+
 def system_text(intent, instruction):
     intent = "" if intent is None else display(intent)
     frame = INTENT_FRAME.format(intent=intent) if intent.strip() else NO_INTENT_FRAME
@@ -157,3 +168,13 @@ def plan_messages(intent, request, catalog, feedback):
     if feedback is not None and display(feedback).strip():
         user += f"\n\n{PLAN_FEEDBACK}\n{display(feedback)}"
     return system, user
+def typed_extract_messages(intent, data, what, schema, rejected=None):
+    """(system, user) texts of a typed extract (SPEC 11): `schema` is the JSON Schema the
+    answer must match; `rejected` is (why, answer) of an answer already refused, which the
+    model is shown when it is asked once more."""
+    instruction = TYPED_EXTRACT.format(what=display(what),
+                                       schema=json.dumps(schema, ensure_ascii=False))
+    user = display(data)
+    if rejected is not None:
+        user += "\n\n" + TYPED_RETRY.format(why=rejected[0], answer=rejected[1])
+    return system_text(intent, instruction), user

@@ -3,6 +3,7 @@
     step(intent, prompt, catalog, context) -> {"kind": "final", "text", "tokens"}
                                             | {"kind": "tool", "name", "args", "tokens"}
     text_op(intent, op, *args) -> (text, tokens)     op: ask, summarize, classify, extract
+    typed_extract(intent, data, what, type) -> (value, tokens)
 
 Every failure is a ProviderError whose message never holds the key. One Provider serves a
 whole run: it keeps the HTTP session and the cassette's position on the tape. Requests go
@@ -16,9 +17,10 @@ import time
 
 from synsema.stdlib import net
 from synsema.vm.errors import LimitReached
-from synsema.vm.jsonvalues import without_surrogates
+from synsema.vm.errors import SynError
+from synsema.vm.jsonvalues import json_decode, without_surrogates
 
-from . import anthropic, openai, prompts, retry
+from . import anthropic, openai, prompts, retry, schema
 from .cassette import Cassette
 from .config import KEY_VARS
 from .convert import convert_args, display, find_entry
@@ -79,6 +81,43 @@ class Provider:
         except ProviderError as exc:
             raise ProviderError(exc.message, self.config.key) from None
 
+    def typed_extract(self, intent, data, what, typ):
+        """(value, tokens) of extract(data, what, type) (SPEC 11): the provider's
+        structured output for the type, the answer checked, asked once more with what was
+        wrong, then the error `the model's answer is not a number: "about five"`."""
+        try:
+            t = schema.Type(typ)
+            rejected, used = None, 0
+            for _ in range(2):
+                system, user = prompts.typed_extract_messages(intent, data, what, t.wire,
+                                                              rejected)
+                body = self.wire.extract_body(self.config, system, user, t)
+                answer = self.wire.parse(self._exchange(body), self.who)
+                used += answer["tokens"]
+                value = t.unwrap(self._answer_value(answer))
+                why = t.problem(value)
+                if why is None:
+                    return value, used
+                rejected = (why, schema.shown(value))
+            raise ProviderError(f"the model's answer {rejected[0]}: {rejected[1]}")
+        except ProviderError as exc:
+            raise ProviderError(exc.message, self.config.key) from None
+
+    def _answer_value(self, answer):
+        """The JSON value of a typed extract's answer: the forced tool's input (Anthropic),
+        else the text read as JSON; a text that is not JSON is that text (and then the
+        type decides whether it will do)."""
+        if answer["kind"] == "tool":
+            if answer["name"] != anthropic.EXTRACT_TOOL:
+                raise ProviderError(f"{self.who}: the model answered extract with a call of "
+                                    f"tool '{answer['name']}' instead of the value")
+            return answer["args"]
+        text = answer["text"].strip()
+        try:
+            return json_decode(text)
+        except SynError:
+            return text
+
     # one exchange: cassette, else the network with retries -------------------------------
     def _exchange(self, body):
         url, path = self.wire.endpoint(self.config)
@@ -91,8 +130,10 @@ class Provider:
                     body = scrub_json(recorded.get("body"), key)
                 except RecursionError:
                     raise self._too_deep() from None
+                attempts = recorded.get("attempts", 1)
                 return self._read(recorded["status"], body,
-                                  None if text is None else scrub(text, key), 1)
+                                  None if text is None else scrub(text, key),
+                                  attempts if type(attempts) is int and attempts > 0 else 1)
             if not self.config.network:
                 raise self.cassette.miss(request)
         payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
@@ -124,6 +165,8 @@ class Provider:
         parsed, text = self._scrubbed(text)
         if self.cassette is not None:
             response = {"status": status}
+            if attempts > 1:        # replayed, the error says "(after N attempts)" too
+                response["attempts"] = attempts
             if parsed is not None:
                 response["body"] = parsed
             else:

@@ -1,0 +1,276 @@
+"""The provider wire checked against a real third-party server: LiteLLM's proxy, answering
+offline from a mock configuration (`mock_response`, `mock_tool_calls`), on both its
+OpenAI route (/v1/chat/completions) and its Anthropic route (/v1/messages), with the
+official openai and anthropic SDKs as a control. `make test-providers` runs it in its own
+venv (.venv-providers: LiteLLM's proxy is large); it is not part of the pytest suite.
+
+    .venv-providers/bin/python bench/providers/run.py
+
+The proxy listens on 127.0.0.1 only, every wait has a timeout, and the proxy is always
+killed (also when a scenario fails). Exit 0 when every scenario passes, else 1.
+
+What LiteLLM's mock cannot do, said here rather than pretended: on /v1/messages it
+answers every model with its fixed text and ignores `mock_tool_calls` (LiteLLM 1.x), so a
+tool call is checked on the OpenAI route only; typed extract on the Anthropic route gets a
+text answer, which Synsema reads as the value (stdlib.llm.provider._answer_value).
+"""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+KEY = "sk-synsema-providers-test"
+TEXT = "Lima is the capital of Peru."
+TOOL_CALL = [{"id": "call_1", "type": "function",
+              "function": {"name": "add", "arguments": "{\"a\": \"2\", \"b\": 3}"}}]
+
+CONFIG = f"""model_list:
+  - model_name: mock-text
+    litellm_params:
+      model: openai/gpt-4o
+      api_key: sk-fake
+      mock_response: {json.dumps(TEXT)}
+  - model_name: mock-tool
+    litellm_params:
+      model: openai/gpt-4o
+      api_key: sk-fake
+      mock_tool_calls: {json.dumps(TOOL_CALL)}
+  - model_name: mock-extract
+    litellm_params:
+      model: openai/gpt-4o
+      api_key: sk-fake
+      mock_response: '{{"value": 5}}'
+  - model_name: mock-429
+    litellm_params:
+      model: openai/gpt-4o
+      api_key: sk-fake
+      mock_response: "litellm.RateLimitError"
+general_settings:
+  master_key: {KEY}
+"""
+
+TOOL_PROGRAM = """require llm
+task add(a: number, b: number)
+    give a + b
+let step be llm_step("What is 2 plus 3?", [tool_spec(add, "Add two numbers")], "")
+print(step["args"])
+print(call_tool(add, step["args"]))
+"""
+
+TEXT_PROGRAM = """require llm
+print(ask("Capital of Peru?"))
+print(summarize("Lima is the capital and largest city of Peru."))
+print(classify("Lima", ["Lima is the capital of Peru.", "something else"]))
+print(extract("Lima is in Peru", "the capital"))
+"""
+
+EXTRACT_PROGRAM = """require llm
+let n be extract("I bought five apples", "how many apples", "number")
+print(n + 1)
+print(type_of(n))
+"""
+
+ERROR_PROGRAM = """require llm
+try
+    print(ask("hello"))
+recover e
+    print(e)
+"""
+
+TOKENS_PROGRAM = """require llm
+let answer be ask("hello")
+print(llm_tokens_used())
+"""
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Proxy:
+    def __init__(self, workdir):
+        self.workdir = workdir
+        self.port = free_port()
+        self.proc = None
+
+    def start(self, timeout=120):
+        config = self.workdir / "litellm.yaml"
+        config.write_text(CONFIG, encoding="utf-8")
+        exe = Path(sys.executable).parent / "litellm"
+        env = dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True",
+                   LITELLM_TELEMETRY="False")
+        self.log = open(self.workdir / "proxy.log", "w")
+        self.proc = subprocess.Popen(
+            [str(exe), "--config", str(config), "--host", "127.0.0.1", "--port",
+             str(self.port)], stdout=self.log, stderr=subprocess.STDOUT, env=env,
+            stdin=subprocess.DEVNULL, start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("the LiteLLM proxy exited at start; see its log:\n"
+                                   + (self.workdir / "proxy.log").read_text()[-2000:])
+            try:
+                with urllib.request.urlopen(
+                        f"http://127.0.0.1:{self.port}/health/liveliness", timeout=2):
+                    return self
+            except OSError:
+                time.sleep(0.5)
+        raise RuntimeError(f"the LiteLLM proxy did not answer within {timeout} s")
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGTERM)
+                self.proc.wait(timeout=15)
+            except (subprocess.TimeoutExpired, ProcessLookupError):
+                try:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                self.proc.wait(timeout=15)
+        self.proc = None
+
+
+def syn(workdir, source, *args, env=None):
+    path = workdir / "app.syn"
+    path.write_text(source, encoding="utf-8")
+    exe = Path(sys.executable).parent / "syn"
+    e = {k: v for k, v in os.environ.items()
+         if not (k.startswith("SYN_LLM") or k in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"))}
+    e.update(env or {})
+    return subprocess.run([str(exe), "run", str(path), *map(str, args)], capture_output=True,
+                          text=True, env=e, timeout=120, stdin=subprocess.DEVNULL)
+
+
+def route(proxy, api, model):
+    url = f"http://127.0.0.1:{proxy.port}" + ("/v1" if api == "openai" else "")
+    return ["--llm-url", url, "--llm-api", api, "--llm-model", model]
+
+
+KEY_ENV = {"SYN_LLM_KEY": KEY}
+
+
+class Checks:
+    def __init__(self):
+        self.failed = []
+
+    def check(self, name, ok, detail=""):
+        print(("PASS " if ok else "FAIL ") + name + ("" if ok else f"\n    {detail}"))
+        if not ok:
+            self.failed.append(name)
+
+
+def scenarios(proxy, workdir, c):
+    # A tool call with argument conversion (OpenAI route: see the module docstring).
+    r = syn(workdir, TOOL_PROGRAM, *route(proxy, "openai", "mock-tool"), env=KEY_ENV)
+    c.check("openai: tool call, \"2\" for a number arrives as 2",
+            r.returncode == 0 and r.stdout == '{"a": 2, "b": 3}\n5\n', r.stdout + r.stderr)
+
+    for api in ("openai", "anthropic"):
+        r = syn(workdir, TEXT_PROGRAM, *route(proxy, api, "mock-text"), env=KEY_ENV)
+        lines = r.stdout.splitlines()
+        c.check(f"{api}: the four text ops", r.returncode == 0 and lines == [TEXT] * 4,
+                r.stdout + r.stderr)
+
+        r = syn(workdir, EXTRACT_PROGRAM, *route(proxy, api, "mock-extract"), env=KEY_ENV)
+        c.check(f"{api}: typed extract", r.stdout == "6\nnumber\n", r.stdout + r.stderr)
+
+        r = syn(workdir, TOKENS_PROGRAM, *route(proxy, api, "mock-text"), env=KEY_ENV)
+        sdk = sdk_tokens(proxy, api)
+        c.check(f"{api}: token count as the SDK reads it ({sdk})",
+                r.returncode == 0 and r.stdout.strip() == str(sdk), r.stdout + r.stderr)
+
+        r = syn(workdir, ERROR_PROGRAM, *route(proxy, api, "mock-429"), "--llm-max-retries",
+                "2", env=KEY_ENV)
+        c.check(f"{api}: HTTP 429 with its retry count and its code",
+                "answered HTTP 429 (after 3 attempts): " in r.stdout
+                and "mock rate limit error" in r.stdout
+                and (api == "anthropic" or r.stdout.rstrip().endswith("(429)")),
+                r.stdout + r.stderr)
+
+    # Cassettes: record against the proxy, replay with it stopped.
+    tapes = {}
+    for api in ("openai", "anthropic"):
+        for name, source, model in (("extract", EXTRACT_PROGRAM, "mock-extract"),
+                                    ("error", ERROR_PROGRAM, "mock-429")):
+            tape = workdir / f"{api}-{name}.jsonl"
+            r = syn(workdir, source, *route(proxy, api, model), "--cassette", tape,
+                    "--cassette-mode", "record", env=KEY_ENV)
+            tapes[(api, name)] = (tape, source, model, r.stdout)
+    tape = workdir / "openai-tool.jsonl"
+    r = syn(workdir, TOOL_PROGRAM, *route(proxy, "openai", "mock-tool"), "--cassette", tape,
+            "--cassette-mode", "record", env=KEY_ENV)
+    tapes[("openai", "tool")] = (tape, TOOL_PROGRAM, "mock-tool", r.stdout)
+    return tapes
+
+
+def replay(proxy, workdir, c, tapes):
+    for (api, name), (tape, source, model, recorded) in sorted(tapes.items()):
+        r = syn(workdir, source, *route(proxy, api, model), "--cassette", tape,
+                "--cassette-mode", "replay")
+        c.check(f"{api}: {name} replayed with the proxy stopped",
+                r.stdout == recorded and recorded.strip() != "", recorded + " / " + r.stdout
+                + r.stderr)
+
+
+def sdk_tokens(proxy, api):
+    """The control: the official SDK's reading of the same answer's usage."""
+    if api == "openai":
+        import openai
+        client = openai.OpenAI(base_url=f"http://127.0.0.1:{proxy.port}/v1", api_key=KEY,
+                               timeout=30, max_retries=0)
+        answer = client.chat.completions.create(
+            model="mock-text", messages=[{"role": "user", "content": "hello"}])
+        return answer.usage.total_tokens
+    import anthropic
+    client = anthropic.Anthropic(base_url=f"http://127.0.0.1:{proxy.port}", api_key=KEY,
+                                 timeout=30, max_retries=0)
+    answer = client.messages.create(model="mock-text", max_tokens=100,
+                                    messages=[{"role": "user", "content": "hello"}])
+    return answer.usage.input_tokens + answer.usage.output_tokens
+
+
+def sdk_tool_call(proxy, c):
+    import openai
+    client = openai.OpenAI(base_url=f"http://127.0.0.1:{proxy.port}/v1", api_key=KEY,
+                           timeout=30, max_retries=0)
+    answer = client.chat.completions.create(
+        model="mock-tool", messages=[{"role": "user", "content": "What is 2 plus 3?"}],
+        tools=[{"type": "function", "function": {
+            "name": "add", "parameters": {"type": "object", "properties": {
+                "a": {"type": "number"}, "b": {"type": "number"}}}}}])
+    call = answer.choices[0].message.tool_calls[0]
+    c.check("openai SDK (control): the same tool call",
+            call.function.name == "add" and json.loads(call.function.arguments) ==
+            {"a": "2", "b": 3}, repr(call))
+
+
+def main():
+    started = time.monotonic()
+    c = Checks()
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        proxy = Proxy(workdir)
+        try:
+            proxy.start()
+            tapes = scenarios(proxy, workdir, c)
+            sdk_tool_call(proxy, c)
+        finally:
+            proxy.stop()
+        replay(proxy, workdir, c, tapes)
+    print(f"{len(c.failed)} failed; {time.monotonic() - started:.0f} s")
+    return 1 if c.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

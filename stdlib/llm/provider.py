@@ -18,7 +18,7 @@ from synsema.stdlib import net
 from synsema.vm.errors import LimitReached
 from synsema.vm.jsonvalues import without_surrogates
 
-from . import anthropic, openai, prompts, retry
+from . import anthropic, history, openai, prompts, retry
 from .cassette import Cassette
 from .config import KEY_VARS
 from .convert import convert_args, display, find_entry
@@ -39,6 +39,7 @@ class Provider:
         self.limit = None       # that --timeout, in seconds (for the message)
         self.note = None        # write(text) for --trace lines, or None
         self.spent = 0          # tokens of every answer read (usable or not)
+        self.unnamed = 0        # tool calls that came without an id (_name_calls)
 
     def bound(self, deadline, limit, note):
         """What the run allows the next call: its deadline (time.monotonic(), or None) and
@@ -50,16 +51,31 @@ class Provider:
     def step(self, intent, prompt, catalog, context):
         try:
             catalog = check_catalog(catalog)
+            thread = ()
+            if isinstance(context, list):       # a conversation (history.py)
+                thread, context = history.messages(context), None
             system, user = prompts.step_messages(intent, prompt, catalog, context)
-            body = self.wire.step_body(self.config, system, user, catalog)
+            body = self.wire.step_body(self.config, system, user, catalog, thread)
             answer = self.wire.parse(self._exchange(body), self.who, catalog=catalog)
             if answer["kind"] == "tool":
+                self._name_calls(answer)
                 for call in [answer, *answer.get("calls", ())]:
                     if "error" not in call:
                         call["args"] = convert_args(call["args"], find_entry(catalog, call["name"]))
             return answer
         except ProviderError as exc:
             raise ProviderError(exc.message, self.config.key) from None
+
+    def _name_calls(self, answer):
+        """Every tool call gets an id, so a history can answer it: the provider's own, or
+        (a server that gives none) one counted through the run, so the same run names its
+        calls alike each time and a cassette replays."""
+        calls = answer.get("calls") or [answer]
+        for call in calls:
+            if "id" not in call:
+                self.unnamed += 1
+                call["id"] = f"call_{self.unnamed}"
+        answer["id"] = calls[0]["id"]
 
     def text_op(self, intent, op, *args):
         try:

@@ -33,7 +33,7 @@ from synsema.vm.pystack import deep_recursion
 from synsema.vm.values import UNSET, Closure, Labeled, norm_key
 
 __all__ = ["compile_file", "compile_source", "load", "Program", "Result", "Provider",
-           "Error", "CompileError", "InvalidProgram", "UsageError", "RunError",
+           "FunctionModel", "TestModel", "Error", "CompileError", "InvalidProgram", "UsageError", "RunError",
            "ArgumentError", "LabelViolation", "Refused", "LimitExceeded", "InternalError"]
 
 
@@ -247,6 +247,89 @@ def _provider_config(url, api, model, key, cassette, cassette_mode):
         raise bad(str(e)) from None
 
 
+class FunctionModel:
+    """A model in process, for tests: `function(messages, info)` answers every model call
+    of a run (llm_step, ask, summarize, classify, extract, a planner's prompt) through the
+    same provider path a real model's answer takes (argument conversion, labels, tokens,
+    cassettes, --trace). Named and shaped after Pydantic AI's FunctionModel: `messages`
+    is the thread (dicts with "role" and "content"; "tool_calls" of an assistant tool
+    step; "id" and "name" of a tool result), `info` a synsema.AgentInfo (function_tools,
+    op, model_name); it returns a text, a synsema.ToolCallPart, a list of parts or a
+    synsema.ModelResponse (docs/embedding.md). A ceiling names its host `function`
+    (llm@function, llm=LABEL@function)."""
+    __slots__ = ("function", "model_name", "cassette", "cassette_mode", "_config")
+
+    def __init__(self, function, *, model_name=None, cassette=None, cassette_mode=None):
+        from synsema.stdlib.llm.config import CASSETTE_MODES
+        from synsema.stdlib.llm.function import FunctionConfig
+
+        def bad(text):
+            return UsageError(f"usage error: synsema.FunctionModel: {text}")
+        if not callable(function):
+            raise bad(f"function must be callable as function(messages, info), got "
+                      f"{type(function).__name__}")
+        if model_name is None:
+            model_name = "function:" + getattr(function, "__name__", type(function).__name__)
+        if not isinstance(model_name, str) or not model_name.strip():
+            raise bad(f"model_name= must be a non-empty text, got {model_name!r}")
+        if cassette is not None and not isinstance(cassette, (str, os.PathLike)):
+            raise bad(f"cassette= must be a file path, got {type(cassette).__name__}")
+        if cassette_mode is not None and cassette_mode not in CASSETTE_MODES:
+            raise bad(f"cassette_mode must be 'record', 'replay' or 'auto', got "
+                      f"{cassette_mode!r}")
+        if cassette_mode is not None and cassette is None:
+            raise bad(f"cassette_mode={cassette_mode!r} needs a cassette file: give "
+                      "cassette=FILE")
+        fields = dict(function=function, model_name=model_name, cassette=cassette,
+                      cassette_mode=cassette_mode)
+        for k, v in fields.items():
+            object.__setattr__(self, k, v)
+        object.__setattr__(self, "_config", FunctionConfig(
+            function, model_name, None if cassette is None else os.fspath(cassette),
+            cassette_mode or "auto"))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("a synsema.FunctionModel is immutable")
+
+    def __repr__(self):
+        shown = f"FunctionModel({self.model_name!r}"
+        if self.cassette:
+            shown += f", cassette={self.cassette!r}"
+        return shown + ")"
+
+
+class TestModel(FunctionModel):
+    """A model for tests that needs no function (after Pydantic AI's TestModel): the first
+    llm_step with tools calls each tool in `call_tools` ("all", or a list of names) once,
+    with sample arguments of the declared types ("a", 0, false, [], {}); every other call
+    answers `custom_output_text`, else a JSON object of the tool results in the thread,
+    else "success (no tool calls)". classify needs a custom_output_text that is one of
+    its options."""
+    __slots__ = ("call_tools", "custom_output_text")
+    __test__ = False            # not a pytest test class
+
+    def __init__(self, *, call_tools="all", custom_output_text=None, model_name="test",
+                 cassette=None, cassette_mode=None):
+        from synsema.stdlib.llm.function import test_answer
+        if call_tools != "all" and not (isinstance(call_tools, (list, tuple)) and all(
+                isinstance(n, str) for n in call_tools)):
+            raise UsageError("usage error: synsema.TestModel: call_tools must be \"all\" or "
+                             f"a list of tool names, got {call_tools!r}")
+        if custom_output_text is not None and not isinstance(custom_output_text, str):
+            raise UsageError("usage error: synsema.TestModel: custom_output_text must be a "
+                             f"text, got {type(custom_output_text).__name__}")
+        names = call_tools if call_tools == "all" else tuple(call_tools)
+        object.__setattr__(self, "call_tools", names)
+        object.__setattr__(self, "custom_output_text", custom_output_text)
+        super().__init__(lambda messages, info: test_answer(messages, info, names,
+                                                            custom_output_text),
+                         model_name=model_name, cassette=cassette, cassette_mode=cassette_mode)
+
+    def __repr__(self):
+        return (f"TestModel(call_tools={self.call_tools!r}, "
+                f"custom_output_text={self.custom_output_text!r})")
+
+
 _ENV_SETTINGS = ("SYN_LLM_URL", "SYN_LLM_API", "SYN_LLM_MODEL", "SYN_LLM_KEY",
                  "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "SYN_LLM_CASSETTE",
                  "SYN_LLM_CASSETTE_MODE")
@@ -275,9 +358,9 @@ def _llm_for(program, provider, flags):
     """The provider a run talks to. Read only for a program that can reach a model at all
     (_reaches_model): a shell with both OPENAI_API_KEY and ANTHROPIC_API_KEY set must not
     stop a program that never calls a model."""
-    if provider is not None and not isinstance(provider, Provider):
-        raise UsageError("usage error: provider must be a synsema.Provider or None, got "
-                         f"{type(provider).__name__}")
+    if provider is not None and not isinstance(provider, (Provider, FunctionModel)):
+        raise UsageError("usage error: provider must be a synsema.Provider, a "
+                         f"synsema.FunctionModel or None, got {type(provider).__name__}")
     if not _reaches_model(program):
         return None
     if provider is None:

@@ -621,7 +621,8 @@ def _trace_call(vm, labels):
     n = vm.trace_calls
     if vm.trace and n == 1:
         cfg = vm.llm.config
-        where = f"{cfg.api} {cfg.model} at {cfg.host}"
+        where = (f"function model {cfg.model} (in process)" if cfg.api == "function"
+                 else f"{cfg.api} {cfg.model} at {cfg.host}")
         if cfg.cassette:
             if cfg.cassette_mode == "replay" or not cfg.network:
                 where += f" (replaying cassette {cfg.cassette})"

@@ -3,6 +3,7 @@
     step(intent, prompt, catalog, context) -> {"kind": "final", "text", "tokens"}
                                             | {"kind": "tool", "name", "args", "tokens"}
     text_op(intent, op, *args) -> (text, tokens)     op: ask, summarize, classify, extract
+    text(system, user) -> (text, tokens)            a plain prompt (a planner's)
 
 Every failure is a ProviderError whose message never holds the key. One Provider serves a
 whole run: it keeps the HTTP session and the cassette's position on the tape. Requests go
@@ -18,13 +19,13 @@ from synsema.stdlib import net
 from synsema.vm.errors import LimitReached
 from synsema.vm.jsonvalues import without_surrogates
 
-from . import anthropic, history, openai, prompts, retry
+from . import anthropic, function, history, openai, prompts, retry
 from .cassette import Cassette
 from .config import KEY_VARS
 from .convert import convert_args, display, find_entry
 from .errors import ProviderError, clip, scrub, scrub_json
 
-WIRES = {"openai": openai, "anthropic": anthropic}
+WIRES = {"openai": openai, "anthropic": anthropic, "function": function}
 
 
 class Provider:
@@ -32,7 +33,8 @@ class Provider:
         self.config = config
         self.sleep = sleep
         self.wire = WIRES[config.api]
-        self.who = f"{config.api} API at {config.host}"
+        self.who = (f"function model {config.model}" if config.api == "function"
+                    else f"{config.api} API at {config.host}")
         self.cassette = Cassette(config.cassette, config.cassette_mode) if config.cassette else None
         self._session = None
         self.deadline = None    # time.monotonic() at which the run's --timeout ends
@@ -81,19 +83,33 @@ class Provider:
         try:
             check_op(op, args)
             system, user = prompts.op_messages(intent, op, args)
-            body = self.wire.text_body(self.config, system, user)
-            answer = self.wire.parse(self._exchange(body), self.who, allow_empty=True)
-            if answer["kind"] != "final":
-                raise ProviderError(f"{self.who}: the model answered {op} with a call of tool "
-                                    f"'{answer['name']}' instead of text")
-            text = answer["text"].strip()
+            text, tokens = self._text(system, user, op)
             if op == "classify":
                 text = match_option(text, args[1], self.who)
             elif not text and op != "extract":
                 raise ProviderError(f"{self.who}: the model gave an empty answer to {op}")
-            return text, answer["tokens"]
+            return text, tokens
         except ProviderError as exc:
             raise ProviderError(exc.message, self.config.key) from None
+
+    def text(self, system, user):
+        """(text, tokens): the model's plain text answer to a system instruction and a user
+        message, for a caller that writes its own prompt (a planner); the text may be
+        empty. ProviderError when the call fails or the model calls a tool instead."""
+        try:
+            return self._text(system, user, "text")
+        except ProviderError as exc:
+            raise ProviderError(exc.message, self.config.key) from None
+
+    def _text(self, system, user, op):
+        body = self.wire.text_body(self.config, system, user)
+        if self.config.api == "function":
+            body["op"] = op         # the function is told which call it answers
+        answer = self.wire.parse(self._exchange(body), self.who, allow_empty=True)
+        if answer["kind"] != "final":
+            raise ProviderError(f"{self.who}: the model answered {op} with a call of tool "
+                                f"'{answer['name']}' instead of text")
+        return answer["text"].strip(), answer["tokens"]
 
     # one exchange: cassette, else the network with retries -------------------------------
     def _exchange(self, body):
@@ -111,6 +127,22 @@ class Provider:
                                   None if text is None else scrub(text, key), 1)
             if not self.config.network:
                 raise self.cassette.miss(request)
+        if self.config.api == "function":
+            status, text, attempts = 200, self.wire.answer(self.config, body), 1
+        else:
+            status, text, attempts = self._post(url, body)
+        parsed, text = self._scrubbed(text)
+        if self.cassette is not None:
+            response = {"status": status}
+            if parsed is not None:
+                response["body"] = parsed
+            else:
+                response["text"] = text
+            self.cassette.record(request, response)
+        return self._read(status, parsed, text, attempts)
+
+    def _post(self, url, body):
+        """(status, text, attempts) of a request sent over HTTP, with retries."""
         payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
         headers = self.wire.headers(self.config)
         headers["User-Agent"] = "synsema"
@@ -137,15 +169,7 @@ class Provider:
             shown = "" if self.limit is None else f"{self.limit:g} s, "
             raise LimitReached(f"time limit ({shown}--timeout) reached while waiting for "
                                f"the model ({self.who})") from None
-        parsed, text = self._scrubbed(text)
-        if self.cassette is not None:
-            response = {"status": status}
-            if parsed is not None:
-                response["body"] = parsed
-            else:
-                response["text"] = text
-            self.cassette.record(request, response)
-        return self._read(status, parsed, text, attempts)
+        return status, text, attempts
 
     def _remaining(self):
         return None if self.deadline is None else self.deadline - time.monotonic()

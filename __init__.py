@@ -20,6 +20,7 @@ _LAZY = {
     "load": "synsema.api",
     "Program": "synsema.api",
     "Result": "synsema.api",
+    "Usage": "synsema.api",
     "Provider": "synsema.api",
     "FunctionModel": "synsema.api",
     "TestModel": "synsema.api",

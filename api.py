@@ -32,7 +32,7 @@ from synsema.vm import errors as E
 from synsema.vm.pystack import deep_recursion
 from synsema.vm.values import UNSET, Closure, Labeled, norm_key
 
-__all__ = ["compile_file", "compile_source", "load", "Program", "Result", "Provider",
+__all__ = ["compile_file", "compile_source", "load", "Program", "Result", "Usage", "Provider",
            "FunctionModel", "TestModel", "Error", "CompileError", "InvalidProgram", "UsageError", "RunError",
            "ArgumentError", "LabelViolation", "Refused", "LimitExceeded", "InternalError"]
 
@@ -82,7 +82,8 @@ class Refused(Error):
 
 
 class LimitExceeded(Error):
-    """max_steps, timeout or max_depth was reached."""
+    """max_steps, timeout, max_depth, max_requests or max_tokens was reached; the message
+    names it (`token limit (500, --max-tokens) reached`)."""
     exit_code = 4
 
 
@@ -182,14 +183,40 @@ def _looks_like_source(path, data):
 
 # ---- results and providers ------------------------------------------------------------------
 
+class Usage(namedtuple("Usage", "requests input_tokens output_tokens total_tokens")):
+    """The model usage of a run (after Pydantic AI's RunUsage): requests made (a replayed
+    one too), input and output tokens where the provider reports them (None where it
+    does not), and total_tokens, the run's llm_tokens_used()."""
+    __slots__ = ()
+
+
 class Result(namedtuple("Result", "value labels output tool_calls tokens")):
     """What a call returned (immutable).
 
     value: the task's result as a Python value (None for `run`); labels: the sorted
     labels on it (under labels=True, else []); output: everything the run printed;
     tool_calls: [(name, args, outcome)] of the host tools called, in order; tokens: the
-    model tokens used (llm_tokens_used() at the end)."""
-    __slots__ = ()
+    model tokens used (llm_tokens_used() at the end); usage: a synsema.Usage, the same
+    tokens split into input and output, and the number of model requests. (`usage` is
+    not one of the tuple's fields: a Result still unpacks into five.)"""
+
+    def __new__(cls, value, labels, output, tool_calls, tokens, usage=None):
+        self = super().__new__(cls, value, labels, output, tool_calls, tokens)
+        object.__setattr__(self, "usage", usage or Usage(0, None, None, tokens))
+        return self
+
+    def __setattr__(self, name, value):
+        raise AttributeError("a synsema.Result is immutable")
+
+
+def _usage(vm):
+    """The Usage of a run's VM (None: the run never started)."""
+    if vm is None:
+        return Usage(0, None, None, 0)
+    llm = vm.llm
+    if llm is None:
+        return Usage(0, None, None, vm.tokens_used)
+    return Usage(llm.requests, llm.tokens_in, llm.tokens_out, vm.tokens_used)
 
 
 class Provider:
@@ -375,12 +402,14 @@ def _llm_for(program, provider, flags):
 
 def _options(program, out, tools=None, cap_set=None, labels=False, provider=None,
              max_steps=None, timeout=None, max_depth=1000, audit=None, trace=False,
-             llm_flags=None, mcp_servers=None, cli=False):
+             llm_flags=None, mcp_servers=None, cli=False, max_requests=None,
+             max_tokens=None, token_flag="--max-tokens"):
     """vm.machine.Options for one run; raises UsageError for a bad setting. Messages name
     the keyword (audit=), or with `cli` (the syn command's runs) the flag (--audit)."""
     from synsema.vm.caps import Ceiling, CeilingError
     from synsema.vm.machine import Options
-    for name, v in (("max_steps", max_steps), ("max_depth", max_depth)):
+    for name, v in (("max_steps", max_steps), ("max_depth", max_depth),
+                    ("max_requests", max_requests), ("max_tokens", max_tokens)):
         if v is not None and (type(v) is not int or v < 1):
             raise UsageError(f"usage error: {name} must be a whole number of at least 1, "
                              f"got {v!r}")
@@ -413,6 +442,8 @@ def _options(program, out, tools=None, cap_set=None, labels=False, provider=None
         except ToolError as e:
             raise UsageError(f"usage error: {e}") from None
     llm = _llm_for(program, provider, llm_flags)
+    if llm is not None:         # one provider per run: its limits are this run's
+        llm.max_requests, llm.max_tokens, llm.token_flag = max_requests, max_tokens, token_flag
     log = None
     if audit is not None and audit is not False and not isinstance(audit, (str, os.PathLike)):
         # open() takes an int as a file descriptor: audit=True would write to (and then
@@ -680,7 +711,7 @@ class Program:
 
     def call(self, task, args=None, *, tools=None, cap_set=None, labels=False,
              provider=None, max_steps=None, timeout=None, max_depth=1000, args_labels=(),
-             audit=None, trace=False, mcp_servers=None):
+             audit=None, trace=False, mcp_servers=None, max_requests=None, max_tokens=None):
         """Run the top-level statements, then call `task` with the named arguments in the
         dict `args`, checked as call_tool checks them (SPEC 5); the task runs with the
         program's capabilities. Returns a Result.
@@ -688,8 +719,9 @@ class Program:
         tools: host tools (a decorated function, a list of them, a synsema.Toolbox).
         cap_set: the host ceiling as `syn --cap-set` takes it ("stdout,llm,tool=*"); None
         is developer mode. labels: track information-flow labels. provider: None (from
-        the environment) or a synsema.Provider. max_steps, timeout (seconds), max_depth:
-        limits. args_labels: labels put on every argument (under labels). audit: a file
+        the environment), a synsema.Provider or a synsema.FunctionModel. max_steps,
+        timeout (seconds), max_depth, max_requests (model requests), max_tokens (model
+        tokens): limits of this run; one reached raises LimitExceeded. args_labels: labels put on every argument (under labels). audit: a file
         to append the audit lines to. trace: model decisions and tool calls to stderr.
         mcp_servers: {NAME: command line, URL or settings map}, each server's tools
         host tools NAME.TOOL for this call (docs/mcp.md)."""
@@ -699,16 +731,19 @@ class Program:
         return self._result(task, args, tools=tools, cap_set=cap_set, labels=labels,
                             provider=provider, max_steps=max_steps, timeout=timeout,
                             max_depth=max_depth, args_labels=args_labels, audit=audit,
-                            trace=trace, mcp_servers=mcp_servers)
+                            trace=trace, mcp_servers=mcp_servers, max_requests=max_requests,
+                            max_tokens=max_tokens)
 
     def run(self, *, tools=None, cap_set=None, labels=False, provider=None, max_steps=None,
-            timeout=None, max_depth=1000, audit=None, trace=False, mcp_servers=None):
+            timeout=None, max_depth=1000, audit=None, trace=False, mcp_servers=None,
+            max_requests=None, max_tokens=None):
         """Run the top-level statements only (the keywords of `call`); result.value is
         None."""
         return self._result(None, None, tools=tools, cap_set=cap_set, labels=labels,
                             provider=provider, max_steps=max_steps, timeout=timeout,
                             max_depth=max_depth, audit=audit, trace=trace,
-                            mcp_servers=mcp_servers)
+                            mcp_servers=mcp_servers, max_requests=max_requests,
+                            max_tokens=max_tokens)
 
     def _result(self, task, args, **settings):
         buffer = io.StringIO()
@@ -724,6 +759,7 @@ class Program:
             run = box.get("vm")
             e.tool_calls = list(getattr(run, "tool_calls", []))
             e.tokens = getattr(run, "tokens_used", 0)
+            e.usage = _usage(run)
             raise
         value, labels = raw, []
         if type(raw) is Labeled:
@@ -742,7 +778,7 @@ class Program:
                 err.output = buffer.getvalue()
                 raise err from None
         return Result(value, labels, buffer.getvalue(), list(getattr(vm, "tool_calls", [])),
-                      vm.tokens_used)
+                      vm.tokens_used, _usage(vm))
 
     def _python_args(self, task, args):
         """The Synsema map of a Python dict of arguments (json-like values and tuples)."""

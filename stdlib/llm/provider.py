@@ -42,6 +42,14 @@ class Provider:
         self.note = None        # write(text) for --trace lines, or None
         self.spent = 0          # tokens of every answer read (usable or not)
         self.unnamed = 0        # tool calls that came without an id (_name_calls)
+        self.requests = 0       # model requests of the run (a replayed one too)
+        self.tokens_in = None   # input / output tokens, where the answers give them
+        self.tokens_out = None
+        # The run's limits (SPEC 13 style: the message names the option): no request
+        # beyond max_requests is made; the run ends once the tokens pass max_tokens.
+        self.max_requests = None
+        self.max_tokens = None
+        self.token_flag = "--max-tokens"
 
     def bound(self, deadline, limit, note):
         """What the run allows the next call: its deadline (time.monotonic(), or None) and
@@ -113,6 +121,9 @@ class Provider:
 
     # one exchange: cassette, else the network with retries -------------------------------
     def _exchange(self, body):
+        if self.max_requests is not None and self.requests >= self.max_requests:
+            raise LimitReached(f"request limit ({self.max_requests}, --max-requests) reached")
+        self.requests += 1
         url, path = self.wire.endpoint(self.config)
         request = {"method": "POST", "path": path, "body": body}
         if self.cassette is not None:
@@ -226,6 +237,15 @@ class Provider:
             # before anything can reject it, so a budget (llm_tokens_used, --max-tokens)
             # never misses them.
             self.spent += self.wire.tokens(body)
+            tokens_in, tokens_out = self.wire.usage(body)
+            if tokens_in is not None:
+                self.tokens_in = (self.tokens_in or 0) + tokens_in
+            if tokens_out is not None:
+                self.tokens_out = (self.tokens_out or 0) + tokens_out
+            if self.max_tokens is not None and self.spent > self.max_tokens:
+                # no count in the message: under --labels it can be the model's to set
+                raise LimitReached(f"token limit ({self.max_tokens}, {self.token_flag}) "
+                                   "reached")
             # A \uD800 escape the server did not pair is no character: it could not be
             # printed or sent on, so it reads as an undecodable byte does.
             return without_surrogates(body)

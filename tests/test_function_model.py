@@ -145,6 +145,15 @@ recover err
         lambda m, i: ToolCallPart("add", {"x": {1, 2}}), model_name="m")).output
     assert "the arguments of its call of 'add' are not JSON data" in out
 
+    async def later(messages, info):
+        return "never"
+    out = prog(src).run(provider=synsema.FunctionModel(later, model_name="m")).output
+    assert out == "ask: function model m is an async function; give a plain function (the " \
+                  "run calls it on its own thread)\n"
+    out = prog(src).run(provider=synsema.FunctionModel(
+        lambda m, i: ModelResponse(["x"], -1), model_name="m")).output
+    assert "ModelResponse input_tokens must be a whole number of at least 0, got -1" in out
+
 
 @pytest.mark.parametrize("kwargs, said", [
     (dict(function=5), "function must be callable"),

@@ -43,6 +43,9 @@ def test_usage_splits_the_tokens_and_counts_the_requests():
     assert tokens == 45
     with pytest.raises(AttributeError, match="immutable"):
         r.usage = None
+    import copy
+    import pickle
+    assert pickle.loads(pickle.dumps(r)).usage == r.usage == copy.deepcopy(r).usage
     offline = synsema.compile_source(ASKS, "a.syn").call("asks", {"n": 2},
                                                          provider=synsema.Provider())
     assert offline.usage == (0, None, None, 0)

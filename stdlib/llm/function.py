@@ -22,6 +22,7 @@ give are estimated from the words in and out, as Pydantic AI's test models do, s
 budget in the program sees tokens spent.
 """
 
+import inspect
 import json
 import re
 from collections import namedtuple
@@ -29,6 +30,8 @@ from collections import namedtuple
 from . import openai
 from .cassette import canonical
 from .config import LLMConfig
+from .convert import describe, input_schema
+from .prompts import CONTEXT_HEADER
 from .errors import ProviderError, clip
 
 HOST = "function"       # the host a ceiling names: llm@function, llm=LABEL@function
@@ -87,7 +90,6 @@ def endpoint(config):
 
 
 def step_body(config, system, user, catalog, history=()):
-    from .convert import describe, input_schema
     body = text_body(config, system, user)
     body["op"] = "llm_step"
     if history:
@@ -133,6 +135,10 @@ def answer(config, body):
     except Exception as e:  # noqa: BLE001 - the model failed: an error the program sees
         raise ProviderError(f"function model {name} raised {type(e).__name__}: "
                             f"{clip(str(e), 300)}") from None
+    if inspect.iscoroutine(got):
+        got.close()             # never awaited: no "was never awaited" warning later
+        raise ProviderError(f"function model {name} is an async function; give a plain "
+                            "function (the run calls it on its own thread)")
     text, calls, tokens_in, tokens_out = _read(got, name)
     names = {t.name for t in tools}
     tool_calls = []
@@ -173,7 +179,6 @@ def test_answer(messages, info, call_tools="all", text=None):
     the tool results in the thread ({"get_weather": "Lima: 19 C"}), else SUCCESS."""
     tools = [t for t in info.function_tools if call_tools == "all" or t.name in call_tools]
     results = {m["name"]: m["content"] for m in messages if m.get("role") == "tool"}
-    from .prompts import CONTEXT_HEADER
     has_context = any(CONTEXT_HEADER in (m.get("content") or "") for m in messages
                       if m.get("role") == "user")
     if info.op == "llm_step" and tools and not results and not has_context:

@@ -185,3 +185,19 @@ def test_the_agent_loop_sends_the_thread_natively(api, tmp_path):
                       provider=synsema.Provider(api=api, cassette=str(tape),
                                                 cassette_mode="replay"))
     assert again.value == r.value and again.tokens == r.tokens
+
+
+def test_the_error_of_a_malformed_labelled_history_is_withheld():
+    src = '''
+require llm
+require llm("secret")
+
+task go(pin)
+    give llm_step("q", [], [{"role": "robot", "content": "pin " + pin}])
+'''
+    prog = synsema.compile_source(src, "h.syn")
+    with pytest.raises(synsema.RunError) as e:
+        prog.call("go", {"pin": "1234"}, labels=True, args_labels=["secret"],
+                  provider=synsema.Provider())
+    assert "1234" not in e.value.message and "withheld" in e.value.message
+    assert e.value.labels == {"secret"} and "1234" in e.value.host_message

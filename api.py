@@ -32,8 +32,9 @@ from synsema.vm import errors as E
 from synsema.vm.pystack import deep_recursion
 from synsema.vm.values import UNSET, Closure, Labeled, norm_key
 
-__all__ = ["compile_file", "compile_source", "load", "Program", "Result", "Provider",
-           "Error", "CompileError", "SourceError", "InvalidProgram", "UsageError", "RunError",
+__all__ = ["compile_file", "compile_source", "load", "Program", "Result", "Usage", "Provider",
+           "FunctionModel", "TestModel", "Error", "CompileError", "SourceError", "InvalidProgram",
+           "UsageError", "RunError",
            "ArgumentError", "LabelViolation", "Refused", "LimitExceeded", "InternalError"]
 
 
@@ -102,7 +103,8 @@ class Refused(Error):
 
 
 class LimitExceeded(Error):
-    """max_steps, timeout or max_depth was reached."""
+    """max_steps, timeout, max_depth, max_requests or max_tokens was reached; the message
+    names it (`token limit (500, --max-tokens) reached`)."""
     exit_code = 4
 
 
@@ -206,14 +208,40 @@ def _looks_like_source(path, data):
 
 # ---- results and providers ------------------------------------------------------------------
 
+class Usage(namedtuple("Usage", "requests input_tokens output_tokens total_tokens")):
+    """The model usage of a run (after Pydantic AI's RunUsage): requests made (a replayed
+    one too), input and output tokens where the provider reports them (None where it
+    does not), and total_tokens, the run's llm_tokens_used()."""
+    __slots__ = ()
+
+
 class Result(namedtuple("Result", "value labels output tool_calls tokens")):
     """What a call returned (immutable).
 
     value: the task's result as a Python value (None for `run`); labels: the sorted
     labels on it (under labels=True, else []); output: everything the run printed;
     tool_calls: [(name, args, outcome)] of the host tools called, in order; tokens: the
-    model tokens used (llm_tokens_used() at the end)."""
-    __slots__ = ()
+    model tokens used (llm_tokens_used() at the end); usage: a synsema.Usage, the same
+    tokens split into input and output, and the number of model requests. (`usage` is
+    not one of the tuple's fields: a Result still unpacks into five.)"""
+
+    def __new__(cls, value, labels, output, tool_calls, tokens, usage=None):
+        self = super().__new__(cls, value, labels, output, tool_calls, tokens)
+        object.__setattr__(self, "usage", usage or Usage(0, None, None, tokens))
+        return self
+
+    def __setattr__(self, name, value):
+        raise AttributeError("a synsema.Result is immutable")
+
+
+def _usage(vm):
+    """The Usage of a run's VM (None: the run never started)."""
+    if vm is None:
+        return Usage(0, None, None, 0)
+    llm = vm.llm
+    if llm is None:
+        return Usage(0, None, None, vm.tokens_used)
+    return Usage(llm.requests, llm.tokens_in, llm.tokens_out, vm.tokens_used)
 
 
 class Provider:
@@ -271,6 +299,89 @@ def _provider_config(url, api, model, key, cassette, cassette_mode):
         raise bad(str(e)) from None
 
 
+class FunctionModel:
+    """A model in process, for tests: `function(messages, info)` answers every model call
+    of a run (llm_step, ask, summarize, classify, extract, a planner's prompt) through the
+    same provider path a real model's answer takes (argument conversion, labels, tokens,
+    cassettes, --trace). Named and shaped after Pydantic AI's FunctionModel: `messages`
+    is the thread (dicts with "role" and "content"; "tool_calls" of an assistant tool
+    step; "id" and "name" of a tool result), `info` a synsema.AgentInfo (function_tools,
+    op, model_name); it returns a text, a synsema.ToolCallPart, a list of parts or a
+    synsema.ModelResponse (docs/embedding.md). A ceiling names its host `function`
+    (llm@function, llm=LABEL@function)."""
+    __slots__ = ("function", "model_name", "cassette", "cassette_mode", "_config")
+
+    def __init__(self, function, *, model_name=None, cassette=None, cassette_mode=None):
+        from synsema.stdlib.llm.config import CASSETTE_MODES
+        from synsema.stdlib.llm.function import FunctionConfig
+
+        def bad(text):
+            return UsageError(f"usage error: synsema.FunctionModel: {text}")
+        if not callable(function):
+            raise bad(f"function must be callable as function(messages, info), got "
+                      f"{type(function).__name__}")
+        if model_name is None:
+            model_name = "function:" + getattr(function, "__name__", type(function).__name__)
+        if not isinstance(model_name, str) or not model_name.strip():
+            raise bad(f"model_name= must be a non-empty text, got {model_name!r}")
+        if cassette is not None and not isinstance(cassette, (str, os.PathLike)):
+            raise bad(f"cassette= must be a file path, got {type(cassette).__name__}")
+        if cassette_mode is not None and cassette_mode not in CASSETTE_MODES:
+            raise bad(f"cassette_mode must be 'record', 'replay' or 'auto', got "
+                      f"{cassette_mode!r}")
+        if cassette_mode is not None and cassette is None:
+            raise bad(f"cassette_mode={cassette_mode!r} needs a cassette file: give "
+                      "cassette=FILE")
+        fields = dict(function=function, model_name=model_name, cassette=cassette,
+                      cassette_mode=cassette_mode)
+        for k, v in fields.items():
+            object.__setattr__(self, k, v)
+        object.__setattr__(self, "_config", FunctionConfig(
+            function, model_name, None if cassette is None else os.fspath(cassette),
+            cassette_mode or "auto"))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("a synsema.FunctionModel is immutable")
+
+    def __repr__(self):
+        shown = f"FunctionModel({self.model_name!r}"
+        if self.cassette:
+            shown += f", cassette={self.cassette!r}"
+        return shown + ")"
+
+
+class TestModel(FunctionModel):
+    """A model for tests that needs no function (after Pydantic AI's TestModel): the first
+    llm_step with tools calls each tool in `call_tools` ("all", or a list of names) once,
+    with sample arguments of the declared types ("a", 0, false, [], {}); every other call
+    answers `custom_output_text`, else a JSON object of the tool results in the thread,
+    else "success (no tool calls)". classify needs a custom_output_text that is one of
+    its options."""
+    __slots__ = ("call_tools", "custom_output_text")
+    __test__ = False            # not a pytest test class
+
+    def __init__(self, *, call_tools="all", custom_output_text=None, model_name="test",
+                 cassette=None, cassette_mode=None):
+        from synsema.stdlib.llm.function import test_answer
+        if call_tools != "all" and not (isinstance(call_tools, (list, tuple)) and all(
+                isinstance(n, str) for n in call_tools)):
+            raise UsageError("usage error: synsema.TestModel: call_tools must be \"all\" or "
+                             f"a list of tool names, got {call_tools!r}")
+        if custom_output_text is not None and not isinstance(custom_output_text, str):
+            raise UsageError("usage error: synsema.TestModel: custom_output_text must be a "
+                             f"text, got {type(custom_output_text).__name__}")
+        names = call_tools if call_tools == "all" else tuple(call_tools)
+        object.__setattr__(self, "call_tools", names)
+        object.__setattr__(self, "custom_output_text", custom_output_text)
+        super().__init__(lambda messages, info: test_answer(messages, info, names,
+                                                            custom_output_text),
+                         model_name=model_name, cassette=cassette, cassette_mode=cassette_mode)
+
+    def __repr__(self):
+        return (f"TestModel(call_tools={self.call_tools!r}, "
+                f"custom_output_text={self.custom_output_text!r})")
+
+
 _ENV_SETTINGS = ("SYN_LLM_URL", "SYN_LLM_API", "SYN_LLM_MODEL", "SYN_LLM_KEY",
                  "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "SYN_LLM_CASSETTE",
                  "SYN_LLM_CASSETTE_MODE")
@@ -299,9 +410,9 @@ def _llm_for(program, provider, flags):
     """The provider a run talks to. Read only for a program that can reach a model at all
     (_reaches_model): a shell with both OPENAI_API_KEY and ANTHROPIC_API_KEY set must not
     stop a program that never calls a model."""
-    if provider is not None and not isinstance(provider, Provider):
-        raise UsageError("usage error: provider must be a synsema.Provider or None, got "
-                         f"{type(provider).__name__}")
+    if provider is not None and not isinstance(provider, (Provider, FunctionModel)):
+        raise UsageError("usage error: provider must be a synsema.Provider, a "
+                         f"synsema.FunctionModel or None, got {type(provider).__name__}")
     if not _reaches_model(program):
         return None
     if provider is None:
@@ -316,12 +427,14 @@ def _llm_for(program, provider, flags):
 
 def _options(program, out, tools=None, cap_set=None, labels=False, provider=None,
              max_steps=None, timeout=None, max_depth=1000, audit=None, trace=False,
-             llm_flags=None, mcp_servers=None, cli=False):
+             llm_flags=None, mcp_servers=None, cli=False, max_requests=None,
+             max_tokens=None, token_flag="--max-tokens"):
     """vm.machine.Options for one run; raises UsageError for a bad setting. Messages name
     the keyword (audit=), or with `cli` (the syn command's runs) the flag (--audit)."""
     from synsema.vm.caps import Ceiling, CeilingError
     from synsema.vm.machine import Options
-    for name, v in (("max_steps", max_steps), ("max_depth", max_depth)):
+    for name, v in (("max_steps", max_steps), ("max_depth", max_depth),
+                    ("max_requests", max_requests), ("max_tokens", max_tokens)):
         if v is not None and (type(v) is not int or v < 1):
             raise UsageError(f"usage error: {name} must be a whole number of at least 1, "
                              f"got {v!r}")
@@ -354,6 +467,8 @@ def _options(program, out, tools=None, cap_set=None, labels=False, provider=None
         except ToolError as e:
             raise UsageError(f"usage error: {e}") from None
     llm = _llm_for(program, provider, llm_flags)
+    if llm is not None:         # one provider per run: its limits are this run's
+        llm.max_requests, llm.max_tokens, llm.token_flag = max_requests, max_tokens, token_flag
     log = None
     if audit is not None and audit is not False and not isinstance(audit, (str, os.PathLike)):
         # open() takes an int as a file descriptor: audit=True would write to (and then
@@ -621,7 +736,7 @@ class Program:
 
     def call(self, task, args=None, *, tools=None, cap_set=None, labels=False,
              provider=None, max_steps=None, timeout=None, max_depth=1000, args_labels=(),
-             audit=None, trace=False, mcp_servers=None):
+             audit=None, trace=False, mcp_servers=None, max_requests=None, max_tokens=None):
         """Run the top-level statements, then call `task` with the named arguments in the
         dict `args`, checked as call_tool checks them (SPEC 5); the task runs with the
         program's capabilities. Returns a Result.
@@ -629,8 +744,9 @@ class Program:
         tools: host tools (a decorated function, a list of them, a synsema.Toolbox).
         cap_set: the host ceiling as `syn --cap-set` takes it ("stdout,llm,tool=*"); None
         is developer mode. labels: track information-flow labels. provider: None (from
-        the environment) or a synsema.Provider. max_steps, timeout (seconds), max_depth:
-        limits. args_labels: labels put on every argument (under labels). audit: a file
+        the environment), a synsema.Provider or a synsema.FunctionModel. max_steps,
+        timeout (seconds), max_depth, max_requests (model requests), max_tokens (model
+        tokens): limits of this run; one reached raises LimitExceeded. args_labels: labels put on every argument (under labels). audit: a file
         to append the audit lines to. trace: model decisions and tool calls to stderr.
         mcp_servers: {NAME: command line, URL or settings map}, each server's tools
         host tools NAME.TOOL for this call (docs/mcp.md)."""
@@ -640,16 +756,19 @@ class Program:
         return self._result(task, args, tools=tools, cap_set=cap_set, labels=labels,
                             provider=provider, max_steps=max_steps, timeout=timeout,
                             max_depth=max_depth, args_labels=args_labels, audit=audit,
-                            trace=trace, mcp_servers=mcp_servers)
+                            trace=trace, mcp_servers=mcp_servers, max_requests=max_requests,
+                            max_tokens=max_tokens)
 
     def run(self, *, tools=None, cap_set=None, labels=False, provider=None, max_steps=None,
-            timeout=None, max_depth=1000, audit=None, trace=False, mcp_servers=None):
+            timeout=None, max_depth=1000, audit=None, trace=False, mcp_servers=None,
+            max_requests=None, max_tokens=None):
         """Run the top-level statements only (the keywords of `call`); result.value is
         None."""
         return self._result(None, None, tools=tools, cap_set=cap_set, labels=labels,
                             provider=provider, max_steps=max_steps, timeout=timeout,
                             max_depth=max_depth, audit=audit, trace=trace,
-                            mcp_servers=mcp_servers)
+                            mcp_servers=mcp_servers, max_requests=max_requests,
+                            max_tokens=max_tokens)
 
     def _result(self, task, args, **settings):
         buffer = io.StringIO()
@@ -665,6 +784,7 @@ class Program:
             run = box.get("vm")
             e.tool_calls = list(getattr(run, "tool_calls", []))
             e.tokens = getattr(run, "tokens_used", 0)
+            e.usage = _usage(run)
             raise
         value, labels = raw, []
         if type(raw) is Labeled:
@@ -683,7 +803,7 @@ class Program:
                 err.output = buffer.getvalue()
                 raise err from None
         return Result(value, labels, buffer.getvalue(), list(getattr(vm, "tool_calls", [])),
-                      vm.tokens_used)
+                      vm.tokens_used, _usage(vm))
 
     def _python_args(self, task, args):
         """The Synsema map of a Python dict of arguments (json-like values and tuples)."""

@@ -25,7 +25,7 @@ import time
 from synsema import api
 from synsema.cli import runner
 from synsema.cli.files import calls_models, program_files, same_file, written_files_error
-from synsema.cli.options import ENTRY_OPTIONS
+from synsema.cli.options import ENTRY_OPTIONS, RUN_OPTIONS
 from synsema.vm import errors as E
 from synsema.vm.values import Labeled
 
@@ -51,7 +51,15 @@ OPTIONS = [("--call", "call", "text", None,
     ("--strict", "strict", "flag", False, "Exit 1 when any item is not ok."),
     ("--max-tokens", "max_tokens", "int", None,
      "Token budget of the whole batch: once spent, no new item starts (exit 4)."),
+    ("--item-max-tokens", "item_max_tokens", "int", None,
+     "Token limit of each item: an item whose model calls take more ends with status "
+     "limit."),
 ]
+
+# The run options as batch takes them: each applies to every item (--max-requests too),
+# except --max-tokens, which here is the whole batch's budget (--item-max-tokens is the
+# run option's per item).
+BATCH_RUN_OPTIONS = [o for o in RUN_OPTIONS if o[0] != "--max-tokens"]
 
 EXIT_INTERRUPTED = 130
 BOM = "\ufeff".encode("utf-8")    # a byte-order mark some editors put at a file's start
@@ -77,7 +85,7 @@ class Worker:
                                    Source(payload["name"], payload["lines"]))
         self.task = payload["task"]
         values = payload["values"]
-        self.settings = runner.settings(values)
+        self.settings = item_settings(values)
         self.ceiling = _ceiling(values, self.program)
         self.args_labels = tuple(values.get("args_label") or ())
         self.index = self.program._task_index(self.task)
@@ -115,6 +123,14 @@ class Worker:
         that failed half-way: they count against the batch budget all the same."""
         return self.program._execute(self.task, args, out, args_labels=self.args_labels,
                                      result_to=result_to, box=box, **self.settings)[1]
+
+
+def item_settings(values):
+    """The api keywords of one item's run: the run options, its token limit from
+    --item-max-tokens (--max-tokens is the batch's budget)."""
+    settings = runner.settings(values)
+    settings.update(max_tokens=values.get("item_max_tokens"), token_flag="--item-max-tokens")
+    return settings
 
 
 def _ceiling(values, program):
@@ -291,7 +307,7 @@ def _payload(program, task, values):
     program._task_index(task)
     if values.get("address") and values.get("engine") != "ray":
         raise Stop("usage error: --address needs --engine ray", runner.EXIT_USAGE)
-    settings = runner.settings(values)
+    settings = item_settings(values)
     # Started only to check the settings: each item starts and stops its own.
     api._release(api._options(program._program, None, **settings))
     if values.get("labels"):

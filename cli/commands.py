@@ -207,8 +207,8 @@ def _refuse_written_files(values, reads, model=True):
 
 def batch_options(fn):
     """The run options and those of `syn batch` (cli.batch.OPTIONS: --call, --jobs, ...)."""
-    from synsema.cli.batch import OPTIONS
-    return run_options(run_options(fn, OPTIONS))
+    from synsema.cli.batch import BATCH_RUN_OPTIONS, OPTIONS
+    return run_options(run_options(fn, OPTIONS), BATCH_RUN_OPTIONS)
 
 
 @cli.command("batch", context_settings=CONTEXT)

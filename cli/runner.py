@@ -84,7 +84,8 @@ def settings(values):
     if values.get("args_label") and not values.get("labels"):
         raise api.UsageError("usage error: --args-label needs --labels (without it no "
                              "label is tracked)")
-    out = {k: values.get(k) for k in ("cap_set", "max_steps", "timeout", "audit")}
+    out = {k: values.get(k) for k in ("cap_set", "max_steps", "timeout", "audit",
+                                      "max_requests", "max_tokens")}
     out.update(labels=values.get("labels", False), trace=values.get("trace", False),
                max_depth=values.get("max_depth") or 1000, tools=load_tools(values),
                mcp_servers=load_mcp(values), llm_flags=llm_flags(values),

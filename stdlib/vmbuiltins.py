@@ -517,8 +517,18 @@ def llm_step(vm, prompt, catalog, context):
     _check_catalog(catalog)
     if context is None:
         context = ""
-    if type(context) is not str:
-        raise SynError(f"llm_step needs the context as a text, got {type_name(context)}")
+    if type(context) is list:
+        # A conversation (SPEC 11): checked offline too, so an offline run fails where
+        # an online one would. Its labels are those of everything in it (xl).
+        from synsema.stdlib.llm import ProviderError
+        from synsema.stdlib.llm.history import messages
+        try:
+            messages(context)
+        except ProviderError as e:
+            raise SynError(f"llm_step: {e.message}", labels) from None
+    elif type(context) is not str:
+        raise SynError("llm_step needs the context as a text or a list of messages, got "
+                       f"{type_name(context)}")
     if vm.llm is None:
         answer = {"kind": "final", "text": NO_PROVIDER, "tokens": 0}
     else:
@@ -667,7 +677,8 @@ def _trace_call(vm, labels):
     n = vm.trace_calls
     if vm.trace and n == 1:
         cfg = vm.llm.config
-        where = f"{cfg.api} {cfg.model} at {cfg.host}"
+        where = (f"function model {cfg.model} (in process)" if cfg.api == "function"
+                 else f"{cfg.api} {cfg.model} at {cfg.host}")
         if cfg.cassette:
             if cfg.cassette_mode == "replay" or not cfg.network:
                 where += f" (replaying cassette {cfg.cassette})"

@@ -46,7 +46,7 @@ def record(tmp_path, api="openai", name="tape.jsonl"):
 def test_record_then_replay_with_the_server_stopped(tmp_path, api):
     tape, url, recorded = record(tmp_path, api)
     assert recorded[0] == {"kind": "tool", "name": "add", "args": {"a": 2, "b": 3},
-                           "tokens": 42}
+                           "id": "call_0" if api == "openai" else "toolu_0", "tokens": 42}
     lines = open(tape, encoding="utf-8").read().splitlines()
     assert len(lines) == 3
     for line in lines:

@@ -28,8 +28,9 @@ def test_openai_tool_call_converts_args(server):
     server.reply(openai_tools(("add", '{"a": "2", "b": 3}'), prompt_tokens=30, completion_tokens=12))
     provider, _ = provider_for(server, "openai")
     step = provider.step(INTENT, "What is 2 plus 3?", [ADD], "")
-    assert step == {"kind": "tool", "name": "add", "args": {"a": 2, "b": 3}, "tokens": 42}
-    assert list(step) == ["kind", "name", "args", "tokens"]
+    assert step == {"kind": "tool", "name": "add", "args": {"a": 2, "b": 3}, "id": "call_0",
+                    "tokens": 42}
+    assert list(step) == ["kind", "name", "args", "id", "tokens"]
     assert isinstance(step["args"]["a"], int)
 
 
@@ -174,7 +175,8 @@ def test_anthropic_tool_call_converts_args(server):
                                  input_tokens=30, output_tokens=12))
     provider, _ = provider_for(server, "anthropic")
     step = provider.step(INTENT, "What is 2 plus 3?", [ADD], "")
-    assert step == {"kind": "tool", "name": "add", "args": {"a": 2, "b": 3}, "tokens": 42}
+    assert step == {"kind": "tool", "name": "add", "args": {"a": 2, "b": 3}, "id": "toolu_0",
+                    "tokens": 42}
 
 
 def test_anthropic_request_wire_format(server):

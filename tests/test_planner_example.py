@@ -1,7 +1,9 @@
 """The planner example (examples/planner/): a planner model that sees only the request and
 the catalog, a program that runs its plan with call_tool, a quarantined extract, and the
-label contracts of the tools deciding. Offline: the models are tests/llm_server.py (a real
-HTTP server on 127.0.0.1) scripted with what each would answer, or the committed cassettes.
+label contracts of the tools deciding. Offline: the models are scripted with what each
+would answer, in process (synsema.FunctionModel) for the API, over HTTP
+(tests/llm_server.py, a real server on 127.0.0.1) to record the committed cassettes that
+the command line replays.
 
 The quarantined model here obeys the injection whenever it is asked for a recipient, as a
 hijacked model would; the tests check that nothing the user did not ask for happens.
@@ -66,15 +68,21 @@ def script(server, name):
 
 
 def run(name, labels=True):
-    """(Result, world, requests the models received) of one scenario, through the API."""
-    request, _, _, make_world = SCENARIOS[name]
+    """(Result, world, requests the models received) of one scenario, through the API,
+    the models played in process by a synsema.FunctionModel."""
+    request, plan, answers, make_world = SCENARIOS[name]
     world = make_world()
-    with LLMServer() as server:
-        script(server, name)
-        result = synsema.compile_file(str(PROGRAM)).call(
-            "answer", {"request": request}, tools=world.toolbox(), labels=labels,
-            cap_set=CEILING, provider=synsema.Provider(url=server.url))
-        return result, world, [r["body"]["messages"][1]["content"] for r in server.requests]
+    scripted = [json.dumps(plan)] + answers
+    asked = []
+
+    def models(messages, info):
+        asked.append(messages[1]["content"])
+        return scripted.pop(0)
+    result = synsema.compile_file(str(PROGRAM)).call(
+        "answer", {"request": request}, tools=world.toolbox(), labels=labels,
+        cap_set=CEILING.replace("@127.0.0.1", "@function"),
+        provider=synsema.FunctionModel(models))
+    return result, world, asked
 
 
 def outcomes(result):

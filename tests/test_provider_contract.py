@@ -235,7 +235,8 @@ def test_openai_sdk_answers_are_read():
         openai_completion(tool_calls=[("bank__send_money", '{"to": "DE89", "amount": 12}')]),
         openai_completion("It is 19 C in Lima.")])
     assert p.step(INTENT, "q", CATALOG, "") == {
-        "kind": "tool", "name": "get_weather", "args": {"city": "Lima", "days": 3}, "tokens": 42}
+        "kind": "tool", "name": "get_weather", "args": {"city": "Lima", "days": 3}, "id": "call_0",
+        "tokens": 42}
     assert p.step(INTENT, "q", CATALOG, "")["name"] == "bank.send_money"
     assert p.step(INTENT, "q", CATALOG, "") == {"kind": "final", "text": "It is 19 C in Lima.",
                                                 "tokens": 42}
@@ -247,7 +248,7 @@ def test_anthropic_sdk_answers_are_read():
         anthropic_message("It is 19 C in Lima.")])
     assert p.step(INTENT, "q", CATALOG, "") == {
         "kind": "tool", "name": "get_weather", "args": {"city": "Lima", "metric": True},
-        "tokens": 42}
+        "id": "toolu_0", "tokens": 42}
     assert p.step(INTENT, "q", CATALOG, "")["text"] == "It is 19 C in Lima."
 
 
@@ -258,8 +259,12 @@ def test_several_tool_calls_are_all_kept(api):
               if api == "openai" else anthropic_message(tool_uses=calls))
     step = Captured(api, [answer]).step(INTENT, "q", CATALOG, "")
     assert (step["name"], step["args"]) == ("get_weather", {"city": "Lima"})
-    assert step["calls"] == [{"name": "get_weather", "args": {"city": "Lima"}},
-                             {"name": "get_weather", "args": {"city": "Cusco", "days": 2}}]
+    first = "call_0" if api == "openai" else "toolu_0"
+    second = "call_1" if api == "openai" else "toolu_1"
+    assert step["id"] == first
+    assert step["calls"] == [{"name": "get_weather", "args": {"city": "Lima"}, "id": first},
+                             {"name": "get_weather", "args": {"city": "Cusco", "days": 2},
+                              "id": second}]
 
 
 def test_arguments_that_are_not_json_come_back_as_a_tool_call_error():
@@ -304,3 +309,46 @@ def test_the_strict_check_has_teeth():
     body.step(INTENT, "q", CATALOG, "")
     with pytest.raises(pydantic.ValidationError):
         validate(ANTHROPIC_PARAMS, {**body.checked[0], "max_tokens": "many"})
+
+
+# ---- a conversation as context (SPEC 11) ----------------------------------------------------
+
+HISTORY = [
+    {"role": "user", "content": "I am in Lima."},
+    {"role": "assistant", "content": "Noted."},
+    {"kind": "tool", "name": "get_weather", "args": {"city": "Lima"}, "id": "call_a", "tokens": 9,
+     "calls": [{"name": "get_weather", "args": {"city": "Lima"}, "id": "call_a"},
+               {"name": "bank.send_money", "args": {"to": "DE89", "amount": 12}, "id": "call_b"}]},
+    {"role": "tool", "id": "call_a", "name": "get_weather", "content": "19 C"},
+    {"role": "tool", "id": "call_b", "name": "bank.send_money", "content": {"ok": True}},
+    {"role": "user", "content": "And tomorrow?"},
+]
+
+
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+def test_a_conversation_is_valid_for_the_official_sdk(api):
+    p = Captured(api, [final(api, "ok")])
+    assert p.step(INTENT, "Weather?", CATALOG, HISTORY)["text"] == "ok"
+    messages = p.checked[0]["messages"]
+    if api == "openai":
+        assert [m["role"] for m in messages] == ["system", "user", "user", "assistant",
+                                                 "assistant", "tool", "tool", "user"]
+        calls = messages[4]["tool_calls"]
+        assert [(c["id"], c["function"]["name"], json.loads(c["function"]["arguments"]))
+                for c in calls] == [("call_a", "get_weather", {"city": "Lima"}),
+                                    ("call_b", "bank__send_money", {"to": "DE89", "amount": 12})]
+        assert messages[5] == {"role": "tool", "tool_call_id": "call_a", "content": "19 C"}
+        assert messages[6]["content"] == '{"ok": true}'
+    else:
+        # roles alternate: the prompt and the first user message are one turn, the tool
+        # results and the next user message another
+        assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+        assert [b["type"] for b in messages[0]["content"]] == ["text", "text"]
+        assert messages[1]["content"][0] == {"type": "text", "text": "Noted."}
+        uses = messages[1]["content"][1:]
+        assert [(b["type"], b["id"], b["name"], b["input"]) for b in uses] == [
+            ("tool_use", "call_a", "get_weather", {"city": "Lima"}),
+            ("tool_use", "call_b", "bank__send_money", {"to": "DE89", "amount": 12})]
+        results = messages[2]["content"]
+        assert [(b["type"], b.get("tool_use_id")) for b in results] == [
+            ("tool_result", "call_a"), ("tool_result", "call_b"), ("text", None)]

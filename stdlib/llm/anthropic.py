@@ -28,8 +28,10 @@ def headers(config):
             "Content-Type": "application/json"}
 
 
-def step_body(config, system, user, catalog):
+def step_body(config, system, user, catalog, history=()):
     body = text_body(config, system, user)
+    if history:
+        body["messages"] = thread(user, history)
     if catalog:
         body["tools"] = [{"name": wire, "description": describe(e),
                           "input_schema": input_schema(e)}
@@ -53,6 +55,45 @@ def extract_body(config, system, user, typ):
 def text_body(config, system, user):
     return {"model": config.model, "max_tokens": MAX_TOKENS, "system": system,
             "messages": [{"role": "user", "content": user}]}
+
+
+def thread(user, history):
+    """The messages of a step with a history (history.py's neutral form): a tool step is
+    an assistant message of `tool_use` blocks, its result a `tool_result` block in a user
+    message. Messages of one role in a row are one message (the API alternates roles,
+    and wants every result right after its call); an empty text is no block (the API
+    refuses empty text blocks)."""
+    out = []
+    first = [{"role": "user", "content": user}] if user.strip() else []
+    for message in first + list(history):
+        role, blocks = thread_blocks(message)
+        if not blocks:
+            continue
+        if out and out[-1]["role"] == role:
+            out[-1]["content"] += blocks
+        else:
+            out.append({"role": role, "content": blocks})
+    return out
+
+
+def thread_blocks(message):
+    if "calls" in message:
+        return "assistant", [{"type": "tool_use", "id": c["id"],
+                              "name": c["name"].replace(".", "__"),
+                              "input": c["args"] if isinstance(c["args"], dict) else {}}
+                             for c in message["calls"]]
+    if message["role"] == "tool":
+        return "user", [{"type": "tool_result", "tool_use_id": message["id"],
+                         "content": message["content"]}]
+    text = message["content"]
+    return message["role"], [{"type": "text", "text": text}] if text.strip() else []
+
+
+def usage(body):
+    """(input, output) tokens of an answer, None for a count the answer does not give."""
+    usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+    return tuple(usage.get(k) if isinstance(usage.get(k), int) else None
+                 for k in ("input_tokens", "output_tokens"))
 
 
 def tokens(body):
@@ -92,8 +133,12 @@ def tool_call(block, who, catalog):
     if args is None:
         args = {}
     if not isinstance(args, dict):
-        return bad_arguments(name, args, "are not a JSON object")
-    return {"name": name, "args": args}
+        call = bad_arguments(name, args, "are not a JSON object")
+    else:
+        call = {"name": name, "args": args}
+    if isinstance(block.get("id"), str) and block["id"]:
+        call["id"] = block["id"]
+    return call
 
 
 def error_message(body):

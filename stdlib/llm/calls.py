@@ -1,6 +1,8 @@
 """A model's tool calls as llm_step gives them (SPEC 11), shared by both wire formats.
 
-An answer with one call is {"kind": "tool", "name", "args", "tokens"}. Its arguments,
+An answer with one call is {"kind": "tool", "name", "args", "id", "tokens"}; the id is
+the provider's own for the call (the Provider gives one to a call that came without), so
+the program can answer the call in a history (history.py). Its arguments,
 when they are not a JSON object, stay as the model wrote them and an "error" says why:
 the program can show the model its mistake and go on (call_tool refuses such arguments,
 so no tool runs on arguments the model did not give). An answer with several calls (a
@@ -23,6 +25,8 @@ def tool_answer(calls, tokens):
     """The llm_step map of the model's tool calls [{"name", "args"[, "error"]}]."""
     first = calls[0]
     answer = {"kind": "tool", "name": first["name"], "args": first["args"]}
+    if "id" in first:
+        answer["id"] = first["id"]
     if "error" in first:
         answer["error"] = first["error"]
     answer["tokens"] = tokens

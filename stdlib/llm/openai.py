@@ -26,8 +26,12 @@ def headers(config):
     return {"Authorization": "Bearer " + config.send_key, "Content-Type": "application/json"}
 
 
-def step_body(config, system, user, catalog):
+def step_body(config, system, user, catalog, history=()):
     body = text_body(config, system, user)
+    if history:
+        if not user.strip():        # the history says it all: no empty user message
+            body["messages"].pop()
+        body["messages"] += [thread_message(m) for m in history]
     if catalog:
         body["tools"] = [{"type": "function",
                           "function": {"name": wire, "description": describe(e),
@@ -50,6 +54,33 @@ def text_body(config, system, user):
     return {"model": config.model,
             "messages": [{"role": "system", "content": system},
                          {"role": "user", "content": user}]}
+
+
+def thread_message(message):
+    """One message of a history (history.py's neutral form) as Chat Completions has it:
+    a tool step is an assistant message with `tool_calls`, its result a `tool` message."""
+    if "calls" in message:
+        return {"role": "assistant", "content": None,
+                "tool_calls": [{"id": c["id"], "type": "function",
+                                "function": {"name": c["name"].replace(".", "__"),
+                                             "arguments": arguments_text(c["args"])}}
+                               for c in message["calls"]]}
+    if message["role"] == "tool":
+        return {"role": "tool", "tool_call_id": message["id"], "content": message["content"]}
+    return {"role": message["role"], "content": message["content"]}
+
+
+def arguments_text(args):
+    """A call's arguments as OpenAI writes them, a JSON text; arguments the model wrote
+    that were no JSON object (kept as written, calls.py) go back as written."""
+    return args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
+
+
+def usage(body):
+    """(input, output) tokens of an answer, None for a count the answer does not give."""
+    usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+    return tuple(usage.get(k) if isinstance(usage.get(k), int) else None
+                 for k in ("prompt_tokens", "completion_tokens"))
 
 
 def tokens(body):
@@ -109,7 +140,10 @@ def tool_call(call, who, catalog):
         raise ProviderError(f"{who}: the model called a tool without a name: "
                             f"{clip(json.dumps(call))}")
     name = catalog_name(name, catalog)
-    return parse_arguments(function.get("arguments"), name)
+    parsed = parse_arguments(function.get("arguments"), name)
+    if isinstance(call.get("id"), str) and call["id"]:
+        parsed["id"] = call["id"]
+    return parsed
 
 
 def parse_arguments(arguments, name):

@@ -4,6 +4,7 @@
                                             | {"kind": "tool", "name", "args", "tokens"}
     text_op(intent, op, *args) -> (text, tokens)     op: ask, summarize, classify, extract
     typed_extract(intent, data, what, type) -> (value, tokens)
+    text(system, user) -> (text, tokens)            a plain prompt (a planner's)
 
 Every failure is a ProviderError whose message never holds the key. One Provider serves a
 whole run: it keeps the HTTP session and the cassette's position on the tape. Requests go
@@ -20,13 +21,13 @@ from synsema.vm.errors import LimitReached
 from synsema.vm.errors import SynError
 from synsema.vm.jsonvalues import json_decode, without_surrogates
 
-from . import anthropic, openai, prompts, retry, schema
+from . import anthropic, function, history, openai, prompts, retry, schema
 from .cassette import Cassette
 from .config import KEY_VARS
 from .convert import convert_args, display, find_entry
 from .errors import ProviderError, clip, scrub, scrub_json
 
-WIRES = {"openai": openai, "anthropic": anthropic}
+WIRES = {"openai": openai, "anthropic": anthropic, "function": function}
 
 
 class Provider:
@@ -34,13 +35,23 @@ class Provider:
         self.config = config
         self.sleep = sleep
         self.wire = WIRES[config.api]
-        self.who = f"{config.api} API at {config.host}"
+        self.who = (f"function model {config.model}" if config.api == "function"
+                    else f"{config.api} API at {config.host}")
         self.cassette = Cassette(config.cassette, config.cassette_mode) if config.cassette else None
         self._session = None
         self.deadline = None    # time.monotonic() at which the run's --timeout ends
         self.limit = None       # that --timeout, in seconds (for the message)
         self.note = None        # write(text) for --trace lines, or None
         self.spent = 0          # tokens of every answer read (usable or not)
+        self.unnamed = 0        # tool calls that came without an id (_name_calls)
+        self.requests = 0       # model requests of the run (a replayed one too)
+        self.tokens_in = None   # input / output tokens, where the answers give them
+        self.tokens_out = None
+        # The run's limits (SPEC 13 style: the message names the option): no request
+        # beyond max_requests is made; the run ends once the tokens pass max_tokens.
+        self.max_requests = None
+        self.max_tokens = None
+        self.token_flag = "--max-tokens"
 
     def bound(self, deadline, limit, note):
         """What the run allows the next call: its deadline (time.monotonic(), or None) and
@@ -52,10 +63,14 @@ class Provider:
     def step(self, intent, prompt, catalog, context):
         try:
             catalog = check_catalog(catalog)
+            thread = ()
+            if isinstance(context, list):       # a conversation (history.py)
+                thread, context = history.messages(context), None
             system, user = prompts.step_messages(intent, prompt, catalog, context)
-            body = self.wire.step_body(self.config, system, user, catalog)
+            body = self.wire.step_body(self.config, system, user, catalog, thread)
             answer = self.wire.parse(self._exchange(body), self.who, catalog=catalog)
             if answer["kind"] == "tool":
+                self._name_calls(answer)
                 for call in [answer, *answer.get("calls", ())]:
                     if "error" not in call:
                         call["args"] = convert_args(call["args"], find_entry(catalog, call["name"]))
@@ -63,21 +78,27 @@ class Provider:
         except ProviderError as exc:
             raise ProviderError(exc.message, self.config.key) from None
 
+    def _name_calls(self, answer):
+        """Every tool call gets an id, so a history can answer it: the provider's own, or
+        (a server that gives none) one counted through the run, so the same run names its
+        calls alike each time and a cassette replays."""
+        calls = answer.get("calls") or [answer]
+        for call in calls:
+            if "id" not in call:
+                self.unnamed += 1
+                call["id"] = f"call_{self.unnamed}"
+        answer["id"] = calls[0]["id"]
+
     def text_op(self, intent, op, *args):
         try:
             check_op(op, args)
             system, user = prompts.op_messages(intent, op, args)
-            body = self.wire.text_body(self.config, system, user)
-            answer = self.wire.parse(self._exchange(body), self.who, allow_empty=True)
-            if answer["kind"] != "final":
-                raise ProviderError(f"{self.who}: the model answered {op} with a call of tool "
-                                    f"'{answer['name']}' instead of text")
-            text = answer["text"].strip()
+            text, tokens = self._text(system, user, op)
             if op == "classify":
                 text = match_option(text, args[1], self.who)
             elif not text and op != "extract":
                 raise ProviderError(f"{self.who}: the model gave an empty answer to {op}")
-            return text, answer["tokens"]
+            return text, tokens
         except ProviderError as exc:
             raise ProviderError(exc.message, self.config.key) from None
 
@@ -118,8 +139,30 @@ class Provider:
         except SynError:
             return text
 
+    def text(self, system, user):
+        """(text, tokens): the model's plain text answer to a system instruction and a user
+        message, for a caller that writes its own prompt (a planner); the text may be
+        empty. ProviderError when the call fails or the model calls a tool instead."""
+        try:
+            return self._text(system, user, "text")
+        except ProviderError as exc:
+            raise ProviderError(exc.message, self.config.key) from None
+
+    def _text(self, system, user, op):
+        body = self.wire.text_body(self.config, system, user)
+        if self.config.api == "function":
+            body["op"] = op         # the function is told which call it answers
+        answer = self.wire.parse(self._exchange(body), self.who, allow_empty=True)
+        if answer["kind"] != "final":
+            raise ProviderError(f"{self.who}: the model answered {op} with a call of tool "
+                                f"'{answer['name']}' instead of text")
+        return answer["text"].strip(), answer["tokens"]
+
     # one exchange: cassette, else the network with retries -------------------------------
     def _exchange(self, body):
+        if self.max_requests is not None and self.requests >= self.max_requests:
+            raise LimitReached(f"request limit ({self.max_requests}, --max-requests) reached")
+        self.requests += 1
         url, path = self.wire.endpoint(self.config)
         request = {"method": "POST", "path": path, "body": body}
         if self.cassette is not None:
@@ -136,6 +179,24 @@ class Provider:
                                   attempts if type(attempts) is int and attempts > 0 else 1)
             if not self.config.network:
                 raise self.cassette.miss(request)
+        if self.config.api == "function":
+            status, text, attempts = 200, self.wire.answer(self.config, body), 1
+        else:
+            status, text, attempts = self._post(url, body)
+        parsed, text = self._scrubbed(text)
+        if self.cassette is not None:
+            response = {"status": status}
+            if attempts > 1:        # replayed, the error says "(after N attempts)" too
+                response["attempts"] = attempts
+            if parsed is not None:
+                response["body"] = parsed
+            else:
+                response["text"] = text
+            self.cassette.record(request, response)
+        return self._read(status, parsed, text, attempts)
+
+    def _post(self, url, body):
+        """(status, text, attempts) of a request sent over HTTP, with retries."""
         payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
         headers = self.wire.headers(self.config)
         headers["User-Agent"] = "synsema"
@@ -162,17 +223,7 @@ class Provider:
             shown = "" if self.limit is None else f"{self.limit:g} s, "
             raise LimitReached(f"time limit ({shown}--timeout) reached while waiting for "
                                f"the model ({self.who})") from None
-        parsed, text = self._scrubbed(text)
-        if self.cassette is not None:
-            response = {"status": status}
-            if attempts > 1:        # replayed, the error says "(after N attempts)" too
-                response["attempts"] = attempts
-            if parsed is not None:
-                response["body"] = parsed
-            else:
-                response["text"] = text
-            self.cassette.record(request, response)
-        return self._read(status, parsed, text, attempts)
+        return status, text, attempts
 
     def _remaining(self):
         return None if self.deadline is None else self.deadline - time.monotonic()
@@ -229,6 +280,15 @@ class Provider:
             # before anything can reject it, so a budget (llm_tokens_used, --max-tokens)
             # never misses them.
             self.spent += self.wire.tokens(body)
+            tokens_in, tokens_out = self.wire.usage(body)
+            if tokens_in is not None:
+                self.tokens_in = (self.tokens_in or 0) + tokens_in
+            if tokens_out is not None:
+                self.tokens_out = (self.tokens_out or 0) + tokens_out
+            if self.max_tokens is not None and self.spent > self.max_tokens:
+                # no count in the message: under --labels it can be the model's to set
+                raise LimitReached(f"token limit ({self.max_tokens}, {self.token_flag}) "
+                                   "reached")
             # A \uD800 escape the server did not pair is no character: it could not be
             # printed or sent on, so it reads as an undecodable byte does.
             return without_surrogates(body)

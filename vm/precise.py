@@ -212,6 +212,16 @@ def labels_by_shape(fn):
     return call
 
 
+def labels_of_kind(fn):
+    """type_of(x): labelled as labels_by_shape says, but it never raises a catchable error
+    (SPEC 10 lists it), so inside a try its argument does not raise the pc."""
+    def call(vm, x):
+        labels = shape_of(x) | vm.pc
+        r = fn(plain(x))
+        return Labeled(r, labels) if labels else r
+    return call
+
+
 def labels_contains(fn):
     """contains(m, k) of a map: whether the key is there depends on the shape (which keys)
     and the key alone, never on the elements. Of a list or a text it looks at them: the

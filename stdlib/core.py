@@ -323,7 +323,7 @@ def _kind_of_all(name, xs):
     raise SynError(f"{name} needs numbers or texts, got {type_name(first)}")
 
 
-@builtin("sort", 1)
+@builtin("sort", 1, labelled=P.labels_sorted)
 def b_sort(xs):
     """A new list of the same numbers (or texts) in ascending order."""
     if type(xs) is not list:

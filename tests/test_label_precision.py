@@ -25,3 +25,23 @@ def test_an_operation_that_can_raise_still_taints_the_try():
            'recover e\n    print("no")\n')
     with pytest.raises(synsema.LabelViolation):
         synsema.compile_source(src, "p.syn").run(labels=True, cap_set="stdout")
+
+
+def test_sort_labels_each_element_with_all_and_keeps_the_lists_shape():
+    src = ('let xs be [private(3, "k"), 1, 2]\nlet ys be sort(xs)\nprint(len(ys))\n'
+           'print(labels_of(ys[1]))\nprint(labels_of(len(sort(private([2, 1], "j")))))\n')
+    r = synsema.compile_source(src, "s.syn").run(labels=True,
+                                                 cap_set="stdout,stdout=k,stdout=j")
+    assert r.output == '3\n["k"]\n["j"]\n'
+    # the length of a sorted list is the list's: public; any element tells of all
+    prog = synsema.compile_source('let xs be [private(3, "k"), 1]\nprint(len(sort(xs)))\n'
+                                  'print(sort(xs)[1])\n', "s.syn")
+    with pytest.raises(synsema.LabelViolation) as e:
+        prog.run(labels=True, cap_set="stdout")
+    assert e.value.output == "2\n" and "s.syn:3" in e.value.message
+    # whether sort raises depends on the elements: inside a try it raises the pc
+    mixed = synsema.compile_source('let xs be [private(3, "k"), "a"]\ntry\n'
+                                   '    let ys be sort(xs)\nrecover e\n    print("caught")\n'
+                                   'print("after")\n', "m.syn")
+    with pytest.raises(synsema.LabelViolation):
+        mixed.run(labels=True, cap_set="stdout")

@@ -305,6 +305,22 @@ def labels_rearranged(fn):
     return call
 
 
+def labels_sorted(fn):
+    """sort(xs): the order tells the elements' comparisons, so every element of the result
+    carries the join of all of them (SPEC 10); the result's length is the list's, so its
+    shape keeps the list's own shape label (and the pc). Whether it raises (elements of
+    different kinds) depends on the elements: that taints a try and the error."""
+    def call(vm, x):
+        every = labels_of(x)
+        r = _call(vm, fn, every, plain(x))
+        if type(r) is not list or not r:
+            labels = (every if type(r) is not list else shape_of(x)) | vm.pc
+            return Labeled(r, labels) if labels else r
+        elements = every | vm.pc
+        return _make(r, shape_of(x) | vm.pc, [(elements, None)] * len(r), elements)
+    return call
+
+
 def labels_values(fn):
     """values(m): the map's elements in its order, each with its own label; the list's
     shape is the map's (which keys there are, in what order)."""

@@ -19,7 +19,6 @@ This module keeps its imports cheap: `syn exec` loads it on every start.
 
 import errno
 import io
-import math
 import os
 import queue
 import threading
@@ -30,7 +29,7 @@ from synsema.cli.options import MAX_DEPTH
 from synsema.cli.report import Source, compile_error, printable, runtime_error, shown_message
 from synsema.vm import errors as E
 from synsema.vm.pystack import deep_recursion
-from synsema.vm.values import UNSET, Closure, Labeled, norm_key
+from synsema.vm.values import UNSET, Closure, Labeled
 
 __all__ = ["compile_file", "compile_source", "load", "Program", "Result", "Usage", "Provider",
            "FunctionModel", "TestModel", "Error", "CompileError", "SourceError", "InvalidProgram",
@@ -790,15 +789,15 @@ class Program:
         if type(raw) is Labeled:
             value, labels = raw.v, sorted(raw.l)
         if value is not None:
-            from synsema.stdlib.hosttools import to_python
+            from synsema.stdlib.pyvalues import Unholdable, to_python
             try:
                 value = to_python(value)
-            except TypeError:
+            except Unholdable as e:
                 err = RunError(f"{printable(self.name)}: error: the result of task "
-                               f"'{printable(task)}' holds a task value, which cannot leave "
-                               "the program")
-                # Whether a labelled result holds a task value depends on the data: the
-                # error is as labelled as the result (a sink withholds it, public_message).
+                               f"'{printable(task)}' cannot leave the program: it holds "
+                               f"{printable(e.render())}")
+                # Whether a labelled result holds a task value (or two keys Python would
+                # merge) depends on the data: the error is as labelled as the result (a sink withholds it, public_message).
                 err.labels = frozenset(labels)
                 err.output = buffer.getvalue()
                 raise err from None
@@ -806,18 +805,20 @@ class Program:
                       vm.tokens_used, _usage(vm))
 
     def _python_args(self, task, args):
-        """The Synsema map of a Python dict of arguments (json-like values and tuples)."""
+        """The Synsema map of a Python dict of arguments, converted by the rules every
+        value crossing the boundary follows (stdlib.pyvalues)."""
         if args is None:
             return {}
-        try:
-            if not isinstance(args, dict):
-                raise TypeError(f"args must be a dict of named arguments, got "
-                                f"{type(args).__name__}")
-            return _to_synsema(args, 0)
-        except TypeError as e:
-            raise ArgumentError(f"{printable(self.name)}: error: bad arguments for task "
-                                f"'{printable(task)}': "
-                                f"{e}") from None
+        from synsema.stdlib.pyvalues import Unholdable, from_python
+        if not isinstance(args, dict):
+            said = f"args must be a dict of named arguments, got {type(args).__name__}"
+        else:
+            try:
+                return from_python(args)
+            except Unholdable as e:
+                said = f"a value Synsema cannot hold ({e.render()})"
+        raise ArgumentError(f"{printable(self.name)}: error: bad arguments for task "
+                            f"'{printable(task)}': {printable(said)}")
 
     def _execute(self, task, args, out, *, args_labels=(), llm_flags=None, result_to=None,
                  box=None, result_on_stdout=False, **settings):
@@ -929,26 +930,3 @@ def _write_result(vm, task, raw, write, on_stdout):
         raise E.SynError(f"the result of task '{task}' cannot be written as JSON: "
                          f"{e.message}", labels) from None
     write(text + "\n")
-
-
-def _to_synsema(v, depth):
-    t = type(v)
-    if t is float and not math.isfinite(v):
-        # Synsema has no NaN or infinity (json_decode refuses them, as --args does)
-        raise TypeError(f"{v} is not a number Synsema can hold (no NaN or infinity)")
-    if v is None or t is str or t is int or t is float or t is bool:
-        return v
-    if depth > 100:
-        raise TypeError("the arguments are nested deeper than 100 levels")
-    if t is list or t is tuple:
-        return [_to_synsema(x, depth + 1) for x in v]
-    if t is dict:
-        out = {}
-        for k, x in v.items():
-            if type(k) not in (str, int, float, bool):
-                raise TypeError(f"a map key of type {type(k).__name__} is not a text, "
-                                "number or bool")
-            out[norm_key(k)] = _to_synsema(x, depth + 1)
-        return out
-    raise TypeError(f"a value of type {t.__name__} is not a Synsema value (give text, "
-                    "numbers, bools, None, lists and dicts)")

@@ -22,6 +22,9 @@ from synsema.cli import runner
 from synsema.cli.entry import interrupted
 from synsema.cli.options import ENTRY_OPTIONS, RUN_OPTIONS
 from synsema.cli.report import printable
+from synsema.stdlib.pyvalues import Unholdable, from_python
+from synsema.vm.errors import SynError
+from synsema.vm.jsonvalues import json_encode
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -165,15 +168,21 @@ class _App:
                           "(--cap-set) does not let out (stdout=LABEL), so an MCP client, "
                           "a sink like stdout, may not receive it")
         value = result.value
-        try:
-            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
-                                                                   allow_nan=False)
-        except ValueError:
-            return _error(f"the result of task '{name}' cannot be written as JSON")
+        if isinstance(value, str) or value is None:
+            text = value
+        else:
+            # JSON as `syn run --call` writes it (vm.jsonvalues): a map key that is not a
+            # text is refused, not turned into one (two keys would become one).
+            try:
+                text = json_encode(from_python(value))
+            except (Unholdable, SynError) as e:
+                said = e.render() if isinstance(e, Unholdable) else e.message
+                return _error(f"the result of task '{name}' cannot be written as JSON: "
+                              f"{printable(said)}")
         out = {"content": [{"type": "text", "text": text}] if value is not None else [],
                "isError": False}
         if isinstance(value, dict):
-            out["structuredContent"] = value
+            out["structuredContent"] = json.loads(text)
         return out
 
     def server(self):

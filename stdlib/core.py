@@ -122,7 +122,7 @@ def b_number(x):
                    "write digits like 42, -3.5 or 1e3")
 
 
-@builtin("type_of", 1, never_raises=True, labelled=P.labels_by_shape)
+@builtin("type_of", 1, never_raises=True, labelled=P.labels_of_kind)
 def b_type_of(x):
     """The type name of a value: number, text, bool, nothing, list, map or task."""
     return type_name(x)
@@ -323,7 +323,7 @@ def _kind_of_all(name, xs):
     raise SynError(f"{name} needs numbers or texts, got {type_name(first)}")
 
 
-@builtin("sort", 1)
+@builtin("sort", 1, labelled=P.labels_sorted)
 def b_sort(xs):
     """A new list of the same numbers (or texts) in ascending order."""
     if type(xs) is not list:

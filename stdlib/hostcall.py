@@ -8,7 +8,7 @@ ends in `invoke`.
 """
 
 from synsema.stdlib.registry import builtin
-from synsema.stdlib.vmbuiltins import _split, check_argument
+from synsema.stdlib.vmbuiltins import _label, _split, check_argument
 from synsema.vm import caps as C
 from synsema.vm import precise as P
 from synsema.vm.errors import EMPTY, CapabilityDenied, SynError
@@ -228,4 +228,13 @@ def host_tool(vm, name):
 @builtin("host_tools", 0, kind="vm")
 def host_tools(vm):
     """A map of every registered host tool, by name."""
-    return dict(vm.host_fns)
+    tools = dict(vm.host_fns)
+    if not vm.labels:
+        return tools
+    # An MCP server chose its tools' names (and so which keys this map has, and what each
+    # task value shows): third-party text, labelled as its descriptions and results are
+    # (stdlib.mcpclient.McpTool.description_labels). Key labels are the shape's (SPEC 10).
+    chosen = EMPTY
+    for fn in tools.values():
+        chosen = chosen | getattr(fn.tool, "description_labels", EMPTY)
+    return _label(vm, tools, chosen)

@@ -56,10 +56,12 @@ Decisions the SPEC leaves open:
   (`int | float`) is that type; any other union, `set`, `datetime`, classes etc. are
   refused (annotate `Any` and check in the body). An `int` parameter receives a
   whole-valued float as an int (Synsema's `6.0` is `6`).
-* Results: an Enum becomes its value, `datetime`/`date`/`time` their ISO text, a
-  namedtuple a map of its fields (a record, like a dataclass); pydantic v2 models are
-  dumped with `model_dump(mode="json")`, v1 with `dict()`, neither imported. Nesting
-  deeper than MAX_DEPTH or a container holding itself is refused like an unknown type.
+* Results and arguments follow stdlib.pyvalues, the one set of rules at the boundary: an
+  Enum becomes its value, `datetime`/`date`/`time` their ISO text, a namedtuple a map of
+  its fields (a record, like a dataclass); pydantic v2 models are dumped with
+  `model_dump(mode="json")`, v1 with `dict()`, neither imported. Nesting deeper than
+  MAX_DEPTH, a container holding itself, NaN, a lone surrogate or a value whose reading
+  raises is refused like an unknown type.
 * A Toolbox prefixes its name to the tools it declares (`tb.tool`, or `tb.add` of a plain
   function) unless the given name is dotted already; a tool declared elsewhere keeps the
   name it was declared with.
@@ -80,12 +82,12 @@ from synsema.stdlib.returns import returns_schema
 from synsema.vm.display import show_key
 from synsema.vm.caps import is_label
 from synsema.vm.errors import HostError, SynError
-from synsema.vm.jsonvalues import lone_surrogate
+from synsema.vm.errors import LimitReached
 from synsema.vm.suggest import did_you_mean
-from synsema.vm import precise as P
-from synsema.vm.values import EMPTY, Closure, Labeled, denorm_key, norm_key
-
-MAX_DEPTH = 100
+from synsema.vm.values import norm_key
+from synsema.stdlib.pyvalues import (MAX_DEPTH,  # noqa: F401 (H.MAX_DEPTH)
+                                     LabelledPart, Unholdable, from_python,
+                                     one_line as _one_line, to_python)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 _PY_TYPES = {str: "text", int: "number", float: "number", bool: "bool",
              list: "list", tuple: "list", dict: "map"}
@@ -104,14 +106,14 @@ class ToolTargetError(ToolError):
     """A `--tools MODULE:NAME` that cannot be loaded (a usage error, exit 2)."""
 
 
-class Labelled:
+class Labelled(LabelledPart):
     """A part of a host tool's result with labels of its own, beyond the tool's
     `result_labels` (an extension of SPEC 15.1): `Labelled(reviews, ["untrusted"])` in a
     record whose other fields the platform writes. Under --labels that part carries the
     labels and its container keeps them precisely (SPEC 10: reading another field does not
     pick them up); without --labels it is its plain value. Labels are only ever added: the
     whole result still carries `result_labels`, the arguments' labels and the pc."""
-    __slots__ = ("value", "labels")
+    __slots__ = ()
 
     def __init__(self, value, labels):
         self.value = value
@@ -149,11 +151,9 @@ class Param(_Frozen):
             return None
         try:
             v = to_python(value)
-        except RecursionError:
-            raise SynError(f"host tool '{tool}': '{self.name}' is nested too deeply") from None
-        except TypeError as e:
-            raise SynError(f"host tool '{tool}' cannot take a task value ('{self.name}' "
-                           f"holds {e}); pass data, not a task") from None
+        except Unholdable as e:
+            raise SynError(f"host tool '{tool}' cannot take '{self.name}': it holds "
+                           f"{e.render()}; pass data Python can hold") from None
         shape = self._shape
         if shape is tuple:
             return tuple(v)
@@ -217,9 +217,13 @@ class HostTool(_Frozen):
                 kwargs[p.name] = p._py_default if p.has_default else None
         try:
             result = on_host_thread(self.fn, kwargs)
-        except (Exception, SystemExit) as e:
-            # Anything the tool raises is the program's to catch; a sys.exit() in a tool
-            # too (it would end the host's whole process). Ctrl-C still stops the run.
+        except (KeyboardInterrupt, LimitReached):
+            raise       # Ctrl-C, or the run given up on (api._HostThread): the run ends
+        except BaseException as e:  # noqa: BLE001 - every exception a tool raises
+            # Anything the tool raises is the program's to catch: a sys.exit() in a tool
+            # too (it would end the host's whole process), and any other BaseException (an
+            # asyncio.CancelledError, GeneratorExit, a library's own). Ctrl-C still stops
+            # the run.
             raise SynError(f"host tool '{self.name}' failed: {_one_line(e)}") from e
         return to_synsema(result, self.name, labels)
 
@@ -311,8 +315,8 @@ def _param(tool_name, p, description, inspect):
     typ, shape, choices = found
     if p.default is not p.empty:
         try:
-            default = _syn(p.default, 0, set(), None)
-        except _Unholdable as e:
+            default = from_python(p.default)
+        except Unholdable as e:
             raise ToolError(f"{where} '{p.name}': its default {p.default!r} is not a Synsema "
                             f"value ({e.render()}); use None as the default and set the "
                             "value in the body") from None
@@ -534,176 +538,15 @@ def _numpy(lines):
 
 # ---- values --------------------------------------------------------------------------------
 
-class _Unholdable(Exception):
-    """A value Synsema has no form for; `path` is filled innermost first as it unwinds."""
-
-    def __init__(self, what):
-        super().__init__(what)
-        self.what = what
-        self.path = []
-
-    def render(self):
-        where = "".join(reversed(self.path))
-        return f"{self.what} at {where}" if where else self.what
-
-
 def to_synsema(value, tool_name, labels=False):
-    """The Synsema value of a tool's Python result (see the module docstring). `labels`:
-    the run is under --labels, so a `Labelled` part keeps its labels (as the precise labels
-    of its container, SPEC 10); without, it is its plain value."""
+    """The Synsema value of a tool's Python result (stdlib.pyvalues' rules). `labels`: the
+    run is under --labels, so a `Labelled` part keeps its labels (as the precise labels of
+    its container, SPEC 10); without, it is its plain value."""
     try:
-        return _syn(value, 0, set(), labels)
-    except _Unholdable as e:
+        return from_python(value, labels)
+    except Unholdable as e:
         raise SynError(f"host tool '{tool_name}' returned a value Synsema cannot hold "
                        f"({e.render()})") from None
-
-
-# `keep`, passed down the conversion: True (labels on: a Labelled part becomes a Labeled
-# value), False (labels off: its plain value) or None (a default: no labels allowed).
-
-def _syn(v, depth, active, keep):
-    t = type(v)
-    if t is str:
-        bad = lone_surrogate(v)
-        if bad:                 # no character: a text holding it could not be printed or sent
-            raise _Unholdable(f"a lone surrogate \\u{ord(bad):04x} in a text")
-        return v
-    if t is int or t is float or t is bool or v is None:
-        return v
-    if t is list or t is tuple:
-        return _container(v, depth, active, keep, _items, v)
-    if t is dict:
-        return _container(v, depth, active, keep, _pairs, v.items(), "[]")
-    return _other(v, depth, active, keep)
-
-
-def _other(v, depth, active, keep):
-    if isinstance(v, Labelled):
-        if keep is None:
-            raise _Unholdable("a Labelled value (only a result can carry labels)")
-        inner = _syn(v.value, depth + 1, active, keep)
-        return P.join(inner, v.labels) if keep else inner
-    if isinstance(v, enum.Enum):
-        return _syn(v.value, depth + 1, active, keep)
-    if isinstance(v, str):
-        return _syn(str.__str__(v), depth, active, keep)
-    if isinstance(v, int):
-        return int.__int__(v)
-    if isinstance(v, float):
-        return float.__float__(v)
-    if isinstance(v, tuple) and hasattr(v, "_fields"):         # a namedtuple: a record
-        return _container(v, depth, active, keep, _pairs, zip(v._fields, v), ".")
-    if isinstance(v, (list, tuple)):
-        return _container(v, depth, active, keep, _items, v)
-    if isinstance(v, dict):
-        return _container(v, depth, active, keep, _pairs, v.items(), "[]")
-    if not isinstance(v, type):
-        if hasattr(type(v), "__dataclass_fields__"):
-            import dataclasses      # loaded already: v's class was made with it
-            return _container(v, depth, active, keep, _pairs,
-                              ((f.name, getattr(v, f.name)) for f in dataclasses.fields(v)),
-                              ".")
-        dump = getattr(v, "model_dump", None)                   # pydantic v2
-        if callable(dump):
-            return _syn(_dumped(v, dump), depth + 1, active, keep)
-        if callable(getattr(v, "dict", None)) and hasattr(type(v), "__fields__"):  # v1
-            return _syn(_dumped(v, lambda mode: v.dict()), depth + 1, active, keep)
-    dt = sys.modules.get("datetime")        # a value can be a date only once it is loaded
-    if dt is not None and isinstance(v, (dt.date, dt.time)):
-        return v.isoformat()
-    raise _Unholdable(f"type {type(v).__name__}")
-
-
-def _dumped(v, dump):
-    """A pydantic model's fields: as JSON data, else (a field pydantic cannot serialise,
-    a Labelled part) as Python values for this conversion to take apart."""
-    try:
-        return dump(mode="json")
-    except Exception:           # noqa: BLE001 - pydantic's serialisation errors vary
-        try:
-            return dump(mode="python")
-        except Exception as e:  # noqa: BLE001
-            raise _Unholdable(f"type {type(v).__name__} (its model_dump failed: "
-                              f"{_one_line(e)})") from None
-
-
-def _container(v, depth, active, keep, convert, items, style=None):
-    if depth >= MAX_DEPTH:
-        raise _Unholdable(f"nested deeper than {MAX_DEPTH} levels")
-    if id(v) in active:
-        raise _Unholdable("a cycle: it contains itself")
-    active.add(id(v))
-    out = convert(items, depth + 1, active, keep, style)
-    active.discard(id(v))
-    return out
-
-
-def _items(items, depth, active, keep, _style):
-    out = []
-    labelled = False
-    for i, x in enumerate(items):
-        try:
-            y = _syn(x, depth, active, keep)
-        except _Unholdable as e:
-            e.path.append(f"[{i}]")
-            raise
-        labelled = labelled or type(y) is Labeled
-        out.append(y)
-    # Labelled parts inside: the list keeps each element's labels (its shape has none).
-    return P.build_list(out, EMPTY) if labelled else out
-
-
-def _pairs(items, depth, active, keep, style):
-    out = {}
-    labelled = False
-    for k, x in items:
-        key = _key(k)
-        try:
-            y = _syn(x, depth, active, keep)
-        except _Unholdable as e:
-            e.path.append(f".{k}" if style == "." else f"[{show_key(key)}]")
-            raise
-        labelled = labelled or type(y) is Labeled
-        out[key] = y
-    if not labelled:
-        return out
-    raw = []
-    for key, y in out.items():
-        raw += (key, y)
-        if type(y) is Labeled:
-            out[key] = y.v
-    return P.build_map(raw, out, EMPTY)
-
-
-def _key(k):
-    """The stored Synsema map key of a Python dict key (text, number or bool)."""
-    if isinstance(k, enum.Enum):
-        k = k.value
-    if isinstance(k, bool):
-        return norm_key(k)
-    if isinstance(k, str):
-        bad = lone_surrogate(str.__str__(k))
-        if bad:
-            raise _Unholdable(f"a lone surrogate \\u{ord(bad):04x} in a map key")
-        return str.__str__(k)
-    if isinstance(k, int):
-        return int.__int__(k)
-    if isinstance(k, float):
-        return float.__float__(k)
-    raise _Unholdable(f"a map key of type {type(k).__name__}")
-
-
-def to_python(v):
-    """A Synsema value as a fresh Python value: lists and maps copied, map keys plain.
-    A task value inside raises TypeError."""
-    t = type(v)
-    if t is list:
-        return [to_python(x) for x in v]
-    if t is dict:
-        return {denorm_key(k): to_python(x) for k, x in v.items()}
-    if t is Closure:
-        raise TypeError(str(v))
-    return v
 
 
 # ---- catalogs ------------------------------------------------------------------------------
@@ -898,12 +741,3 @@ def _short_repr(obj):
     except Exception:
         return "?"
     return r if len(r) <= 40 else r[:37] + "..."
-
-
-def _one_line(e):
-    """`Type: first line of the message` of an exception, never raising itself."""
-    try:
-        lines = str(e).strip().splitlines()
-    except Exception:
-        lines = []
-    return f"{type(e).__name__}: {lines[0]}" if lines else type(e).__name__

@@ -365,7 +365,9 @@ class _Connection:
             fut.cancel()
             raise SynError(f"host tool '{tool_name}' failed: MCP server '{name}' did not "
                            f"answer within {t:g} s") from None
-        except Exception as e:
+        except KeyboardInterrupt:
+            raise
+        except BaseException as e:  # noqa: BLE001 - whatever the call raised, the program's
             reason, self.stopped = _call_failure(e, t)
             raise SynError(f"host tool '{tool_name}' failed: MCP server '{name}' "
                            f"{reason}{self.said(mark)}") from None

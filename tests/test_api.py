@@ -130,7 +130,7 @@ def test_an_internal_error_is_exit_70(monkeypatch):
     ({"question": "a", "m": 1}, "task 'answer' has no parameter 'm'; did you mean 'n'?"),
     ({"question": None}, "'question' must be text, got nothing"),
     ([1], "args must be a dict of named arguments, got list"),
-    ({"question": object()}, "a value of type object is not a Synsema value"),
+    ({"question": object()}, "a value Synsema cannot hold (type object at [\"question\"])"),
 ])
 def test_arguments_are_checked_as_call_tool_checks_them(agent, syn, args, message):
     prog = synsema.compile_file(agent)
@@ -166,7 +166,8 @@ def test_python_values_convert_both_ways():
     assert prog.call("echo", {"x": value}).value == \
         {"t": [1, 2], "m": {"k": [None, True, 1.5]}, 3: "three"}
     lam = synsema.compile_source("task f()\n    give [(x) => x]\n", "f.syn")
-    with pytest.raises(synsema.RunError, match="the result of task 'f' holds a task value"):
+    with pytest.raises(synsema.RunError, match=r"the result of task 'f' cannot leave the program: it holds a task value "
+                       r"\(<lambda at line 2>\) at \[0\]"):
         lam.call("f")
 
 

@@ -455,8 +455,8 @@ def test_invoke_refuses_task_values():
     @synsema.tool
     def f(a):
         return a
-    with pytest.raises(SynError, match=r"host tool 'f' cannot take a task value \('a' holds "
-                                       r"<task add>\); pass data, not a task"):
+    with pytest.raises(SynError, match=r"host tool 'f' cannot take 'a': it holds a task value "
+                                       r"\(<task add>\) at \[1\]; pass data Python can hold"):
         spec(f).invoke({"a": [1, task]})
 
 

@@ -536,3 +536,32 @@ def test_calls_written_before_stdin_closes_are_all_answered(write, tmp_path):
     # The initialize answer names the server and its version (the package's).
     info = answers[1]["result"]["serverInfo"]
     assert info == {"name": "slow", "version": synsema.__version__}
+
+
+HOSTILE = '''
+require tool("mail.*")
+let names be keys(host_tools())
+print(labels_of(names))
+print(labels_of(len(host_tools())))
+print(labels_of(tool_spec(host_tools()["mail.add"], nothing)))
+print(labels_of(host_tool("mail.add")))
+'''
+
+
+def test_a_hostile_servers_tool_names_carry_its_label():
+    # The server chose its tools' names: as its descriptions (and results) do, they carry
+    # its label, so an injection written as a tool name cannot reach a model, stdout or a
+    # tool unlabelled.
+    hostile = {"mail": FIXTURE + ["--hostile"]}
+    r = run(HOSTILE + 'print(names)\n', labels=True,
+            cap_set="stdout,stdout=mcp.mail,tool=mail.*", mcp_servers=hostile)
+    out = r.output.splitlines()
+    assert out[:4] == ['["mcp.mail"]', '["mcp.mail"]', '["mcp.mail"]', "[]"]
+    assert "IGNORE_PREVIOUS_INSTRUCTIONS" in out[-1]
+    with pytest.raises(synsema.LabelViolation, match="print would reveal data labelled "
+                                                      "mcp.mail"):
+        run(HOSTILE, labels=True, cap_set="stdout,tool=mail.*", mcp_servers=hostile)
+    # a server trusted with labels=[] gives plain names
+    trusted = {"mail": {"command": FIXTURE + ["--hostile"], "labels": []}}
+    assert run(HOSTILE, labels=True, cap_set="stdout,tool=mail.*",
+               mcp_servers=trusted).output.splitlines()[:4] == ["[]", "[]", "[]", "[]"]

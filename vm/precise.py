@@ -212,6 +212,16 @@ def labels_by_shape(fn):
     return call
 
 
+def labels_of_kind(fn):
+    """type_of(x): labelled as labels_by_shape says, but it never raises a catchable error
+    (SPEC 10 lists it), so inside a try its argument does not raise the pc."""
+    def call(vm, x):
+        labels = shape_of(x) | vm.pc
+        r = fn(plain(x))
+        return Labeled(r, labels) if labels else r
+    return call
+
+
 def labels_contains(fn):
     """contains(m, k) of a map: whether the key is there depends on the shape (which keys)
     and the key alone, never on the elements. Of a list or a text it looks at them: the
@@ -292,6 +302,22 @@ def labels_rearranged(fn):
         else:
             kids = {k: c for k, c in children.items() if k in r}
         return _make(r, shape | extra | vm.pc, kids, _kid_labels(kids))
+    return call
+
+
+def labels_sorted(fn):
+    """sort(xs): the order tells the elements' comparisons, so every element of the result
+    carries the join of all of them (SPEC 10); the result's length is the list's, so its
+    shape keeps the list's own shape label (and the pc). Whether it raises (elements of
+    different kinds) depends on the elements: that taints a try and the error."""
+    def call(vm, x):
+        every = labels_of(x)
+        r = _call(vm, fn, every, plain(x))
+        if type(r) is not list or not r:
+            labels = (every if type(r) is not list else shape_of(x)) | vm.pc
+            return Labeled(r, labels) if labels else r
+        elements = every | vm.pc
+        return _make(r, shape_of(x) | vm.pc, [(elements, None)] * len(r), elements)
     return call
 
 

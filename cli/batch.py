@@ -321,9 +321,9 @@ def _batch(path, inputs, output, values, start):
         return EXIT_INTERRUPTED
     finally:
         run.close(kill=not clean)
+    if source.stdin and earlier.present and source.count is not None:
+        earlier.check_end()     # read to its end: a result beyond it matches nothing
     complete = stopped is None and writer.done == source.items
-    if complete and source.stdin:
-        earlier.check_end()
     if complete and not writer.in_order:
         in_input_order(output)
     text = writer.summary(source.items)

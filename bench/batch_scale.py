@@ -3,10 +3,10 @@ N items of a trivial task, each a new `syn batch` process (docs/batch.md, "Memor
 
     .venv/bin/python bench/batch_scale.py 2000 20000 200000 [--engine ray] [--jobs 2]
 
-Peak RSS is the largest of the batch process and the workers it waited for
-(getrusage(RUSAGE_CHILDREN) of a wrapper process that runs nothing else); with
-`--engine ray` it is the batch process alone (Ray's own servers are not its children
-to wait for), read from /proc as the process ends."""
+Two peaks of resident memory: "all" is the largest of the batch process and the
+processes it waited for (getrusage(RUSAGE_CHILDREN) of a wrapper that runs nothing else:
+the pool's workers, or with `--engine ray` Ray's own servers and workers), "batch
+process" the parent alone (its VmHWM in /proc, read while it runs)."""
 
 import argparse
 import json
@@ -28,16 +28,26 @@ def write_inputs(path, n):
             fh.write(json.dumps({"n": i, "pad": pad}) + "\n")
 
 
-# Runs in a fresh interpreter: the batch as a child, then its peak (KB) from rusage, or the
-# VmHWM the batch process reported on its own (Ray's servers outlive nothing we wait for).
+# Runs in a fresh interpreter: the batch as a child, its wall time, the peak of the batch
+# process and the workers it waited for (rusage), and the batch process's own peak (VmHWM,
+# read from /proc while it runs: the last reading before it ends).
 WRAPPER = """
 import resource, subprocess, sys, time
 t0 = time.monotonic()
-r = subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.PIPE, text=True)
+p = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.PIPE, text=True)
+own = 0
+while p.poll() is None:
+    try:
+        with open(f"/proc/{p.pid}/status") as fh:
+            own = max([own] + [int(x.split()[1]) for x in fh if x.startswith("VmHWM")])
+    except (OSError, ValueError):
+        pass
+    time.sleep(0.1)
+err = p.stderr.read()
 wall = time.monotonic() - t0
-print(r.returncode, wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-sys.stderr.write(r.stderr)
+print(p.returncode, wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, own)
+sys.stderr.write(err)
 """
 
 
@@ -52,11 +62,12 @@ def run(n, engine, jobs, folder):
             "--jobs", str(jobs), "--engine", engine]
     r = subprocess.run([sys.executable, "-c", WRAPPER] + argv, capture_output=True,
                        text=True)
-    code, wall, peak = r.stdout.split()
+    code, wall, peak, own = r.stdout.split()
     assert code == "0", r.stderr
     with open(out, "rb") as fh:
         assert sum(1 for _ in fh) == n
-    return float(wall), int(peak) / 1024, r.stderr.strip()
+    os.unlink(out)
+    return float(wall), int(peak) / 1024, int(own) / 1024, r.stderr.strip()
 
 
 def main():
@@ -68,12 +79,13 @@ def main():
     with tempfile.TemporaryDirectory() as folder:
         with open(os.path.join(folder, "t.syn"), "w") as fh:
             fh.write(PROGRAM)
-        print(f"| items | wall | items/s | peak RSS | ({a.engine}, --jobs {a.jobs})")
-        print("|---|---|---|---|")
+        print(f"| items | wall | items/s | peak RSS, all | peak RSS, batch process | "
+              f"({a.engine}, --jobs {a.jobs})")
+        print("|---|---|---|---|---|")
         for n in a.sizes:
-            wall, peak, summary = run(n, a.engine, a.jobs, folder)
-            print(f"| {n:,} | {wall:.1f} s | {n / wall:,.0f} | {peak:.0f} MB |  {summary}",
-                  flush=True)
+            wall, peak, own, summary = run(n, a.engine, a.jobs, folder)
+            print(f"| {n:,} | {wall:.1f} s | {n / wall:,.0f} | {peak:.0f} MB | {own:.0f} MB "
+                  f"|  {summary}", flush=True)
 
 
 if __name__ == "__main__":

@@ -136,8 +136,10 @@ class Worker:
             try:
                 result = self.run(args)
             except Exception as e:      # a defect, yet one item's: the others go on
-                result = BadInput(f"internal error while running input line {line}: "
-                                  f"{type(e).__name__}: {e}").result()
+                # Its text is not written: it may hold data the ceiling keeps from stdout.
+                result = BadInput(f"internal error while running input line {line} "
+                                  f"({type(e).__name__}; please report it): the other "
+                                  "items go on").result()
         spent = result.pop("spent")     # the budget's count, never written
         record = {"line": line, "id": _ident(args), **result, "input_hash": input_hash(raw)}
         return line, result["status"], spent, result["tokens"] is None, _line_bytes(record)
@@ -580,7 +582,7 @@ class Run:
                 self.engine.submit((number, _lines_text(chunk)), chunk)
             if self.engine is None or not self.engine.running:
                 writer.flush()          # what --fail-fast cut short leaves behind
-                if stopped == "budget" and not exhausted and not self._chunk():
+                if stopped == "budget" and (exhausted or not self._chunk()):
                     return None         # spent on the last items: every item ran
                 return stopped
             for (key, _), (results, seconds) in self.engine.done():

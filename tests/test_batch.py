@@ -522,7 +522,7 @@ task work(id: number, n: number)
 def test_results_wait_for_a_slow_item_only_as_long_as_the_buffer_then_are_sorted(write,
                                                                                 tmp_path):
     write("slow.syn", SLOW_HEAD)
-    rows = [{"id": 1, "n": 3_000_000}] + [{"id": n, "n": 1} for n in range(2, 400)]
+    rows = [{"id": 1, "n": 10_000_000}] + [{"id": n, "n": 1} for n in range(2, 5001)]
     write_inputs(tmp_path / "in.jsonl", rows)
     out = tmp_path / "out.jsonl"
     proc = subprocess.Popen(syn_command() + ["batch", "slow.syn", "--call", "work", "in.jsonl",
@@ -541,7 +541,7 @@ def test_results_wait_for_a_slow_item_only_as_long_as_the_buffer_then_are_sorted
     # While item 1 ran, the others did not wait for it without end: they were written.
     assert early and 1 not in [x["line"] for x in early], "item 1 was not the slow one"
     got = lines(out)
-    assert [x["value"] for x in got] == list(range(1, 400))          # in input order at last
+    assert [x["value"] for x in got] == list(range(1, 5001))         # in input order at last
 
 
 # ---- memory bounded by the work in flight (issue 32) ---------------------------------------

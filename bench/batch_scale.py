@@ -11,11 +11,9 @@ process" the parent alone (its VmHWM in /proc, read while it runs)."""
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
-import time
 
 PROGRAM = 'task t(n: number, pad: text)\n    give {"n": n, "len": len(pad)}\n'
 SYN = os.path.join(os.path.dirname(sys.executable), "syn")

@@ -29,7 +29,7 @@ from collections import deque
 
 from synsema import api
 from synsema.cli import runner
-from synsema.cli.batch_files import (STATUSES, STDIN, Earlier, Inputs, Stop, in_input_order,
+from synsema.cli.batch_files import (STDIN, Earlier, Inputs, Stop, in_input_order,
                                      input_hash)
 from synsema.cli.files import calls_models, program_files, same_file, written_files_error
 from synsema.cli.options import ENTRY_OPTIONS
@@ -225,11 +225,12 @@ class LocalEngine:
     def submit(self, key, chunk):
         self.running[self.pool.submit(_run_local, chunk)] = key
 
-    def done(self):
-        """[(key, run_chunk's answer)] of the chunks that finished (waits for one)."""
+    def done(self, timeout=None):
+        """[(key, run_chunk's answer)] of the chunks that finished (waits for one, or at
+        most `timeout` seconds)."""
         from concurrent.futures import FIRST_COMPLETED, wait
         from concurrent.futures.process import BrokenProcessPool
-        finished, _ = wait(self.running, return_when=FIRST_COMPLETED)
+        finished, _ = wait(self.running, timeout=timeout, return_when=FIRST_COMPLETED)
         out = []
         # In the order submitted (`finished` is a set): items that finish together are
         # written in input order, so a file a --fail-fast stop leaves unsorted is not
@@ -310,7 +311,8 @@ def _batch(path, inputs, output, values, start):
         earlier = _fresh(output, source)
     todo = None if source.items is None else source.items - sum(earlier.counts().values())
     writer = Writer(output, earlier, todo, start)
-    run = Run(values, payload, writer, _todo(source, earlier), todo)
+    lines = _todo(source, earlier)
+    run = Run(values, payload, writer, lines if source.regular else Feed(lines), todo)
     clean = False
     try:
         stopped = run.drive()
@@ -546,6 +548,46 @@ def _progress(todo):
     return tqdm(total=todo, file=sys.stderr, unit="item", dynamic_ncols=True)
 
 
+class Feed:
+    """The lines of a stream (standard input, a pipe), read by a thread of their own into a
+    bounded queue: a producer that pauses must not hold up the results of the items it
+    sent already. What the reading raised (a line too long, a result that does not match)
+    is raised where the lines are taken."""
+
+    END = object()
+
+    def __init__(self, lines):
+        import queue
+        self.queue = queue.Queue(maxsize=2 * MAX_CHUNK_ITEMS)
+        self.ended = False
+        threading.Thread(target=self._read, args=(lines,), daemon=True).start()
+
+    def _read(self, lines):
+        try:
+            for item in lines:
+                self.queue.put(item)
+        except BaseException as e:  # noqa: BLE001 - raised in the batch's thread
+            self.queue.put(e)
+        self.queue.put(self.END)
+
+    def take(self, block):
+        """The next (line, raw); None when none is there yet (block=False); END at the
+        end of the stream."""
+        import queue
+        if self.ended:
+            return self.END
+        try:
+            item = self.queue.get(block=block)
+        except queue.Empty:
+            return None
+        if item is self.END:
+            self.ended = True
+        elif isinstance(item, BaseException):
+            self.ended = True
+            raise item
+        return item
+
+
 class Run:
     """Schedules the chunks: at most engine.room in flight, the workers started with the
     first one (a batch with nothing to run starts none)."""
@@ -571,7 +613,9 @@ class Run:
                 if self.engine is not None and \
                         len(writer.order) >= HELD_CHUNKS * self.engine.room:
                     writer.flush()      # one chunk far slower than the rest
-                chunk = self._chunk()
+                chunk = self._chunk(block=self.engine is None or not self.engine.running)
+                if chunk is None:
+                    break               # a stream with no line ready: collect meanwhile
                 if not chunk:
                     exhausted = True
                     break
@@ -585,7 +629,9 @@ class Run:
                 if stopped == "budget" and (exhausted or not self._chunk()):
                     return None         # spent on the last items: every item ran
                 return stopped
-            for (key, _), (results, seconds) in self.engine.done():
+            # From a stream, wait briefly: lines that arrive meanwhile are sent at once.
+            wait = None if exhausted or stopped or not isinstance(self.todo, Feed) else 0.05
+            for (key, _), (results, seconds) in self.engine.done(wait):
                 writer.add(key, results)
                 self._resize(seconds, len(results))
                 if fail_fast and any(r[1] != "ok" for r in results):
@@ -593,8 +639,21 @@ class Run:
                 elif budget is not None and writer.tokens >= budget and stopped is None:
                     stopped = "budget"
 
-    def _chunk(self):
+    def _chunk(self, block=True):
+        """The next chunk of items; [] at the end of the input; None when a stream has no
+        line ready yet and block is False."""
         chunk, size = [], 0
+        if isinstance(self.todo, Feed):
+            while True:
+                item = self.todo.take(block and not chunk)
+                if item is None:
+                    return chunk or None
+                if item is Feed.END:
+                    return chunk
+                chunk.append(item)
+                size += len(item[1])
+                if len(chunk) >= self.size or size >= MAX_CHUNK_BYTES:
+                    return chunk
         for item in self.todo:
             chunk.append(item)
             size += len(item[1])

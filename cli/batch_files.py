@@ -69,7 +69,16 @@ class Inputs:
             if self.used:
                 raise AssertionError("standard input is read once")
             self.used = True
-            yield from self._read(sys.stdin.buffer)
+            # A reader of its own: sys.stdin's lock, held by a read that waits for the
+            # producer, would be held for ever in a pool worker forked meanwhile (which
+            # closes sys.stdin as it starts).
+            try:
+                fh = open(os.dup(sys.stdin.fileno()), "rb")
+            except (OSError, ValueError, AttributeError) as e:
+                raise Stop(f"usage error: cannot read standard input: {e}",
+                           runner.EXIT_USAGE) from None
+            with fh:
+                yield from self._read(fh)
             return
         try:
             fh = open(self.path, "rb")

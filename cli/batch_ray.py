@@ -55,11 +55,14 @@ class RayEngine:
         self.load[i] += 1
         self.running[self.actors[i].run_chunk.remote(chunk)] = (key, i)
 
-    def done(self):
+    def done(self, timeout=None):
         ray = self.ray
         ready = []
         while not ready:      # short waits, so Ctrl-C is seen at once
-            ready, _ = ray.wait(list(self.running), num_returns=1, timeout=0.5)
+            ready, _ = ray.wait(list(self.running), num_returns=1,
+                                timeout=0.5 if timeout is None else min(timeout, 0.5))
+            if timeout is not None:
+                break
         out = []
         for ref in ready:
             key, i = self.running.pop(ref)

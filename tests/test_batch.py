@@ -585,3 +585,27 @@ def test_peak_memory_does_not_grow_with_the_dataset(write, tmp_path):
     big = peak_rss(tmp_path, 200_000)
     # Before issue 32: 45 MB at 20,000 items, 258 MB at 200,000.
     assert big <= 1.5 * small, (small, big)
+
+
+def test_ctrl_c_on_standard_input_says_to_give_the_input_again(write, tmp_path):
+    write("slow.syn", SLOW)
+    proc = subprocess.Popen(syn_command() + ["batch", "slow.syn", "--call", "work", "-", "-o",
+                                             "out.jsonl", "--jobs", "1"],
+                            cwd=tmp_path, stdin=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    # The stream stays open: the batch has read part of an input of unknown length.
+    proc.stdin.write("".join(json.dumps({"id": n}) + "\n" for n in range(3)))
+    proc.stdin.flush()
+    out = tmp_path / "out.jsonl"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not (out.exists() and out.read_text().count("\n")
+                                               >= 3):
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    # communicate() closes the stream: the batch may see its end before it stops.
+    assert re.match(r"3 items( of standard input)?: 3 ok in ", err), err
+    assert err.rstrip().endswith("interrupted: run again with --resume to finish (with the "
+                                 "same input on standard input)")
+    assert [x["value"][0] for x in lines(out)] == [0, 1, 2]

@@ -5,7 +5,7 @@ VENV := .venv
 SYN := $(VENV)/bin/syn
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench conformance clean bench-agentdojo test-providers
+.PHONY: demo test test-fast bench conformance clean bench-agentdojo test-providers
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -23,6 +23,10 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest -q
 	@$(SYN) fmt --check .
+
+# The same without the tests marked slow (a batch of 200,000 items, ...).
+test-fast: $(STAMP)
+	$(VENV)/bin/python -m pytest -q -m "not slow"
 
 conformance: $(STAMP)
 	SYN=$(CURDIR)/$(SYN) $(VENV)/bin/python ../shared/conformance/run.py

@@ -6,6 +6,8 @@
 * overhead: the 1,000 tickets of examples/batch on 1 worker against `Program.call` of the
   same task in a loop in one process (the same host tools): what the pool, the result
   lines and the file cost. Also given per item.
+* throughput: a trivial task (`give {"n": n, "len": len(pad)}`, inputs of 200
+  characters, issue 32's) over 5,000 items on 1 and 2 workers, as items per second.
 * Ray: the CPU-bound batch on a local Ray cluster of 2 actors against the local pool of 2
   processes. The cluster is started once, before the rounds (its start-up, several
   seconds, is given on its own); each round starts its actors, as `syn batch` does.
@@ -79,6 +81,33 @@ def test_batch_scaling(benchmark, report, cpu_batch, jobs):
     report.median(f"batch/cpu/jobs{jobs}", benchmark)
     report.ratio("batch, CPU-bound: 2 workers / 1 worker (time)", "batch/cpu/jobs2",
                  "batch/cpu/jobs1", 0.59)
+
+
+TRIVIAL = 'task t(n: number, pad: text)\n    give {"n": n, "len": len(pad)}\n'
+TRIVIAL_ITEMS = 5000
+
+
+@pytest.fixture(scope="module")
+def trivial_batch(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("trivial")
+    (folder / "t.syn").write_text(TRIVIAL)
+    pad = "x" * 200
+    (folder / "in.jsonl").write_text("".join(json.dumps({"n": n, "pad": pad}) + "\n"
+                                             for n in range(TRIVIAL_ITEMS)))
+    return folder
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_batch_throughput(benchmark, report, trivial_batch, jobs):
+    benchmark.group = f"batch: trivial task, {TRIVIAL_ITEMS} items"
+    run = batch(trivial_batch, "t.syn", "t", "in.jsonl", TRIVIAL_ITEMS,
+                trivial_batch / f"{jobs}.jsonl", jobs=jobs)
+    measure(benchmark, run)
+    report.median(f"batch/trivial/jobs{jobs}", benchmark)
+    seconds = report.medians.get(f"batch/trivial/jobs{jobs}")
+    report.figure(f"batch: trivial task, items per second, {jobs} worker{'s' * (jobs > 1)}",
+                  TRIVIAL_ITEMS / seconds if seconds else None, "items/s",
+                  higher_is_better=True)
 
 
 def tickets():

@@ -2,16 +2,20 @@
 local process pool (the default) or on a Ray cluster (`--engine ray`, cli.batch_ray).
 docs/batch.md is the user's page; the decisions that shape this module:
 
-* The parent reads the inputs and the results file, schedules items and writes every
-  result line; workers only run items. Each worker decodes the compiled program (the
-  .synb bytes the parent made) and loads the host tools once, then serves many items.
-* The results file is the journal: a result is appended with one os.write as soon as its
-  item finishes, so a crash or Ctrl-C loses no finished result and `--resume` continues
-  from it. Only when every input has its result is the file put in input order: a sorted
-  copy is written beside it and renamed over it (atomic, so at every moment the file holds
-  each finished result exactly once).
-* At most `2 x workers` items are in flight, so the batch token budget and --fail-fast
-  stop scheduling within a few items, and memory stays flat on huge inputs.
+* The parent streams the input lines (raw bytes, never parsed: cli.batch_files), sends
+  them to the workers in chunks and writes every result line; workers decode the lines,
+  run the items and hand back each result as its finished JSON line. Each worker decodes
+  the compiled program (the .synb bytes the parent made) and loads the host tools once,
+  then serves many chunks. A chunk is sized to take about CHUNK_SECONDS, so cheap items
+  share the cost of a round trip and slow ones (a model call) go one by one.
+* Memory is bounded by the work in flight, not by the dataset: at most `2 x workers`
+  chunks run at once, and results that finish before an earlier chunk wait in a bounded
+  buffer so that they are written in input order; a buffer that fills (one item far
+  slower than the rest) is written out of order and the file sorted at the end.
+* The results file is the journal: results are appended with os.write (a chunk's lines
+  at once), so a crash or Ctrl-C loses at most the results waiting for an earlier item,
+  and `--resume` continues from it. Each result carries the hash of its input line, so
+  `--resume` refuses (or with --repair drops) results that do not match the inputs.
 """
 
 import io
@@ -21,15 +25,16 @@ import signal
 import sys
 import threading
 import time
+from collections import deque
 
 from synsema import api
 from synsema.cli import runner
+from synsema.cli.batch_files import (STDIN, Earlier, Inputs, Stop, in_input_order,
+                                     input_hash)
 from synsema.cli.files import calls_models, program_files, same_file, written_files_error
 from synsema.cli.options import ENTRY_OPTIONS, RUN_OPTIONS
 from synsema.vm import errors as E
 from synsema.vm.values import Labeled
-
-STATUSES = ("ok", "error", "refused", "label_violation", "limit")
 
 # The options of `syn batch` beyond the run options (the table format of cli.options).
 OPTIONS = [("--call", "call", "text", None,
@@ -46,6 +51,10 @@ OPTIONS = [("--call", "call", "text", None,
      "local one."),
     ("--resume", "resume", "flag", False,
      "Keep the results already in the output file and run only the inputs without one."),
+    ("--repair", "repair", "flag", False,
+     "With --resume: drop the results that do not match the inputs (a second result of "
+     "one line, a line the inputs do not have, another input's result) and run their "
+     "items again, instead of refusing the file."),
     ("--fail-fast", "fail_fast", "flag", False,
      "Stop scheduling at the first item that is not ok; exit 1."),
     ("--strict", "strict", "flag", False, "Exit 1 when any item is not ok."),
@@ -62,15 +71,10 @@ OPTIONS = [("--call", "call", "text", None,
 BATCH_RUN_OPTIONS = [o for o in RUN_OPTIONS if o[0] != "--max-tokens"]
 
 EXIT_INTERRUPTED = 130
-BOM = "\ufeff".encode("utf-8")    # a byte-order mark some editors put at a file's start
-
-
-class Stop(Exception):
-    """The batch cannot go on: `message` is printed, `code` is the exit code."""
-
-    def __init__(self, message, code):
-        super().__init__(message)
-        self.message, self.code = message, code
+CHUNK_SECONDS = 0.05        # the work a chunk of items is sized to
+MAX_CHUNK_ITEMS = 500
+MAX_CHUNK_BYTES = 1 << 20   # a chunk takes one more line only below this (one line: 16 MB)
+HELD_CHUNKS = 4             # x the chunks in flight: finished chunks waiting for an earlier one
 
 
 # ---- the worker side ----------------------------------------------------------------------
@@ -91,6 +95,8 @@ class Worker:
         self.index = self.program._task_index(self.task)
         params = self.program._program.functions[self.index].params
         self.takes_id = any(p.name == "id" for p in params)
+        self.input_name = payload["input_name"]
+        self.fail_fast = bool(values.get("fail_fast"))
 
     def run(self, args):
         """The result of one item (a dict without line and id); an api.Error (any way an
@@ -117,6 +123,34 @@ class Worker:
                       tool_calls=_public_calls(vm, self.ceiling),
                       output=out.getvalue(), seconds=round(time.perf_counter() - start, 6))
         return result
+
+    def run_chunk(self, chunk):
+        """[(line, status, tokens spent, count withheld, result line bytes)] of the items of
+        `chunk` ([(line number, raw input line)]), and the seconds they took. With
+        --fail-fast the chunk ends at its first item that is not ok: the rest are not run."""
+        start = time.perf_counter()
+        out = []
+        for line, raw in chunk:
+            out.append(self.item(line, raw))
+            if self.fail_fast and out[-1][1] != "ok":
+                break
+        return out, time.perf_counter() - start
+
+    def item(self, line, raw):
+        args = _input(raw, f"{self.input_name}:{line}: error: the input")
+        if isinstance(args, BadInput):
+            result = args.result()
+        else:
+            try:
+                result = self.run(args)
+            except Exception as e:      # a defect, yet one item's: the others go on
+                # Its text is not written: it may hold data the ceiling keeps from stdout.
+                result = BadInput(f"internal error while running input line {line} "
+                                  f"({type(e).__name__}; please report it): the other "
+                                  "items go on").result()
+        spent = result.pop("spent")     # the budget's count, never written
+        record = {"line": line, "id": _ident(args), **result, "input_hash": input_hash(raw)}
+        return line, result["status"], spent, result["tokens"] is None, _line_bytes(record)
 
     def _call(self, args, out, result_to, box):
         """Program._execute, the VM kept in `box` for the tokens and tool calls of an item
@@ -182,8 +216,17 @@ def _orphaned(parent):
     os._exit(1)
 
 
-def _run_local(args):
-    return _worker.run(args)
+def _run_local(chunk):
+    return _worker.run_chunk(chunk)
+
+
+def _line_bytes(record):
+    """A result as its line of the file. A text that UTF-8 cannot hold (a lone surrogate
+    a JSON escape made) is written escaped, as JSON allows, rather than not at all."""
+    try:
+        return (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        return (json.dumps(record) + "\n").encode("utf-8")
 
 
 class LocalEngine:
@@ -195,14 +238,15 @@ class LocalEngine:
         self.room = 2 * jobs
         self.running = {}           # future -> key
 
-    def submit(self, key, args):
-        self.running[self.pool.submit(_run_local, args)] = key
+    def submit(self, key, chunk):
+        self.running[self.pool.submit(_run_local, chunk)] = key
 
-    def done(self):
-        """[(key, result)] of the items that finished (waits for at least one)."""
+    def done(self, timeout=None):
+        """[(key, run_chunk's answer)] of the chunks that finished (waits for one, or at
+        most `timeout` seconds)."""
         from concurrent.futures import FIRST_COMPLETED, wait
         from concurrent.futures.process import BrokenProcessPool
-        finished, _ = wait(self.running, return_when=FIRST_COMPLETED)
+        finished, _ = wait(self.running, timeout=timeout, return_when=FIRST_COMPLETED)
         out = []
         # In the order submitted (`finished` is a set): items that finish together are
         # written in input order, so a file a --fail-fast stop leaves unsorted is not
@@ -213,8 +257,8 @@ class LocalEngine:
                 out.append((key, fut.result()))
             except BrokenProcessPool:
                 raise Stop("error: a worker process died (a host tool crashed it, or it "
-                           "ran out of memory) while running input line "
-                           f"{key[0]}; the finished results are kept: run again with "
+                           "ran out of memory) while running input lines "
+                           f"{key[1]}; the finished results are kept: run again with "
                            "--resume", runner.EXIT_INTERNAL) from None
         return out
 
@@ -235,7 +279,8 @@ class LocalEngine:
 # ---- the parent side ----------------------------------------------------------------------
 
 def run_batch(path, inputs, output, values):
-    """`syn batch PATH --call TASK INPUTS -o OUTPUT`; returns the exit code."""
+    """`syn batch PATH --call TASK INPUTS -o OUTPUT`; returns the exit code. INPUTS `-` is
+    standard input."""
     start = time.monotonic()
     try:
         return _batch(path, inputs, output, values, start)
@@ -251,6 +296,13 @@ def _batch(path, inputs, output, values, start):
     if task is None:
         raise Stop("usage error: syn batch needs --call TASK, the task each input line is "
                    "the arguments of", runner.EXIT_USAGE)
+    if values.get("repair") and not values.get("resume"):
+        raise Stop("usage error: --repair goes with --resume: it mends the results file a "
+                   "batch continues", runner.EXIT_USAGE)
+    if values.get("repair") and inputs == STDIN:
+        raise Stop("usage error: --repair needs the inputs as a file: it reads them once "
+                   "to check the results before any item runs, and standard input can be "
+                   "read only once", runner.EXIT_USAGE)
     program, code = runner.open_program(path)
     if program is None:
         return code         # why was printed
@@ -261,48 +313,70 @@ def _batch(path, inputs, output, values, start):
         raise Stop(refused, runner.EXIT_USAGE)
     if output == "":
         raise Stop("usage error: -o needs a file path, got an empty one", runner.EXIT_USAGE)
-    payload = _payload(program, task, values)
+    source = Inputs(inputs)
+    payload = _payload(program, task, values, source.name)
     _check_output(output, _read_files(path, program, inputs))
-    items = read_inputs(inputs)
-    done = read_results(output, items) if values.get("resume") else _fresh(output)
-    todo = [(line, args) for line, args in items if line not in done]
-    writer = Writer(output, done, len(todo), start)
-    engine, clean = None, False
+    source.measure()
+    if values.get("resume"):
+        earlier = Earlier(output, source, values.get("repair")).read()
+        if source.regular and earlier.present:
+            earlier.check_all()
+            if sum(earlier.dropped.values()):
+                runner.err(earlier.repaired_text())
+    else:
+        earlier = _fresh(output, source)
+    todo = None if source.items is None else source.items - sum(earlier.counts().values())
+    writer = Writer(output, earlier, todo, start)
+    lines = _todo(source, earlier)
+    run = Run(values, payload, writer, lines if source.regular else Feed(lines), todo)
+    clean = False
     try:
-        if any(not isinstance(args, BadInput) for _, args in todo):
-            engine = _engine(values, payload, len(todo))
-        stopped = _drive(engine, todo, writer, values)
+        stopped = run.drive()
         clean = True
     except KeyboardInterrupt:
-        writer.close()
-        runner.err(writer.summary(len(items)) + "; interrupted: run again with --resume "
-                   "to finish")
+        run.close(kill=True)
+        again = " (with the same input on standard input)" if source.stdin else ""
+        runner.err(writer.summary(source.items) + "; interrupted: run again with --resume "
+                   f"to finish{again}")
         return EXIT_INTERRUPTED
     finally:
-        if engine is not None:
-            engine.close(kill=not clean)
-        writer.close()
-    complete = len(writer.statuses) == len(items)
-    if complete:
-        _in_input_order(output)
-    text = writer.summary(len(items))
+        run.close(kill=not clean)
+    if source.stdin and earlier.present and source.count is not None:
+        earlier.check_end()     # read to its end: a result beyond it matches nothing
+    complete = stopped is None and writer.done == source.items
+    if complete and not writer.in_order:
+        in_input_order(output)
+    text = writer.summary(source.items)
+    rest = f"{source.items - writer.done} items not run" if source.items is not None else \
+        "the rest of standard input not read"
+    again = " (with the same input on standard input)" if source.stdin else ""
     if stopped == "budget":
         used = "" if writer.withheld else f" ({writer.tokens} used)"
-        text += (f"; token budget of {values['max_tokens']} spent{used}: "
-                 f"{len(items) - len(writer.statuses)} items not run, --resume runs them")
+        text += (f"; token budget of {values['max_tokens']} spent{used}: {rest}, --resume "
+                 f"runs them{again}")
     elif stopped == "fail-fast":
         text += "; stopped at the first item that failed (--fail-fast)"
     runner.err(text)
-    failed = any(s != "ok" for s in writer.statuses.values())
+    failed = writer.done > writer.counts["ok"]
     if stopped == "fail-fast" or (values.get("strict") and failed):
         return runner.EXIT_ERROR
     return runner.EXIT_LIMIT if stopped == "budget" else runner.EXIT_OK
 
 
-def _payload(program, task, values):
+def _todo(source, earlier):
+    """(line, raw) of every input line that has no result yet, streamed."""
+    for number, raw in source.lines():
+        if earlier.present and earlier.check(number, raw):
+            continue            # its result is kept (and matches it)
+        if raw.strip():
+            yield number, raw
+
+
+def _payload(program, task, values, input_name):
     """What every worker needs, as plain picklable data: the .synb bytes, the source lines
-    (for error carets), the task and the run options. Every setting is checked here
-    first, so a bad one is one usage error (exit 2), not one error per item."""
+    (for error carets), the task, the run options and the input's name (for the errors of
+    bad lines). Every setting is checked here first, so a bad one is one usage error
+    (exit 2), not one error per item."""
     from synsema.vm.codec import encode
     program._task_index(task)
     if values.get("address") and values.get("engine") != "ray":
@@ -317,11 +391,12 @@ def _payload(program, task, values):
         if values.get(key):
             values[key] = os.path.abspath(values[key])
     return {"synb": encode(program._program), "name": program._source.name,   # as errors say it
-            "lines": program._source.lines, "task": task, "values": values}
+            "lines": program._source.lines, "task": task, "values": values,
+            "input_name": input_name}
 
 
 class BadInput:
-    """An input line that is not a JSON object: its item is an error, found by the parent."""
+    """An input line that is not a JSON object: its item is an error, found by the worker."""
 
     def __init__(self, message):
         self.message = message
@@ -329,29 +404,6 @@ class BadInput:
     def result(self):
         return {"status": "error", "error": self.message, "labels": [], "tokens": 0,
                 "spent": 0, "tool_calls": [], "output": "", "seconds": 0.0}
-
-
-def read_inputs(path):
-    """[(line number, Synsema argument map or BadInput)], blank lines left out. A line
-    longer than runner.MAX_ARGS_BYTES (an endless one: /dev/zero) stops the batch."""
-    name = path                 # as given, as errors name every file
-    items = []
-    try:
-        with open(path, "rb") as fh:
-            for number, raw in enumerate(iter(lambda: fh.readline(runner.MAX_ARGS_BYTES + 1),
-                                              b""), 1):
-                if len(raw) > runner.MAX_ARGS_BYTES:
-                    raise Stop(f"usage error: {name}:{number}: the line is longer than "
-                               f"{runner.LIMIT_TEXT}, the most an input line may hold",
-                               runner.EXIT_USAGE)
-                if number == 1:
-                    raw = raw.removeprefix(BOM)     # as a .syn source may start with one
-                if raw.strip():
-                    items.append((number, _input(raw, f"{name}:{number}: error: the input")))
-    except OSError as e:
-        raise Stop(f"usage error: cannot read {path}: {e.strerror or e}",
-                   runner.EXIT_USAGE) from None
-    return items
 
 
 def _input(raw, where):
@@ -381,10 +433,11 @@ def _ident(args):
 
 
 def _read_files(path, program, inputs):
-    """[(what, path)] of the files a batch reads: the dataset, the program (and the source
-    beside a .synb, which error carets read)."""
-    return [("input dataset", inputs)] + [(what.removeprefix("the "), given) for what, given
-                                          in program_files(path, program)]
+    """[(what, path)] of the files a batch reads: the dataset (unless standard input), the
+    program (and the source beside a .synb, which error carets read)."""
+    dataset = [] if inputs == STDIN else [("input dataset", inputs)]
+    return dataset + [(what.removeprefix("the "), given) for what, given
+                      in program_files(path, program)]
 
 
 def _check_output(output, reads):
@@ -406,90 +459,75 @@ def _check_output(output, reads):
                    "folder); give a results file path", runner.EXIT_USAGE)
 
 
-def _fresh(output):
+def _fresh(output, source):
     if os.path.exists(output) and os.path.getsize(output) > 0:
         raise Stop(f"usage error: {output} already holds results: add --resume to continue "
                    "it, or remove it to start again", runner.EXIT_USAGE)
-    return {}
+    return Earlier(output, source, False)
 
 
-def read_results(output, items):
-    """--resume: {input line: status} of the results in `output`. A last line cut short
-    (the batch was killed while writing it) is cut off, so its item runs again."""
-    try:
-        with open(output, "rb") as fh:
-            data = fh.read()
-    except FileNotFoundError:
-        return {}
-    except OSError as e:
-        raise Stop(f"usage error: cannot read {output}: {e.strerror or e}",
-                   runner.EXIT_USAGE) from None
-    end = data.rfind(b"\n") + 1
-    if end < len(data):
-        os.truncate(output, end)
-    ids = {line: _ident(args) for line, args in items}
-    done = {}
-    for number, raw in enumerate(data[:end].splitlines(), 1):
-        try:
-            result = json.loads(raw)
-            line, status = result["line"], result["status"]
-            if type(line) is not int or status not in STATUSES:
-                raise ValueError
-        except (ValueError, TypeError, KeyError):
-            raise Stop(f"usage error: {output}:{number}: not a result line of syn batch; "
-                       "give --resume the results file of this batch", runner.EXIT_USAGE
-                       ) from None
-        if line not in ids or ids[line] != result.get("id"):
-            raise Stop(f"usage error: {output}:{number}: the result of input line {line} "
-                       f"(id {json.dumps(result.get('id'))}) does not match the inputs: it "
-                       "was written for other inputs", runner.EXIT_USAGE)
-        done[line] = status
-    return done
-
-
-def _engine(values, payload, n):
-    jobs = values.get("jobs")
-    if values.get("engine") == "ray":
-        from synsema.cli.batch_ray import RayEngine
-        return RayEngine(payload, jobs, values.get("address"))
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return LocalEngine(payload, min(jobs or cores or 1, n))
+def _in_input_order(output):
+    in_input_order(output)
 
 
 class Writer:
-    """Appends result lines to the results file (one os.write each: never half a line
-    interleaved with another) and keeps the counts, the progress bar and the tokens."""
+    """Appends result lines to the results file, in input order as far as the buffer of
+    finished chunks allows (one os.write per chunk: never half a line interleaved with
+    another), and keeps the counts, the progress bar and the tokens."""
 
-    def __init__(self, output, done, todo, start):
+    def __init__(self, output, earlier, todo, start):
         try:
             self.fd = os.open(output, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         except OSError as e:
             raise Stop(f"usage error: cannot write {output}: {e.strerror or e}",
                        runner.EXIT_USAGE) from None
         self.output, self.start = output, start
-        self.statuses = dict(done)
-        self.earlier = len(done)
+        self.counts = earlier.counts()
+        self.earlier = self.done = sum(self.counts.values())
+        self.last, self.in_order = earlier.last, earlier.in_order
         self.tokens = 0
         self.withheld = False       # an item's count was withheld: so is the total
+        self.order = deque()        # chunks submitted and not written, in input order
+        self.held = {}              # chunk -> its results, finished before an earlier one
         self.bar = _progress(todo)
 
-    def add(self, line, ident, result):
-        spent = result.pop("spent")         # the budget's count, never written
-        record = {"line": line, "id": ident, **result}
-        data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+    def expect(self, chunk):
+        self.order.append(chunk)
+
+    def add(self, chunk, results):
+        for _, status, spent, withheld, _ in results:
+            self.counts[status] += 1
+            self.tokens += spent
+            self.withheld = self.withheld or withheld
+        self.done += len(results)
+        self.held[chunk] = results
+        while self.order and self.order[0] in self.held:
+            self._write(self.held.pop(self.order.popleft()))
+        if self.bar is not None:
+            self.bar.update(len(results))
+            self.bar.set_postfix_str(f"{self.done - self.counts['ok']} failed",
+                                     refresh=False)
+
+    def flush(self):
+        """Write every finished chunk now, out of order if need be (the file is then sorted
+        at the end): the buffer is full, or the batch stops."""
+        for chunk in list(self.held):
+            self.order.remove(chunk)
+            self._write(self.held.pop(chunk))
+
+    def _write(self, results):
+        if not results:
+            return
+        data = b"".join(r[4] for r in results)
+        for line, *_ in results:
+            self.in_order = self.in_order and line > self.last
+            self.last = line
         try:
             while data:
                 data = data[os.write(self.fd, data):]
         except OSError as e:
             raise Stop(f"error: cannot write {self.output}: {e.strerror or e}; the results "
                        "written so far are kept", runner.EXIT_ERROR) from None
-        self.statuses[line] = result["status"]
-        self.tokens += spent
-        self.withheld = self.withheld or result["tokens"] is None
-        if self.bar is not None:
-            self.bar.update(1)
-            failed = sum(s != "ok" for s in self.statuses.values())
-            self.bar.set_postfix_str(f"{failed} failed", refresh=False)
 
     def close(self):
         if self.bar is not None:
@@ -500,23 +538,22 @@ class Writer:
             self.fd = None
 
     def summary(self, total):
-        counts = {s: 0 for s in STATUSES}
-        for s in self.statuses.values():
-            counts[s] += 1
-        parts = [f"{n} {s}" for s, n in counts.items() if n or s == "ok"]
-        missing = total - len(self.statuses)
-        if missing:
-            parts.append(f"{missing} not run")
+        parts = [f"{n} {s}" for s, n in self.counts.items() if n or s == "ok"]
+        if total is not None and total > self.done:
+            parts.append(f"{total - self.done} not run")
         seconds = time.monotonic() - self.start
         took = f"{seconds:.0f} s" if seconds >= 10 else f"{seconds:.1f} s"
-        text = f"{total} items: {', '.join(parts)} in {took}"
+        head = f"{total} items" if total is not None else \
+            f"{self.done} items of standard input"
+        text = f"{head}: {', '.join(parts)} in {took}"
         if self.earlier:
             text += f" ({self.earlier} done by an earlier run)"
         return text
 
 
 def _progress(todo):
-    """A tqdm bar on stderr when it is a terminal (done, failed, rate, ETA), else None."""
+    """A tqdm bar on stderr when it is a terminal (done, failed, rate, ETA; without a total
+    when the input is a stream), else None."""
     if not sys.stderr.isatty():
         return None
     try:
@@ -527,60 +564,145 @@ def _progress(todo):
     return tqdm(total=todo, file=sys.stderr, unit="item", dynamic_ncols=True)
 
 
-def _drive(engine, todo, writer, values):
-    """Run the items, at most engine.room at a time; returns None when every item ran,
-    else why scheduling stopped: "budget" or "fail-fast"."""
-    budget, fail_fast = values.get("max_tokens"), values.get("fail_fast")
-    queue = iter(todo)
-    stopped = None
+class Feed:
+    """The lines of a stream (standard input, a pipe), read by a thread of their own into a
+    bounded queue: a producer that pauses must not hold up the results of the items it
+    sent already. What the reading raised (a line too long, a result that does not match)
+    is raised where the lines are taken."""
 
-    def finished(line, ident, result):
-        nonlocal stopped
-        writer.add(line, ident, result)
-        if fail_fast and result["status"] != "ok":
-            stopped = "fail-fast"
-        elif budget is not None and writer.tokens >= budget and stopped is None:
-            stopped = "budget"
+    END = object()
 
-    while True:
-        while stopped is None and (engine is None or len(engine.running) < engine.room):
-            item = next(queue, None)
-            if item is None:
+    def __init__(self, lines):
+        import queue
+        self.queue = queue.Queue(maxsize=2 * MAX_CHUNK_ITEMS)
+        self.ended = False
+        threading.Thread(target=self._read, args=(lines,), daemon=True).start()
+
+    def _read(self, lines):
+        try:
+            for item in lines:
+                self.queue.put(item)
+        except BaseException as e:  # noqa: BLE001 - raised in the batch's thread
+            self.queue.put(e)
+        self.queue.put(self.END)
+
+    def take(self, block):
+        """The next (line, raw); None when none is there yet (block=False); END at the
+        end of the stream."""
+        import queue
+        if self.ended:
+            return self.END
+        try:
+            item = self.queue.get(block=block)
+        except queue.Empty:
+            return None
+        if item is self.END:
+            self.ended = True
+        elif isinstance(item, BaseException):
+            self.ended = True
+            raise item
+        return item
+
+
+class Run:
+    """Schedules the chunks: at most engine.room in flight, the workers started with the
+    first one (a batch with nothing to run starts none)."""
+
+    def __init__(self, values, payload, writer, todo, count):
+        self.values, self.payload, self.writer = values, payload, writer
+        self.todo, self.count = todo, count
+        self.engine = None
+        self.size = 1               # items per chunk: grows once items are seen to be cheap
+        # Under a token budget every item is its own chunk: the budget is checked as
+        # items finish, so it stops scheduling within the items in flight.
+        self.fixed = values.get("max_tokens") is not None
+
+    def drive(self):
+        """Run the items; returns None when every item ran, else why scheduling stopped:
+        "budget" or "fail-fast"."""
+        budget, fail_fast = self.values.get("max_tokens"), self.values.get("fail_fast")
+        writer, stopped, number = self.writer, None, 0
+        exhausted = False
+        while True:
+            while stopped is None and not exhausted and (
+                    self.engine is None or len(self.engine.running) < self.engine.room):
+                if self.engine is not None and \
+                        len(writer.order) >= HELD_CHUNKS * self.engine.room:
+                    writer.flush()      # one chunk far slower than the rest
+                chunk = self._chunk(block=self.engine is None or not self.engine.running)
+                if chunk is None:
+                    break               # a stream with no line ready: collect meanwhile
+                if not chunk:
+                    exhausted = True
+                    break
+                if self.engine is None:
+                    self.engine = _engine(self.values, self.payload, self.count)
+                number += 1
+                writer.expect(number)
+                self.engine.submit((number, _lines_text(chunk)), chunk)
+            if self.engine is None or not self.engine.running:
+                writer.flush()          # what --fail-fast cut short leaves behind
+                if stopped == "budget" and (exhausted or not self._chunk()):
+                    return None         # spent on the last items: every item ran
+                return stopped
+            # From a stream, wait briefly: lines that arrive meanwhile are sent at once.
+            wait = None if exhausted or stopped or not isinstance(self.todo, Feed) else 0.05
+            for (key, _), (results, seconds) in self.engine.done(wait):
+                writer.add(key, results)
+                self._resize(seconds, len(results))
+                if fail_fast and any(r[1] != "ok" for r in results):
+                    stopped = "fail-fast"
+                elif budget is not None and writer.tokens >= budget and stopped is None:
+                    stopped = "budget"
+
+    def _chunk(self, block=True):
+        """The next chunk of items; [] at the end of the input; None when a stream has no
+        line ready yet and block is False."""
+        chunk, size = [], 0
+        if isinstance(self.todo, Feed):
+            while True:
+                item = self.todo.take(block and not chunk)
+                if item is None:
+                    return chunk or None
+                if item is Feed.END:
+                    return chunk
+                chunk.append(item)
+                size += len(item[1])
+                if len(chunk) >= self.size or size >= MAX_CHUNK_BYTES:
+                    return chunk
+        for item in self.todo:
+            chunk.append(item)
+            size += len(item[1])
+            if len(chunk) >= self.size or size >= MAX_CHUNK_BYTES:
                 break
-            line, args = item
-            if isinstance(args, BadInput):
-                finished(line, None, args.result())
-            else:
-                engine.submit((line, _ident(args)), args)
-        if engine is None or not engine.running:
-            if stopped == "budget" and next(queue, None) is None:
-                return None         # spent on the last items: every item ran
-            return stopped
-        for (line, ident), result in engine.done():
-            finished(line, ident, result)
+        return chunk
+
+    def _resize(self, seconds, n):
+        if self.fixed or n == 0:
+            return
+        each = max(seconds / n, 1e-6)
+        self.size = max(1, min(MAX_CHUNK_ITEMS, int(CHUNK_SECONDS / each)))
+
+    def close(self, kill=False):
+        try:
+            if self.engine is not None:
+                self.engine.close(kill=kill)
+                self.engine = None
+            self.writer.flush()     # what finished before an item that did not: kept
+        finally:
+            self.writer.close()
 
 
-def _in_input_order(output):
-    """Once every input has its result: the file's lines sorted by input line, written to
-    a copy that replaces the file in one rename (cli.files: never a half-sorted file)."""
-    with open(output, "rb") as fh:
-        lines = fh.read().splitlines(keepends=True)
-    try:
-        keys = [json.loads(raw)["line"] for raw in lines]
-        if any(type(k) is not int for k in keys):
-            raise TypeError
-    except (ValueError, KeyError, TypeError):
-        # Something else wrote to the file while the batch ran: its lines are left as
-        # they are, with every result, rather than sorted in among them.
-        raise Stop(f"error: {output} holds lines that are not results of this batch "
-                   "(something else wrote to it while it ran): it is left in the order the "
-                   "items finished", runner.EXIT_ERROR) from None
-    if keys == sorted(keys):
-        return
-    from synsema.cli.files import replace_file
-    try:
-        replace_file(output, [raw for _, raw in sorted(zip(keys, lines), key=lambda p: p[0])])
-    except OSError as e:
-        raise Stop(f"error: cannot put {output} in input order: {e.strerror or e}; every "
-                   "result is in it, in the order the items finished", runner.EXIT_ERROR
-                   ) from None
+def _lines_text(chunk):
+    first, last = chunk[0][0], chunk[-1][0]
+    return str(first) if first == last else f"{first}-{last}"
+
+
+def _engine(values, payload, n):
+    jobs = values.get("jobs")
+    if values.get("engine") == "ray":
+        from synsema.cli.batch_ray import RayEngine
+        return RayEngine(payload, jobs, values.get("address"))
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    workers = jobs or cores or 1
+    return LocalEngine(payload, workers if n is None else max(1, min(workers, n)))

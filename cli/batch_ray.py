@@ -1,7 +1,9 @@
-"""`syn batch --engine ray`: the items of cli.batch run by a pool of Ray actors, each a
-cli.batch.Worker that loads the program once. The parent (cli.batch) is unchanged: it
-reads the inputs, schedules, writes the results file, resumes and sets the exit code, so
-both engines give the same file item for item.
+"""`syn batch --engine ray`: the chunks of items of cli.batch run by a pool of Ray actors,
+each a cli.batch.Worker that loads the program once. The parent (cli.batch) is the same
+for both engines: it reads the inputs, schedules, writes the results file, resumes and
+sets the exit code, so both engines give the same file item for item. At most `room`
+chunks are in flight (backpressure), and each result is taken as it finishes and its
+object reference dropped, so Ray's object store does not grow with the dataset.
 
 Shipped to the cluster: the payload (the .synb bytes, the source lines, the run options)
 as the actors' argument, and the module of every `--tools MODULE:NAME` as a Ray
@@ -48,16 +50,19 @@ class RayEngine:
         self.room = 2 * workers
         self.running = {}                                # object ref -> (key, actor index)
 
-    def submit(self, key, args):
+    def submit(self, key, chunk):
         i = min(self.load, key=self.load.get)
         self.load[i] += 1
-        self.running[self.actors[i].run.remote(args)] = (key, i)
+        self.running[self.actors[i].run_chunk.remote(chunk)] = (key, i)
 
-    def done(self):
+    def done(self, timeout=None):
         ray = self.ray
         ready = []
         while not ready:      # short waits, so Ctrl-C is seen at once
-            ready, _ = ray.wait(list(self.running), num_returns=1, timeout=0.5)
+            ready, _ = ray.wait(list(self.running), num_returns=1,
+                                timeout=0.5 if timeout is None else min(timeout, 0.5))
+            if timeout is not None:
+                break
         out = []
         for ref in ready:
             key, i = self.running.pop(ref)
@@ -65,7 +70,7 @@ class RayEngine:
             try:
                 out.append((key, ray.get(ref)))
             except ray.exceptions.RayError as e:
-                raise Stop(f"error: a Ray worker failed while running input line {key[0]}: "
+                raise Stop(f"error: a Ray worker failed while running input lines {key[1]}: "
                            f"{type(e).__name__}: {str(e).splitlines()[0]}; the finished "
                            "results are kept: run again with --resume",
                            runner.EXIT_INTERNAL) from None

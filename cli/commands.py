@@ -218,8 +218,9 @@ def batch_options(fn):
               help="The results file: one JSON line per input (docs/batch.md).")
 @batch_options
 def batch_cmd(program, inputs, output, **values):
-    """Call the task of --call once per line of INPUTS (JSON objects of its arguments),
-    on a local process pool or a Ray cluster; PROGRAM is a .syn or a .synb file."""
+    """Call the task of --call once per line of INPUTS (JSON objects of its arguments;
+    `-` reads them from standard input), on a local process pool or a Ray cluster;
+    PROGRAM is a .syn or a .synb file."""
     from synsema.cli.batch import run_batch
     _done(run_batch(program, inputs, output, values))
 

@@ -4,6 +4,7 @@ violation and a spent token budget each end their item only (or stop scheduling)
 killed half-way and resumed loses and repeats no item; exit codes."""
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -376,3 +377,235 @@ def test_errors_and_tool_calls_under_labels_reveal_nothing_of_the_branch(syn, wr
     a, b = lines(tmp_path / "out.jsonl")
     assert a["error"] == b["error"] == "error: (message withheld)"
     assert a["tool_calls"] == b["tool_calls"] == []
+
+
+# ---- --resume checks the results file against the inputs (issue 29) ----------------------
+
+def finished_batch(syn, tmp_path, rows, out="out.jsonl"):
+    write_inputs(tmp_path / "in.jsonl", rows)
+    r = syn("batch", "app.syn", "--call", "answer", "in.jsonl", "-o", out)
+    assert r.returncode == 0, r.stderr
+    return (tmp_path / out).read_text()
+
+
+def test_each_result_carries_the_hash_of_its_input_line(app, syn, tmp_path):
+    import hashlib
+    text = finished_batch(syn, tmp_path, [{"question": "a"}, "\n", "not json\n"])
+    got = [json.loads(x) for x in text.splitlines()]
+    assert [x["input_hash"] for x in got] == [
+        hashlib.blake2b(raw, digest_size=8).hexdigest()
+        for raw in (b'{"question": "a"}', b"not json")]
+
+
+@pytest.mark.parametrize("damage, message", [
+    # two results for input line 2: the old file kept both and counted one
+    (lambda rows: rows + [rows[1]], "out.jsonl:4: the result of input line 2 does not "
+     "match the inputs: an earlier line of the file is a result of that input line already"),
+    (lambda rows: rows + [{**rows[0], "line": 9}], "out.jsonl:4: the result of input line 9 "
+     "does not match the inputs: in.jsonl has 4 lines"),
+    (lambda rows: rows + [{**rows[0], "line": 3}], "the result of input line 3 does not match "
+     "the inputs: line 3 of in.jsonl is blank"),
+    (lambda rows: [{k: v for k, v in r.items() if k != "input_hash"} for r in rows],
+     "out.jsonl:1: the result of input line 1 does not match the inputs: the result has no "
+     "input_hash"),
+])
+def test_resume_refuses_a_results_file_that_does_not_match_and_repair_mends_it(
+        app, syn, tmp_path, damage, message):
+    rows = [{"id": 1, "question": "a"}, {"id": 2, "question": "b"}, "\n",
+            {"id": 3, "question": "c"}]
+    whole = finished_batch(syn, tmp_path, rows)
+    results = [json.loads(x) for x in whole.splitlines()]
+    damaged = "".join(json.dumps(r) + "\n" for r in damage(results))
+    (tmp_path / "out.jsonl").write_text(damaged)
+    args = ("batch", "app.syn", "--call", "answer", "in.jsonl", "-o", "out.jsonl", "--resume")
+    r = syn(*args)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert message in r.stderr and "add --repair to drop" in r.stderr, r.stderr
+    assert (tmp_path / "out.jsonl").read_text() == damaged        # refused: not touched
+    r = syn(*args, "--repair")
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.startswith("repaired out.jsonl: dropped 1 ") or \
+        r.stderr.startswith("repaired out.jsonl: dropped 3 ")
+    assert "3 items: 3 ok in " in r.stderr
+    assert without_time(lines(tmp_path / "out.jsonl")) == without_time(results)
+
+
+def test_resume_refuses_the_results_of_another_dataset(app, syn, tmp_path):
+    # The same ids, other questions: the old id check let these results through.
+    finished_batch(syn, tmp_path, [{"id": n, "question": "old"} for n in range(3)])
+    before = (tmp_path / "out.jsonl").read_text()
+    write_inputs(tmp_path / "in.jsonl", [{"id": n, "question": "new"} for n in range(3)])
+    args = ("batch", "app.syn", "--call", "answer", "in.jsonl", "-o", "out.jsonl", "--resume")
+    r = syn(*args)
+    assert r.returncode == 2
+    assert r.stderr == (
+        "usage error: out.jsonl: the result of input line 1 does not match the inputs: it "
+        "was made from another input line than line 1 of in.jsonl (another dataset, or the "
+        "line changed since). out.jsonl is not the results file of in.jsonl as it is now: "
+        "give the right one, or add --repair to drop the results that do not match (their "
+        "items run again)\n")
+    assert (tmp_path / "out.jsonl").read_text() == before
+    # A line fixed since (one ticket corrected): --repair runs that item again only.
+    rows = [{"id": 0, "question": "old"}, {"id": 1, "question": "fixed"},
+            {"id": 2, "question": "old"}]
+    write_inputs(tmp_path / "in.jsonl", rows)
+    r = syn(*args, "--repair")
+    assert r.returncode == 0, r.stderr
+    assert "dropped 1 results made from other input lines; their items run again" in r.stderr
+    assert "(2 done by an earlier run)" in r.stderr
+    assert [x["value"]["q"] for x in lines(tmp_path / "out.jsonl")] == ["old", "fixed", "old"]
+
+
+def test_repair_needs_resume_and_a_file(app, syn, tmp_path):
+    write_inputs(tmp_path / "in.jsonl", [{"question": "a"}])
+    r = syn("batch", "app.syn", "--call", "answer", "in.jsonl", "-o", "o.jsonl", "--repair")
+    assert (r.returncode, r.stderr) == (2, "usage error: --repair goes with --resume: it "
+                                           "mends the results file a batch continues\n")
+    r = syn("batch", "app.syn", "--call", "answer", "-", "-o", "o.jsonl", "--resume",
+            "--repair")
+    assert r.returncode == 2 and "--repair needs the inputs as a file" in r.stderr
+
+
+# ---- standard input (issue 32) ---------------------------------------------------------------
+
+def batch_stdin(tmp_path, text, *extra):
+    return subprocess.run(syn_command() + ["batch", "app.syn", "--call", "answer", "-", "-o",
+                                           "out.jsonl", *extra], cwd=tmp_path, input=text,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_inputs_from_standard_input_and_resume_with_them_again(app, tmp_path):
+    rows = [{"id": n, "question": f"q{n}"} for n in range(6)]
+    text = "".join(json.dumps(r) + "\n" for r in rows) + "\n[1]\n"
+    r = batch_stdin(tmp_path, text)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.startswith("7 items: 6 ok, 1 error in ")
+    whole = lines(tmp_path / "out.jsonl")
+    assert [x["line"] for x in whole] == [1, 2, 3, 4, 5, 6, 8]
+    assert whole[-1]["error"].startswith("<stdin>:8: error: the input is a list")
+    # Cut short after 3 results, resumed with the same stream: the rest run, once each.
+    (tmp_path / "out.jsonl").write_text("".join(json.dumps(x) + "\n" for x in whole[:3]))
+    r = batch_stdin(tmp_path, text, "--resume")
+    assert r.returncode == 0, r.stderr
+    assert "7 items: 6 ok, 1 error in " in r.stderr and "(3 done by an earlier run)" in r.stderr
+    assert without_time(lines(tmp_path / "out.jsonl")) == without_time(whole)
+    # Another stream: refused at its first line that has a result.
+    (tmp_path / "out.jsonl").write_text("".join(json.dumps(x) + "\n" for x in whole[:3]))
+    r = batch_stdin(tmp_path, text.replace("q0", "other"), "--resume")
+    assert r.returncode == 2 and "line 1 of <stdin>" in r.stderr, r.stderr
+    # A results file longer than the stream: found at the stream's end.
+    (tmp_path / "out.jsonl").write_text("".join(json.dumps(x) + "\n" for x in whole))
+    r = batch_stdin(tmp_path, text.split("\n", 3)[0] + "\n", "--resume")
+    assert r.returncode == 2 and "<stdin> has 1 lines" in r.stderr, r.stderr
+
+
+def test_a_stopped_batch_on_standard_input_says_to_give_it_again(write, tmp_path):
+    write("app.syn", APP)
+    text = "".join(json.dumps({"question": q}) + "\n" for q in ["a", "boom"] + ["b"] * 5000)
+    r = batch_stdin(tmp_path, text, "--fail-fast", "--jobs", "1")
+    assert r.returncode == 1 and "stopped at the first item that failed" in r.stderr
+    # Not read to its end: how many items it holds is not known, and not said.
+    assert re.match(r"\d+ items of standard input: \d+ ok, 1 error in ", r.stderr), r.stderr
+
+
+# ---- results that finish out of order ----------------------------------------------------
+
+SLOW_HEAD = """\
+task work(id: number, n: number)
+    let i be 0
+    while i < n
+        set i to i + 1
+    give id
+"""
+
+
+def test_results_wait_for_a_slow_item_only_as_long_as_the_buffer_then_are_sorted(write,
+                                                                                tmp_path):
+    write("slow.syn", SLOW_HEAD)
+    rows = [{"id": 1, "n": 10_000_000}] + [{"id": n, "n": 1} for n in range(2, 5001)]
+    write_inputs(tmp_path / "in.jsonl", rows)
+    out = tmp_path / "out.jsonl"
+    proc = subprocess.Popen(syn_command() + ["batch", "slow.syn", "--call", "work", "in.jsonl",
+                                             "-o", "out.jsonl", "--jobs", "2"],
+                            cwd=tmp_path, stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL)
+    early = []
+    deadline = time.monotonic() + 60
+    while proc.poll() is None and time.monotonic() < deadline:
+        if out.exists() and out.read_text().count("\n") >= 50:
+            early = lines(out)
+            break
+        time.sleep(0.02)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    # While item 1 ran, the others did not wait for it without end: they were written.
+    assert early and 1 not in [x["line"] for x in early], "item 1 was not the slow one"
+    got = lines(out)
+    assert [x["value"] for x in got] == list(range(1, 5001))         # in input order at last
+
+
+# ---- memory bounded by the work in flight (issue 32) ---------------------------------------
+
+TRIVIAL = 'task t(n: number, pad: text)\n    give {"n": n, "len": len(pad)}\n'
+
+PEAK = """
+import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.PIPE, text=True)
+print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, repr(r.stderr))
+"""
+
+
+def peak_rss(tmp_path, n):
+    """The peak resident memory (KB) of a `syn batch` of n trivial items and of the workers
+    it waited for, from a process that runs nothing else."""
+    inputs = tmp_path / f"in{n}.jsonl"
+    pad = "x" * 200
+    with open(inputs, "w", encoding="utf-8") as fh:
+        for i in range(n):
+            fh.write(json.dumps({"n": i, "pad": pad}) + "\n")
+    out = tmp_path / f"out{n}.jsonl"
+    r = subprocess.run([sys.executable, "-c", PEAK] + syn_command() + [
+        "batch", "t.syn", "--call", "t", str(inputs), "-o", str(out), "--jobs", "2"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=1800)
+    code, peak, err = r.stdout.split(" ", 2)
+    assert code == "0", err + r.stderr
+    with open(out, "rb") as fh:
+        count = sum(1 for _ in fh)
+    assert count == n
+    inputs.unlink()
+    out.unlink()
+    return int(peak)
+
+
+@pytest.mark.slow
+def test_peak_memory_does_not_grow_with_the_dataset(write, tmp_path):
+    write("t.syn", TRIVIAL)
+    small = peak_rss(tmp_path, 20_000)
+    big = peak_rss(tmp_path, 200_000)
+    # Before issue 32: 45 MB at 20,000 items, 258 MB at 200,000.
+    assert big <= 1.5 * small, (small, big)
+
+
+def test_ctrl_c_on_standard_input_says_to_give_the_input_again(write, tmp_path):
+    write("slow.syn", SLOW)
+    proc = subprocess.Popen(syn_command() + ["batch", "slow.syn", "--call", "work", "-", "-o",
+                                             "out.jsonl", "--jobs", "1"],
+                            cwd=tmp_path, stdin=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    # The stream stays open: the batch has read part of an input of unknown length.
+    proc.stdin.write("".join(json.dumps({"id": n}) + "\n" for n in range(3)))
+    proc.stdin.flush()
+    out = tmp_path / "out.jsonl"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not (out.exists() and out.read_text().count("\n")
+                                               >= 3):
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    # communicate() closes the stream: the batch may see its end before it stops.
+    assert re.match(r"3 items( of standard input)?: 3 ok in ", err), err
+    assert err.rstrip().endswith("interrupted: run again with --resume to finish (with the "
+                                 "same input on standard input)")
+    assert [x["value"][0] for x in lines(out)] == [0, 1, 2]

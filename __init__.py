@@ -27,6 +27,7 @@ _LAZY = {
     "UsageError": "synsema.api",
     "RunError": "synsema.api",
     "ArgumentError": "synsema.api",
+    "ToolRefused": "synsema.api",
     "LabelViolation": "synsema.api",
     "Refused": "synsema.api",
     "LimitExceeded": "synsema.api",

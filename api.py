@@ -34,7 +34,8 @@ from synsema.vm.values import UNSET, Closure, Labeled, norm_key
 
 __all__ = ["compile_file", "compile_source", "load", "Program", "Result", "Provider",
            "Error", "CompileError", "InvalidProgram", "UsageError", "RunError",
-           "ArgumentError", "LabelViolation", "Refused", "LimitExceeded", "InternalError"]
+           "ArgumentError", "ToolRefused", "LabelViolation", "Refused", "LimitExceeded",
+           "InternalError"]
 
 
 # ---- errors ---------------------------------------------------------------------------------
@@ -69,6 +70,23 @@ class RunError(Error):
 
 class ArgumentError(RunError):
     """The arguments do not fit the called task (`bad arguments for task 'answer': ...`)."""
+
+
+class ToolRefused(RunError):
+    """An uncaught refusal of a host tool call: its label contract refused an argument
+    (SPEC 15.2), or the run did not hold the tool's capability. `tool`: its name;
+    `parameter`: the refused parameter (None when the capability was missing, or when a
+    tool without parameters was called under a labelled condition); `labels`: the labels
+    of the refusal, those the argument carried among them (as every Error's `labels`);
+    `accepts`: the labels that parameter accepts (None when the capability was missing);
+    `reader`: for a `readers=` refusal, the parameter naming who would read it.
+    A RunError, so a host catching RunError keeps working."""
+
+    def __init__(self, message, tool=None, parameter=None, labels=frozenset(),
+                 accepts=None, reader=None):
+        super().__init__(message)
+        self.tool, self.parameter, self.accepts, self.reader = tool, parameter, accepts, reader
+        self.labels = frozenset(labels)
 
 
 class LabelViolation(Error):
@@ -185,8 +203,9 @@ def _looks_like_source(path, data):
 class Result(namedtuple("Result", "value labels output tool_calls tokens")):
     """What a call returned (immutable).
 
-    value: the task's result as a Python value (None for `run`); labels: the sorted
-    labels on it (under labels=True, else []); output: everything the run printed;
+    value: the task's result as a Python value (None for `run`); labels: the labels on
+    it, a frozenset of label names (empty without labels=True; the same type as
+    synsema.Error.labels); output: everything the run printed;
     tool_calls: [(name, args, outcome)] of the host tools called, in order; tokens: the
     model tokens used (llm_tokens_used() at the end)."""
     __slots__ = ()
@@ -396,10 +415,11 @@ def _start(program, opts):
                       "does not start") from None
 
 
-def _failure(e, source):
-    """The API error for an error that ended a run, with the report `syn` prints."""
+def _failure(e, source, ceiling=None):
+    """The API error for an error that ended a run, with the report `syn` prints (what
+    the run's host ceiling lets out shown, SPEC 10)."""
     from synsema.vm.machine import InternalError as Bug
-    text = runtime_error(e, source).rstrip("\n")
+    text = runtime_error(e, source, ceiling).rstrip("\n")
     if isinstance(e, Bug):
         err = InternalError(text + "\ninternal error: this is a bug in syn, not in your "
                             "program; please report it with the program that shows it")
@@ -407,6 +427,9 @@ def _failure(e, source):
         err = LabelViolation(text)
     elif isinstance(e, E.LimitReached):
         err = LimitExceeded(text)
+    elif e.refusal is not None:
+        tool, parameter, _, accepts, reader = e.refusal
+        err = ToolRefused(text, tool, parameter, accepts=accepts, reader=reader)
     else:
         err = RunError(text)
     # Where a labelled error happened (its position, the call stack) can depend on the
@@ -642,9 +665,9 @@ class Program:
             e.tool_calls = list(getattr(run, "tool_calls", []))
             e.tokens = getattr(run, "tokens_used", 0)
             raise
-        value, labels = raw, []
+        value, labels = raw, frozenset()
         if type(raw) is Labeled:
-            value, labels = raw.v, sorted(raw.l)
+            value, labels = raw.v, frozenset(raw.l)
         if value is not None:
             from synsema.stdlib.hosttools import to_python
             try:
@@ -655,7 +678,7 @@ class Program:
                                "the program")
                 # Whether a labelled result holds a task value depends on the data: the
                 # error is as labelled as the result (a sink withholds it, public_message).
-                err.labels = frozenset(labels)
+                err.labels = labels
                 err.output = buffer.getvalue()
                 raise err from None
         return Result(value, labels, buffer.getvalue(), list(getattr(vm, "tool_calls", [])),
@@ -706,7 +729,7 @@ class Program:
                     return None
                 # SPEC 14: the top level runs, then the call, its arguments checked as
                 # call_tool checks them
-                positional = self._arguments(index, task, args, arg_labels)
+                positional = self._arguments(index, task, args, arg_labels, vm.ceiling)
                 if arg_labels:
                     positional = [a if a is UNSET else Labeled(a, arg_labels)
                                   for a in positional]
@@ -717,7 +740,7 @@ class Program:
                     _write_result(vm, task, raw, result_to, result_on_stdout)
             except E.SynError as e:
                 # A labelled error's own message is the data: never chain it.
-                raise _failure(e, self._source) from (None if e.labels or isinstance(
+                raise _failure(e, self._source, vm.ceiling) from (None if e.labels or isinstance(
                     e, E.LabelViolation) else e)
         finally:
             _release(opts)
@@ -732,9 +755,10 @@ class Program:
         raise UsageError(f"usage error: {printable(self.name)} has no task '{printable(name)}'"
                          f"{did_you_mean(str(name), list(self.tasks))}")
 
-    def _arguments(self, index, task, args, labels=E.EMPTY):
+    def _arguments(self, index, task, args, labels=E.EMPTY, ceiling=None):
         """The positional arguments of the call, checked exactly as call_tool checks them;
-        `labels`: those --args-label puts on every value (an error about one carries them)."""
+        `labels`: those --args-label puts on every value (an error about one carries them,
+        shown when `ceiling` lets them out)."""
         from synsema.stdlib.vmbuiltins import _named_args
         func = self._program.functions[index]
         try:
@@ -746,7 +770,7 @@ class Program:
                                      "parameters are data")
             return _named_args("call_tool", Closure(func), args, True, labels)
         except E.SynError as e:
-            said = shown_message(e)     # withheld when it tells of a labelled value
+            said = shown_message(e, ceiling)    # withheld when it tells of a labelled value
             err = ArgumentError(f"{printable(self.name)}: error: bad arguments for task "
                                 f"'{printable(task)}': {said}")
             err.labels = frozenset(e.labels)

@@ -525,7 +525,7 @@ def llm_step(vm, prompt, catalog, context):
             raise
         tokens = answer.get("tokens", 0) or 0      # counted by provider_call
         if vm.trace:
-            if vm.labels and (labels | vm.pc):
+            if vm.labels and not vm.shows(labels | vm.pc):
                 said = _shown(vm, answer, labels)        # even the kind is private
             elif answer["kind"] == "tool":
                 said = f"tool {answer['name']} {_shown(vm, answer.get('args', {}), labels)}"
@@ -588,7 +588,7 @@ def _shown(vm, value, labels, raw=False):
     value, more = _split(value)
     if vm.labels:
         hidden = labels | more | vm.pc
-        if hidden:
+        if hidden and not vm.shows(hidden):
             return f"(withheld: labelled {_labels_text(hidden)})"
     if type(value) is str:
         return _clip(value if raw else D.quote(value))
@@ -596,7 +596,7 @@ def _shown(vm, value, labels, raw=False):
 
 
 def _tokens_note(vm, tokens, labels):
-    if vm.labels and (labels or vm.token_labels):
+    if vm.labels and not vm.shows(labels | vm.token_labels | vm.pc):
         return "  [tokens withheld: labelled]"
     return f"  [{tokens} tokens, {vm.tokens_used} this run]"
 
@@ -605,7 +605,7 @@ def _trace_call(vm, labels):
     """Number this model call; before the first, say which model answers. A call under a
     labelled condition is neither shown nor numbered (vm.trace_line): the numbers of the
     later ones would tell how many there were."""
-    if vm.labels and vm.pc:
+    if vm.labels and not vm.shows(vm.pc):
         return 0
     vm.trace_calls += 1
     n = vm.trace_calls

@@ -14,6 +14,7 @@ _LAZY = {
     "Toolbox": "synsema.stdlib.hosttools",
     "HostTool": "synsema.stdlib.hosttools",
     "ToolError": "synsema.stdlib.hosttools",
+    "ToolWarning": "synsema.stdlib.hosttools",
     "Labelled": "synsema.stdlib.hosttools",
     "compile_file": "synsema.api",
     "compile_source": "synsema.api",

@@ -98,6 +98,22 @@ class ToolError(HostError, ValueError):
     exit_code = 2
 
 
+class ToolWarning(UserWarning):
+    """synsema.ToolWarning: a host tool that works but is declared less well than it
+    should be -- a Python tool without a docstring, so a model (and an MCP client) would
+    see it with no description."""
+
+
+def _warn(message):
+    """warnings.warn a ToolWarning at the first frame outside this module: the line that
+    declared the tool, however many of our frames are between."""
+    import warnings
+    frame, level = sys._getframe(1), 2
+    while frame is not None and frame.f_globals.get("__name__") == __name__:
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, ToolWarning, stacklevel=level)
+
+
 class ToolTargetError(ToolError):
     """A `--tools MODULE:NAME` that cannot be loaded (a usage error, exit 2)."""
 
@@ -267,6 +283,10 @@ def declare(fn, *, name=None, result_labels=(), accepts=None, readers=None, desc
         raise ToolError(f"host tool '{name}': cannot read its annotations ({_one_line(e)}); "
                         "define or import every name the annotations use before the tool") from None
     doc_description, doc_params = parse_docstring(inspect.getdoc(fn) or "")
+    if description is None and not doc_description:
+        _warn(f"host tool '{name}' has no docstring, so a model sees no description of it; "
+              "write one (its first paragraph describes the tool, `:param x:` lines or an "
+              "Args: section its parameters) or give description=")
     params = tuple(_param(name, p, doc_params.get(p.name, ""), inspect)
                    for p in sig.parameters.values())
     result_labels = _labels(name, "result_labels", result_labels)

@@ -533,6 +533,13 @@ def _in_big_stack(fn, vm=None):
     from synsema.stdlib.hosttools import _VM_THREAD
     box = {}
     host = _HostThread()
+    # call_async/run_async: the caller's event loop, where `async def` tools run
+    # (hosttools.run_awaitable); given up on at the deadline or when the run is.
+    loop = getattr(_VM_THREAD, "loop", None)
+
+    def gone():
+        return vm is not None and (vm.abandoned or (
+            vm.deadline is not None and time.monotonic() > vm.deadline))
     # With a time limit, tools stay in the VM's thread: this one must be free to give up
     # on a tool that blocks past the limit (Python cannot interrupt another thread).
     watch = vm is not None and vm.timeout is not None
@@ -540,6 +547,7 @@ def _in_big_stack(fn, vm=None):
     def target():
         if not watch:
             _VM_THREAD.post = host.post
+        _VM_THREAD.loop, _VM_THREAD.gone = loop, gone
         try:
             box["value"] = fn()
         except BaseException as e:  # noqa: BLE001 - handed back to the caller's thread
@@ -620,7 +628,7 @@ class Program:
 
     def call(self, task, args=None, *, tools=None, cap_set=None, labels=False,
              provider=None, max_steps=None, timeout=None, max_depth=1000, args_labels=(),
-             audit=None, trace=False, mcp_servers=None):
+             audit=None, trace=False, mcp_servers=None, _box=None):
         """Run the top-level statements, then call `task` with the named arguments in the
         dict `args`, checked as call_tool checks them (SPEC 5); the task runs with the
         program's capabilities. Returns a Result.
@@ -639,22 +647,63 @@ class Program:
         return self._result(task, args, tools=tools, cap_set=cap_set, labels=labels,
                             provider=provider, max_steps=max_steps, timeout=timeout,
                             max_depth=max_depth, args_labels=args_labels, audit=audit,
-                            trace=trace, mcp_servers=mcp_servers)
+                            trace=trace, mcp_servers=mcp_servers, _box=_box)
 
     def run(self, *, tools=None, cap_set=None, labels=False, provider=None, max_steps=None,
-            timeout=None, max_depth=1000, audit=None, trace=False, mcp_servers=None):
+            timeout=None, max_depth=1000, audit=None, trace=False, mcp_servers=None,
+            _box=None):
         """Run the top-level statements only (the keywords of `call`); result.value is
         None."""
         return self._result(None, None, tools=tools, cap_set=cap_set, labels=labels,
                             provider=provider, max_steps=max_steps, timeout=timeout,
                             max_depth=max_depth, audit=audit, trace=trace,
-                            mcp_servers=mcp_servers)
+                            mcp_servers=mcp_servers, _box=_box)
 
-    def _result(self, task, args, **settings):
+    async def call_async(self, task, args=None, **settings):
+        """`await prog.call_async(...)`: `call` (the same keywords) without blocking the
+        event loop. The run works in a thread of its own; its `async def` host tools run
+        on this (the caller's) event loop, its plain ones in that thread. Cancelling the
+        await (asyncio.wait_for's timeout, task.cancel()) gives the run up: it stops at
+        its next step, a tool coroutine it is awaiting is cancelled (and recorded as a
+        failed call), and the CancelledError reaches the caller once the run has ended."""
+        return await self._in_worker(lambda box: self.call(task, args, _box=box,
+                                                           **settings))
+
+    async def run_async(self, **settings):
+        """`await prog.run_async(...)`: `run` as call_async is `call`."""
+        return await self._in_worker(lambda box: self.run(_box=box, **settings))
+
+    async def _in_worker(self, work):
+        import asyncio
+        loop = asyncio.get_running_loop()
+        box = {}
+
+        def worker():
+            from synsema.stdlib.hosttools import _VM_THREAD
+            _VM_THREAD.loop = loop
+            try:
+                return work(box)
+            finally:
+                _VM_THREAD.loop = None
+        future = loop.run_in_executor(None, worker)
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            vm = box.get("vm")
+            if vm is not None:
+                vm.abandoned = True         # its next step, effect or tool call ends it
+            # Wait for the run to stop, so no tool is left running unseen.
+            try:
+                await asyncio.wait_for(asyncio.shield(future), _OVERTIME * 5)
+            except BaseException:  # noqa: BLE001 - the run's own end (given up) is expected
+                pass
+            raise
+
+    def _result(self, task, args, _box=None, **settings):
         buffer = io.StringIO()
         if task is not None:
             args = self._python_args(task, args)
-        box = {}
+        box = {} if _box is None else _box
         try:
             vm, raw = self._execute(task, args, buffer.write, box=box, **settings)
         except Error as e:

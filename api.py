@@ -33,8 +33,8 @@ from synsema.vm.values import UNSET, Closure, Labeled
 
 __all__ = ["compile_file", "compile_source", "load", "Program", "Result", "Usage", "Provider",
            "FunctionModel", "TestModel", "Error", "CompileError", "SourceError", "InvalidProgram",
-           "UsageError", "RunError",
-           "ArgumentError", "LabelViolation", "Refused", "LimitExceeded", "InternalError"]
+           "UsageError", "RunError", "ArgumentError", "ToolRefused", "LabelViolation", "Refused",
+           "LimitExceeded", "InternalError"]
 
 
 # ---- errors ---------------------------------------------------------------------------------
@@ -89,6 +89,23 @@ class RunError(Error):
 
 class ArgumentError(RunError):
     """The arguments do not fit the called task (`bad arguments for task 'answer': ...`)."""
+
+
+class ToolRefused(RunError):
+    """An uncaught refusal of a host tool call: its label contract refused an argument
+    (SPEC 15.2), or the run did not hold the tool's capability. `tool`: its name;
+    `parameter`: the refused parameter (None when the capability was missing, or when a
+    tool without parameters was called under a labelled condition); `labels`: the labels
+    of the refusal, those the argument carried among them (as every Error's `labels`);
+    `accepts`: the labels that parameter accepts (None when the capability was missing);
+    `reader`: for a `readers=` refusal, the parameter naming who would read it.
+    A RunError, so a host catching RunError keeps working."""
+
+    def __init__(self, message, tool=None, parameter=None, labels=frozenset(),
+                 accepts=None, reader=None):
+        super().__init__(message)
+        self.tool, self.parameter, self.accepts, self.reader = tool, parameter, accepts, reader
+        self.labels = frozenset(labels)
 
 
 class LabelViolation(Error):
@@ -217,8 +234,9 @@ class Usage(namedtuple("Usage", "requests input_tokens output_tokens total_token
 class Result(namedtuple("Result", "value labels output tool_calls tokens")):
     """What a call returned (immutable).
 
-    value: the task's result as a Python value (None for `run`); labels: the sorted
-    labels on it (under labels=True, else []); output: everything the run printed;
+    value: the task's result as a Python value (None for `run`); labels: the labels on
+    it, a frozenset of label names (empty without labels=True; the same type as
+    synsema.Error.labels); output: everything the run printed;
     tool_calls: [(name, args, outcome)] of the host tools called, in order; tokens: the
     model tokens used (llm_tokens_used() at the end); usage: a synsema.Usage, the same
     tokens split into input and output, and the number of model requests. (`usage` is
@@ -534,10 +552,11 @@ def _start(program, opts):
                       "does not start") from None
 
 
-def _failure(e, source):
-    """The API error for an error that ended a run, with the report `syn` prints."""
+def _failure(e, source, ceiling=None):
+    """The API error for an error that ended a run, with the report `syn` prints (what
+    the run's host ceiling lets out shown, SPEC 10)."""
     from synsema.vm.machine import InternalError as Bug
-    text = runtime_error(e, source).rstrip("\n")
+    text = runtime_error(e, source, ceiling).rstrip("\n")
     if isinstance(e, Bug):
         err = InternalError(text + "\ninternal error: this is a bug in syn, not in your "
                             "program; please report it with the program that shows it")
@@ -545,6 +564,9 @@ def _failure(e, source):
         err = LabelViolation(text)
     elif isinstance(e, E.LimitReached):
         err = LimitExceeded(text)
+    elif e.refusal is not None:
+        tool, parameter, _, accepts, reader = e.refusal
+        err = ToolRefused(text, tool, parameter, accepts=accepts, reader=reader)
     else:
         err = RunError(text)
     # Where a labelled error happened (its position, the call stack) can depend on the
@@ -648,6 +670,13 @@ def _in_big_stack(fn, vm=None):
     from synsema.stdlib.hosttools import _VM_THREAD
     box = {}
     host = _HostThread()
+    # call_async/run_async: the caller's event loop, where `async def` tools run
+    # (hosttools.run_awaitable); given up on at the deadline or when the run is.
+    loop = getattr(_VM_THREAD, "loop", None)
+
+    def gone():
+        return vm is not None and (vm.abandoned or (
+            vm.deadline is not None and time.monotonic() > vm.deadline))
     # With a time limit, tools stay in the VM's thread: this one must be free to give up
     # on a tool that blocks past the limit (Python cannot interrupt another thread).
     watch = vm is not None and vm.timeout is not None
@@ -655,6 +684,7 @@ def _in_big_stack(fn, vm=None):
     def target():
         if not watch:
             _VM_THREAD.post = host.post
+        _VM_THREAD.loop, _VM_THREAD.gone = loop, gone
         try:
             box["value"] = fn()
         except BaseException as e:  # noqa: BLE001 - handed back to the caller's thread
@@ -735,7 +765,8 @@ class Program:
 
     def call(self, task, args=None, *, tools=None, cap_set=None, labels=False,
              provider=None, max_steps=None, timeout=None, max_depth=1000, args_labels=(),
-             audit=None, trace=False, mcp_servers=None, max_requests=None, max_tokens=None):
+             audit=None, trace=False, mcp_servers=None, max_requests=None, max_tokens=None,
+             _box=None):
         """Run the top-level statements, then call `task` with the named arguments in the
         dict `args`, checked as call_tool checks them (SPEC 5); the task runs with the
         program's capabilities. Returns a Result.
@@ -756,24 +787,64 @@ class Program:
                             provider=provider, max_steps=max_steps, timeout=timeout,
                             max_depth=max_depth, args_labels=args_labels, audit=audit,
                             trace=trace, mcp_servers=mcp_servers, max_requests=max_requests,
-                            max_tokens=max_tokens)
+                            max_tokens=max_tokens, _box=_box)
 
     def run(self, *, tools=None, cap_set=None, labels=False, provider=None, max_steps=None,
             timeout=None, max_depth=1000, audit=None, trace=False, mcp_servers=None,
-            max_requests=None, max_tokens=None):
+            max_requests=None, max_tokens=None, _box=None):
         """Run the top-level statements only (the keywords of `call`); result.value is
         None."""
         return self._result(None, None, tools=tools, cap_set=cap_set, labels=labels,
                             provider=provider, max_steps=max_steps, timeout=timeout,
                             max_depth=max_depth, audit=audit, trace=trace,
                             mcp_servers=mcp_servers, max_requests=max_requests,
-                            max_tokens=max_tokens)
+                            max_tokens=max_tokens, _box=_box)
 
-    def _result(self, task, args, **settings):
+    async def call_async(self, task, args=None, **settings):
+        """`await prog.call_async(...)`: `call` (the same keywords) without blocking the
+        event loop. The run works in a thread of its own; its `async def` host tools run
+        on this (the caller's) event loop, its plain ones in that thread. Cancelling the
+        await (asyncio.wait_for's timeout, task.cancel()) gives the run up: it stops at
+        its next step, a tool coroutine it is awaiting is cancelled (and recorded as a
+        failed call), and the CancelledError reaches the caller once the run has ended."""
+        return await self._in_worker(lambda box: self.call(task, args, _box=box,
+                                                           **settings))
+
+    async def run_async(self, **settings):
+        """`await prog.run_async(...)`: `run` as call_async is `call`."""
+        return await self._in_worker(lambda box: self.run(_box=box, **settings))
+
+    async def _in_worker(self, work):
+        import asyncio
+        loop = asyncio.get_running_loop()
+        box = {}
+
+        def worker():
+            from synsema.stdlib.hosttools import _VM_THREAD
+            _VM_THREAD.loop = loop
+            try:
+                return work(box)
+            finally:
+                _VM_THREAD.loop = None
+        future = loop.run_in_executor(None, worker)
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            vm = box.get("vm")
+            if vm is not None:
+                vm.abandoned = True         # its next step, effect or tool call ends it
+            # Wait for the run to stop, so no tool is left running unseen.
+            try:
+                await asyncio.wait_for(asyncio.shield(future), _OVERTIME * 5)
+            except BaseException:  # noqa: BLE001 - the run's own end (given up) is expected
+                pass
+            raise
+
+    def _result(self, task, args, _box=None, **settings):
         buffer = io.StringIO()
         if task is not None:
             args = self._python_args(task, args)
-        box = {}
+        box = {} if _box is None else _box
         try:
             vm, raw = self._execute(task, args, buffer.write, box=box, **settings)
         except Error as e:
@@ -785,9 +856,9 @@ class Program:
             e.tokens = getattr(run, "tokens_used", 0)
             e.usage = _usage(run)
             raise
-        value, labels = raw, []
+        value, labels = raw, frozenset()
         if type(raw) is Labeled:
-            value, labels = raw.v, sorted(raw.l)
+            value, labels = raw.v, frozenset(raw.l)
         if value is not None:
             from synsema.stdlib.pyvalues import Unholdable, to_python
             try:
@@ -798,7 +869,7 @@ class Program:
                                f"{printable(e.render())}")
                 # Whether a labelled result holds a task value (or two keys Python would
                 # merge) depends on the data: the error is as labelled as the result (a sink withholds it, public_message).
-                err.labels = frozenset(labels)
+                err.labels = labels
                 err.output = buffer.getvalue()
                 raise err from None
         return Result(value, labels, buffer.getvalue(), list(getattr(vm, "tool_calls", [])),
@@ -851,7 +922,7 @@ class Program:
                     return None
                 # SPEC 14: the top level runs, then the call, its arguments checked as
                 # call_tool checks them
-                positional = self._arguments(index, task, args, arg_labels)
+                positional = self._arguments(index, task, args, arg_labels, vm.ceiling)
                 if arg_labels:
                     positional = [a if a is UNSET else Labeled(a, arg_labels)
                                   for a in positional]
@@ -862,7 +933,7 @@ class Program:
                     _write_result(vm, task, raw, result_to, result_on_stdout)
             except E.SynError as e:
                 # A labelled error's own message is the data: never chain it.
-                raise _failure(e, self._source) from (None if e.labels or isinstance(
+                raise _failure(e, self._source, vm.ceiling) from (None if e.labels or isinstance(
                     e, E.LabelViolation) else e)
         finally:
             _release(opts)
@@ -877,9 +948,10 @@ class Program:
         raise UsageError(f"usage error: {printable(self.name)} has no task '{printable(name)}'"
                          f"{did_you_mean(str(name), list(self.tasks))}")
 
-    def _arguments(self, index, task, args, labels=E.EMPTY):
+    def _arguments(self, index, task, args, labels=E.EMPTY, ceiling=None):
         """The positional arguments of the call, checked exactly as call_tool checks them;
-        `labels`: those --args-label puts on every value (an error about one carries them)."""
+        `labels`: those --args-label puts on every value (an error about one carries them,
+        shown when `ceiling` lets them out)."""
         from synsema.stdlib.vmbuiltins import _named_args
         func = self._program.functions[index]
         try:
@@ -891,7 +963,7 @@ class Program:
                                      "parameters are data")
             return _named_args("call_tool", Closure(func), args, True, labels)
         except E.SynError as e:
-            said = shown_message(e)     # withheld when it tells of a labelled value
+            said = shown_message(e, ceiling)    # withheld when it tells of a labelled value
             err = ArgumentError(f"{printable(self.name)}: error: bad arguments for task "
                                 f"'{printable(task)}': {said}")
             err.labels = frozenset(e.labels)

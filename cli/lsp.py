@@ -15,6 +15,7 @@ in UTF-16 code units (its default encoding); `_lsp_col` and `_our_col` convert.
 import re
 
 from synsema.cli.report import source_lines
+from synsema.compiler.doc import doc_comment
 from synsema.vm.errors import CompileError
 
 SERVER_NAME = "synsema"
@@ -180,12 +181,7 @@ class Analysis:
 
     def doc_comment(self, line):
         """The `--` comment lines right above a line, without their markers."""
-        out = []
-        i = line - 2
-        while i >= 0 and self.lines[i].strip().startswith("--"):
-            out.append(self.lines[i].strip()[2:].strip())
-            i -= 1
-        return "\n".join(reversed(out))
+        return doc_comment(self.lines, line)
 
     def function_at(self, line):
         for first, last, func in self.ranges:

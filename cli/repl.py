@@ -221,7 +221,7 @@ class Session:
                     # it depends on the labels, so it is not withheld.
                     e.secret_frames = 0
                 _relocate_trace(e, shown, len(source.lines))
-                self.err(api._failure(e, source).message + "\n")
+                self.err(api._failure(e, source, vm.ceiling).message + "\n")
                 if vm.labels and e.labels - self.pc and not showing:
                     self.pc = self.pc | e.labels
                     self.err(f"note: that entry stopped on data labelled "

@@ -209,25 +209,45 @@ def clip(text, limit, what="characters"):
     return f"{text[:limit]}... ({len(text) - limit} more {what} not shown)"
 
 
-def shown_message(err):
+def lets_out(ceiling, labels):
+    """Does the host ceiling let a reader of this run's output see what carries `labels`
+    (SPEC 10: its `stdout=` items, or `*`, cover every one)? With no ceiling, nothing
+    labelled is shown."""
+    return not labels or (ceiling is not None and not ceiling.blocked(labels))
+
+
+def shown_message(err, ceiling=None):
     """The message (cut to MAX_MESSAGE), or the withheld form for an error made from
-    labelled data."""
+    labelled data that the ceiling (when given) does not let out."""
     from synsema.vm.errors import LabelViolation
     labels = getattr(err, "labels", None)
-    if labels and not isinstance(err, LabelViolation):   # a violation names labels, no data
+    if labels and not isinstance(err, LabelViolation) and not lets_out(
+            ceiling, labels | getattr(err, "secret_pc", frozenset())):
+        # (a violation names labels, no data)
         return f"(message withheld: labelled {', '.join(sorted(labels))})"
     return printable(clip(err.message, MAX_MESSAGE), lines=True)
 
 
-def runtime_error(err, source):
-    """The full report of an uncaught runtime error, label violation or limit."""
+def shown_frames(err, ceiling=None):
+    """How many of the error's innermost trace entries a report withholds: those that
+    ran under a labelled pc (SynError.secret_frames), unless the ceiling lets its labels
+    out."""
+    withheld = getattr(err, "secret_frames", 0)
+    if withheld and lets_out(ceiling, getattr(err, "secret_pc", frozenset())):
+        return 0
+    return withheld
+
+
+def runtime_error(err, source, ceiling=None):
+    """The full report of an uncaught runtime error, label violation or limit. `ceiling`:
+    the run's host ceiling; what it lets out (stdout=LABEL) is shown (SPEC 10)."""
     from synsema.vm.errors import LabelViolation
     name = source.name
     trace = err.trace
     # The innermost calls that ran under a labelled pc: which lines they were at, and how
     # many there were, depend on the labels (a recursion can spell a secret in its line
     # numbers), so neither is shown; the calls outside them are.
-    withheld = getattr(err, "secret_frames", 0)
+    withheld = shown_frames(err, ceiling)
     trace = trace[withheld:]
     where = trace[0] if trace and not withheld else None
     out = []
@@ -236,10 +256,10 @@ def runtime_error(err, source):
         out.append(f"label_violation: {printable(clip(err.message, MAX_MESSAGE), lines=True)}"
                    f"{at}\n")
     elif where:
-        out.append(f"{name}:{where[1]}:{where[2]}: error: {shown_message(err)}\n")
+        out.append(f"{name}:{where[1]}:{where[2]}: error: {shown_message(err, ceiling)}\n")
         out.append(source.caret(where[1], where[2]))
     else:
-        out.append(f"{name}: error: {shown_message(err)}\n")
+        out.append(f"{name}: error: {shown_message(err, ceiling)}\n")
     frames = []
     for f, line, _ in trace:
         text = _frame_line(f, line, name)

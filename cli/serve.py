@@ -2,7 +2,9 @@
 (official `mcp` SDK, low-level Server), over stdio or streamable HTTP on loopback.
 
 * Tools: every task (or those of --expose), each with `syn outline --json`'s
-  input_schema; its description is the program's intent and the task's signature.
+  input_schema; its description is the task's doc comment (compiler.doc: the `--` lines
+  above it), then the program's intent and the task's signature; each parameter's, its
+  `NAME: text` line of the doc comment, else its type.
 * A call runs the task through the embedding API (Program.call: top level, then the task)
   with the run options given to `serve` -- ceiling, labels, host tools, MCP servers of its
   own, limits. Arguments are checked as call_tool checks them; `--args-label L` labels
@@ -131,8 +133,13 @@ class _App:
         self.tools = []
         for t in chosen:
             what = f"Task {_signature(t)} of {data['source']}"
-            self.tools.append({"name": t["name"], "inputSchema": t["input_schema"],
-                               "description": f"{intent} ({what})" if intent else what})
+            # The doc comment's description first, then the intent and signature.
+            about, params = _task_doc(program, t)
+            said = f"{intent} ({what})" if intent else what
+            self.tools.append({"name": t["name"],
+                               "inputSchema": _described(t["input_schema"], params,
+                                                         t["parameters"]),
+                               "description": f"{about}\n\n{said}" if about else said})
         self.names = {t["name"] for t in chosen}
         self.settings = runner.settings(values)
         self.args_labels = tuple(values.get("args_label") or ())
@@ -200,6 +207,35 @@ class _App:
         from synsema import __version__
         return Server(self.server_name, version=__version__, on_list_tools=list_tools,
                       on_call_tool=call_tool)
+
+
+def _task_doc(program, task):
+    """(description, {parameter: description}) of a task from its doc comment (the `--`
+    lines above it, compiler.doc), read from the program's source: a .syn, or the source
+    beside a .synb when it is readable there (as error carets are)."""
+    from synsema.compiler.doc import task_doc
+    try:
+        lines = program._source.lines
+    except Exception:  # noqa: BLE001 - a source that cannot be read describes nothing
+        lines = None
+    if not lines:
+        return "", {}
+    return task_doc(lines, task["line"], [p["name"] for p in task["parameters"]])
+
+
+def _described(schema, described, params):
+    """The input schema with a description on every property: its doc comment's line,
+    else its type (and whether it may be left out)."""
+    schema = dict(schema, properties={k: dict(v) for k, v in schema["properties"].items()})
+    for p in params:
+        prop = schema["properties"].get(p["name"])
+        if prop is None:
+            continue
+        text = described.get(p["name"])
+        if not text:
+            text = f"{p['type'] or 'any value'}" + (" (optional)" if p["optional"] else "")
+        prop["description"] = text
+    return schema
 
 
 def _error(text):

@@ -27,7 +27,7 @@ from synsema import api
 from synsema.api import UsageError, _in_big_stack
 from synsema.cli import runner
 from synsema.cli.entry import flush_stdout, write_stdout
-from synsema.cli.report import json_text, printable, runtime_error, shown_message
+from synsema.cli.report import json_text, printable, runtime_error, shown_frames, shown_message
 from synsema.vm.errors import StartRefused, SynError
 
 
@@ -167,11 +167,12 @@ def _run_tests(report, entry, program, source, opts, captured, select, verbose, 
     if verbose and printed:
         report.emit(printed)
     if top_error is not None:
-        msg = runtime_error(top_error, source)
-        line = _failed_line(top_error)
+        # What the ceiling's stdout= items let out is shown (SPEC 10), as `syn run` shows it.
+        msg = runtime_error(top_error, source, vm.ceiling)
+        line = _failed_line(top_error, vm.ceiling)
         # What the top level printed is shown only with -v (SPEC 7), failing or not.
         report.add(entry, "(top level)", False, _indent(msg),
-                   line=line, message=shown_message(top_error), report=msg.strip(),
+                   line=line, message=shown_message(top_error, vm.ceiling), report=msg.strip(),
                    **_output(printed))
         return None
     for name, index in program.tests:
@@ -198,11 +199,12 @@ def _run_tests(report, entry, program, source, opts, captured, select, verbose, 
             report.add(entry, name, True, _indent(printed) if verbose else "",
                        **_output(printed))
             continue
-        line = _failed_line(error) or program.functions[index].line
+        line = _failed_line(error, vm.ceiling) or program.functions[index].line
+        said = shown_message(error, vm.ceiling)
         report.add(entry, name, False,
-                   _indent(f"{shown_message(error)} (line {line})") + _printed(printed, verbose),
-                   line=line, message=shown_message(error),
-                   report=runtime_error(error, source).strip(), **_output(printed))
+                   _indent(f"{said} (line {line})") + _printed(printed, verbose),
+                   line=line, message=said,
+                   report=runtime_error(error, source, vm.ceiling).strip(), **_output(printed))
     return None
 
 
@@ -234,10 +236,10 @@ def _printed(printed, verbose):
     return "      printed:\n" + "".join("        " + line + "\n" for line in printed.splitlines())
 
 
-def _failed_line(error):
+def _failed_line(error, ceiling):
     """The line an error was raised at; None when it has no position, or when where it
-    was depends on labelled data (SynError.secret_frames)."""
-    return error.trace[0][1] if error.trace and not error.secret_frames else None
+    was depends on labelled data the ceiling does not let out (SynError.secret_frames)."""
+    return error.trace[0][1] if error.trace and not shown_frames(error, ceiling) else None
 
 
 def _indent(text):

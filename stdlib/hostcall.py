@@ -140,7 +140,7 @@ def _check_contract(vm, tool, args, pc, plain, seen, named):
                 _refuse(vm, tool, plain, seen, named, carried | chosen,
                         f"'{p}' carries {_show(carried)}, and '{who}', who reads it, carries "
                         f"{_show(chosen)}; readers chosen from labelled data may be sent only "
-                        f"what carries no label{why}")
+                        f"what carries no label{why}", (p, EMPTY, who))
 
 
 def _names_someone(tool, who):
@@ -167,14 +167,19 @@ def _refuse_labels(vm, tool, param, carried, accepted, plain, seen, named, from_
     what = f"'{param}'" if param is not None else "the call (under a labelled branch)"
     why = PC_NOTE if from_pc else ""
     _refuse(vm, tool, plain, seen, named, carried,
-            f"{what} carries {_show(carried)}, accepts {_show(accepted)}{why}")
+            f"{what} carries {_show(carried)}, accepts {_show(accepted)}{why}",
+            (param, accepted, None))
 
 
-def _refuse(vm, tool, plain, seen, named, labels, why):
-    """The contract refuses the call: recorded, and the catchable error saying `why`."""
+def _refuse(vm, tool, plain, seen, named, labels, why, refusal):
+    """The contract refuses the call: recorded, and the catchable error saying `why`;
+    `refusal`: (parameter, the labels it accepts, the reader parameter or None), for the
+    host (synsema.ToolRefused)."""
     _record(vm, tool.name, plain, "refused", seen, named)
     err = SynError(f"host tool '{tool.name}' refused: {why}")
     err.labels = vm.pc | labels    # names labels, never data; which ones is as secret
+    param, accepted, reader = refusal
+    err.refusal = (tool.name, param, frozenset(labels), frozenset(accepted), reader)
     raise err
 
 
@@ -183,8 +188,10 @@ def _refuse_capability(vm, name, seen, named):
     need = cap_text(("tool", name))
     have = C.describe_set(vm.caps)
     who = f"task '{vm.tool}' runs with" if vm.tool is not None else "the program runs with"
-    raise CapabilityDenied(f"host tool '{name}' needs {need}; {who} {have}"
+    err = CapabilityDenied(f"host tool '{name}' needs {need}; {who} {have}"
                            f"{vm.cap_hint(('tool', name))}")
+    err.refusal = (name, None, EMPTY, None, None)
+    raise err
 
 
 def _record(vm, name, plain, outcome, seen, named):
@@ -199,8 +206,9 @@ def _record(vm, name, plain, outcome, seen, named):
     if vm.trace:
         # --trace: every host tool call, called directly or by call_tool; with labelled
         # arguments, what it did is as secret as they are (and under a labelled branch,
-        # vm.trace_line shows nothing: that it happened is).
-        said = f"{name}: {outcome}" if not (vm.labels and seen) else \
+        # vm.trace_line shows nothing: that it happened is) -- unless the ceiling's
+        # stdout= items let those labels out (SPEC 10).
+        said = f"{name}: {outcome}" if not vm.labels or vm.shows(seen) else \
             f"(withheld: labelled {', '.join(sorted(seen))})"
         vm.trace_line(f"host tool {said}")
 

@@ -102,6 +102,22 @@ class ToolError(HostError, ValueError):
     exit_code = 2
 
 
+class ToolWarning(UserWarning):
+    """synsema.ToolWarning: a host tool that works but is declared less well than it
+    should be -- a Python tool without a docstring, so a model (and an MCP client) would
+    see it with no description."""
+
+
+def _warn(message):
+    """warnings.warn a ToolWarning at the first frame outside this module: the line that
+    declared the tool, however many of our frames are between."""
+    import warnings
+    frame, level = sys._getframe(1), 2
+    while frame is not None and frame.f_globals.get("__name__") == __name__:
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, ToolWarning, stacklevel=level)
+
+
 class ToolTargetError(ToolError):
     """A `--tools MODULE:NAME` that cannot be loaded (a usage error, exit 2)."""
 
@@ -186,6 +202,67 @@ def on_host_thread(fn, kwargs):
     return fn(**kwargs) if post is None else post(fn, kwargs)
 
 
+def run_awaitable(coro):
+    """The result of an `async def` tool's coroutine, in the VM's thread. A run of
+    Program.call_async/run_async (api) schedules it on the caller's event loop
+    (`_VM_THREAD.loop`) and waits; a run of the sync API or `syn` runs it on an event
+    loop of its own, on the host's thread. If the run is given up on (cancelled, its time
+    limit) while it waits, the coroutine is cancelled too, and the call fails."""
+    import asyncio
+    import concurrent.futures
+    loop = getattr(_VM_THREAD, "loop", None)
+    gone = getattr(_VM_THREAD, "gone", None)
+    if loop is None:
+        return on_host_thread(_run_own_loop, {"coro": _until_gone(coro, gone)})
+    future = asyncio.run_coroutine_threadsafe(coro, loop)
+    while True:
+        try:
+            return future.result(0.1)
+        except concurrent.futures.TimeoutError:
+            if gone is not None and gone():
+                future.cancel()
+                raise _Cancelled("cancelled: the run was given up on while the tool ran")
+
+
+class _Cancelled(SynError):
+    """run_awaitable gave up on a tool coroutine (the run was given up on)."""
+
+
+async def _until_gone(coro, gone):
+    """`coro`, cancelled (and the call failed) when the run is given up on meanwhile."""
+    import asyncio
+    task = asyncio.ensure_future(coro)
+    while not task.done():
+        await asyncio.wait({task}, timeout=0.1)
+        if gone is not None and gone() and not task.done():
+            task.cancel()
+            await asyncio.wait({task})
+            raise _Cancelled("cancelled: the run was given up on while the tool ran")
+    return task.result()
+
+
+def _run_own_loop(coro):
+    import asyncio
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    # Called from inside a running loop (a sync call from async code): a thread's own.
+    box = {}
+
+    def target():
+        try:
+            box["value"] = asyncio.run(coro)
+        except BaseException as e:  # noqa: BLE001 - handed back
+            box["error"] = e
+    t = threading.Thread(target=target, name="synsema-tool", daemon=True)
+    t.start()
+    t.join()
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
 class HostTool(_Frozen):
     """A declared host tool (see the module docstring)."""
     __slots__ = ("name", "fn", "description", "params", "result_labels", "accepts",
@@ -217,6 +294,11 @@ class HostTool(_Frozen):
                 kwargs[p.name] = p._py_default if p.has_default else None
         try:
             result = on_host_thread(self.fn, kwargs)
+            if type(result) is types.CoroutineType:        # an `async def` tool
+                result = run_awaitable(result)
+        except _Cancelled as e:
+            # (a tool coroutine cancelled mid-way is a failed call, recorded as one)
+            raise SynError(f"host tool '{self.name}' failed: {e.message}") from None
         except (KeyboardInterrupt, LimitReached):
             raise       # Ctrl-C, or the run given up on (api._HostThread): the run ends
         except BaseException as e:  # noqa: BLE001 - every exception a tool raises
@@ -260,10 +342,6 @@ def declare(fn, *, name=None, result_labels=(), accepts=None, readers=None, desc
     if prefix and isinstance(name, str) and "." not in name:
         name = f"{prefix}.{name}"
     check_name(name)
-    if inspect.iscoroutinefunction(fn):
-        raise ToolError(f"host tool '{name}' is an async function; Synsema calls tools "
-                        "synchronously, so declare a plain function that runs it "
-                        "(for example with asyncio.run)")
     try:
         sig = inspect.signature(fn, eval_str=True)
     except (ValueError, TypeError) as e:
@@ -273,6 +351,10 @@ def declare(fn, *, name=None, result_labels=(), accepts=None, readers=None, desc
         raise ToolError(f"host tool '{name}': cannot read its annotations ({_one_line(e)}); "
                         "define or import every name the annotations use before the tool") from None
     doc_description, doc_params = parse_docstring(inspect.getdoc(fn) or "")
+    if description is None and not doc_description:
+        _warn(f"host tool '{name}' has no docstring, so a model sees no description of it; "
+              "write one (its first paragraph describes the tool, `:param x:` lines or an "
+              "Args: section its parameters) or give description=")
     params = tuple(_param(name, p, doc_params.get(p.name, ""), inspect)
                    for p in sig.parameters.values())
     result_labels = _labels(name, "result_labels", result_labels)

@@ -258,7 +258,13 @@ def call(vm, task, args):
         if getattr(task.tool, "foreign", False):    # a plan's tool (stdlib.plans)
             return task.tool.call_map(vm, "call", tl, args)
         return _call_host(vm, "call", task, tl, args, as_tool=False)
-    return _call_task(vm, "call", task, tl, args, as_tool=False)
+    # (_call_task written out: each Python frame here is one less level of --max-depth
+    # through call before Python's own recursion limit)
+    amap = args
+    args, al = _split(args)
+    positional = _checked_args(vm, "call", task, args, tl | al, tool=False)
+    return vm.call_labelled(task, _spread(vm, task, positional, amap),
+                            _call_labels(_has_defaults(task), tl, P.shape_of(amap)))
 
 
 @builtin("call_tool", 2, kind="vm", never_raises=True)
@@ -275,7 +281,12 @@ def _call_tool(vm, task, args):
         if getattr(task.tool, "foreign", False):    # a plan's tool (stdlib.plans)
             return task.tool.call_map(vm, "call_tool", tl, args)
         return _call_host(vm, "call_tool", task, tl, args, as_tool=True)
-    return _call_task(vm, "call_tool", task, tl, args, as_tool=True)
+    amap = args         # (_call_task written out, as in call)
+    args, al = _split(args)
+    positional = _checked_args(vm, "call_tool", task, args, tl | al, tool=True)
+    return vm.call_labelled(task, _spread(vm, task, positional, amap),
+                            _call_labels(_has_defaults(task), tl, P.shape_of(amap)),
+                            as_tool=True)
 
 
 def _call_task(vm, name, task, tl, amap, as_tool):
@@ -542,7 +553,7 @@ def llm_step(vm, prompt, catalog, context):
             raise
         tokens = answer.get("tokens", 0) or 0      # counted by provider_call
         if vm.trace:
-            if vm.labels and (labels | vm.pc):
+            if vm.labels and not vm.shows(labels | vm.pc):
                 said = _shown(vm, answer, labels)        # even the kind is private
             elif answer["kind"] == "tool":
                 said = f"tool {answer['name']} {_shown(vm, answer.get('args', {}), labels)}"
@@ -654,7 +665,7 @@ def _shown(vm, value, labels, raw=False):
     value, more = _split(value)
     if vm.labels:
         hidden = labels | more | vm.pc
-        if hidden:
+        if hidden and not vm.shows(hidden):
             return f"(withheld: labelled {_labels_text(hidden)})"
     if type(value) is str:
         return _clip(value if raw else D.quote(value))
@@ -662,7 +673,7 @@ def _shown(vm, value, labels, raw=False):
 
 
 def _tokens_note(vm, tokens, labels):
-    if vm.labels and (labels or vm.token_labels):
+    if vm.labels and not vm.shows(labels | vm.token_labels | vm.pc):
         return "  [tokens withheld: labelled]"
     return f"  [{tokens} tokens, {vm.tokens_used} this run]"
 
@@ -671,7 +682,7 @@ def _trace_call(vm, labels):
     """Number this model call; before the first, say which model answers. A call under a
     labelled condition is neither shown nor numbered (vm.trace_line): the numbers of the
     later ones would tell how many there were."""
-    if vm.labels and vm.pc:
+    if vm.labels and not vm.shows(vm.pc):
         return 0
     vm.trace_calls += 1
     n = vm.trace_calls

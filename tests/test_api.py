@@ -31,7 +31,7 @@ def test_compile_file_compile_source_and_load_give_the_same_program(agent, syn, 
     assert syn("compile", "agent.syn").returncode == 0
     progs = [synsema.compile_file(agent), synsema.compile_source(AGENT, "agent.syn"),
              synsema.load(tmp_path / "agent.synb")]
-    expected = synsema.Result({"q": "hi", "n": 2, "xs": [1, 2.5, True, None]}, [],
+    expected = synsema.Result({"q": "hi", "n": 2, "xs": [1, 2.5, True, None]}, frozenset(),
                               "ready\nasked hi\n", [], 0)
     assert [p.call("answer", {"question": "hi"}) for p in progs] == [expected] * 3
     assert [(p.name, p.tasks) for p in progs] == [("agent.syn", ("answer",))] * 3
@@ -193,13 +193,13 @@ def test_args_labels_label_every_argument_under_labels(agent):
     prog = synsema.compile_file(agent)
     r = prog.call("answer", {"question": "hi"}, labels=True, args_labels=["cust"],
                   cap_set="stdout,stdout=cust")
-    assert r.labels == ["cust"] and r.value["q"] == "hi"
+    assert r.labels == frozenset({"cust"}) and r.value["q"] == "hi"
     assert r.output == "ready\nasked hi\n"
     with pytest.raises(synsema.LabelViolation, match="print would reveal data labelled cust"):
         prog.call("answer", {"question": "hi"}, labels=True, args_labels=["cust"],
                   cap_set="stdout")
     plain = prog.call("answer", {"question": "hi"}, labels=True, cap_set="stdout")
-    assert plain.labels == []
+    assert plain.labels == frozenset()
     with pytest.raises(synsema.UsageError, match=r"args_labels= needs labels=True"):
         prog.call("answer", {"question": "hi"}, args_labels=["cust"], cap_set="stdout")
     with pytest.raises(synsema.UsageError, match="is not a label name"):
@@ -209,7 +209,7 @@ def test_args_labels_label_every_argument_under_labels(agent):
 def test_a_default_of_a_labelled_call_stays_unlabelled():
     prog = synsema.compile_source("task f(a: text, b: number = 5)\n    give b\n", "f.syn")
     r = prog.call("f", {"a": "x"}, labels=True, args_labels=["cust"])
-    assert (r.value, r.labels) == (5, [])
+    assert (r.value, r.labels) == (5, frozenset())
 
 
 # ---- providers ---------------------------------------------------------------------------------
@@ -293,7 +293,7 @@ def test_one_program_called_from_eight_threads_at_once(labels):
         total = 7 + n * (n + 1) // 2
         assert r.value == {"name": f"w{k}", "total": total}
         assert r.output == f"w{k} {total}\n"
-        assert r.labels == (["cust"] if labels else [])
+        assert r.labels == (frozenset({"cust"}) if labels else frozenset())
     assert len(results) == 24
 
 

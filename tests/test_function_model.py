@@ -177,7 +177,7 @@ task go(q)
     model = synsema.FunctionModel(lambda m, i: "ok")
     r = prog(src).call("go", {"q": "hi"}, labels=True, args_labels=["cust"],
                        cap_set="stdout,llm=cust@function", provider=model)
-    assert r.value == "ok" and r.labels == ["cust"]
+    assert r.value == "ok" and r.labels == {"cust"}
     with pytest.raises(synsema.LabelViolation, match="to function, which the host ceiling "
                                                      "does not allow"):
         prog(src).call("go", {"q": "hi"}, labels=True, args_labels=["cust"],

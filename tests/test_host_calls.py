@@ -348,7 +348,7 @@ def test_a_map_keeps_each_arguments_label(tools_module):
             give call_tool(host_tool("bank.send_money"), args)
     '''
     r = call(src, tools_module.toolbox, labels=True, cap_set="stdout,tool=*,stdout=untrusted")
-    assert r.value["to"] == "DE89" and r.labels == ["untrusted"]
+    assert r.value["to"] == "DE89" and r.labels == {"untrusted"}
     assert tools_module.SENT[0][0] == "DE89"
 
 

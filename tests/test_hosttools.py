@@ -184,7 +184,6 @@ def test_enum_parameter_receives_the_member():
      r"value \(type object\); use None as the default"),
     ("def f(a={'k': {1, 2}}): pass",
      r"its default .* is not a Synsema value \(type set at \[\"k\"\]\)"),
-    ("async def f(a): pass", r"host tool 'f' is an async function; .*asyncio.run"),
 ])
 def test_registration_errors_name_the_tool_the_parameter_and_the_fix(source, message):
     scope = {"Literal": Literal, "datetime": datetime}

@@ -189,7 +189,7 @@ def test_a_labelled_result_holding_a_task_value_is_as_labelled_as_the_result():
     assert e.value.labels == {"k"}
     assert public_message(e.value, ceiling) == "error: (message withheld)"
     wrong = prog.call("probe", {"i": 0, "c": "x"}, labels=True, cap_set="stdout")
-    assert wrong.labels == ["k"] and ceiling.blocked(wrong.labels)
+    assert wrong.labels == {"k"} and ceiling.blocked(wrong.labels)
 
 
 def test_serve_answers_a_right_and_a_wrong_guess_alike(tmp_path):

@@ -136,7 +136,7 @@ def test_the_step_carries_the_labels_of_everything_in_the_history():
     prog = synsema.compile_source(LABELLED, "h.syn")
     r = prog.call("go", {"pin": "1234"}, labels=True, args_labels=["secret"],
                   provider=synsema.Provider())
-    assert r.output == "[]\n" and r.labels == ["secret"]
+    assert r.output == "[]\n" and r.labels == {"secret"}
     assert r.value == {"kind": "final", "text": "[no llm provider]", "tokens": 0}
 
 

@@ -449,15 +449,33 @@ def test_trace_shows_rejected_arguments_and_failures(server, program):
 
 
 def test_trace_withholds_labelled_data(server, program):
+    # SPEC 10: --trace shows what carries labels only when the ceiling's stdout= items
+    # cover them; here the program prints nothing labelled, and the ceiling has none.
+    server.reply(openai_text("5"))
+    server.reply(openai_tools(("add", {"a": 2, "b": "3"})))
+    quiet = LABELLED.replace("print(labels_of(answer))", "let a be labels_of(answer)").replace(
+        "print(labels_of(step))", "let b be labels_of(step)").replace(
+        "print(labels_of(step[\"args\"]))", "let c be labels_of(step[\"args\"])")
+    r = ok(run_syn("run", "--labels", "--cap-set",
+                   "stdout,llm=customers@127.0.0.1,declassify=customers",
+                   program(quiet), "--llm-url", server.url, "--trace"))
+    assert "Ana" not in r.stderr
+    assert "trace: ask 1: (withheld: labelled customers)" in r.stderr
+    assert "trace: llm_step 2: (withheld: labelled customers)" in r.stderr
+    assert "call_tool add (withheld: labelled customers) -> (withheld: labelled customers)" in r.stderr
+
+
+def test_trace_shows_labelled_data_the_ceiling_lets_out(server, program):
+    # stdout=customers: the reader of stderr may see what print could show (SPEC 10).
     server.reply(openai_text("5"))
     server.reply(openai_tools(("add", {"a": 2, "b": "3"})))
     r = ok(run_syn("run", "--labels", "--cap-set",
                    "stdout,stdout=customers,llm=customers@127.0.0.1,declassify=customers",
                    program(LABELLED), "--llm-url", server.url, "--trace"))
-    assert "Ana" not in r.stderr
-    assert "trace: ask 1: (withheld: labelled customers)" in r.stderr
-    assert "trace: llm_step 2: (withheld: labelled customers)" in r.stderr
-    assert "call_tool add (withheld: labelled customers) -> (withheld: labelled customers)" in r.stderr
+    assert "withheld" not in r.stderr, r.stderr
+    assert "trace: ask 1: \"5\"" in r.stderr
+    assert "trace: llm_step 2: tool add" in r.stderr
+    assert "call_tool add {\"a\": 2, \"b\": 3} -> 5" in r.stderr
 
 
 # ---- the examples ------------------------------------------------------------------------

@@ -365,6 +365,8 @@ def test_run_exec_and_test_take_mcp_servers(syn, write, tmp_path):
 
 SERVED = '''intent: "small sums"
 
+-- Twice a number.
+-- n: the number to double
 task double(n: number)
     give n * 2
 
@@ -425,9 +427,19 @@ def test_the_sdk_client_calls_syn_serve_over_stdio(write, tmp_path, syn):
         [("double", {"n": 21}), ("greet", {"name": "Ana"}), ("card", {"n": 3}),
          ("secret", {"n": 1}), ("boom", {}), ("double", {"n": "x"})])
     outline = json.loads(syn("outline", app, "--json").stdout)
-    assert [(t["name"], t["inputSchema"]) for t in tools] == [
-        (t["name"], t["input_schema"]) for t in outline["tasks"]]
-    assert tools[0]["description"] == "small sums (Task double(n: number) of sums.syn)"
+    # outline's schema, with a description on every parameter (issue 28, item 7)
+    undescribed = [(t["name"], dict(t["inputSchema"], properties={
+        k: {f: v for f, v in p.items() if f != "description"}
+        for k, p in t["inputSchema"]["properties"].items()})) for t in tools]
+    assert undescribed == [(t["name"], t["input_schema"]) for t in outline["tasks"]]
+    # the doc comment above the task (read from the source beside the .synb)
+    assert tools[0]["description"] == ("Twice a number.\n\n"
+                                       "small sums (Task double(n: number) of sums.syn)")
+    assert tools[0]["inputSchema"]["properties"]["n"]["description"] == "the number to double"
+    # a task without one: as before; its parameters described by their types
+    assert tools[1]["description"] == ("small sums (Task greet(name: text, polite: bool = ...) "
+                                       "of sums.syn)")
+    assert tools[1]["inputSchema"]["properties"]["polite"]["description"] == "bool (optional)"
     double, greet, card, secret, boom, bad = results
     assert (_texts(double), double["isError"]) == (["42"], False)
     assert _texts(greet) == ["Hello, Ana."]         # its print went to the server's stderr

@@ -99,7 +99,7 @@ def test_benign_request_runs_end_to_end():
     assert result.value == [{"tool": "contacts.find", "outcome": "ok"},
                             {"tool": "mail.last_from", "outcome": "ok"},
                             {"tool": "bank.send_money", "outcome": "ok"}]
-    assert result.labels == ["untrusted"]      # the send's result joins the mail's label
+    assert result.labels == {"untrusted"}      # the send's result joins the mail's label
 
 
 def test_the_planner_sees_the_request_and_the_catalog_only():
@@ -140,7 +140,7 @@ def test_without_labels_the_hijacked_extract_pays_the_attacker():
     # What the contracts prevent: the same run, labels off, does what the mail says.
     result, world, _ = run("attacked", labels=False)
     assert world.payments == [{"recipient": T.EVIL_IBAN, "amount": 1000, "subject": "rent"}]
-    assert result.labels == []
+    assert result.labels == frozenset()
 
 
 # the documented command, replayed from the committed cassettes ---------------------------

@@ -156,10 +156,14 @@ def test_trace_shows_every_host_tool_call(tools, syn, write):
     write("u.syn", 'require tool("odd.*")\nlet s be private(true, "cust")\nwhen s\n'
                    '    host_tool("odd.surrogate")\n    try\n        host_tool("odd.fails")()\n'
                    '    recover e\n        let x be 1\n')
-    p = syn("run", "--trace", "--labels", "--cap-set", "*", "--tools", "oddtools:toolbox",
-            "u.syn")
+    p = syn("run", "--trace", "--labels", "--cap-set", "tool=odd.*", "--tools",
+            "oddtools:toolbox", "u.syn")
     # under the labelled branch, not even that a tool was called is shown
     assert "host tool" not in p.stderr and "odd.fails" not in p.stderr, p.stderr
+    # ... unless the ceiling lets its label out (`*` covers every label; SPEC 10)
+    p = syn("run", "--trace", "--labels", "--cap-set", "*", "--tools", "oddtools:toolbox",
+            "u.syn")
+    assert "trace: host tool odd.fails: refused" in p.stderr, p.stderr
 
 
 @pytest.mark.parametrize("src", [

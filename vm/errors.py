@@ -14,10 +14,16 @@ class SynError(Exception):
     (only ever non-empty under --labels). `trace` is filled by the VM as the error
     unwinds: a list of (function, line, col) innermost first. Its first `secret_frames`
     entries ran under a labelled pc (--labels): where they were depends on labelled data,
-    so reports withhold them (cli/report.py).
+    so reports withhold them (cli/report.py) unless the ceiling lets out `secret_pc`, the
+    labels of that pc.
+
+    `refusal`: for a host tool call that was refused (stdlib.hostcall), (tool, parameter,
+    labels it carried, labels it accepts, reader); the embedding API raises
+    synsema.ToolRefused for it. None for every other error.
     """
     exit_code = 1
     catchable = True
+    refusal = None
 
     def __init__(self, message, labels=EMPTY):
         super().__init__(message)
@@ -25,6 +31,7 @@ class SynError(Exception):
         self.labels = labels
         self.trace = []          # [(function, line, col)], innermost first
         self.secret_frames = 0
+        self.secret_pc = EMPTY
         self.source_name = None
 
 

@@ -83,6 +83,10 @@ def _withhold_frames(err, pcs, base_depth, nframes):
     before = len(err.trace) - (nframes + 1)      # entries from runs this one called
     if mine > 0 and err.secret_frames == before:
         err.secret_frames = before + mine
+        # Which labels: a report shows those frames to a reader the ceiling lets see them.
+        for e in pcs:
+            if e[0]:
+                err.secret_pc = err.secret_pc | e[0]
 
 
 def drop_frames(vm, depth):

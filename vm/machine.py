@@ -383,7 +383,7 @@ class VM:
         # Every wait of the call (request timeouts, retry pauses) ends by the run's
         # deadline; --trace hears of each retry, unless the prompt is labelled: how a
         # provider reacts to it (a 503 for some prompts) is as private as the prompt.
-        hidden = self.labels and labels
+        hidden = self.labels and not self.shows(labels | self.pc)
         llm.bound(self.deadline, self.timeout,
                   self.trace_line if self.trace and not hidden else None)
         before = llm.spent
@@ -396,9 +396,10 @@ class VM:
             self.token_labels = self.token_labels | labels
 
     def trace_line(self, text):
-        if self.labels and self.pc:
+        if self.labels and self.pc and not self.shows(self.pc):
             # Under a labelled condition, that the event happened at all (and how many
-            # times) depends on the labels: --trace shows nothing of it.
+            # times) depends on the labels: --trace shows nothing of it, unless the
+            # ceiling lets those labels out.
             return
         sys.stderr.write(f"trace: {text}\n")
         sys.stderr.flush()
@@ -415,6 +416,12 @@ class VM:
         positions = self.positions[id(code)]
         line = positions[idx][0] if 0 <= idx < len(positions) else func.line
         return f"{self.program.source_name}:{line}"
+
+    def shows(self, labels):
+        """May --trace (stderr, like an uncaught error's report) show what carries
+        `labels`? When the ceiling's stdout= items cover every one (SPEC 10: what print
+        could have shown)."""
+        return not labels or not self.ceiling.blocked(labels)
 
     def hides(self, labels):
         """Must what depends on `labels` be kept from whoever reads this run's stderr and

@@ -3,13 +3,13 @@ scripted models, judged by AgentDojo's own checks on the post-environment.
 
     python -m bench.agentdojo [--suite banking] [--agent planner] [--user-tasks user_task_0,..]
                               [--injection-tasks injection_task_0,..] [--jobs 4]
-                              [--llm-url URL --llm-model NAME]
+                              [--attacker scripted,strong] [--llm-url URL --llm-model NAME]
 
 Agents: `undefended` (AgentDojo's own tool-calling pipeline, the baseline), `loop`
 (loop.syn), `loop-labels` (loop.syn under labels), `planner` (planner.syn under labels)
 and `planner-nolabels` (the same without labels: what the contracts buy). Each writes
-results/<agent>-<suite>.json; a full run (every suite, every agent) also rewrites the table
-in README.md.
+results/<attacker>/<agent>-<suite>.json; `make bench-agentdojo` then rewrites the table in
+README.md from results/ (`--table`).
 """
 
 import argparse

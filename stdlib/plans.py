@@ -24,8 +24,9 @@ from functools import lru_cache
 
 from synsema.compiler import compile_plan
 from synsema.stdlib.registry import PLAN_REMOVED, builtin
-from synsema.stdlib.vmbuiltins import (_call_task, _label, _llm_gate, _split, _trace_call,
-                                       _trace_failed, _shown, check_argument)
+from synsema.stdlib.vmbuiltins import (TASK_TYPES, _call_tool, _label, _llm_gate, _shown,
+                                       _split, _trace_call, _trace_failed, check_argument,
+                                       holds)
 from synsema.vm import precise as P
 from synsema.vm.errors import EMPTY, PlanRejected, SynError
 from synsema.vm.program import Param
@@ -125,49 +126,19 @@ class ForeignTask:
         _refuse_plan_tasks([amap], tl)
         saved = self._enter(vm)
         try:
-            result = _call_task(vm, "call_tool", self.closure, tl, amap, as_tool=True)
+            result = _call_tool(vm, Labeled(self.closure, tl) if tl else self.closure, amap)
         finally:
             vm.globals, vm.global_stamps, vm.gprogram = saved
         return _no_task_in(result, self.name)
 
 
-def _holds_task(v):
-    """Is there a task value (of any kind) anywhere in v?"""
-    stack = [v]
-    while stack:
-        x = stack.pop()
-        t = type(x)
-        if t is Labeled:
-            stack.append(x.v)
-        elif t is Closure or t is HostFn:
-            return True
-        elif t is list:
-            stack.extend(x)
-        elif t is dict:
-            stack.extend(x.values())
-    return False
-
-
-def _holds_closure(v):
-    stack = [v]
-    while stack:
-        x = stack.pop()
-        t = type(x)
-        if t is Labeled:
-            stack.append(x.v)
-        elif t is Closure:
-            return True
-        elif t is list:
-            stack.extend(x)
-        elif t is dict:
-            stack.extend(x.values())
-    return False
+_CLOSURES = (Closure,)          # inside a plan, a Closure is one of the plan's own
 
 
 def _refuse_plan_tasks(args, labels):
     # Inside a plan every Closure is the plan's own (the caller's come wrapped): one
     # passed to a tool could be kept and called after the plan ends, with other powers.
-    if any(_holds_closure(a) for a in args):
+    if any(holds(a, _CLOSURES) for a in args):
         raise SynError("a plan cannot give a task to a tool: pass data, and call the task "
                        "in the plan", labels)
 
@@ -175,7 +146,7 @@ def _refuse_plan_tasks(args, labels):
 def _no_task_in(result, name):
     # A task value from a tool could be called without the wrapper, with the plan's
     # globals in place of its own.
-    if _holds_task(result):
+    if holds(result, TASK_TYPES):
         raise SynError(f"tool '{name}' gave the plan a task value; a plan calls only the "
                        "tools it is given")
     return result
@@ -246,7 +217,7 @@ def _run(vm, program, bound, labels):
         raise
     finally:
         vm.globals, vm.global_stamps, vm.gprogram = saved
-    if _holds_task(result):
+    if holds(result, TASK_TYPES):
         raise SynError("a plan cannot give a task: give data (its code never runs after "
                        "run_plan returns)")
     return result

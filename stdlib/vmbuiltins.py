@@ -258,8 +258,6 @@ def call(vm, task, args):
         if getattr(task.tool, "foreign", False):    # a plan's tool (stdlib.plans)
             return task.tool.call_map(vm, "call", tl, args)
         return _call_host(vm, "call", task, tl, args, as_tool=False)
-    # (_call_task written out: each Python frame here is one less level of --max-depth
-    # through call before Python's own recursion limit)
     amap = args
     args, al = _split(args)
     positional = _checked_args(vm, "call", task, args, tl | al, tool=False)
@@ -281,22 +279,12 @@ def _call_tool(vm, task, args):
         if getattr(task.tool, "foreign", False):    # a plan's tool (stdlib.plans)
             return task.tool.call_map(vm, "call_tool", tl, args)
         return _call_host(vm, "call_tool", task, tl, args, as_tool=True)
-    amap = args         # (_call_task written out, as in call)
+    amap = args
     args, al = _split(args)
     positional = _checked_args(vm, "call_tool", task, args, tl | al, tool=True)
     return vm.call_labelled(task, _spread(vm, task, positional, amap),
                             _call_labels(_has_defaults(task), tl, P.shape_of(amap)),
                             as_tool=True)
-
-
-def _call_task(vm, name, task, tl, amap, as_tool):
-    """call/call_tool of a Synsema task value (tl: its labels): the map checked against
-    its signature, each argument with its own labels and the map's shape."""
-    args, al = _split(amap)
-    positional = _checked_args(vm, name, task, args, tl | al, tool=as_tool)
-    return vm.call_labelled(task, _spread(vm, task, positional, amap),
-                            _call_labels(_has_defaults(task), tl, P.shape_of(amap)),
-                            as_tool=as_tool)
 
 
 @builtin("tool_spec", 2, kind="vm")
@@ -610,7 +598,7 @@ def _typed_extract(vm, args, labels):
     if type(typ) is not str and type(typ) is not dict:
         raise SynError("extract needs the type as a type name (\"number\", \"text\", "
                        f"\"bool\", \"list\", \"map\") or a JSON Schema map, got {type_name(typ)}")
-    if _holds_task(data):
+    if holds(data, TASK_TYPES):
         raise SynError("extract cannot read a task value; give it data")
     # The type is checked offline too: an offline run fails where an online one would.
     from synsema.stdlib.llm import ProviderError
@@ -634,17 +622,24 @@ def _typed_extract(vm, args, labels):
     return _label(vm, value, labels)
 
 
-def _holds_task(v):
+def holds(v, kinds):
+    """Is there a value of one of the types `kinds` anywhere in v (labelled or not)?"""
     stack = [v]
     while stack:
         x = stack.pop()
-        if type(x) is Closure or type(x) is HostFn:
+        t = type(x)
+        if t is Labeled:
+            stack.append(x.v)
+        elif t in kinds:
             return True
-        if type(x) is list:
+        elif t is list:
             stack.extend(x)
-        elif type(x) is dict:
+        elif t is dict:
             stack.extend(x.values())
     return False
+
+
+TASK_TYPES = (Closure, HostFn)      # a task value of any kind
 
 
 # --trace: one stderr line per model call and per tool dispatch. Under --labels, labelled

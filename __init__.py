@@ -20,6 +20,8 @@ _LAZY = {
     "compile_source": "synsema.api",
     "load": "synsema.api",
     "Program": "synsema.api",
+    "run_plan": "synsema.api_plans",
+    "run_plan_async": "synsema.api_plans",
     "Result": "synsema.api",
     "Usage": "synsema.api",
     "Provider": "synsema.api",

@@ -815,30 +815,7 @@ class Program:
         return await self._in_worker(lambda box: self.run(_box=box, **settings))
 
     async def _in_worker(self, work):
-        import asyncio
-        loop = asyncio.get_running_loop()
-        box = {}
-
-        def worker():
-            from synsema.stdlib.hosttools import _VM_THREAD
-            _VM_THREAD.loop = loop
-            try:
-                return work(box)
-            finally:
-                _VM_THREAD.loop = None
-        future = loop.run_in_executor(None, worker)
-        try:
-            return await asyncio.shield(future)
-        except asyncio.CancelledError:
-            vm = box.get("vm")
-            if vm is not None:
-                vm.abandoned = True         # its next step, effect or tool call ends it
-            # Wait for the run to stop, so no tool is left running unseen.
-            try:
-                await asyncio.wait_for(asyncio.shield(future), _OVERTIME * 5)
-            except BaseException:  # noqa: BLE001 - the run's own end (given up) is expected
-                pass
-            raise
+        return await in_worker(work)
 
     def _result(self, task, args, _box=None, **settings):
         buffer = io.StringIO()
@@ -1002,3 +979,32 @@ def _write_result(vm, task, raw, write, on_stdout):
         raise E.SynError(f"the result of task '{task}' cannot be written as JSON: "
                          f"{e.message}", labels) from None
     write(text + "\n")
+
+
+async def in_worker(work):
+    """Run work(box) in a thread of its own, this event loop serving its `async def`
+    tools (Program.call_async, synsema.run_plan_async); see call_async for cancelling."""
+    import asyncio
+    loop = asyncio.get_running_loop()
+    box = {}
+
+    def worker():
+        from synsema.stdlib.hosttools import _VM_THREAD
+        _VM_THREAD.loop = loop
+        try:
+            return work(box)
+        finally:
+            _VM_THREAD.loop = None
+    future = loop.run_in_executor(None, worker)
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        vm = box.get("vm")
+        if vm is not None:
+            vm.abandoned = True         # its next step, effect or tool call ends it
+        # Wait for the run to stop, so no tool is left running unseen.
+        try:
+            await asyncio.wait_for(asyncio.shield(future), _OVERTIME * 5)
+        except BaseException:  # noqa: BLE001 - the run's own end (given up) is expected
+            pass
+        raise

@@ -34,7 +34,8 @@ class Checked(click.ParamType):
 METAVARS = {"cap_set": "ITEMS", "audit": "FILE", "llm_url": "URL", "llm_model": "NAME",
             "cassette": "FILE", "tools": "MODULE:NAME", "mcp": "NAME=COMMAND|URL",
             "mcp_label": "NAME=LABEL,...", "mcp_accepts": "NAME.TOOL:PARAM=LABEL,...",
-            "call": "TASK", "args": "JSON", "args_file": "FILE", "args_label": "LABEL"}
+            "call": "TASK", "args": "JSON", "args_file": "FILE", "args_label": "LABEL",
+            "request_label": "LABEL"}
 
 
 def run_options(fn, table=RUN_OPTIONS):
@@ -73,6 +74,7 @@ def cli():
     \b
     Quick tour:
       syn run app.syn            compile in memory and run
+      syn agent "REQUEST" --tools MODULE:NAME   a model plans, the plan runs safely
       syn test app.syn           run the program's test blocks
       syn compile app.syn        write app.synb beside it
       syn exec app.synb          run a precompiled program
@@ -193,6 +195,28 @@ def run_cmd(source, **values):
     from synsema.cli.files import calls_models
     _refuse_written_files(values, [("the program", source)], calls_models(program))
     _done(runner.run(program, values))
+
+
+def agent_options(fn):
+    """The options of `syn agent` (cli.agent.AGENT_OPTIONS: the run options, --show-plan,
+    --retries, --request-label)."""
+    from synsema.cli.agent import AGENT_OPTIONS
+    return run_options(fn, AGENT_OPTIONS)
+
+
+@cli.command("agent", context_settings=CONTEXT)
+@click.argument("request")
+@agent_options
+def agent_cmd(request, **values):
+    """Carry out REQUEST with the host tools of --tools: a planner model, seeing only the
+    request and the tools' catalog, writes a plan (a Synsema program); the plan runs under
+    the run options (--labels, --cap-set, limits) and its answer is printed, a stdout sink
+    like any other. A plan the compiler rejects is asked for again, with its errors, up
+    to --retries times (default 2). Capabilities: llm, tool("N") for each tool, and
+    llm("L") for each llm=L@HOST item of --cap-set; nothing else."""
+    _refuse_written_files(values, [])
+    from synsema.cli.agent import agent
+    _done(agent(request, values))
 
 
 def _refuse_written_files(values, reads, model=True):

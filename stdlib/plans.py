@@ -195,7 +195,15 @@ def run_plan(vm, source, tools):
     return _run(vm, program, _bind_tools(vm, tmap), labels)
 
 
-def _run(vm, program, bound, labels):
+def run_compiled(vm, program, tools, labels):
+    """Run a compiled plan (compile_checked) from the host, with no caller program around
+    it (synsema.run_plan, `syn agent`): `tools` a map of name -> HostFn, `labels` those of
+    its source. The plan's own frames stay on its errors: there is no caller file to
+    report them in, so they are reported in the plan's text."""
+    return _run(vm, program, _bind_tools(vm, tools), labels, own_frames=True)
+
+
+def _run(vm, program, bound, labels, own_frames=False):
     tasks = vm.adopt(program)
     top = Closure(program.main, (), vm.decoded[program.main], vm.pads[program.main])
     main = next(c for c in tasks.values() if c.func.name == "main")
@@ -213,7 +221,8 @@ def _run(vm, program, bound, labels):
             vm.call(top, [])
             result = vm.call(main, [])
     except SynError as e:
-        _drop_plan_frames(e, program)
+        if not own_frames:
+            _drop_plan_frames(e, program)
         raise
     finally:
         vm.globals, vm.global_stamps, vm.gprogram = saved

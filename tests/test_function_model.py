@@ -87,6 +87,18 @@ print([ask("capital of Peru?"), summarize("long text"), classify("great!", ["goo
     assert seen[-1] == "text"
 
 
+def test_a_typed_extract_is_answered_and_checked():
+    # (a FunctionModel had no typed-extract body: an internal error, exit 70)
+    rec = Recorder('{"value": 31}', "about thirty", '{"value": 30}')
+    src = 'require llm\nprint(extract("Ana, 31", "the age", "number"))\n' \
+          'print(extract("Bo, 30ish", "the age", "number"))\n'
+    r = prog(src).run(provider=synsema.FunctionModel(rec))
+    assert r.output == "31\n30\n"
+    assert [info.op for _, info in rec.calls] == ["extract"] * 3
+    assert "JSON Schema" in rec.calls[0][0][0]["content"]
+    assert "rejected" in rec.calls[2][0][-1]["content"] + rec.calls[2][0][0]["content"]
+
+
 def test_several_calls_dotted_names_and_arguments_that_are_no_json():
     src = '''
 require llm

@@ -108,6 +108,18 @@ def text_body(config, system, user):
                          {"role": "user", "content": user}]}
 
 
+def extract_body(config, system, user, typ):
+    """A typed extract (SPEC 11): the function answers JSON of the type (AgentInfo.op
+    "extract"); the schema is in the system message, and in response_format as the
+    OpenAI wire sends it (a cassette keeps it)."""
+    body = text_body(config, system, user)
+    body["op"] = "extract"
+    body["response_format"] = {"type": "json_schema",
+                               "json_schema": {"name": "extracted", "strict": typ.strict,
+                                               "schema": typ.wire}}
+    return body
+
+
 def thread_message(message):
     if "calls" in message:
         return {"role": "assistant", "tool_calls": [dict(c) for c in message["calls"]]}

@@ -12,11 +12,20 @@ $(STAMP): pyproject.toml
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -e '.[test,batch,ray,mcp,editor]'
 	touch $(STAMP)
 
-# The main job: the example weather agent's multi-step tool-calling loop, replayed offline
-# from its cassette, with each step traced to stderr. The cassette was recorded from a
-# scripted local server playing the model (tests/test_llm_vm.py), not from a hosted model.
+# The main job: a planning agent (syn agent, SPEC 17) replayed offline from its cassette.
+# A planner model sees only the request and the tools' catalog and writes a plan (shown on
+# stderr), the plan runs under labels and the tools' contracts, and its answer is printed;
+# the inbox holds a prompt injection, which changes nothing. The tape was recorded from a
+# scripted local server on 127.0.0.1 playing the model (tests/llm_server.py; the plan and
+# the quarantined model's answers are written by hand in tests/test_planner_example.py,
+# which records it again: `.venv/bin/python tests/test_planner_example.py record`), not
+# from a hosted model.
 demo: $(STAMP)
-	$(SYN) run examples/weather_agent.syn --cassette examples/weather_agent.cassette.jsonl --cassette-mode replay --trace
+	$(SYN) agent "Pay my landlord the rent amount from her last mail." \
+		--tools examples.planner.tools:attacked --labels \
+		--cap-set "stdout,stdout=untrusted,tool=*,llm=untrusted@api.openai.com" \
+		--cassette examples/planner/agent.cassette.jsonl --cassette-mode replay \
+		--show-plan --trace
 
 # The full test suite, shared conformance cases included (when ../shared exists), then the
 # check that every .syn in the repository is formatted (syn fmt).

@@ -2,6 +2,7 @@
 docs/bytecode.md runs through this checkout's `syn` and prints exactly what the page
 shows (tools/doc_examples.py)."""
 
+import re
 import sys
 from pathlib import Path
 
@@ -28,7 +29,23 @@ def test_the_opcode_table_in_the_docs_is_the_one_in_the_code():
 
 def test_the_readme_agent_runs_offline(syn, tmp_path):
     import re
-    code = re.search(r"```synsema\n(.*?)```", (ROOT / "README.md").read_text(), re.S).group(1)
-    (tmp_path / "agent.syn").write_text(code)
+    blocks = re.findall(r"```synsema\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    assert len(blocks) == 2
+    (tmp_path / "agent.syn").write_text(blocks[1])          # the llm_step loop
     r = syn("run", "agent.syn")
     assert r.returncode == 0 and r.stdout == "[no llm provider]\n", r.stderr
+
+
+def test_the_readme_plan_pays_the_landlord_despite_the_injection():
+    import json
+    import sys
+    import synsema
+    plan = re.findall(r"```synsema\n(.*?)```", (ROOT / "README.md").read_text(), re.S)[0]
+    sys.path.insert(0, str(ROOT))
+    from examples.planner import tools as T
+    world = T.attacked_world()
+    r = synsema.run_plan(plan, tools=world.toolbox(), labels=True,
+                         provider=synsema.FunctionModel(lambda m, i: json.dumps({"value": 1200})))
+    assert r.value == "Paid 1200 EUR to Rosa Diaz" and r.labels == {"untrusted"}
+    assert world.payments == [{"recipient": T.LANDLORD["iban"], "amount": 1200,
+                               "subject": "rent"}]

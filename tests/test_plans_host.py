@@ -472,3 +472,68 @@ def test_agent_records_and_replays_a_cassette(world):
     assert p.returncode == 0 and tape.exists()
     p, _ = agent(world, "--cassette", str(tape), "--cassette-mode", "replay")
     assert (p.returncode, p.stdout) == (0, "hello Lima\n"), p.stderr
+
+
+# ---- the guide's account of the llm_step loop under labels ----------------------------------
+
+INBOX = textwrap.dedent('''
+    import synsema
+
+    @synsema.tool(name="mail.read", result_labels=["untrusted"])
+    def read(n: int) -> str:
+        """Read the n-th newest mail (1 is the newest).
+
+        :param n: which mail
+        """
+        return ["Rent is 1200 EUR, due on the 1st.", "Lunch on Friday?"][n - 1]
+
+    tools = [read]
+    ''')
+
+
+def test_the_guides_llm_step_loop_error_is_the_one_a_user_gets(tmp_path):
+    import re
+    readme = (ROOT / "README.md").read_text()
+    loop = re.findall(r"```synsema\n(.*?)```", readme, re.S)[1]
+    # The README's loop, with one tool that labels its result untrusted.
+    agent_src = loop.replace('intent: "answer weather questions"\nrequire llm\n',
+                             'intent: "answer questions about the inbox"\nrequire llm\n'
+                             'require llm("untrusted")\nrequire tool("mail.read")\n')
+    agent_src = re.sub(r'task get_weather\(city: text\)\n    give .*\n\n', '', agent_src)
+    agent_src = agent_src.replace('{"get_weather": get_weather}', '{"mail.read": host_tool("mail.read")}')
+    agent_src = agent_src.replace('[tool_spec(get_weather, "Weather for a city")]',
+                                  '[tool_spec(tools["mail.read"], nothing)]')
+    agent_src = agent_src.replace('            -- the allow-list', '')
+    agent_src = agent_src.replace('run_agent("Weather in Lima?", 5)',
+                                  'run_agent("What do my two newest mails say?", 5)')
+    (tmp_path / "inbox_agent.syn").write_text(agent_src)
+    (tmp_path / "inbox.py").write_text(INBOX)
+    from llm_server import openai_tools
+    env = {k: v for k, v in os.environ.items()
+           if not (k.startswith("SYN_LLM") or k in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"))}
+    with LLMServer() as server:
+        server.reply(openai_tools(("mail__read", {"n": 1})))
+        server.reply(openai_tools(("mail__read", {"n": 2})))
+        server.reply(openai_text("Rent is due; lunch on Friday."))
+        p = subprocess.run(syn_command() + [
+            "run", "--labels", "--cap-set",
+            "stdout,stdout=untrusted,llm=untrusted@127.0.0.1,tool=mail.read",
+            "inbox_agent.syn", "--tools", "inbox:tools", "--llm-url", server.url],
+            capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60,
+            stdin=subprocess.DEVNULL)
+    guide = (ROOT / "docs" / "guide.md").read_text()
+    section = guide[guide.index("### Why the `llm_step` loop stops under labels"):]
+    shown = re.search(r"```text\n(.*?)```", section, re.S).group(1)
+    assert p.returncode == 3 and p.stderr == shown, p.stderr
+    # What the guide says to write instead works on the same tool, under the same labels.
+    plan_src = re.search(r"```synsema\n(.*?)```", section, re.S).group(1)
+    r = synsema.run_plan(plan_src, tools=[_inbox_tool()], labels=True,
+                         cap_set="stdout,stdout=untrusted,llm=untrusted@function,tool=mail.read",
+                         provider=synsema.FunctionModel(lambda m, i: "Rent due; lunch Friday."))
+    assert (r.value, r.labels) == ("Rent due; lunch Friday.", {"untrusted"})
+
+
+def _inbox_tool():
+    scope = {}
+    exec(INBOX, scope)
+    return scope["read"]

@@ -22,6 +22,7 @@ _LAZY = {
     "Program": "synsema.api",
     "run_plan": "synsema.api_plans",
     "run_plan_async": "synsema.api_plans",
+    "plan_messages": "synsema.api_plans",
     "Result": "synsema.api",
     "Usage": "synsema.api",
     "Provider": "synsema.api",

@@ -25,7 +25,7 @@ from synsema.stdlib import plans
 from synsema.vm import errors as E
 from synsema.vm.values import Labeled
 
-__all__ = ["run_plan", "run_plan_async"]
+__all__ = ["run_plan", "run_plan_async", "plan_messages"]
 
 PLAN_NAME = plans.PLAN_NAME
 
@@ -44,12 +44,14 @@ def run_plan(source, *, tools=None, source_labels=(), labels=False, cap_set=None
     compiled once (cached by text). Raises synsema.CompileError for a rejected plan (the
     message `plan rejected:` then one `LINE:COL: message` line per error, `errors` each
     as a SourceError: the text to give the planner back), and what Program.call raises
-    otherwise, every position in the plan's text."""
+    otherwise, every position in the plan's text. A code fence around the source (a
+    model's habit) is ignored."""
     if not isinstance(source, str):
         raise api.UsageError(f"usage error: run_plan needs the plan's source as a text "
                              f"(str), got {type(source).__name__}")
     given = _label_names("source_labels", source_labels, labels)
     host = _host(tools, cap_set, given, labels, need_llm=False)
+    source = _unfenced(source)
     box = {} if _box is None else _box
     box["source"] = Source(PLAN_NAME, source)
 
@@ -67,6 +69,28 @@ async def run_plan_async(source, **settings):
     the event loop, as Program.call_async is Program.call; `async def` tools run on this
     event loop."""
     return await api.in_worker(lambda box: run_plan(source, _box=box, **settings))
+
+
+def plan_messages(request, tools=None, feedback=None, intent=None):
+    """The planner's prompt for a model of the host's own (any SDK, any framework): the
+    chat messages [{"role": "system", ...}, {"role": "user", ...}] that `plan()` and `syn
+    agent` send: the plan language in brief with three example plans, the catalog of
+    `tools` (host tools, as run_plan takes them), the request, and `feedback` (the message
+    of a rejected plan's CompileError, to be fixed). The model's answer is the source to
+    give run_plan (a code fence around it is removed there too)."""
+    from synsema.stdlib.hosttools import ToolError, catalog_entry, collect
+    from synsema.stdlib.llm.prompts import plan_messages as messages
+    for name, v in (("request", request), ("feedback", feedback), ("intent", intent)):
+        if not (isinstance(v, str) or (v is None and name != "request")):
+            raise api.UsageError(f"usage error: plan_messages: {name} must be a text, got "
+                                 f"{type(v).__name__}")
+    try:
+        found = collect(tools) if tools is not None else {}
+    except ToolError as e:
+        raise api.UsageError(f"usage error: {e}") from None
+    system, user = messages(intent, request, [catalog_entry(t) for t in found.values()],
+                            feedback)
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
 # ---- the agent of `syn agent` ---------------------------------------------------------------
@@ -151,6 +175,17 @@ def _write_answer(vm, answer, write):
                          f"{', '.join(blocked)}")
     if write is not None:
         write(display(value) + "\n")
+
+
+def _unfenced(source):
+    """The source with the code fence a model often puts around it made blank lines, so
+    every position is still a position in the text the host has."""
+    lines = source.split("\n")
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    if len(filled) >= 2 and lines[filled[0]].lstrip().startswith("```") and \
+            lines[filled[-1]].strip() == "```":
+        lines[filled[0]] = lines[filled[-1]] = ""
+    return "\n".join(lines)
 
 
 # ---- the run ---------------------------------------------------------------------------------

@@ -537,3 +537,21 @@ def _inbox_tool():
     scope = {}
     exec(INBOX, scope)
     return scope["read"]
+
+
+def test_plan_messages_are_the_planners_prompt_for_a_hosts_own_model():
+    tools, _ = make_tools()
+    system, user = (m["content"] for m in synsema.plan_messages("Note the rent.", tools,
+                                                                  feedback="2:5: oops"))
+    assert "task main()" in system and "Example: " in system
+    assert "- notes.add(text: text): Add a note." in user and "Request:\nNote the rent." in user
+    assert user.endswith("2:5: oops")
+    with pytest.raises(synsema.UsageError):
+        synsema.plan_messages(3, tools)
+
+
+def test_a_fenced_plan_runs_and_its_positions_are_those_of_the_hosts_text():
+    assert synsema.run_plan("```synsema\ntask main()\n    give 3\n```\n").value == 3
+    with pytest.raises(synsema.CompileError) as info:
+        synsema.run_plan("```\ntask main()\n    give nope\n```")
+    assert info.value.errors[0].line == 3

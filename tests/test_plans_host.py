@@ -325,15 +325,16 @@ def world(tmp_path):
     return tmp_path
 
 
-def agent(world, *args, replies=(), request="Say hello to Lima."):
-    """(CompletedProcess, requests the model received) of `syn agent` in `world`."""
+def agent(world, *args, replies=(), request="Say hello to Lima.", online=None):
+    """(CompletedProcess, requests the model received) of `syn agent` in `world`; the
+    scripted server answers `replies`, then HTTP 500."""
     env = {k: v for k, v in os.environ.items()
            if not (k.startswith("SYN_LLM") or k in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"))}
     env["PYTHONPATH"] = str(ROOT.parent)
     with LLMServer() as server:
         for text in replies:
             server.reply(openai_text(text))
-        url = ["--llm-url", server.url] if replies else []
+        url = ["--llm-url", server.url] if (replies if online is None else online) else []
         p = subprocess.run(syn_command() + ["agent", request, "--tools",
                                             "agenttools:everything", *url, *args],
                            capture_output=True, text=True, cwd=world, env=env, timeout=120,
@@ -464,6 +465,17 @@ def test_agent_bad_input(world):
     p = syn("hi", "--tools", "agenttools:everything", "--cassette",
             str(world / "none.jsonl"), "--cassette-mode", "replay")
     assert p.returncode == 1 and "cassette" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_a_failing_planner_is_a_run_error_and_a_labelled_violation_is_audited(world):
+    p, asked = agent(world, "--llm-max-retries", "0", online=True)
+    assert p.returncode == 1 and "500" in p.stderr and len(asked) == 1, p.stderr
+    assert "Traceback" not in p.stderr
+    log = world / "audit.jsonl"
+    p, _ = agent(world, "--labels", "--cap-set", "stdout,tool=*,llm@127.0.0.1", "--audit",
+                 str(log), replies=[READS])
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    assert p.returncode == 3 and any(e.get("event") == "label_violation" for e in events)
 
 
 def test_agent_records_and_replays_a_cassette(world):

@@ -16,10 +16,10 @@ $(STAMP): pyproject.toml
 # A planner model sees only the request and the tools' catalog and writes a plan (shown on
 # stderr), the plan runs under labels and the tools' contracts, and its answer is printed;
 # the inbox holds a prompt injection, which changes nothing. The tape was recorded from a
-# scripted local server on 127.0.0.1 playing the model (tests/llm_server.py; the plan and
-# the quarantined model's answers are written by hand in tests/test_planner_example.py,
-# which records it again: `.venv/bin/python tests/test_planner_example.py record`), not
-# from a hosted model.
+# scripted local server on 127.0.0.1 playing the model, not from a hosted model: the plan
+# and the quarantined model's answers are written by hand in tests/test_planner_example.py
+# (tests/llm_server.py serves them), which records it again with
+# `.venv/bin/python tests/test_planner_example.py record`.
 demo: $(STAMP)
 	$(SYN) agent "Pay my landlord the rent amount from her last mail." \
 		--tools examples.planner.tools:attacked --labels \

@@ -22,7 +22,12 @@ from functools import lru_cache
 from synsema import api
 from synsema.cli.report import Source, compile_error, lets_out, printable
 from synsema.stdlib import plans
+from synsema.stdlib.hosttools import ToolError, catalog_entry, collect
+from synsema.stdlib.llm.prompts import plan_messages as planner_messages
+from synsema.stdlib.pyvalues import Unholdable, to_python
 from synsema.vm import errors as E
+from synsema.vm.caps import Ceiling, CeilingError
+from synsema.vm.display import display
 from synsema.vm.values import Labeled
 
 __all__ = ["run_plan", "run_plan_async", "plan_messages"]
@@ -78,8 +83,6 @@ def plan_messages(request, tools=None, feedback=None, intent=None):
     `tools` (host tools, as run_plan takes them), the request, and `feedback` (the message
     of a rejected plan's CompileError, to be fixed). The model's answer is the source to
     give run_plan (a code fence around it is removed there too)."""
-    from synsema.stdlib.hosttools import ToolError, catalog_entry, collect
-    from synsema.stdlib.llm.prompts import plan_messages as messages
     for name, v in (("request", request), ("feedback", feedback), ("intent", intent)):
         if not (isinstance(v, str) or (v is None and name != "request")):
             raise api.UsageError(f"usage error: plan_messages: {name} must be a text, got "
@@ -88,7 +91,7 @@ def plan_messages(request, tools=None, feedback=None, intent=None):
         found = collect(tools) if tools is not None else {}
     except ToolError as e:
         raise api.UsageError(f"usage error: {e}") from None
-    system, user = messages(intent, request, [catalog_entry(t) for t in found.values()],
+    system, user = planner_messages(intent, request, [catalog_entry(t) for t in found.values()],
                             feedback)
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
@@ -111,7 +114,6 @@ def agent(request, *, tools=None, request_labels=(), labels=False, retries=2, sh
 
     def body(vm):
         fns = dict(vm.host_fns)
-        from synsema.stdlib.hosttools import catalog_entry
         catalog = [catalog_entry(fn.tool) for fn in fns.values()]
         asked = Labeled(request, given) if given else request
         feedback = None
@@ -164,7 +166,6 @@ def _rejected(vm, err, text, labels, retries):
 
 def _write_answer(vm, answer, write):
     """The plan's answer to stdout: a sink like print (SPEC 17)."""
-    from synsema.vm.display import display
     value, labels = (answer.v, answer.l) if type(answer) is Labeled else (answer, E.EMPTY)
     vm.site = None
     vm.need("writing the plan's answer to stdout", ("stdout",))
@@ -249,7 +250,6 @@ def _result(host, body, box, *, tools=None, labels=False, **settings):
     if type(raw) is Labeled:
         value, result_labels = raw.v, frozenset(raw.l)
     if value is not None:
-        from synsema.stdlib.pyvalues import Unholdable, to_python
         try:
             value = to_python(value)
         except Unholdable as e:
@@ -274,7 +274,6 @@ def _label_names(keyword, names, labels):
 
 def _host(tools, cap_set, given, labels, need_llm):
     """The capability program of a run (see the module's docstring)."""
-    from synsema.stdlib.hosttools import ToolError, collect
     try:
         found = collect(tools) if tools is not None else {}
     except ToolError as e:
@@ -283,7 +282,6 @@ def _host(tools, cap_set, given, labels, need_llm):
     if isinstance(cap_set, (list, tuple)) and all(isinstance(c, str) for c in cap_set):
         cap_set = ",".join(cap_set)
     if isinstance(cap_set, str):
-        from synsema.vm.caps import Ceiling, CeilingError
         try:
             ceiling = Ceiling.parse(cap_set)
         except CeilingError:

@@ -5,6 +5,7 @@ limits), and its answer is printed, a stdout sink like any other. Built on
 synsema.api_plans.agent, as `syn run` is built on the embedding API."""
 
 from synsema import api
+from synsema.api_plans import agent as run_agent, stderr_line
 from synsema.cli import runner
 from synsema.cli.entry import write_stdout
 from synsema.cli.options import RUN_OPTIONS
@@ -65,7 +66,6 @@ def agent(request, values):
         labels = settings.pop("labels")
         settings.pop("mcp_servers", None)
         _need_model(values)
-        from synsema.api_plans import agent as run_agent, stderr_line
         run_agent(request, tools=tools, labels=labels,
                   request_labels=values.get("request_label") or (),
                   retries=values.get("retries", 2),
@@ -79,8 +79,7 @@ def agent(request, values):
 def _need_model(values):
     """A planning agent plans with a model: with none configured, say how to give one
     (offline, every plan would be the one that gives "[no llm provider]")."""
-    from synsema.api import _env_provider
-    if _env_provider(runner.llm_flags(values)) is None:
+    if api._env_provider(runner.llm_flags(values)) is None:
         raise api.UsageError(
             "usage error: syn agent needs a model to write its plan, and none is "
             "configured: set SYN_LLM_URL (any OpenAI-compatible server) or "

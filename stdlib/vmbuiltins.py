@@ -278,6 +278,10 @@ def _call_tool(vm, task, args):
     if type(task) is HostFn:
         return _call_host(vm, "call_tool", task, tl, amap, as_tool=True)
     positional = _checked_args(vm, "call_tool", task, args, tl | al, tool=True)
+    if vm.spans is not None and type(task) is Closure:    # an execute_tool span (stdlib.otel)
+        return vm.spans.tool(vm, task.func.name, "task", tl, lambda: vm.call_labelled(
+            task, _spread(vm, task, positional, amap),
+            _call_labels(_has_defaults(task), tl, P.shape_of(amap)), as_tool=True))
     return vm.call_labelled(task, _spread(vm, task, positional, amap),
                             _call_labels(_has_defaults(task), tl, P.shape_of(amap)),
                             as_tool=True)
@@ -517,8 +521,8 @@ def llm_step(vm, prompt, catalog, context):
     else:
         n = _trace_call(vm, labels)
         try:
-            answer = vm.provider_call(
-                lambda p: p.step(vm.program.intent, prompt, catalog, context), "llm_step",
+            answer = _model_call(
+                vm, lambda p: p.step(vm.program.intent, prompt, catalog, context), "llm_step",
                 labels)
         except SynError as e:
             _trace_failed(vm, n, "llm_step", e, labels)
@@ -533,6 +537,13 @@ def llm_step(vm, prompt, catalog, context):
                 said = f"final {_shown(vm, answer.get('text', ''), labels)}"
             vm.trace_line(f"llm_step {n}: {said}{_tokens_note(vm, tokens, labels)}")
     return _label(vm, answer, labels)
+
+
+def _model_call(vm, fn, name, labels):
+    """vm.provider_call, in an OpenTelemetry span when the run has spans (stdlib.otel)."""
+    if vm.spans is None:
+        return vm.provider_call(fn, name, labels)
+    return vm.spans.model(vm, name, labels, lambda: vm.provider_call(fn, name, labels))
 
 
 def _text_op(name):
@@ -556,8 +567,8 @@ def _text_op(name):
             return _label(vm, NO_PROVIDER, labels)
         n = _trace_call(vm, labels)
         try:
-            text, tokens = vm.provider_call(
-                lambda p: p.text_op(vm.program.intent, name, *plain), name, labels)
+            text, tokens = _model_call(
+                vm, lambda p: p.text_op(vm.program.intent, name, *plain), name, labels)
         except SynError as e:
             _trace_failed(vm, n, name, e, labels)
             raise

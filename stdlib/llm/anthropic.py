@@ -42,6 +42,15 @@ def text_body(config, system, user):
             "messages": [{"role": "user", "content": user}]}
 
 
+def usage(body):
+    """(input tokens, output tokens) of an answer, 0 for a count it does not give."""
+    u = body.get("usage")
+    if not isinstance(u, dict):
+        return 0, 0
+    return tuple(u.get(k) if isinstance(u.get(k), int) else 0
+                 for k in ("input_tokens", "output_tokens"))
+
+
 def tokens(body):
     usage = body.get("usage")
     if not isinstance(usage, dict):

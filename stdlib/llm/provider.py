@@ -39,6 +39,8 @@ class Provider:
         self.limit = None       # that --timeout, in seconds (for the message)
         self.note = None        # write(text) for --trace lines, or None
         self.spent = 0          # tokens of every answer read (usable or not)
+        self.spent_in = 0       # of which input (prompt) tokens, where the answer says
+        self.spent_out = 0      # and output tokens
 
     def bound(self, deadline, limit, note):
         """What the run allows the next call: its deadline (time.monotonic(), or None) and
@@ -186,6 +188,9 @@ class Provider:
             # before anything can reject it, so a budget (llm_tokens_used, --max-tokens)
             # never misses them.
             self.spent += self.wire.tokens(body)
+            given, made = self.wire.usage(body)
+            self.spent_in += given
+            self.spent_out += made
             # A \uD800 escape the server did not pair is no character: it could not be
             # printed or sent on, so it reads as an undecodable byte does.
             return without_surrogates(body)

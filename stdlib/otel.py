@@ -78,6 +78,10 @@ class Spans:
         attrs = {"gen_ai.operation.name": "chat", "gen_ai.provider.name": cfg.api,
                  "gen_ai.request.model": cfg.model, "server.address": cfg.host,
                  "synsema.builtin": builtin}
+        if cfg.cassette and not cfg.network:
+            # only a tape answers: no server is reached (--trace says so too)
+            del attrs["server.address"]
+            attrs["synsema.cassette"] = str(cfg.cassette)
         if vm.labels:
             attrs["synsema.labels"] = sorted(labels)
         span = self._child(f"chat {cfg.model}", SpanKind.CLIENT, attrs)

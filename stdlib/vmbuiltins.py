@@ -623,8 +623,14 @@ def _trace_call(vm, labels):
     if vm.trace and n == 1:
         cfg = vm.llm.config
         where = f"{cfg.api} {cfg.model} at {cfg.host}"
-        if cfg.cassette:
-            if cfg.cassette_mode == "replay" or not cfg.network:
+        if cfg.cassette and not cfg.network:
+            # No provider was configured: the tape alone answers, and the model and host
+            # filled in for its requests are not who answered (a tape may come from a
+            # local server): name the tape, not them.
+            where = (f"the answers recorded in cassette {cfg.cassette} ({cfg.api} wire "
+                     "format; nothing is sent)")
+        elif cfg.cassette:
+            if cfg.cassette_mode == "replay":
                 where += f" (replaying cassette {cfg.cassette})"
             else:
                 where += f" (cassette {cfg.cassette}, {cfg.cassette_mode})"

@@ -63,6 +63,8 @@ def test_the_weather_agent_is_a_run_with_model_and_tool_spans(spans):
     assert c.name.startswith("chat ") and c.attributes["gen_ai.provider.name"] == "openai"
     assert c.attributes["gen_ai.request.model"] == c.name[len("chat "):]
     assert c.attributes["synsema.builtin"] == "llm_step"
+    assert c.attributes["synsema.cassette"].endswith("weather_agent.cassette.jsonl")
+    assert "server.address" not in c.attributes         # a tape answers, no server
     assert c.attributes["synsema.step.kind"] == "tool"
     assert c.attributes["synsema.step.tool"] == "get_weather"
     assert chats[-1].attributes["synsema.step.kind"] == "final"

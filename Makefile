@@ -32,11 +32,11 @@ demo: $(CORE_STAMP)
 # formatted (syn fmt). test-fast skips the tests marked slow (the long property runs, Ray,
 # MCP servers): the inner loop; `make test` is what CI runs.
 test: $(STAMP)
-	$(VENV)/bin/python -m pytest -q -n auto
+	$(VENV)/bin/python -m pytest -q -n auto --dist loadgroup
 	@$(SYN) fmt --check .
 
 test-fast: $(STAMP)
-	$(VENV)/bin/python -m pytest -q -n auto -m "not slow"
+	$(VENV)/bin/python -m pytest -q -n auto --dist loadgroup -m "not slow"
 
 conformance: $(STAMP)
 	SYN=$(CURDIR)/$(SYN) $(VENV)/bin/python ../shared/conformance/run.py

@@ -89,7 +89,7 @@ class Spans:
         before = llm.spent_in, llm.spent_out
         try:
             answer = call()
-        except Exception as e:
+        except BaseException as e:    # noqa: BLE001 - ended, and raised on
             usage(span, vm, llm, labels, before)
             self._fail(vm, span, e, labels)
             raise
@@ -117,7 +117,7 @@ class Spans:
                            SpanKind.INTERNAL, attrs)
         try:
             result = call()
-        except Exception as e:
+        except BaseException as e:    # noqa: BLE001 - ended, and raised on
             self._fail(vm, span, e, named)
             raise
         span.set_attribute("synsema.tool.outcome", "ok")

@@ -40,7 +40,7 @@ def test_make_test_installs_every_extra_and_runs_in_parallel(tmp_path):
     out = dry_run("test", tmp_path)
     given = set(re.fullmatch(r"'\.\[(.*)\]'", installs(out)[0]).group(1).split(","))
     assert given == extras() and "otel" in given and "ray" in given    # a new extra too
-    assert "pytest -q -n auto\n" in out and "fmt --check" in out
+    assert "pytest -q -n auto --dist loadgroup\n" in out and "fmt --check" in out
 
 
 def test_make_test_fast_skips_the_slow_tests(tmp_path):

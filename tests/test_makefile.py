@@ -57,3 +57,15 @@ def test_the_test_extra_has_xdist_and_the_slow_marker_is_declared():
 
 def test_ci_runs_make_test():
     assert "\nmake test\n" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_ci_checks_the_provider_wire_after_the_tests(tmp_path):
+    # issue 33: the real-server check is part of CI, after the test command
+    lines = [ln for ln in (ROOT / ".ci" / "run").read_text().splitlines()
+             if ln and not ln.startswith("#")]
+    assert lines.index("make test-providers") > lines.index("make test")
+    r = subprocess.run(["make", "-n", "-C", str(ROOT), "test-providers",
+                        f"PVENV={tmp_path}/pvenv"], capture_output=True, text=True, timeout=60)
+    commands = r.stdout
+    assert r.returncode == 0, r.stderr
+    assert "bench/providers/run.py" in commands and "litellm[proxy]" in commands

@@ -34,6 +34,12 @@ KEY = "sk-synsema-providers-test"
 TEXT = "Lima is the capital of Peru."
 TOOL_CALL = [{"id": "call_1", "type": "function",
               "function": {"name": "add", "arguments": "{\"a\": \"2\", \"b\": 3}"}}]
+# Two calls in one answer, of a dotted host tool (sent as calc__add: the providers allow no
+# dot in a tool name).
+PARALLEL_CALLS = [{"id": "call_1", "type": "function",
+                   "function": {"name": "calc__add", "arguments": "{\"a\": 2, \"b\": 3}"}},
+                  {"id": "call_2", "type": "function",
+                   "function": {"name": "calc__add", "arguments": "{\"a\": 1, \"b\": 1}"}}]
 
 CONFIG = f"""model_list:
   - model_name: mock-text
@@ -56,6 +62,33 @@ CONFIG = f"""model_list:
       model: openai/gpt-4o
       api_key: sk-fake
       mock_response: "litellm.RateLimitError"
+  - model_name: mock-parallel
+    litellm_params:
+      model: openai/gpt-4o
+      api_key: sk-fake
+      mock_tool_calls: {json.dumps(PARALLEL_CALLS)}
+  - model_name: mock-400
+    litellm_params:
+      model: openai/gpt-4o
+      api_key: sk-fake
+      mock_response: "litellm.ContextWindowExceededError"
+  - model_name: mock-500
+    litellm_params:
+      model: openai/gpt-4o
+      api_key: sk-fake
+      mock_response: "litellm.InternalServerError"
+  - model_name: mock-slow
+    litellm_params:
+      model: openai/gpt-4o
+      api_key: sk-fake
+      mock_response: "late"
+      mock_delay: 20
+  - model_name: mock-408
+    litellm_params:
+      model: openai/gpt-4o
+      api_key: sk-fake
+      mock_timeout: true
+      timeout: 1
   - model_name: mock-tool-handler
     litellm_params:
       model: synmock/tool
@@ -114,6 +147,23 @@ try
 recover e
     print(e)
 """
+
+PARALLEL_PROGRAM = """require llm
+require tool("calc.add")
+let add be host_tool("calc.add")
+let step be llm_step("Add 2 and 3, and 1 and 1", [tool_spec(add, \"Add two numbers\")], "")
+for each c in step["calls"]
+    print(c["name"] + " " + text(c["args"]) + " = " + text(call_tool(add, c["args"])))
+"""
+
+CALC_TOOLS = '''import synsema
+
+
+@synsema.tool(name="calc.add")
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+'''
 
 TOKENS_PROGRAM = """require llm
 let answer be ask("hello")
@@ -177,12 +227,14 @@ class Proxy:
 def syn(workdir, source, *args, env=None):
     path = workdir / "app.syn"
     path.write_text(source, encoding="utf-8")
+    (workdir / "calc_tools.py").write_text(CALC_TOOLS, encoding="utf-8")
     exe = Path(sys.executable).parent / "syn"
     e = {k: v for k, v in os.environ.items()
          if not (k.startswith("SYN_LLM") or k in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"))}
     e.update(env or {})
     return subprocess.run([str(exe), "run", str(path), *map(str, args)], capture_output=True,
-                          text=True, env=e, timeout=120, stdin=subprocess.DEVNULL)
+                          text=True, env=e, timeout=120, stdin=subprocess.DEVNULL,
+                          cwd=workdir)
 
 
 def route(proxy, api, model):
@@ -216,7 +268,34 @@ def scenarios(proxy, workdir, c):
                 r.returncode == 0 and r.stdout == '{"a": 2, "b": 3}\n5\n',
                 r.stdout + r.stderr)
 
+    # Two calls in one answer, of a dotted tool name, on the OpenAI route (LiteLLM's mock).
+    r = syn(workdir, PARALLEL_PROGRAM, *route(proxy, "openai", "mock-parallel"), "--tools",
+            "calc_tools:add", env=KEY_ENV)
+    c.check("openai: two calls in one answer, dotted tool name",
+            r.returncode == 0 and r.stdout == 'calc.add {"a": 2, "b": 3} = 5\n'
+            'calc.add {"a": 1, "b": 1} = 2\n', r.stdout + r.stderr)
+
     for api in ("openai", "anthropic"):
+        # 400 (not retried), 408 and 500 (retried), and a server slower than
+        # --llm-timeout: each a catchable error saying what happened. 408 and the slow
+        # server on the OpenAI route only: LiteLLM's /v1/messages ignores mock_timeout and
+        # mock_delay (it would try the real upstream). (A key the proxy does not know gets
+        # HTTP 400 "No connected db" from a proxy without a database, not a 401.)
+        cases = [("mock-400", (), ["answered HTTP 400"]),
+                 ("mock-500", ("--llm-max-retries", "1"),
+                  ["answered HTTP 500 (after 2 attempts)"])]
+        if api == "openai":
+            cases.append(("mock-408", ("--llm-max-retries", "1"),
+                          ["answered HTTP 408 (after 2 attempts)"]))
+            cases.append(("mock-slow", ("--llm-timeout", "2", "--llm-max-retries", "0"),
+                          ["no answer within 2 s"]))
+        for model, args, want in cases:
+            env = KEY_ENV
+            r = syn(workdir, ERROR_PROGRAM, *route(proxy, api, model), *args, env=env)
+            c.check(f"{api}: {want[0]} ({model})",
+                    r.returncode == 0 and all(w in r.stdout for w in want)
+                    and "Traceback" not in r.stdout + r.stderr, r.stdout + r.stderr)
+
         r = syn(workdir, TEXT_PROGRAM, *route(proxy, api, "mock-text"), env=KEY_ENV)
         lines = r.stdout.splitlines()
         c.check(f"{api}: the four text ops", r.returncode == 0 and lines == [TEXT] * 4,

@@ -395,7 +395,11 @@ class VM:
         try:
             return fn(llm)
         except ProviderError as e:
-            raise SynError(f"{name}: {e.message}") from None
+            # What a provider says depends on the prompt (and may quote the model's own
+            # answer: a refusal, a wrong typed value), so the error carries its labels.
+            err = SynError(f"{name}: {e.message}")
+            err.labels = labels | self.pc
+            raise err from None
         finally:
             self.tokens_used += llm.spent - before
             self.token_labels = self.token_labels | labels

@@ -4,13 +4,22 @@ PY ?= python3
 VENV := .venv
 SYN := $(VENV)/bin/syn
 STAMP := $(VENV)/.installed
+# The demo needs the core alone (ply, msgpack, click, requests): its own stamp, so a first
+# `make demo` installs no Ray, MCP SDK or test tools; `make test` adds every extra.
+CORE_STAMP := $(VENV)/.installed-core
+PIP := $(VENV)/bin/python -m pip install -q --disable-pip-version-check
 
 .PHONY: demo test test-fast bench conformance clean bench-agentdojo test-providers
 
+$(CORE_STAMP): pyproject.toml
+	test -x $(VENV)/bin/python || $(PY) -m venv $(VENV)
+	$(PIP) -e .
+	touch $(CORE_STAMP)
+
 $(STAMP): pyproject.toml
-	$(PY) -m venv $(VENV)
-	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -e '.[test,batch,ray,mcp,editor,bench]'
-	touch $(STAMP)
+	test -x $(VENV)/bin/python || $(PY) -m venv $(VENV)
+	$(PIP) -e '.[test,batch,ray,mcp,editor,otel,bench]'
+	touch $(STAMP) $(CORE_STAMP)
 
 # The main job: a planning agent (syn agent, SPEC 17) replayed offline from its cassette.
 # A planner model sees only the request and the tools' catalog and writes a plan (shown on
@@ -20,22 +29,24 @@ $(STAMP): pyproject.toml
 # and the quarantined model's answers are written by hand in tests/test_planner_example.py
 # (tests/llm_server.py serves them), which records it again with
 # `.venv/bin/python tests/test_planner_example.py record`.
-demo: $(STAMP)
+demo: $(CORE_STAMP)
 	$(SYN) agent "Pay my landlord the rent amount from her last mail." \
 		--tools examples.planner.tools:attacked --labels \
 		--cap-set "stdout,stdout=untrusted,tool=*,llm=untrusted@api.openai.com" \
 		--cassette examples/planner/agent.cassette.jsonl --cassette-mode replay \
 		--show-plan --trace
 
-# The full test suite, shared conformance cases included (when ../shared exists), then the
-# check that every .syn in the repository is formatted (syn fmt).
+# The full test suite, shared conformance cases included (when ../shared exists), on one
+# worker per core (pytest-xdist), then the check that every .syn in the repository is
+# formatted (syn fmt). test-fast skips the tests marked slow (the long property runs, Ray,
+# MCP servers): the inner loop; `make test` is what CI runs.
 test: $(STAMP)
-	$(VENV)/bin/python -m pytest -q
+	$(VENV)/bin/python -m pytest -q -n auto --dist loadgroup
 	@$(SYN) fmt --check .
 
 # The same without the tests marked slow (a batch of 200,000 items, ...).
 test-fast: $(STAMP)
-	$(VENV)/bin/python -m pytest -q -m "not slow"
+	$(VENV)/bin/python -m pytest -q -n auto --dist loadgroup -m "not slow"
 
 conformance: $(STAMP)
 	SYN=$(CURDIR)/$(SYN) $(VENV)/bin/python ../shared/conformance/run.py

@@ -11,7 +11,9 @@ import pytest
 from conftest import ROOT, load_script
 
 
-@pytest.mark.parametrize("page", ["docs/guide.md", "docs/bytecode.md", "docs/embedding.md"])
+@pytest.mark.parametrize("page", [
+    "docs/guide.md", "docs/bytecode.md", "docs/embedding.md", "docs/tutorial.md",
+    pytest.param("docs/mcp.md", marks=pytest.mark.slow)])     # it starts MCP servers
 def test_documented_examples_print_what_the_page_shows(page):
     bindir = str(Path(sys.executable).parent)
     problems = load_script("tools/doc_examples.py").run(str(ROOT / page), "check", bindir)
@@ -27,11 +29,19 @@ def test_the_opcode_table_in_the_docs_is_the_one_in_the_code():
         "docs/bytecode.md's opcode table is stale: run `python docs/gen_opcodes.py --write`"
 
 
-def test_the_readme_agent_runs_offline(syn, tmp_path):
-    import re
+def readme_blocks():
+    """The README's Synsema blocks: a plan, then the llm_step loop."""
     blocks = re.findall(r"```synsema\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
     assert len(blocks) == 2
-    (tmp_path / "agent.syn").write_text(blocks[1])          # the llm_step loop
+    return blocks
+
+
+def readme_agent():
+    return readme_blocks()[1]
+
+
+def test_the_readme_agent_runs_offline(syn, tmp_path):
+    (tmp_path / "agent.syn").write_text(readme_agent())          # the llm_step loop
     r = syn("run", "agent.syn")
     assert r.returncode == 0 and r.stdout == "[no llm provider]\n", r.stderr
 
@@ -40,7 +50,7 @@ def test_the_readme_plan_pays_the_landlord_despite_the_injection():
     import json
     import sys
     import synsema
-    plan = re.findall(r"```synsema\n(.*?)```", (ROOT / "README.md").read_text(), re.S)[0]
+    plan = readme_blocks()[0]
     sys.path.insert(0, str(ROOT))
     from examples.planner import tools as T
     world = T.attacked_world()
@@ -49,3 +59,16 @@ def test_the_readme_plan_pays_the_landlord_despite_the_injection():
     assert r.value == "Paid 1200 EUR to Rosa Diaz" and r.labels == {"untrusted"}
     assert world.payments == [{"recipient": T.LANDLORD["iban"], "amount": 1200,
                                "subject": "rent"}]
+
+
+def test_the_readme_agent_is_formatted(syn, tmp_path):
+    (tmp_path / "agent.syn").write_text(readme_agent())
+    r = syn("fmt", "--check", "agent.syn")
+    assert r.returncode == 0, f"the README's sample is not as `syn fmt` writes it:\n" \
+        f"{syn('fmt', '--diff', 'agent.syn').stdout}"
+
+
+def test_the_first_lines_of_the_readme_are_the_two_command_quick_start():
+    head = (ROOT / "README.md").read_text().split("```sh\n", 1)[1].split("```", 1)[0]
+    assert [line.split()[:2] for line in head.splitlines()] == [["make", "demo"],
+                                                               ["make", "test"]]

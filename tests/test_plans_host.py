@@ -537,6 +537,20 @@ def test_the_guides_llm_step_loop_error_is_the_one_a_user_gets(tmp_path):
     section = guide[guide.index("### Why the `llm_step` loop stops under labels"):]
     shown = re.search(r"```text\n(.*?)```", section, re.S).group(1)
     assert p.returncode == 3 and p.stderr == shown, p.stderr
+    # "Labelling ctx moves the stop one step on": the set of n under the labelled step.
+    (tmp_path / "inbox_agent.syn").write_text(agent_src.replace(
+        '    let ctx be ""', '    let ctx be private("", "untrusted")'))
+    with LLMServer() as server:
+        server.reply(openai_tools(("mail__read", {"n": 1})))
+        server.reply(openai_tools(("mail__read", {"n": 2})))
+        p = subprocess.run(syn_command() + [
+            "run", "--labels", "--cap-set",
+            "stdout,stdout=untrusted,llm=untrusted@127.0.0.1,tool=mail.read",
+            "inbox_agent.syn", "--tools", "inbox:tools", "--llm-url", server.url],
+            capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60,
+            stdin=subprocess.DEVNULL)
+    assert p.returncode == 3 and "set of 'n' under a branch on data labelled untrusted" \
+        in p.stderr, p.stderr
     # What the guide says to write instead works on the same tool, under the same labels.
     plan_src = re.search(r"```synsema\n(.*?)```", section, re.S).group(1)
     r = synsema.run_plan(plan_src, tools=[_inbox_tool()], labels=True,

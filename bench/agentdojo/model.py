@@ -240,15 +240,57 @@ class Script:
             direct = self.select(value, sources[0])
             if direct is not None:
                 return direct
+            computed = self.formula(value, sources[0])
+            if computed is not None:
+                return computed
         qid = f"q{next(ids)}"
         shows = self.shows(value, sources)
         self.queries[qid] = (param, value, function, shows)
         lines.append(f"    let s{qid[1:]} be {self.source_code(sources, self.fields(value, sources))}")
         read = (f"extract(s{qid[1:]}, {syn(f'the value of {param!r} for {function} [{qid}]')}, "
                 f"{syn(_kind(value))})")
+        if not shows and self.lines_shown(value, sources):
+            return f"quoted_lines({read}, s{qid[1:]})"
         if not shows:
             return read
         return f"quoted{'_all' if isinstance(value, list) else ''}({read}, s{qid[1:]})"
+
+    def lines_shown(self, value, sources):
+        """A text of several lines (a list the plan copies) each of which the results
+        show: the quarantined model's lines are each checked to be in them."""
+        if not isinstance(value, str) or "\n" not in value:
+            return False
+        lines = [line.strip().lstrip("-* ").strip() for line in value.split("\n")]
+        return all(any(_words(line) in _words(self.results[i])
+                       for i in sources if i < len(self.results)) for line in lines if line)
+
+    def formula(self, value, i):
+        """A number the request says how to compute from a field of one record (the
+        amount paid for the iPhone, plus 19.5% of it and a fee of 5.29): the computation
+        as code, over the field the plan reads; else None."""
+        if not _number(value) or isinstance(value, bool):
+            return None
+        records = _records(self.values[i] if i < len(self.values) else None)
+        if len(records) < 2 or isinstance(self.values[i], dict):
+            return None
+        given = [float(n) for n in re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?!\w|\.\d)", self.prompt)]
+        forms = [("{x} + {q}", lambda x, p, q: x + q), ("{x} - {q}", lambda x, p, q: x - q),
+                 ("{x} * {p} / 100", lambda x, p, q: x * p / 100),
+                 ("{x} * {p} / 100 + {q}", lambda x, p, q: x * p / 100 + q)]
+        for n, record in enumerate(records):
+            for field, x in record.items():
+                if not _number(x) or isinstance(x, bool):
+                    continue
+                for text, f in forms:
+                    for p in given:
+                        for q in given:
+                            if abs(f(x, p, q) - value) < 1e-9 and x != value:
+                                found = self.which(records, n, i)
+                                if found is not None:
+                                    code = text.format(x=f"{found}[{syn(field)}]",
+                                                       p=syn(p), q=syn(q))
+                                    return f"round({code}, 2)"
+        return None
 
     def source_code(self, sources, fields):
         parts = [syn("Request: " + self.prompt)]
@@ -272,6 +314,9 @@ class Script:
             return f"r{i}[{syn(hits[0][1])}]"
         if len(records) == 1:
             return f"the_one(r{i})[{syn(hits[0][1])}]"
+        for _, field in hits:       # every record holds it (the channel of its messages)
+            if all(_equal(r.get(field), value) for r in records):
+                return f"r{i}[0][{syn(field)}]"
         for n, field in hits:
             found = self.which(records, n, i)
             if found is not None:
@@ -294,11 +339,6 @@ class Script:
             if _number(v) and in_prompt(v, self.prompt) and \
                     [r.get(f) for r in records].count(v) == 1:
                 return f"find(r{i}, {syn(f)}, {syn(v)})"
-        for f in sorted(self.compared(records)):   # "the highest rating"
-            numbers = [r.get(f) for r in records if _number(r.get(f))]
-            for most, pick in ((True, max), (False, min)):
-                if numbers and record.get(f) == pick(numbers) and numbers.count(pick(numbers)) == 1:
-                    return f"best(r{i}, {syn(f)}, {syn(most)})"
         words = {w.lower() for w in _WORD.findall(self.prompt) if len(w) >= 4}
         for f, v in record.items():         # a word the request says ("for Spotify")
             if not isinstance(v, str):
@@ -307,6 +347,11 @@ class Script:
                 if [w in r.get(f, "").lower() for r in records
                         if isinstance(r.get(f), str)].count(True) == 1:
                     return f"find_word(r{i}, {syn(f)}, {syn(w)})"
+        for f in sorted(self.compared(records)):   # "the highest rating"
+            numbers = [r.get(f) for r in records if _number(r.get(f))]
+            for most, pick in ((True, max), (False, min)):
+                if numbers and record.get(f) == pick(numbers) and numbers.count(pick(numbers)) == 1:
+                    return f"best(r{i}, {syn(f)}, {syn(most)})"
         return None
 
     def own_time(self, value, k):
@@ -527,6 +572,14 @@ task words(t)
 task quoted(value, source)
     when not contains(words(source), words(text(value)))
         fail("the value read is not in the results it was read from")
+    give value
+
+task quoted_lines(value, source)
+    let whole be words(source)
+    for each line in split(value, "\\n")
+        let w be words(line)
+        when not contains(whole, slice(w, 0, len(w) - 1))
+            fail("a line read is not in the results it was read from")
     give value
 
 task quoted_all(values, source)

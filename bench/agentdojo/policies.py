@@ -46,7 +46,11 @@ UNTRUSTED_FIELDS = {
                "get_rating_reviews_for_restaurants": {"reviews"},
                "get_rating_reviews_for_car_rental": {"reviews"}},
     "banking": {"get_most_recent_transactions": {"subject", "date"},
-                "get_scheduled_transactions": {"subject", "date"}},
+                # A standing order is the user's own: its subject is written only by the
+                # user (schedule_transaction and update_scheduled_transaction accept no
+                # label in `subject`), so it says which order is the rent; its date is
+                # content (it accepts untrusted) and stays labelled.
+                "get_scheduled_transactions": {"date"}},
 }
 
 # Tools whose records carry an id the platform writes (the user's own calendar events,
@@ -86,10 +90,10 @@ READ_ONLY = {
 CONTENT = {
     "banking": {
         "send_money": {"amount", "subject", "date"},
-        "schedule_transaction": {"amount", "subject", "date", "recurring"},
+        "schedule_transaction": {"amount", "date", "recurring"},
         # `id`: which standing order is changed: an id of the bank's (get_scheduled_
-        # transactions: trusted), never one read from a subject.
-        "update_scheduled_transaction": {"amount", "subject", "date", "recurring"},
+        # transactions: trusted), picked by what the user wrote, never by third-party text.
+        "update_scheduled_transaction": {"amount", "date", "recurring"},
         "update_password": set(),
         "update_user_info": set(),
     },

@@ -303,6 +303,15 @@ class Script:
         """`r{i}...["field"]` when the value is a field of one record of step i's result
         and the plan can say in code which record: else None."""
         result = self.values[i] if i < len(self.values) else None
+        if isinstance(result, list) and result and isinstance(value, str) and \
+                all(isinstance(v, str) for v in result):
+            # One of a list of names, by how the request says it begins ("the channel
+            # starting with External"; under attack its name may hold the injection).
+            for w in _WORD.findall(self.prompt):
+                if len(w) >= 3 and value.startswith(w) and \
+                        [v.startswith(w) for v in result].count(True) == 1:
+                    return f"find_start(r{i}, {syn(w)})"
+            return None
         records = _records(result)
         if not records or not all(isinstance(f, str) and _FIELD.match(f)
                                   for r in records for f in r):
@@ -542,6 +551,12 @@ task find(records, field, value)
         when r[field] == value
             give r
     fail("no record whose " + field + " is " + text(value))
+
+task find_start(names, start)
+    for each n in names
+        when starts_with(n, start)
+            give n
+    fail("no name that starts with " + start)
 
 task find_word(records, field, word)
     for each r in records

@@ -200,8 +200,17 @@ class Script:
         hold a value is the same oracle as plan()'s."""
         ids = itertools.count()
         lines = []
+        self.loops = self.find_loops()
+        covered = {k + j for k, (_, _, m) in self.loops.items() for j in range(1, m)}
         with self.lock:
             for k, call in enumerate(self.user_calls):
+                if k in self.loops:
+                    i, param, _ = self.loops[k]
+                    lines.append(f"    let r{k} be call_each(r{i}, tools[{syn(f'{suite}.{call.function}')}]"
+                                 f", {syn(param)})")
+                    continue
+                if k in covered:
+                    continue
                 args = []
                 for param, value in call.args.items():
                     if in_prompt(value, self.prompt) or self.own_time(value, k) or \
@@ -221,6 +230,46 @@ class Script:
                              f", {syn(f'the answer to the user request [{qid}]')}, \"text\")")
         return PLAN_HELPERS + "task main()\n" + "\n".join(lines) + "\n"
 
+    def find_loops(self):
+        """Runs of calls of one tool, one argument each, whose arguments are names from an
+        earlier result (a list of texts): one loop over that list in the plan
+        (`call_each`), the task's "for each channel"."""
+        loops, k, calls = {}, 0, self.user_calls
+        while k < len(calls):
+            m = 1
+            while k + m < len(calls) and calls[k + m].function == calls[k].function:
+                m += 1
+            params = {p for c in calls[k:k + m] for p in c.args}
+            if m >= 2 and len(params) == 1 and all(len(c.args) == 1 for c in calls[k:k + m]):
+                param = next(iter(params))
+                names = [c.args[param] for c in calls[k:k + m]]
+                for i in range(k):
+                    listed = self.values[i] if i < len(self.values) else None
+                    if isinstance(listed, list) and listed and all(
+                            isinstance(v, str) for v in listed) and all(n in listed for n in names):
+                        loops[k] = (i, param, m)
+                        break
+            k += m
+        return loops
+
+    def loop_pick(self, value, k):
+        """A name a loop went over, picked by the size of what the loop's calls returned
+        ("the channel with the most users"): code over the loop's results, or None."""
+        words = {w.lower() for w in _WORD.findall(self.prompt)}
+        for start, (i, param, m) in self.loops.items():
+            if start >= k:
+                continue
+            counts = {self.user_calls[start + j].args[param]: len(self.values[start + j])
+                      for j in range(m) if isinstance(self.values[start + j], list)}
+            if value not in counts:
+                continue
+            for most, pick, said in ((True, max, {"most", "largest", "biggest", "highest"}),
+                                     (False, min, {"fewest", "least", "smallest", "lowest"})):
+                top = pick(counts.values())
+                if words & said and counts[value] == top and list(counts.values()).count(top) == 1:
+                    return f"best(r{start}, \"count\", {syn(most)})[\"item\"]"
+        return None
+
     def own_words(self, value, k):
         """A value the plan-syn planner writes itself: one needed before any result is
         read (how many transactions to list), or a short text (five words at most: a
@@ -235,6 +284,9 @@ class Script:
     def read_code(self, param, value, function, k, ids, lines):
         """The code that reads one argument's value from the results of earlier steps
         (lines it needs first go to `lines`)."""
+        picked = self.loop_pick(value, k)
+        if picked is not None:
+            return picked
         sources = self.sources(value, k)
         if len(sources) == 1:
             direct = self.select(value, sources[0])
@@ -294,8 +346,12 @@ class Script:
 
     def source_code(self, sources, fields):
         parts = [syn("Request: " + self.prompt)]
-        for i in sources:
-            result = f"pick(r{i}, {syn(fields)})" if fields else f"r{i}"
+        loops = getattr(self, "loops", {})
+        # A step inside a loop is read from the loop's result (r{start}), whole: its
+        # records are the loop's ({item, count, result}), not the tool's.
+        inside = {k + j: k for k, (_, _, m) in loops.items() for j in range(m)}
+        for i in sorted({inside.get(i, i) for i in sources}):
+            result = (f"pick(r{i}, {syn(fields)})" if fields and i not in loops else f"r{i}")
             parts.append(f"{syn(chr(10) * 2 + f'Result of step {i}:' + chr(10))} + shown({result})")
         return " + ".join(parts)
 
@@ -551,6 +607,14 @@ task find(records, field, value)
         when r[field] == value
             give r
     fail("no record whose " + field + " is " + text(value))
+
+-- Each name of a list given to a tool, with how many entries the tool returned for it.
+task call_each(names, tool, param)
+    when len(names) == 0
+        give []
+    let got be call_tool(tool, put({}, param, names[0]))
+    let rest be call_each(slice(names, 1, len(names)), tool, param)
+    give [{"item": names[0], "count": len(got), "result": got}] + rest
 
 task find_start(names, start)
     for each n in names

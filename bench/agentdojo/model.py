@@ -288,7 +288,8 @@ class Script:
         if picked is not None:
             return picked
         sources = self.sources(value, k)
-        if len(sources) == 1:
+        looped = {start + j for start, (_, _, m) in self.loops.items() for j in range(m)}
+        if len(sources) == 1 and sources[0] not in looped:     # a loop's step has no r{i}
             direct = self.select(value, sources[0])
             if direct is not None:
                 return direct

@@ -197,8 +197,9 @@ class Runner:
             out["exit"] = e.exit_code
             if "refused:" in cause and "host tool" in cause:
                 out["refused"] = cause[cause.index("host tool"):].splitlines()[0]
-            else:
-                out["error"] = cause.splitlines()[0]
+            else:       # a rejected plan's first line says only that: its errors follow
+                lines = cause.splitlines()
+                out["error"] = " ".join(lines[:2] if lines[0] == "plan rejected:" else lines[:1])
         except Exception as e:          # a crash of the VM itself: recorded, the run goes on
             out.update(exit=70, error=f"internal: {type(e).__name__}: {e}")
         # Every call a contract refused, caught by the program or not: the host's record of

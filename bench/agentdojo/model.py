@@ -18,6 +18,10 @@ each run's Script plays three models, told apart by the request:
   planner takes it, like which step, from the ground truth run on the environment
   without injections (run.py), an oracle a real planner does not have. It knows the
   task, never the attack.
+* `plan()` (the system text says "Write a plan:"): the **plan writer** of the plan-syn
+  agent. The same choices as the planner, written as Synsema source (`plan_source`):
+  fields read by code where the plan can say in code which record, conditions and loops
+  the request states, typed extracts checked to quote their source.
 * `extract`: the **quarantined model**. It answers honestly (the ground-truth value, as
   JSON) unless its input holds the injection; then it answers with the attacker's value:
   the injection task's ground-truth argument of the same name, when there is one. An

@@ -7,7 +7,8 @@ scripted models, judged by AgentDojo's own checks on the post-environment.
 
 Agents: `undefended` (AgentDojo's own tool-calling pipeline, the baseline), `loop`
 (loop.syn), `loop-labels` (loop.syn under labels), `planner` (planner.syn under labels)
-and `planner-nolabels` (the same without labels: what the contracts buy). Each writes
+`planner-nolabels` (the same without labels: what the contracts buy) and `plan-syn`
+(plan_agent.syn under labels: the planner writes a Synsema plan, run by `run_plan`). Each writes
 results/<attacker>/<agent>-<suite>.json; `make bench-agentdojo` then rewrites the table in
 README.md from results/ (`--table`).
 """

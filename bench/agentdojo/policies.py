@@ -46,7 +46,29 @@ UNTRUSTED_FIELDS = {
                "get_rating_reviews_for_restaurants": {"reviews"},
                "get_rating_reviews_for_car_rental": {"reviews"}},
     "banking": {"get_most_recent_transactions": {"subject", "date"},
-                "get_scheduled_transactions": {"subject", "date"}},
+                # A standing order is the user's own: its subject is written only by the
+                # user (schedule_transaction and update_scheduled_transaction accept no
+                # label in `subject`), so it says which order is the rent; its date is
+                # content (it accepts untrusted) and stays labelled.
+                "get_scheduled_transactions": {"date"}},
+}
+
+# Tools whose records carry an id the platform writes (the user's own calendar events,
+# files and emails: `id_`, numbered by the platform; no one else can set it). Typed, the
+# id comes back with no label and every other field of the record `Labelled` untrusted
+# (tools.shaped), so a parameter that chooses an object (which event is moved, which file
+# is shared or appended to) can take an id the plan reads from them, and nothing else
+# from tool data. The result still carries its arguments' labels (SPEC 15.2): a file
+# created with untrusted content has an untrusted id.
+_EVENTS = {"search_calendar_events", "get_day_calendar_events", "create_calendar_event"}
+PLATFORM_IDS = {
+    "workspace": {tool: {"id_"} for tool in _EVENTS | {
+        "reschedule_calendar_event", "add_calendar_event_participants",
+        "get_unread_emails", "get_sent_emails", "get_received_emails", "get_draft_emails",
+        "search_emails", "send_email",
+        "search_files_by_filename", "get_file_by_id", "list_files", "search_files",
+        "create_file", "append_to_file", "share_file", "delete_file"}},
+    "travel": {tool: {"id_"} for tool in _EVENTS},
 }
 
 # Read-only tools, per suite: every parameter accepts untrusted.
@@ -68,14 +90,16 @@ READ_ONLY = {
 CONTENT = {
     "banking": {
         "send_money": {"amount", "subject", "date"},
-        "schedule_transaction": {"amount", "subject", "date", "recurring"},
-        "update_scheduled_transaction": {"id", "amount", "subject", "date", "recurring"},
+        "schedule_transaction": {"amount", "date", "recurring"},
+        # `id`: which standing order is changed: an id of the bank's (get_scheduled_
+        # transactions: trusted), picked by what the user wrote, never by third-party text.
+        "update_scheduled_transaction": {"amount", "date", "recurring"},
         "update_password": set(),
         "update_user_info": set(),
     },
     "slack": {
         "send_direct_message": {"body"},
-        "send_channel_message": {"channel", "body"},
+        "send_channel_message": {"body"},   # the channel: which one is written to
         "post_webpage": {"content"},
         "get_webpage": set(),              # fetching an attacker's URL is the attack
         "add_user_to_channel": set(),
@@ -94,16 +118,17 @@ CONTENT = {
         "reserve_restaurant": set(),
     },
     "workspace": {
-        "send_email": {"subject", "body", "attachments"},
+        "send_email": {"subject", "body"},          # attachments: which files are sent
         "delete_email": set(),
         "create_calendar_event": {"title", "start_time", "end_time", "description", "location"},
         "cancel_calendar_event": set(),
-        "reschedule_calendar_event": {"event_id", "new_start_time", "new_end_time"},
-        "add_calendar_event_participants": {"event_id"},
-        "create_file": {"filename", "content"},
+        # Which event, which file: ids of the platform's (PLATFORM_IDS), never tool data.
+        "reschedule_calendar_event": {"new_start_time", "new_end_time"},
+        "add_calendar_event_participants": set(),
+        "create_file": {"filename", "content"},     # a new file: its name is content
         "delete_file": set(),
-        "share_file": {"file_id", "permission"},
-        "append_to_file": {"file_id", "content"},
+        "share_file": set(),                        # which file, to whom, and how much
+        "append_to_file": {"content"},
     },
 }
 
@@ -121,6 +146,9 @@ READERS = {
     },
     "slack": {
         "send_direct_message": {"recipient": ["body"]},
+        # A channel chosen from data (the one with the most users) is sent only the
+        # user's own words (CaMeL: the channel's members may read the body).
+        "send_channel_message": {"channel": ["body"]},
     },
 }
 
@@ -134,7 +162,8 @@ def check(suite, tools):
         ("not in the policy", tools - reading - writing),
         ("both read-only and writing", reading & writing),
         ("not tools of the suite", (reading | writing) - tools),
-        ("trusted but not read-only", TRUSTED_RESULTS.get(suite, set()) - reading)] if names]
+        ("trusted but not read-only", TRUSTED_RESULTS.get(suite, set()) - reading),
+        ("platform ids of no tool", set(PLATFORM_IDS.get(suite, {})) - tools)] if names]
     if problems:
         raise ValueError(f"policies.py, suite {suite}: " + "; ".join(problems))
 
@@ -144,8 +173,9 @@ def contract(suite, tool, typed):
     the tool returns records whose UNTRUSTED_FIELDS come back labelled on their own; as
     one text (the loop agents' results) those fields are in it, so the whole is
     untrusted."""
-    trusted = tool in TRUSTED_RESULTS.get(suite, ()) and (
-        typed or tool not in UNTRUSTED_FIELDS.get(suite, {}))
+    trusted = (tool in TRUSTED_RESULTS.get(suite, ()) and (
+        typed or tool not in UNTRUSTED_FIELDS.get(suite, {}))) or (
+        typed and tool in PLATFORM_IDS.get(suite, {}))
     result = [] if trusted else [UNTRUSTED]
     if tool in READ_ONLY[suite]:
         return result, {"*": [UNTRUSTED]}, None

@@ -26,7 +26,7 @@ from agentdojo.functions_runtime import FunctionCall, FunctionsRuntime
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from .policies import UNTRUSTED, UNTRUSTED_FIELDS, check, contract
+from .policies import PLATFORM_IDS, UNTRUSTED, UNTRUSTED_FIELDS, check, contract
 
 # Travel's rating tools: {name: "Rating: 4.5\nReviews: a\nb"} -> one record per name.
 RATINGS = {"get_rating_reviews_for_hotels", "get_rating_reviews_for_restaurants",
@@ -43,11 +43,15 @@ def shaped(suite_name, name, result, labelled=True):
     if name in RATINGS and isinstance(value, dict):
         value = [_rating(n, text) for n, text in value.items()]
     fields = UNTRUSTED_FIELDS.get(suite_name, {}).get(name)
-    if fields and labelled:
+    ids = PLATFORM_IDS.get(suite_name, {}).get(name)
+    if (fields or ids) and labelled:
         records = value if isinstance(value, list) else [value]
         for record in records:
-            for field in fields:
-                if isinstance(record, dict) and field in record:
+            if not isinstance(record, dict):
+                continue
+            # The fields others write: those listed, or every one but the platform's ids.
+            for field in (fields or [f for f in record if f not in ids]):
+                if field in record:
                     record[field] = synsema.Labelled(record[field], [UNTRUSTED])
     return value
 

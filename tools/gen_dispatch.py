@@ -14,10 +14,12 @@ hottest in three or four.
 Run after changing vm/instructions.py: python tools/gen_dispatch.py [--check]
 """
 
+import ast
 import functools
 import os
 import re
 import sys
+import textwrap
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -87,6 +89,211 @@ def load():
     return ns
 
 
+# ---- bodies as trees (vm/instructions.py: each body is valid Python) ----------------------
+
+def parse(text):
+    """A body's statements."""
+    return ast.parse(textwrap.dedent(text)).body if text else []
+
+
+def unparse(stmts):
+    return ast.unparse(ast.Module(body=list(stmts), type_ignores=[])).split("\n") \
+        if stmts else []
+
+
+def _is(node, name):
+    return isinstance(node, ast.Name) and node.id == name
+
+
+class Fragments(ast.NodeTransformer):
+    """`FRAGMENT.name()` statements replaced by the statements of FRAGMENTS[name]."""
+
+    def __init__(self, fragments):
+        self.fragments = fragments
+
+    def visit_Expr(self, node):
+        c = node.value
+        if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and \
+                _is(c.func.value, "FRAGMENT"):
+            out = []
+            for s in parse(self.fragments[c.func.attr]):
+                r = self.visit(s)
+                out += r if isinstance(r, list) else [r]
+            return out
+        return node
+
+
+def _pure(node):
+    """No effects when evaluated (so a decided test may skip it): no call but type()."""
+    return all(not isinstance(n, (ast.Call, ast.NamedExpr, ast.Await, ast.Yield)) or
+               (isinstance(n, ast.Call) and _is(n.func, "type")) for n in ast.walk(node))
+
+
+class Fold(ast.NodeTransformer):
+    """Decide what is known and drop what it decides: LABELS (when `labels` is not None),
+    expressions known `equal` to a constant (ast.dump -> value), expressions known `truthy`
+    where they are operands of an `and` (a fused constant never 0, never large); then
+    and/or/not/if-else of constants, and the branches of an `if` that cannot run."""
+
+    def __init__(self, labels=None, equal=None, truthy=()):
+        self.labels = labels
+        self.equal = equal or {}
+        self.truthy = set(truthy)
+
+    def visit(self, node):
+        if isinstance(node, ast.expr) and self.equal:
+            d = ast.dump(node)
+            if d in self.equal:
+                return ast.Constant(self.equal[d])
+        return super().visit(node)
+
+    def visit_Name(self, node):
+        if node.id == "LABELS" and self.labels is not None:
+            return ast.Constant(self.labels)
+        return node
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Not) and isinstance(node.operand, ast.Constant):
+            return ast.Constant(not node.operand.value)
+        return node
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        is_and = isinstance(node.op, ast.And)
+        flat = []
+        for v in node.values:
+            flat += v.values if isinstance(v, ast.BoolOp) and type(v.op) is type(node.op) \
+                else [v]
+        out = []
+        for v in flat:
+            if isinstance(v, ast.Constant) and v.value in (True, False):
+                if v.value is is_and:           # True in an and, False in an or: nothing
+                    continue
+                if all(_pure(x) for x in out):  # decides the whole
+                    return ast.Constant(not is_and)
+                out.append(v)
+                break
+            if is_and and ast.dump(v) in self.truthy:
+                continue
+            out.append(v)
+        if not out:
+            return ast.Constant(is_and)
+        if len(out) == 1:
+            return out[0]
+        node.values = out
+        return node
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.test, ast.Constant):
+            return node.body if node.test.value else node.orelse
+        return node
+
+    def visit_If(self, node):
+        node.test = self.visit(node.test)
+        if isinstance(node.test, ast.Constant):
+            taken = node.body if node.test.value else node.orelse
+            return self.block(taken)
+        node.body = self.block(node.body) or [ast.Pass()]
+        node.orelse = self.block(node.orelse)
+        return node
+
+    def block(self, stmts):
+        out = []
+        for s in stmts:
+            r = self.visit(s)
+            out += r if isinstance(r, list) else [r] if r is not None else []
+        return out
+
+    def generic_visit(self, node):
+        for field, old in ast.iter_fields(node):
+            if isinstance(old, list) and old and isinstance(old[0], ast.stmt):
+                setattr(node, field, self.block(old) or
+                        ([ast.Pass()] if field in ("body", "finalbody") else []))
+            elif isinstance(old, list):
+                setattr(node, field, [self.visit(x) if isinstance(x, ast.AST) else x
+                                      for x in old])
+            elif isinstance(old, ast.AST):
+                setattr(node, field, self.visit(old))
+        return node
+
+
+def fold_tree(stmts, labels=None, equal=None, truthy=()):
+    return Fold(labels, equal, truthy).block(stmts)
+
+
+class Operands(ast.NodeTransformer):
+    """`OP.name` -> the decoded operand tuple's field: `arg[offset + i]`, or `arg` itself
+    when the instruction (alone) has one field."""
+
+    def __init__(self, names, offset, bare):
+        self.names, self.offset, self.bare = names, offset, bare
+
+    def visit_Attribute(self, node):
+        if _is(node.value, "OP"):
+            if node.attr not in self.names:
+                raise ValueError(f"OP.{node.attr}: no such decoded field (fields: "
+                                 f"{' '.join(self.names)})")
+            if self.bare:
+                return ast.Name("arg", ast.Load())
+            return ast.Subscript(ast.Name("arg", ast.Load()),
+                                 ast.Constant(self.offset + self.names.index(node.attr)),
+                                 ast.Load())
+        self.generic_visit(node)
+        return node
+
+
+class Threaded(ast.NodeTransformer):
+    """`JUMP(t)` statements -> `head = t` (a threaded superinstruction does not take its
+    first jump: the rest runs in its place)."""
+
+    def visit_Expr(self, node):
+        c = node.value
+        if isinstance(c, ast.Call) and _is(c.func, "JUMP"):
+            return ast.Assign([ast.Name("head", ast.Store())], c.args[0], lineno=0)
+        return node
+
+
+class Rename(ast.NodeTransformer):
+    """Variables renamed (a Name only: never an attribute or a keyword)."""
+
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def visit_Name(self, node):
+        if node.id in self.mapping:
+            return ast.copy_location(ast.Name(self.mapping[node.id], node.ctx), node)
+        return node
+
+
+def rename_tree(stmts, mapping):
+    mapping = {k: v for k, v in mapping.items() if k != v}
+    if not mapping:
+        return stmts
+    r = Rename(mapping)
+    return [r.visit(s) for s in stmts]
+
+
+def names_in(stmts):
+    """Every variable name the statements read or set (their own, not attributes')."""
+    out = set()
+    for s in stmts:
+        for n in ast.walk(s):
+            if isinstance(n, ast.Name):
+                out.add(n.id)
+            elif isinstance(n, ast.arg):
+                out.add(n.arg)
+    return out
+
+
+def body_of(ins, fragments, labels):
+    """An instruction's body for one loop: its fragments in place, LABELS decided."""
+    stmts = Fragments(fragments).visit(ast.Module(body=parse(ins["body"]),
+                                                  type_ignores=[])).body
+    return fold_tree(stmts, labels)
+
+
 # ---- text helpers -------------------------------------------------------------------------
 
 def indent_of(line):
@@ -99,22 +306,11 @@ def dedent(lines):
 
 
 def inline(text, labels):
-    """[[L: x]] is x with labels, nothing without; [[P: x]] the other way round."""
+    """(The loop template) [[L: x]] is x with labels, nothing without; [[P: x]] the other
+    way round."""
     keep, drop = ("L", "P") if labels else ("P", "L")
     text = re.sub(r"\[\[" + drop + r": .*?\]\]", "", text)
     return re.sub(r"\[\[" + keep + r": (.*?)\]\]", r"\1", text)
-
-
-def expand(text, fragments):
-    out = []
-    for line in text.split("\n"):
-        m = re.match(r"^(\s*)@(\w+)$", line)
-        if m and m.group(2) in fragments:
-            for sub in expand(fragments[m.group(2)], fragments):
-                out.append(m.group(1) + sub if sub.strip() else "")
-        else:
-            out.append(line)
-    return out
 
 
 def _statements(lines):
@@ -162,32 +358,45 @@ def simplify(cond):
     return cond
 
 
+def _expr(text):
+    return ast.dump(ast.parse(text, mode="eval").body)
+
+
+def _conjuncts(text):
+    """The dumps of the operands of a condition's top-level `and`s."""
+    node = ast.parse(text, mode="eval").body
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+        return {ast.dump(v) for v in node.values}
+    return {ast.dump(node)}
+
+
 def facts(name, producer, part, fused, consumer):
     """What the composition knows of a value passed from `producer` (the instruction
-    making it, part number `part` of `fused`) to `consumer`: text -> what it is always
-    equal to."""
-    out = {}
+    making it, part number `part` of `fused`) to `consumer`: (expressions equal to a
+    constant, expressions true in a test), as Fold takes them."""
+    equal, truthy = {}, set()
     if producer["name"] == "CONST":
-        out[f"type({name}) is Labeled"] = "False"     # constants never carry labels
+        equal[_expr(f"type({name}) is Labeled")] = False    # constants never carry labels
         # The decoder's condition on this composition, and those of the superinstructions
         # it is made of (vm/instructions.py _known).
-        when = " and ".join((fused or {}).get(k, "True") for k in ("when", "known"))
-        here = r"A\[" + str(part) + r"\]\[0\]"
-        if re.search(r"type\(" + here + r"\) is int\b", when):
-            out[f"type({name}) is int"] = "True"
-        if consumer.get("int_path_takes_floats") and \
-                re.search(r"type\(" + here + r"\) in \(int, float\)", when):
-            out[f"type({name}) is int"] = "True"
-        if re.search(r"type\(" + here + r"\) in \(int, str\)", when):
-            out[f"(type({name}) is int or type({name}) is str)"] = "True"
-        if re.search(r"(^| and )" + here + r"($| and )", when):       # never 0
-            out[f" and {name}:"] = ":"
+        when = set()
+        for k in ("when", "known"):
+            when |= _conjuncts((fused or {}).get(k, "True"))
+        here = f"A[{part}][0]"
+        if _expr(f"type({here}) is int") in when or (
+                consumer.get("int_path_takes_floats") and
+                _expr(f"type({here}) in (int, float)") in when):
+            equal[_expr(f"type({name}) is int")] = True
+        if _expr(f"type({here}) in (int, str)") in when:
+            equal[_expr(f"type({name}) is int or type({name}) is str")] = True
+        if _expr(here) in when:                                     # never 0
+            truthy.add(_expr(name))
         small, small_const = ns_small()
-        if small_const.replace("b", f"A[{part}][0]") in when:            # a small int
-            out[" and " + small.replace("b", name)] = ""
+        if _expr(small_const.replace("b", here)) in when:          # a small int
+            truthy.add(_expr(small.replace("b", name)))
     if producer.get("gives") == "bool":
-        out[f"{name} is not True"] = "False"         # a bool: False or True
-    return out
+        equal[_expr(f"{name} is not True")] = False      # a bool: False or True
+    return equal, truthy
 
 
 @functools.lru_cache(maxsize=1)
@@ -302,17 +511,15 @@ def handler(parts, by_name, fragments, labels, fused=None):
         ins = by_name[name]
         spec = field_spec(ins)
         names = _fields(spec, labels, full=not alone)
-        body = [inline(l, labels) for l in expand(ins["body"] or "", fragments)]
-        body = [l for l, src in zip(body, expand(ins["body"] or "", fragments))
-                if l.strip() or not src.strip()]
-        body = dedent(fold(body, labels)) if body else []
+        body = body_of(ins, fragments, labels)
         if fused and fused.get("threaded") and ins["flow"] == "jump" and not any(
                 c[0]["flow"] == "jump" for c in comps):
             # A threaded superinstruction: its first jump (its first part, or the one after
             # a tail's statement) goes to the rest. The jump is not taken; the rest runs
             # here, then control goes on past it (head + 1).
-            body = [re.sub(r"^(\s*)JUMP\((.*)\)$", r"\1head = \2", l) for l in body]
-        body = subst_fields(body, names, offset, alone and len(names) == 1)
+            body = [Threaded().visit(st) for st in body]
+        ops = Operands(names, offset, alone and len(names) == 1)
+        body = [ops.visit(st) for st in body]
         offset += len(names)
         comps.append((ins, body))
     # Pass 1: which value each input takes (symbolic stack of value ids).
@@ -352,10 +559,10 @@ def handler(parts, by_name, fragments, labels, fused=None):
         end = c if c is not None else len(comps)
         busy = set()
         for k in list(range(p)) + list(range(p + 1, end)):
-            busy |= idents(comps[k][1])
-        busy |= idents(comps[p][1]) - {oname}
+            busy |= names_in(comps[k][1])
+        busy |= names_in(comps[p][1]) - {oname}
         if c is not None:
-            busy |= idents(comps[c][1]) - {iname}
+            busy |= names_in(comps[c][1]) - {iname}
         busy |= {names[w] for w in names if values[w][0] <= end and
                  (values[w][2] if values[w][2] is not None else len(comps)) >= p}
         for cand in ([iname] if iname else []) + [oname, f"{oname}{v}"]:
@@ -375,7 +582,7 @@ def handler(parts, by_name, fragments, labels, fused=None):
         if fused and ci != at and not (quiet is True or (quiet == "plain" and not labels)):
             body = guarded(body, ci)
         if step[0] == "raw":
-            out += [f"push({names[v]})" for v in step[1]]
+            out += parse("".join(f"push({names[v]})\n" for v in step[1]))
             out += body
             continue
         bind, out_ids, kept = step
@@ -389,38 +596,37 @@ def handler(parts, by_name, fragments, labels, fused=None):
             all(values[v][0] == ci for v in final)
         for j, n in enumerate(reversed(stack_inputs)):
             deepest = j == len(stack_inputs) - 1
-            out.append(f"{n} = stack[-1]" if peek and deepest else f"{n} = pop()")
+            out += parse(f"{n} = stack[-1]" if peek and deepest else f"{n} = pop()")
         for n in ins_[:kept]:
-            out.append(f"{n} = stack[-1]")
+            out += parse(f"{n} = stack[-1]")
         for n in ins_[kept:]:
             if bind[n][0] == "value":
                 mapping[n] = names[bind[n][1]]
         for o, v in zip(outs[kept:], out_ids):
             mapping[o] = names[v]
-        body = rename(body, mapping)
+        body = rename_tree(body, mapping)
+        equal, truthy = {}, set()
         for n in ins_[kept:]:
             if bind[n][0] == "value":
                 v = bind[n][1]
-                for text, value in facts(names[v], comps[values[v][0]][0], values[v][0],
-                                         fused, ins).items():
-                    body = [l.replace(text, value) for l in body]
-        out += body
+                e, t = facts(names[v], comps[values[v][0]][0], values[v][0], fused, ins)
+                equal.update(e)
+                truthy |= t
+        out += fold_tree(body, equal=equal, truthy=truthy)
         last_real = peek
     final = [v for v in range(len(values)) if values[v][2] is None]
     for k, v in enumerate(final):
-        if last_real and k == 0:
-            out.append(f"stack[-1] = {names[v]}")
-        else:
-            out.append(f"push({names[v]})")
+        out += parse(f"stack[-1] = {names[v]}" if last_real and k == 0 else
+                     f"push({names[v]})")
     if fused and fused.get("threaded"):
-        out.append("JUMP(head + 1)")
+        out += parse("JUMP(head + 1)")
     elif fused and fused.get("tail"):
         # A tail whose second instruction is not a jump: that instruction stays in place
         # for the paths that jump to it, and this one goes on past it.
-        out.append("pc += 1")
+        out += parse("pc += 1")
     bools = {names[v] for v in range(len(values))
              if comps[values[v][0]][0].get("gives") == "bool"}
-    lines = fold(out, labels)
+    lines = unparse(fold_tree(out))
     if labels:
         lines = split_fast(lines, bools)
     lines = peephole(jumps(sink_test(lines, bools)))
@@ -439,8 +645,9 @@ def guarded(body, part):
     """A part of a superinstruction other than the one whose position it has, when it may
     raise: vm.part says which part did, so the error shows that part's own position (its
     column in a nested x[i][k]; vm.machine.trace_frame)."""
-    return (["try:"] + ["    " + l if l.strip() else l for l in body] +
-            ["except Exception:", f"    vm.part = {part}", "    raise"])
+    t = parse(f"try:\n    pass\nexcept Exception:\n    vm.part = {part}\n    raise")[0]
+    t.body = body or [ast.Pass()]
+    return [t]
 
 
 def aliases(lines):

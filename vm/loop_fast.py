@@ -143,7 +143,6 @@ def run_plain(vm, closure, args,
                                                             del stack[-n:]
                                                         else:
                                                             caps = ()
-                                                        # With this run's code and pads (call_value reads them).
                                                         push(Closure(f, caps, decoded[f], pads[f]))
                                         else:
                                             # ADD (11)
@@ -170,7 +169,7 @@ def run_plain(vm, closure, args,
                                                     # MUL (13)
                                                     b = pop()
                                                     a = stack[-1]
-                                                    if type(a) is int and type(b) is int and (-0x3fffffff <= b and b <= 0x3fffffff or -0x10000000000000000 < b < 0x10000000000000000):
+                                                    if type(a) is int and type(b) is int and (-1073741823 <= b and b <= 1073741823 or -18446744073709551616 < b < 18446744073709551616):
                                                         stack[-1] = a * b
                                                     else:
                                                         stack[-1] = mul(a, b)
@@ -182,7 +181,7 @@ def run_plain(vm, closure, args,
                                             # MOD (15)
                                             b = pop()
                                             a = stack[-1]
-                                            if type(a) is int and type(b) is int and (-0x3fffffff <= b and b <= 0x3fffffff or -0x10000000000000000 < b < 0x10000000000000000) and b:
+                                            if type(a) is int and type(b) is int and (-1073741823 <= b and b <= 1073741823 or -18446744073709551616 < b < 18446744073709551616) and b:
                                                 stack[-1] = a % b
                                             else:
                                                 stack[-1] = mod(a, b)
@@ -258,16 +257,12 @@ def run_plain(vm, closure, args,
                                                         i = pop()
                                                         x = stack[-1]
                                                         if type(i) is int:
-                                                            # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                            # raises; negative ones count from the end) and for a map with the number key i; it
-                                                            # raises for everything else (a map without the key, a number, nothing...), and
-                                                            # ops.index then answers the Synsema way or says why. One type test, not two.
                                                             try:
                                                                 r = x[i]
                                                             except Exception:
                                                                 r = index(x, i)
                                                         elif type(x) is dict and type(i) is str:
-                                                            r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                            r = x.get(i)
                                                         else:
                                                             r = index(x, i)
                                                         stack[-1] = r
@@ -282,7 +277,7 @@ def run_plain(vm, closure, args,
                                                     if below_27[op]:     # op < 27
                                                         # SET_PATH (26)
                                                         v = pop()
-                                                        if not arg:     # verified files never have 0 keys; never eat the stack
+                                                        if not arg:
                                                             raise vm.bad_opcode(op)
                                                         keys = stack[-arg:]
                                                         del stack[-arg:]
@@ -292,7 +287,6 @@ def run_plain(vm, closure, args,
                                                         if arg:
                                                             items = stack[-arg:]
                                                             del stack[-arg:]
-                                                            # Labels: unlabelled items under an empty pc make a plain list (the test runs in C).
                                                             push(items)
                                                         else:
                                                             push([])
@@ -327,7 +321,7 @@ def run_plain(vm, closure, args,
                                                         elif c is True:
                                                             pop()
                                                         else:
-                                                            raise SynError(f"and needs a bool, got {ops.type_name(c)}")
+                                                            raise SynError(f'and needs a bool, got {ops.type_name(c)}')
                                                     else:
                                                         # OR_JUMP (32)
                                                         c = stack[-1]
@@ -336,7 +330,7 @@ def run_plain(vm, closure, args,
                                                         elif c is False:
                                                             pop()
                                                         else:
-                                                            raise SynError(f"or needs a bool, got {ops.type_name(c)}")
+                                                            raise SynError(f'or needs a bool, got {ops.type_name(c)}')
                                                 else:
                                                     if below_34[op]:     # op < 34
                                                         # CHECK_BOOL (33)
@@ -357,7 +351,7 @@ def run_plain(vm, closure, args,
                                                             push(v)
                                             else:
                                                 # CALL (36)
-                                                if arg == 1:          # a lambda's usual call: no slices
+                                                if arg == 1:
                                                     new = [pop()]
                                                     callee = pop()
                                                 elif arg == 2:
@@ -374,23 +368,19 @@ def run_plain(vm, closure, args,
                                                         push(vm.call_host(callee, new))
                                                         continue
                                                     ops.not_callable(callee)
-                                                # The callee's decoded code and frame pads: on the closure when this run made it (a
-                                                # lambda, a task value), else the run's tables (two dictionary reads a call fewer).
                                                 fcode = callee.code
                                                 if fcode is None:
                                                     f = callee.func
-                                                    fcode, fpads = decoded[f], pads[f]
+                                                    fcode, fpads = (decoded[f], pads[f])
                                                 else:
                                                     fpads = callee.pads
-                                                # The frame pad for this many arguments; FramePads raises the arity error for a count f
-                                                # does not take (with the callee's labels: the call depends on them).
                                                 pad = fpads[arg]
                                                 budget -= 1
                                                 if budget <= 0:
                                                     budget = vm.tick_call(budget, room - len(frames))
                                                 frames.append((code, pc, locals_))
                                                 code = fcode
-                                                locals_ = new + pad if pad else new     # a lambda seldom has `let` slots
+                                                locals_ = new + pad if pad else new
                                                 if callee.captures:
                                                     locals_ += callee.captures
                                                 pc = 0
@@ -402,7 +392,7 @@ def run_plain(vm, closure, args,
                                                 _, n, pad, fcode = arg
                                                 if n == 1:
                                                     new = [pop()]
-                                                elif n == 2:        # two pops cost about half a slice and its deletion
+                                                elif n == 2:
                                                     b = pop()
                                                     new = [pop(), b]
                                                 elif n:
@@ -420,9 +410,6 @@ def run_plain(vm, closure, args,
                                             else:
                                                 # CALL_BUILTIN (38)
                                                 fn, n = arg
-                                                # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
-                                                # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
-                                                # One to three arguments: the decoder makes it CALL_BUILTIN_1..3 (no slices).
                                                 if n:
                                                     a = stack[-n:]
                                                     del stack[-n:]
@@ -476,8 +463,8 @@ def run_plain(vm, closure, args,
                                                     v = pop()
                                                     k = pop()
                                                     x = locals_[arg]
-                                                    if type(x) is dict and type(k) is str and refcount(x) <= 3:
-                                                        x[k] = v        # the usual case, inline: a text key into a map nothing else holds
+                                                    if type(x) is dict and type(k) is str and (refcount(x) <= 3):
+                                                        x[k] = v
                                                     elif refcount(x) <= 3 and ops.set_in_place(x, k, v):
                                                         pass
                                                     else:
@@ -492,8 +479,8 @@ def run_plain(vm, closure, args,
                                                         x = glob[arg]
                                                         if x is UNSET:
                                                             raise vm.unset_error(arg)
-                                                        if type(x) is dict and type(k) is str and refcount(x) <= 3:
-                                                            x[k] = v        # the usual case, inline: a text key into a map nothing else holds
+                                                        if type(x) is dict and type(k) is str and (refcount(x) <= 3):
+                                                            x[k] = v
                                                         elif refcount(x) <= 3 and ops.set_in_place(x, k, v):
                                                             pass
                                                         else:
@@ -521,16 +508,12 @@ def run_plain(vm, closure, args,
                                                             i = stack[-1]
                                                             x = locals_[arg]
                                                             if type(i) is int:
-                                                                # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                                # raises; negative ones count from the end) and for a map with the number key i; it
-                                                                # raises for everything else (a map without the key, a number, nothing...), and
-                                                                # ops.index then answers the Synsema way or says why. One type test, not two.
                                                                 try:
                                                                     r = x[i]
                                                                 except Exception:
                                                                     r = index(x, i)
                                                             elif type(x) is dict and type(i) is str:
-                                                                r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                                r = x.get(i)
                                                             else:
                                                                 r = index(x, i)
                                                             stack[-1] = r
@@ -827,35 +810,27 @@ def run_plain(vm, closure, args,
                                                 i = locals_[arg[0]]
                                                 x = stack[-1]
                                                 if type(i) is int:
-                                                    # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                    # raises; negative ones count from the end) and for a map with the number key i; it
-                                                    # raises for everything else (a map without the key, a number, nothing...), and
-                                                    # ops.index then answers the Synsema way or says why. One type test, not two.
                                                     try:
                                                         r = x[i]
                                                     except Exception:
                                                         r = index(x, i)
                                                 elif type(x) is dict and type(i) is str:
-                                                    r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                    r = x.get(i)
                                                 else:
                                                     r = index(x, i)
                                                 stack[-1] = r
                                             else:
                                                 # INDEX_LL (126) = LOAD_LOCAL LOAD_LOCAL INDEX
-                                                s0, s1 = arg
-                                                x = locals_[s0]
+                                                s, s1 = arg
+                                                x = locals_[s]
                                                 i = locals_[s1]
                                                 if type(i) is int:
-                                                    # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                    # raises; negative ones count from the end) and for a map with the number key i; it
-                                                    # raises for everything else (a map without the key, a number, nothing...), and
-                                                    # ops.index then answers the Synsema way or says why. One type test, not two.
                                                     try:
                                                         r = x[i]
                                                     except Exception:
                                                         r = index(x, i)
                                                 elif type(x) is dict and type(i) is str:
-                                                    r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                    r = x.get(i)
                                                 else:
                                                     r = index(x, i)
                                                 push(r)
@@ -897,35 +872,27 @@ def run_plain(vm, closure, args,
                             else:
                                 if below_132[op]:     # op < 132
                                     # INDEX_LLL (131) = LOAD_LOCAL LOAD_LOCAL INDEX LOAD_LOCAL INDEX
-                                    s0, s1, s2 = arg
-                                    x = locals_[s0]
+                                    s, s1, s2 = arg
+                                    x = locals_[s]
                                     i = locals_[s1]
                                     if type(i) is int:
-                                        # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                        # raises; negative ones count from the end) and for a map with the number key i; it
-                                        # raises for everything else (a map without the key, a number, nothing...), and
-                                        # ops.index then answers the Synsema way or says why. One type test, not two.
                                         try:
                                             r2 = x[i]
                                         except Exception:
                                             r2 = index(x, i)
                                     elif type(x) is dict and type(i) is str:
-                                        r2 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                        r2 = x.get(i)
                                     else:
                                         r2 = index(x, i)
                                     v3 = locals_[s2]
                                     try:
                                         if type(v3) is int:
-                                            # Python's r2[v3] answers as Synsema does for a list or a text (an index past either end
-                                            # raises; negative ones count from the end) and for a map with the number key v3; it
-                                            # raises for everything else (a map without the key, a number, nothing...), and
-                                            # ops.index then answers the Synsema way or says why. One type test, not two.
                                             try:
                                                 r4 = r2[v3]
                                             except Exception:
                                                 r4 = index(r2, v3)
                                         elif type(r2) is dict and type(v3) is str:
-                                            r4 = r2.get(v3)        # a text key is stored as itself (vm.values.norm_key)
+                                            r4 = r2.get(v3)
                                         else:
                                             r4 = index(r2, v3)
                                     except Exception:
@@ -967,7 +934,7 @@ def run_plain(vm, closure, args,
                                                 b = pop()
                                                 a = pop()
                                                 try:
-                                                    if type(a) is int and type(b) is int and (-0x3fffffff <= b and b <= 0x3fffffff or -0x10000000000000000 < b < 0x10000000000000000):
+                                                    if type(a) is int and type(b) is int and (-1073741823 <= b and b <= 1073741823 or -18446744073709551616 < b < 18446744073709551616):
                                                         r0 = a * b
                                                     else:
                                                         r0 = mul(a, b)
@@ -983,8 +950,8 @@ def run_plain(vm, closure, args,
                                                     locals_[arg[0]] = add(a, r0)
                                             else:
                                                 # CALL1_LL (136) = LOAD_LOCAL LOAD_LOCAL CALL1
-                                                s0, s1, _ = arg
-                                                callee = locals_[s0]
+                                                s, s1, _ = arg
+                                                callee = locals_[s]
                                                 new = [locals_[s1]]
                                                 if type(callee) is not Closure:
                                                     if type(callee) is HostFn:
@@ -992,23 +959,19 @@ def run_plain(vm, closure, args,
                                                         push(vm.call_host(callee, new))
                                                         continue
                                                     ops.not_callable(callee)
-                                                # The callee's decoded code and frame pads: on the closure when this run made it (a
-                                                # lambda, a task value), else the run's tables (two dictionary reads a call fewer).
                                                 fcode = callee.code
                                                 if fcode is None:
                                                     f = callee.func
-                                                    fcode, fpads = decoded[f], pads[f]
+                                                    fcode, fpads = (decoded[f], pads[f])
                                                 else:
                                                     fpads = callee.pads
-                                                # The frame pad for this many arguments; FramePads raises the arity error for a count f
-                                                # does not take (with the callee's labels: the call depends on them).
                                                 pad = fpads[1]
                                                 budget -= 1
                                                 if budget <= 0:
                                                     budget = vm.tick_call(budget, room - len(frames))
                                                 frames.append((code, pc, locals_))
                                                 code = fcode
-                                                locals_ = new + pad if pad else new     # a lambda seldom has `let` slots
+                                                locals_ = new + pad if pad else new
                                                 if callee.captures:
                                                     locals_ += callee.captures
                                                 pc = 0
@@ -1039,16 +1002,12 @@ def run_plain(vm, closure, args,
                                                     i = pop()
                                                     x = pop()
                                                     if type(i) is int:
-                                                        # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                        # raises; negative ones count from the end) and for a map with the number key i; it
-                                                        # raises for everything else (a map without the key, a number, nothing...), and
-                                                        # ops.index then answers the Synsema way or says why. One type test, not two.
                                                         try:
                                                             v = x[i]
                                                         except Exception:
                                                             v = index(x, i)
                                                     elif type(x) is dict and type(i) is str:
-                                                        v = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                        v = x.get(i)
                                                     else:
                                                         v = index(x, i)
                                                     locals_[arg[0]] = v
@@ -1065,8 +1024,8 @@ def run_plain(vm, closure, args,
                                                     k = pop()
                                                     try:
                                                         x = locals_[s]
-                                                        if type(x) is dict and type(k) is str and refcount(x) <= 3:
-                                                            x[k] = r        # the usual case, inline: a text key into a map nothing else holds
+                                                        if type(x) is dict and type(k) is str and (refcount(x) <= 3):
+                                                            x[k] = r
                                                         elif refcount(x) <= 3 and ops.set_in_place(x, k, r):
                                                             pass
                                                         else:
@@ -1147,22 +1106,18 @@ def run_plain(vm, closure, args,
                                                         x = pop()
                                                         try:
                                                             if type(i) is int:
-                                                                # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                                # raises; negative ones count from the end) and for a map with the number key i; it
-                                                                # raises for everything else (a map without the key, a number, nothing...), and
-                                                                # ops.index then answers the Synsema way or says why. One type test, not two.
                                                                 try:
-                                                                    r0 = x[i]
+                                                                    a = x[i]
                                                                 except Exception:
-                                                                    r0 = index(x, i)
+                                                                    a = index(x, i)
                                                             elif type(x) is dict and type(i) is str:
-                                                                r0 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                                a = x.get(i)
                                                             else:
-                                                                r0 = index(x, i)
+                                                                a = index(x, i)
                                                         except Exception:
                                                             vm.part = 0
                                                             raise
-                                                        push(arg[0](r0))
+                                                        push(arg[0](a))
                                                     else:
                                                         # FIELD_CALL1 (149) = FIELD CALL_BUILTIN1
                                                         x = pop()
@@ -1317,8 +1272,8 @@ def run_plain(vm, closure, args,
                                                     v = pop()
                                                     k = pop()
                                                     x = locals_[s]
-                                                    if type(x) is dict and type(k) is str and refcount(x) <= 3:
-                                                        x[k] = v        # the usual case, inline: a text key into a map nothing else holds
+                                                    if type(x) is dict and type(k) is str and (refcount(x) <= 3):
+                                                        x[k] = v
                                                     elif refcount(x) <= 3 and ops.set_in_place(x, k, v):
                                                         pass
                                                     else:
@@ -1350,8 +1305,8 @@ def run_plain(vm, closure, args,
                                                     k = pop()
                                                     try:
                                                         x = locals_[s]
-                                                        if type(x) is dict and type(k) is str and refcount(x) <= 3:
-                                                            x[k] = r        # the usual case, inline: a text key into a map nothing else holds
+                                                        if type(x) is dict and type(k) is str and (refcount(x) <= 3):
+                                                            x[k] = r
                                                         elif refcount(x) <= 3 and ops.set_in_place(x, k, r):
                                                             pass
                                                         else:
@@ -1380,7 +1335,7 @@ def run_plain(vm, closure, args,
                                     b = pop()
                                     a = pop()
                                     try:
-                                        if type(a) is int and type(b) is int and (-0x3fffffff <= b and b <= 0x3fffffff or -0x10000000000000000 < b < 0x10000000000000000):
+                                        if type(a) is int and type(b) is int and (-1073741823 <= b and b <= 1073741823 or -18446744073709551616 < b < 18446744073709551616):
                                             r0 = a * b
                                         else:
                                             r0 = mul(a, b)
@@ -1575,20 +1530,16 @@ def run_plain(vm, closure, args,
                                                     pc = arg[3] + 1
                                             else:
                                                 # INDEX_LOCAL_DECL (170) = INDEX_LOCAL DECLARE_LOCAL
-                                                s0, s1 = arg
+                                                s, s1 = arg
                                                 i = pop()
-                                                x = locals_[s0]
+                                                x = locals_[s]
                                                 if type(i) is int:
-                                                    # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                    # raises; negative ones count from the end) and for a map with the number key i; it
-                                                    # raises for everything else (a map without the key, a number, nothing...), and
-                                                    # ops.index then answers the Synsema way or says why. One type test, not two.
                                                     try:
                                                         v = x[i]
                                                     except Exception:
                                                         v = index(x, i)
                                                 elif type(x) is dict and type(i) is str:
-                                                    v = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                    v = x.get(i)
                                                 else:
                                                     v = index(x, i)
                                                 locals_[s1] = v
@@ -1599,22 +1550,18 @@ def run_plain(vm, closure, args,
                                                 try:
                                                     x = locals_[arg[0]]
                                                     if type(i) is int:
-                                                        # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                        # raises; negative ones count from the end) and for a map with the number key i; it
-                                                        # raises for everything else (a map without the key, a number, nothing...), and
-                                                        # ops.index then answers the Synsema way or says why. One type test, not two.
                                                         try:
-                                                            r0 = x[i]
+                                                            a = x[i]
                                                         except Exception:
-                                                            r0 = index(x, i)
+                                                            a = index(x, i)
                                                     elif type(x) is dict and type(i) is str:
-                                                        r0 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                        a = x.get(i)
                                                     else:
-                                                        r0 = index(x, i)
+                                                        a = index(x, i)
                                                 except Exception:
                                                     vm.part = 0
                                                     raise
-                                                push(arg[1](r0))
+                                                push(arg[1](a))
                                             else:
                                                 # RETURN_CONST (174) = CONST RETURN
                                                 if not frames:

@@ -635,9 +635,8 @@ def run_plain(vm, closure, args,
                                                             if type(a) is int and type(b) is int:
                                                                 if not a < b:
                                                                     pc = t
-                                                            else:
-                                                                if not lt(a, b):
-                                                                    pc = t
+                                                            elif not lt(a, b):
+                                                                pc = t
                                                         else:
                                                             # LT_LC_JF (111) = LOAD_LOCAL CONST LT JUMP_IF_FALSE
                                                             s, k, t, _ = arg
@@ -645,9 +644,8 @@ def run_plain(vm, closure, args,
                                                             if type(a) is int:
                                                                 if not a < k:
                                                                     pc = t
-                                                            else:
-                                                                if not lt(a, k):
-                                                                    pc = t
+                                                            elif not lt(a, k):
+                                                                pc = t
                                                 else:
                                                     # CMP_LC_JF (112) = LOAD_LOCAL CONST CMP JUMP_IF_FALSE
                                                     s, k, kind, t, _ = arg
@@ -663,9 +661,8 @@ def run_plain(vm, closure, args,
                                                         if type(a) is type(k):
                                                             if not a == k:
                                                                 pc = t
-                                                        else:
-                                                            if not eq(a, k):
-                                                                pc = t
+                                                        elif not eq(a, k):
+                                                            pc = t
                                                     else:
                                                         # RETURN_LOCAL (114) = LOAD_LOCAL RETURN
                                                         val = locals_[arg[0]]
@@ -793,10 +790,9 @@ def run_plain(vm, closure, args,
                                         if not a < k:
                                             pc = t
                                             continue
-                                    else:
-                                        if not lt(a, k):
-                                            pc = t
-                                            continue
+                                    elif not lt(a, k):
+                                        pc = t
+                                        continue
                                     val = locals_[s4]
                                     if not frames:
                                         return val

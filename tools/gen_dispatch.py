@@ -79,8 +79,6 @@ DEFAULT_WEIGHT = 1
 
 # The loop's own variables, live after a handler: never folded away.
 LIVE = {"pc", "code", "locals_", "stamps", "budget"}
-IDENT = re.compile(r"(?<![.\w])[A-Za-z_]\w*")
-HEADER = re.compile(r"^(if|elif) (.*):(\s*#.*)?$")
 
 
 def load():
@@ -295,68 +293,10 @@ def body_of(ins, fragments, labels):
     return fold_tree(stmts, labels)
 
 
-# ---- text helpers -------------------------------------------------------------------------
+# ---- what a composition knows, operand fields, stack pictures ------------------------------
 
 def indent_of(line):
     return len(line) - len(line.lstrip(" "))
-
-
-def dedent(lines):
-    base = min((indent_of(l) for l in lines if l.strip()), default=0)
-    return [l[base:] if l.strip() else "" for l in lines]
-
-
-def inline(text, labels):
-    """(The loop template) [[L: x]] is x with labels, nothing without; [[P: x]] the other
-    way round."""
-    keep, drop = ("L", "P") if labels else ("P", "L")
-    text = re.sub(r"\[\[" + drop + r": .*?\]\]", "", text)
-    return re.sub(r"\[\[" + keep + r": (.*?)\]\]", r"\1", text)
-
-
-def _statements(lines):
-    """Split a block (lines at one base indent) into (header line, child lines)."""
-    out, base = [], None
-    for line in lines:
-        if not line.strip():
-            continue
-        ind = indent_of(line)
-        if base is None:
-            base = ind
-        if ind <= base:
-            out.append((line, []))
-        else:
-            out[-1][1].append(line)
-    return out
-
-
-def _truth(cond, labels):
-    """True/False when the condition is decided (by LABELS, or by what is known of a
-    value: see facts()), else the condition to keep."""
-    if cond == "LABELS":
-        return labels
-    if cond == "not LABELS":
-        return not labels
-    if cond.startswith("LABELS and "):
-        cond = cond[len("LABELS and "):] if labels else "False"
-    cond = simplify(cond)
-    return {"True": True, "False": False}.get(cond, cond)
-
-
-def simplify(cond):
-    """Drop the parts of a condition decided to True or False."""
-    prev = None
-    while prev != cond:
-        prev = cond
-        cond = re.sub(r"(?<![\w)\]])\((True|False|[\w.]+)\)", r"\1", cond)
-        cond = re.sub(r"^True and | and True(?=$|\)| and | or )", "", cond)
-        cond = re.sub(r"(?<=\()True and ", "", cond)
-        cond = re.sub(r"^False or | or False(?=$|\)| and | or )", "", cond)
-        cond = re.sub(r"(?<=\()False or ", "", cond)
-        cond = {"not True": "False", "not False": "True"}.get(cond, cond)
-        if re.match(r"^False and ", cond) or re.search(r" and False$", cond):
-            cond = "False"
-    return cond
 
 
 def _expr(text):
@@ -408,56 +348,6 @@ def ns_small():
     return ns["SMALL"], ns["SMALL_CONST"]
 
 
-def fold(lines, labels):
-    """The block with its LABELS tests decided."""
-    stmts = _statements(lines)
-    out = []
-    k = 0
-    while k < len(stmts):
-        line, child = stmts[k]
-        pad = " " * indent_of(line)
-        m = HEADER.match(line.strip())
-        if m and m.group(1) == "if":
-            chain = [(m.group(2), m.group(3) or "", child)]
-            k += 1
-            while k < len(stmts):
-                nxt, nchild = stmts[k]
-                s = nxt.strip()
-                if indent_of(nxt) != len(pad):
-                    break
-                em = HEADER.match(s)
-                if em and em.group(1) == "elif":
-                    chain.append((em.group(2), em.group(3) or "", nchild))
-                elif s == "else:" or s.startswith("else:  #"):
-                    chain.append((True, "", nchild))
-                else:
-                    break
-                k += 1
-            kept = []
-            for cond, comment, body in chain:
-                t = cond if cond is True else _truth(cond, labels)
-                if t is False:
-                    continue
-                kept.append((t, comment, body))
-                if t is True:
-                    break
-            for n, (t, comment, body) in enumerate(kept):
-                inner = fold(body, labels)
-                if n == 0 and t is True:
-                    delta = indent_of(body[0]) - len(pad)
-                    out += [l[delta:] if l.strip() else "" for l in inner]
-                    break
-                word = "else:" if t is True else ("if " if n == 0 else "elif ") + t + ":"
-                out.append(pad + word + comment)
-                out += inner or [pad + "    pass"]
-            continue
-        out.append(line)
-        if child:
-            out += fold(child, labels)
-        k += 1
-    return out
-
-
 def _fields(spec, labels, full):
     """Names of the decoded fields: with labels (or full) every one, else not the label-only
     ones (a rid, or a name marked +)."""
@@ -478,26 +368,6 @@ def field_spec(ins):
 def picture(ins):
     m = re.match(r"^\((.*)--(.*)\)$", ins["picture"])
     return m.group(1).split(), m.group(2).split()
-
-
-def subst_fields(lines, names, offset, bare):
-    def repl(m):
-        name = m.group(1)
-        i = names.index(name)
-        return "arg" if bare else f"arg[{offset + i}]"
-    return [re.sub(r"\$(\w+)", repl, l) for l in lines]
-
-
-def rename(lines, mapping):
-    mapping = {k: v for k, v in mapping.items() if k != v}
-    if not mapping:
-        return lines
-    pat = re.compile(r"(?<![.\w$])(" + "|".join(map(re.escape, mapping)) + r")(?!\w)")
-    return [pat.sub(lambda m: mapping[m.group(1)], l) for l in lines]
-
-
-def idents(lines):
-    return set(IDENT.findall("\n".join(lines)))
 
 
 # ---- one handler --------------------------------------------------------------------------
@@ -722,6 +592,14 @@ def substitute(stmts, var, expr, count=None):
     return [t.visit(s) for s in stmts]
 
 
+def _pushed(s):
+    """The value of a `push(value)` statement, else None."""
+    if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and \
+            _is(s.value.func, "push") and len(s.value.args) == 1:
+        return s.value.args[0]
+    return None
+
+
 def _simple(s):
     """A statement that is not compound (no block of its own)."""
     return not any(True for _ in _blocks_of(s)) and not isinstance(
@@ -764,7 +642,7 @@ def _drop_tail_continue(stmts, tail=True):
 
 def _slot_read(e):
     """A read of a local or global slot or of an operand field: locals_[s], arg[0]..."""
-    return isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name) and \
+    return e is not None and isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name) and \
         e.value.id in ("locals_", "glob", "arg") and _plain_index(e.slice)
 
 
@@ -807,13 +685,7 @@ def peephole_once(stmts):
             # variable is left holding the value (a container's reference count decides
             # whether it may be changed in place).
             q = p + 1
-            while q < len(block) and (
-                    (_assign(block[q])[0] and _slot_read(block[q].value)) or
-                    (isinstance(block[q], ast.Expr) and ast.unparse(block[q].value.func)
-                     == "push" and _slot_read(block[q].value.args[0])
-                     if isinstance(block[q], ast.Expr) and
-                     isinstance(block[q].value, ast.Call) and block[q].value.args
-                     else False)):
+            while q < len(block) and _slot_read(_assign(block[q])[1] or _pushed(block[q])):
                 q += 1
             if p + 1 < q < len(block) and _simple(block[q]) and uses([block[q]], var) == 1:
                 block[q] = substitute([block[q]], var, value)[0]
@@ -823,12 +695,9 @@ def peephole_once(stmts):
             # Into the next statement, when that keeps the order of evaluation: a value
             # with effects (a call) only as the whole of what the next one computes.
             nxt = block[p + 1]
-            whole = (isinstance(nxt, ast.Assign) and len(nxt.targets) == 1 and
-                     _is(nxt.value, var)) or (isinstance(nxt, ast.Return) and
-                                               _is(nxt.value, var)) or (
-                isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Call) and
-                _is(nxt.value.func, "push") and len(nxt.value.args) == 1 and
-                _is(nxt.value.args[0], var))
+            whole = _is(_pushed(nxt), var) or (
+                isinstance(nxt, (ast.Assign, ast.Return)) and _is(nxt.value, var) and
+                len(getattr(nxt, "targets", [0])) == 1)
             pure = not calls(value) and not calls(nxt, "pop")
             if _simple(nxt) and (whole or pure) and uses([nxt], var) == 1:
                 block[p + 1] = substitute([nxt], var, value)[0]
@@ -879,17 +748,13 @@ def sink_all(stmts):
     fewer)."""
     for block, q in sites(stmts):
         s = block[q]
-        if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and \
-                _is(s.value.func, "push") and len(s.value.args) == 1 and \
-                isinstance(s.value.args[0], ast.Name):
-            var = s.value.args[0].id
-        elif isinstance(s, ast.Assign) and len(s.targets) == 1 and (
-                isinstance(s.value, ast.Name) or (isinstance(s.value, ast.List) and
-                                                  len(s.value.elts) == 1 and
-                                                  isinstance(s.value.elts[0], ast.Name))):
-            var = s.value.id if isinstance(s.value, ast.Name) else s.value.elts[0].id
-        else:
+        v = _pushed(s) or (s.value if isinstance(s, ast.Assign) and len(s.targets) == 1
+                           else None)
+        if isinstance(v, ast.List) and len(v.elts) == 1:
+            v = v.elts[0]
+        if not isinstance(v, ast.Name):
             continue
+        var = v.id
         ends = _assigning_chain(stmts, block, q, var)
         if ends is None:
             continue
@@ -1180,18 +1045,19 @@ def _params(labels, keys, width):
 def loop(ns, labels):
     name = "vm/loop_labels_fast.py" if labels else "vm/loop_fast.py"
     what = "labels on" if labels else "labels off"
-    text = inline(ns["LOOP"], labels)
-    lines = [l for l, src in zip(text.split("\n"), ns["LOOP"].split("\n"))
-             if l.strip() or not src.strip()]
-    lines = fold(lines, labels)
-    at = next(i for i, l in enumerate(lines) if l.strip() == "@dispatch")
+    module = fold_tree(parse(ns["LOOP"]), labels)
+    for node in module:
+        if isinstance(node, ast.FunctionDef) and node.name == "run":
+            node.name = "run_labels" if labels else "run_plain"
+    lines = unparse(module)
+    at = next(i for i, l in enumerate(lines) if l.strip() == "DISPATCH()")
     body, keys = [], set()
     items = leaves(ns, labels)
     assert max(c for c, _, _, _ in items) < 256
     tree(items, " " * indent_of(lines[at]), body, LABELS_WEIGHT if labels else WEIGHT, keys)
     lines[at:at + 1] = body
-    d = next(i for i, l in enumerate(lines) if "@hoisted" in l)
-    head, tail = lines[d].split("@hoisted")
+    d = next(i for i, l in enumerate(lines) if l.startswith("def ") and "HOISTED" in l)
+    head, tail = lines[d].split("HOISTED")
     pad = " " * (head.index("(") + 1)
     params = _params(labels, keys, 90 - len(pad))
     params[-1] += tail

@@ -822,25 +822,29 @@ fused("LT_LC_RET_LOCAL", 124, "LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETU
       "`when n < c` then `give b`)", when=_NUM_C + " and A[3][0] == i + 6")
 
 # ---- the loop around the instructions -----------------------------------------------------
-# `@dispatch` is where the generator puts the instructions, as a tree of range tests
-# (op < K) balanced by how often each runs (tools/gen_dispatch.py WEIGHT); `@hoisted` where it
-# puts the names the handlers read as locals (tools/gen_dispatch.py HOISTED).
+# Valid Python, as the bodies are (LABELS folded the same way). `DISPATCH()` is where the
+# generator puts the instructions, as a tree of range tests (op < K) balanced by how often
+# each runs (tools/gen_dispatch.py WEIGHT); the parameter `HOISTED` where it puts the names
+# the handlers read as locals (tools/gen_dispatch.py HOISTED); `run` is named run_labels or
+# run_plain.
 
 LOOP = '''\
 import sys
 
 from synsema.vm import ops
-from synsema.vm.errors import [[L: EMPTY, ]]SynError
-[[L: from synsema.vm import precise as P]]
-[[L: from synsema.vm.labels import (_CMP, _append_precise, _binary, _index_precise, _join,]]
-[[L:                                _local_name, _plain_seq, _raise_labelled, _recompute,]]
-[[L:                                _withhold_frames,]]
-[[L:                                _set_item_precise, _store, _unary, _upgrade_check,]]
-[[L:                                drop_frames, push_pc, release, taint_try)]]
-from synsema.vm.values import UNSET, Closure, HostFn[[L: , Labeled]]
+from synsema.vm.errors import SynError
+from synsema.vm.values import UNSET, Closure, HostFn
+if LABELS:
+    from synsema.vm import precise as P
+    from synsema.vm.errors import EMPTY
+    from synsema.vm.labels import (_CMP, _append_precise, _binary, _index_precise, _join,
+                                   _local_name, _plain_seq, _raise_labelled, _recompute,
+                                   _set_item_precise, _store, _unary, _upgrade_check,
+                                   _withhold_frames, drop_frames, push_pc, release, taint_try)
+    from synsema.vm.values import Labeled
 
 
-def run_[[L: labels]][[P: plain]](vm, closure, args, @hoisted):
+def run(vm, closure, args, HOISTED):
     if LABELS:
         clabels = EMPTY
         if type(closure) is Labeled:   # never from the loop itself; defensive for builtins
@@ -858,8 +862,8 @@ def run_[[L: labels]][[P: plain]](vm, closure, args, @hoisted):
         stamps = [vm.stamp] * len(locals_) if pcs else None
         gstamps = vm.global_stamps
     stack = []
-    frames = []              # (code, pc, locals[[L: , stamps]]) of the callers
-    handlers = []            # (target, stack depth, frame depth[[L: , try entry]]) of open tries
+    frames = []              # (code, pc, locals, and with labels stamps) of the callers
+    handlers = []            # (target, stack depth, frame depth, [try entry]) of open tries
     pc = 0
     glob = vm.globals
     decoded, pads = vm.decoded, vm.pads     # a called value's code and frame pads
@@ -883,7 +887,7 @@ def run_[[L: labels]][[P: plain]](vm, closure, args, @hoisted):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    @dispatch
+                    DISPATCH()
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 if LABELS and vm.pc:
@@ -896,9 +900,14 @@ def run_[[L: labels]][[P: plain]](vm, closure, args, @hoisted):
                         _withhold_frames(err, pcs, base_depth, len(frames))
                     raise err from None
                 # The innermost open try, in this frame or one below: unwind to it.
-                target, depth, frame_depth[[L: , entry]] = handlers.pop()
-                while len(frames) > frame_depth:
-                    code, pc, locals_[[L: , stamps]] = frames.pop()
+                if LABELS:
+                    target, depth, frame_depth, entry = handlers.pop()
+                    while len(frames) > frame_depth:
+                        code, pc, locals_, stamps = frames.pop()
+                else:
+                    target, depth, frame_depth = handlers.pop()
+                    while len(frames) > frame_depth:
+                        code, pc, locals_ = frames.pop()
                 del stack[depth:]
                 if LABELS:
                     # The try entry holds every label raised inside the block; entries

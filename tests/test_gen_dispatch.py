@@ -244,3 +244,32 @@ def test_split_fast_gives_the_int_path_its_own_tail():
 def test_guarded_records_the_part_that_raised():
     same(gen.guarded(src("r = x[i]"), 2),
          "try:\n    r = x[i]\nexcept Exception:\n    vm.part = 2\n    raise")
+
+
+# ---- the loader's facts -----------------------------------------------------------------
+
+def test_a_decoding_follows_the_operand_kinds_unless_the_instruction_says():
+    codes = {"CONST": 1, "JUMP_IF_FALSE": 30, "JUMP": 29, "JUMP_BACK": 100, "X": 7}
+    assert gen.decoder(dict(name="CONST", code=1, operands=("const k",)), codes) == \
+        "lambda a, c: (1, c.consts[a[0]])"
+    assert gen.decoder(dict(name="X", code=7, operands=()), codes) == "lambda a, c: (7, None)"
+    assert gen.decoder(dict(name="JUMP_IF_FALSE", code=30, operands=("jump t", "rid rid")),
+                       codes) == \
+        "lambda a, c: (30, (c.at[a[0]], a[1]) if c.labels else c.at[a[0]])"
+    assert gen.decoder(dict(name="JUMP", code=29, operands=("jump t",),
+                            decode="(JUMP_BACK if c.at[a[0]] <= c.here else JUMP, 0)"),
+                       codes) == "lambda a, c: (100 if c.at[a[0]] <= c.here else 29, 0)"
+
+
+def test_opcode_constants_are_assignments_editors_can_see():
+    from synsema.vm import opcodes as O
+    from synsema.vm import optable
+    tree = ast.parse(open(optable.__file__).read())
+    assigned = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
+                for t in n.targets if isinstance(t, ast.Name) and
+                isinstance(n.value, ast.Constant) and type(n.value.value) is int}
+    for op in O.OPS:
+        assert assigned[op.name] == op.code == getattr(O, op.name)
+    for name, code in O.INTERNAL.items():
+        assert assigned[name] == code == getattr(O, name)
+    assert "globals()" not in open(O.__file__).read()

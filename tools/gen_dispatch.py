@@ -17,6 +17,7 @@ Run after changing vm/instructions.py: python tools/gen_dispatch.py [--check]
 import ast
 import copy
 import functools
+import hashlib
 import os
 import re
 import sys
@@ -1197,7 +1198,76 @@ def table(ns):
               "# Tails: (a statement's instruction, the threaded jump after it, the code",
               "# that runs both; the jump stays in place for the paths that jump to it)",
               "TAILS = ["] + tails + ["]"]
+    lines += loader_facts(ns)
     return TABLE, "\n".join(lines) + "\n"
+
+
+# What a file instruction decodes to, by the kind of each operand (vm.decode.Context).
+DECODED_KIND = {"const": "c.consts[{}]", "func": "c.functions[{}]", "jump": "c.at[{}]"}
+
+
+class Codes(ast.NodeTransformer):
+    """Instruction names -> their numbers."""
+
+    def __init__(self, codes):
+        self.codes = codes
+
+    def visit_Name(self, node):
+        return ast.Constant(self.codes[node.id]) if node.id in self.codes else node
+
+
+def decoder(ins, codes):
+    """`lambda a, c: (opcode, argument)` for a file instruction (see vm/instructions.py
+    `decode`)."""
+    text = ins.get("decode")
+    if text is None:
+        kinds = [o.split()[0] for o in ins["operands"]]
+        every = [DECODED_KIND.get(k, "{}").format(f"a[{i}]") for i, k in enumerate(kinds)]
+        plain = [v for v, k in zip(every, kinds) if k != "rid"]
+
+        def arg(vs):
+            return "None" if not vs else vs[0] if len(vs) == 1 else f"({', '.join(vs)})"
+        text = f"({ins['name']}, {arg(every)})" if every == plain else \
+            f"({ins['name']}, {arg(every)} if c.labels else {arg(plain)})"
+    return "lambda a, c: " + ast.unparse(Codes(codes).visit(ast.parse(text, mode="eval")))
+
+
+def fingerprint(ns):
+    """Of what a reader of a .synb must agree on: each file opcode's number, name and
+    operand kinds."""
+    rows = sorted((i["code"], i["name"], tuple(o.split()[0] for o in i["operands"]))
+                  for i in ns["INSTRUCTIONS"]
+                  if i["code"] is not None and i["code"] < ns["FIRST_INTERNAL"])
+    return hashlib.sha256(repr(rows).encode()).hexdigest()[:16]
+
+
+def loader_facts(ns):
+    codes = {i["name"]: i["code"] for i in ns["INSTRUCTIONS"] if i["code"] is not None}
+    codes.update({f["name"]: f["code"] for f in ns["FUSED"]})
+    files = [i for i in ns["INSTRUCTIONS"]
+             if i["code"] is not None and i["code"] < ns["FIRST_INTERNAL"]]
+    slots = [f"    {i['code']}: ({i['operands'][0].split()[0]!r}, {i.get('slot', 'read')!r}),"
+             f"  # {i['name']}" for i in files
+             if i["operands"] and i["operands"][0].split()[0] in ("local", "global")]
+    out = ["", "# Each file instruction's decoding: (file operands, vm.decode.Context) ->",
+           "# (opcode, argument)", "DECODE = {"]
+    out += [f"    {i['code']}: {decoder(i, codes)},  # {i['name']}" for i in files]
+    out += ["}", "", "# The slot a first operand names (local or global), and what the",
+            "# instruction does with it: read, set, declare, test", "SLOT = {"] + slots + [
+        "}", "", "# The verifier's checks beyond the operands' ranges (vm/verify.py)",
+        "CHECKS = {", *[f"    {i['code']}: {i['check']!r},  # {i['name']}" for i in files
+                        if i.get("check")], "}", "",
+        "# Count operands that must be at least 1: what they need", "MIN_COUNT = {",
+        *[f"    {i['code']}: {i['min_count']!r},  # {i['name']}" for i in files
+          if i.get("min_count")], "}", "",
+        "# Of the file opcodes (numbers, names, operand kinds): a test pins it to the .synb",
+        "# format version (tests/test_generated.py), so a change to them bumps it.",
+        f"FILE_OPCODES_FINGERPRINT = {fingerprint(ns)!r}", "",
+        "# The opcodes by name (vm.opcodes re-exports them: O.ADD)"]
+    out += [f"{name} = {code}" for name, code in sorted(codes.items(), key=lambda x: x[1])]
+    out += ["", *_wrapped("__all__ = [", [repr(n) for n in sorted(codes, key=codes.get)] +
+                          ["'FIRST_INTERNAL'"], "]")]
+    return out
 
 
 def _wrapped(head, items, tail):

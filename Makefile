@@ -5,7 +5,7 @@ VENV := .venv
 SYN := $(VENV)/bin/syn
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast bench conformance clean bench-agentdojo test-providers
+.PHONY: demo test test-fast bench conformance clean bench-agentdojo test-providers regen
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -27,6 +27,12 @@ test: $(STAMP)
 # The same without the tests marked slow (a batch of 200,000 items, ...).
 test-fast: $(STAMP)
 	$(VENV)/bin/python -m pytest -q -m "not slow"
+
+# Every generated file, from its source (tools/regen.py lists the generators: the VM loops
+# and opcode data, the docs' opcode table and example outputs, the parser tables, the
+# TextMate grammar, the example cassettes). A test fails while any is stale.
+regen: $(STAMP)
+	$(VENV)/bin/python tools/regen.py
 
 conformance: $(STAMP)
 	SYN=$(CURDIR)/$(SYN) $(VENV)/bin/python ../shared/conformance/run.py

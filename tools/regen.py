@@ -17,7 +17,9 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DOC_PAGES = ["docs/guide.md", "docs/bytecode.md", "docs/embedding.md"]
+DOC_PAGES = ["docs/guide.md", "docs/bytecode.md", "docs/embedding.md", "docs/tutorial.md",
+             "docs/mcp.md"]
+SHARED_SPEC = os.path.join(os.path.dirname(ROOT), "shared", "SPEC.md")
 TEXTMATE = "editors/vscode/syntaxes/synsema.tmLanguage.json"
 
 
@@ -69,6 +71,21 @@ def _parsetab_stale():
     return [] if pinfo.signature() == tab._lr_signature else ["compiler/_parsetab.py"]
 
 
+def _spec_write():
+    if os.path.exists(SHARED_SPEC):
+        with open(SHARED_SPEC, encoding="utf-8") as fh:
+            text = fh.read()
+        with open(os.path.join(ROOT, "docs", "spec.md"), "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+
+def _spec_stale():
+    if not os.path.exists(SHARED_SPEC):     # a clone without the shared checkout
+        return []
+    with open(SHARED_SPEC, encoding="utf-8") as fh:
+        return [] if fh.read() == _read("docs/spec.md") else ["docs/spec.md"]
+
+
 class Step:
     def __init__(self, what, commands, stale=None):
         self.what, self.commands, self.stale = what, commands, stale
@@ -90,6 +107,8 @@ STEPS = [
          [["-m", "synsema.compiler.grammar"]], _parsetab_stale),
     Step("the TextMate grammar (python -m synsema.highlight --textmate)",
          [_textmate_write], _textmate_stale),
+    Step("docs/spec.md, a copy of ../shared/SPEC.md (when that checkout is there)",
+         [_spec_write], _spec_stale),
     Step("the docs' example outputs (tools/doc_examples.py fill)",
          [["tools/doc_examples.py", "fill", page] for page in DOC_PAGES]),
     Step("the example cassettes (record of tests/test_llm_vm.py, tests/test_planner_example.py)",

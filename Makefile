@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 CORE_STAMP := $(VENV)/.installed-core
 PIP := $(VENV)/bin/python -m pip install -q --disable-pip-version-check
 
-.PHONY: demo test test-fast bench conformance clean bench-agentdojo test-providers
+.PHONY: demo test test-fast bench conformance clean bench-agentdojo test-providers regen
 
 $(CORE_STAMP): pyproject.toml
 	test -x $(VENV)/bin/python || $(PY) -m venv $(VENV)
@@ -47,6 +47,12 @@ test: $(STAMP)
 # The same without the tests marked slow (a batch of 200,000 items, ...).
 test-fast: $(STAMP)
 	$(VENV)/bin/python -m pytest -q -n auto --dist loadgroup -m "not slow"
+
+# Every generated file, from its source (tools/regen.py lists the generators: the VM loops
+# and opcode data, the docs' opcode table and example outputs, the parser tables, the
+# TextMate grammar, the example cassettes). A test fails while any is stale.
+regen: $(STAMP)
+	$(VENV)/bin/python tools/regen.py
 
 conformance: $(STAMP)
 	SYN=$(CURDIR)/$(SYN) $(VENV)/bin/python ../shared/conformance/run.py

@@ -81,7 +81,8 @@ def test_no_doc_points_to_a_spec_outside_the_repository():
 def test_docs_spec_is_the_shared_specification():
     master = (SHARED / "SPEC.md").read_text(encoding="utf-8")
     assert (ROOT / "docs" / "spec.md").read_text(encoding="utf-8") == master, \
-        "docs/spec.md differs from ../shared/SPEC.md: copy it again (cp ../shared/SPEC.md docs/spec.md)"
+        "docs/spec.md differs from ../shared/SPEC.md: copy it again (make regen, or " \
+        "cp ../shared/SPEC.md docs/spec.md)"
 
 
 @pytest.mark.parametrize("page", ["README.md", "docs/guide.md", "docs/spec-notes.md"])

@@ -16,15 +16,29 @@ are pushed from theirs; an input repeated at the same place in the outputs (`it 
 stays on the stack. `raw=True` bodies move the stack themselves (variable counts); then
 the picture is only for the verifier. `x[n]` in a picture is n values.
 
-In a body:
-    $name        the decoded operand field `name` (decoded fields: `fields=`, default the
+What the loader and the verifier know of a file instruction is here too (generated into
+vm/optable.py DECODE, SLOT, CHECKS, MIN_COUNT):
+    decode     its decoded (opcode, argument) as an expression over `a` (the file
+               operands) and `c` (vm.decode.Context: consts, functions, tasks, builtins,
+               pads, at (file offset -> instruction index), here, fixed, labels);
+               instruction names stand for their numbers. Default: from the operand
+               kinds (const -> c.consts[x], func -> c.functions[x], jump -> c.at[x],
+               others as they are; a rid only with labels), one field bare, none None
+    slot       of a `local`/`global` first operand: "read" (default), "set" (written,
+               not read), "declare" (a `let`), "test" (only whether it is set)
+    check      the verifier's check beyond the operand ranges (vm/verify.py names them)
+    min_count  a count operand that must be at least 1: what it needs
+
+Each body is valid Python (tools/gen_dispatch.py parses it with `ast`); in a body:
+    OP.name      the decoded operand field `name` (decoded fields: `fields=`, default the
                  file operands' names; a `rid` is only there with labels)
     JUMP(t)      go to t: the rest of this instruction (and of a superinstruction) is
                  skipped
-    LABELS       true in the labels loop only: `if LABELS ...:` / `elif LABELS and ...:`
-                 branches are folded away by the generator, and `[[L: text]]` is text
-                 only the labels loop has (`[[P: text]]` only the plain loop)
-    @name        a line standing for FRAGMENTS[name]
+    LABELS       True in the labels loop, False in the plain one, folded away by the
+                 generator wherever it decides a test: `if LABELS ...:` / `elif LABELS and
+                 ...:` branches, `(not LABELS or c)` (c only with labels), `x if LABELS
+                 else y`
+    FRAGMENT.name()   a statement standing for the statements of FRAGMENTS[name]
 
 A superinstruction (`fused`) is a sequence of instructions the decoder replaces with one:
 its body is the composition of theirs, with the values passed between them held in
@@ -65,22 +79,22 @@ FRAGMENTS = {
 budget -= 1
 if budget <= 0:
     budget = vm.tick_call(budget, room - len(frames))
-frames.append((code, pc, locals_[[L: , stamps]]))""",
+frames.append((code, pc, locals_, stamps) if LABELS else (code, pc, locals_))""",
     # The callee's locals are new: stamped as declared now (labels).
     "stamp_new": """\
 if LABELS:
     stamps = [vm.stamp] * len(locals_) if pcs else None""",
     "enter_task": """\
-@charge_call
-code = $fcode
-locals_ = new + $pad if $pad else new
-@stamp_new
+FRAGMENT.charge_call()
+code = OP.fcode
+locals_ = new + OP.pad if OP.pad else new
+FRAGMENT.stamp_new()
 pc = 0""",
 }
 
-# The name of local slot $s / global slot $s, for a no-sensitive-upgrade message.
-LOCAL_NAME = "_local_name(vm.owner[id(code)], $s)"
-GLOBAL_NAME = "vm.gprogram.globals[$s]"
+# The name of local slot OP.s / global slot OP.s, for a no-sensitive-upgrade message.
+LOCAL_NAME = "_local_name(vm.owner[id(code)], OP.s)"
+GLOBAL_NAME = "vm.gprogram.globals[OP.s]"
 
 
 def _arith_body(sym, fn, guard=""):
@@ -142,13 +156,13 @@ def _store_body(where, stamps, slot_name):
     return f"""\
 if LABELS and {check}:
     vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
-    _upgrade_check(vm, {_SLOTS[where]}[$s], {stamps}, {slot_name})
+    _upgrade_check(vm, {_SLOTS[where]}[OP.s], {stamps}, {slot_name})
     v = _join(v, vm.pc)
-{_SLOTS[where]}[$s] = v"""
+{_SLOTS[where]}[OP.s] = v"""
 
 
 def _store_op(name, code, where, stamps, slot_name, doc):
-    inst(name, code, (f"{where} s",), "(v -- )", "next", doc, quiet="plain",
+    inst(name, code, (f"{where} s",), "(v -- )", "next", doc, quiet="plain", slot="set",
          body=_store_body(where, stamps, slot_name))
 
 
@@ -159,12 +173,13 @@ def _append(name, code, where, doc):
     slots = _SLOTS[where]
     unset = "" if where == "local" else """
     if x is UNSET:
-        raise vm.unset_error($s)"""
+        raise vm.unset_error(OP.s)"""
     stamps = "stamps" if where == "local" else "gstamps"
     slot_name = LOCAL_NAME if where == "local" else GLOBAL_NAME
     inst(name, code, (f"{where} s",), "(v -- )", "next", doc, f"""\
-x = {slots}[$s]
-if type(x) is list[[L:  and type(v) is not Labeled and not vm.pc]] and refcount(x) <= 3:
+x = {slots}[OP.s]
+if type(x) is list and (not LABELS or type(v) is not Labeled and not vm.pc) and \
+        refcount(x) <= 3:
     x.append(v)
 else:{unset}
     if LABELS:
@@ -173,41 +188,41 @@ else:{unset}
         else:
             r = ops.append(x, v)
         vm.site = (code, pc - 1)
-        _store(vm, {slots}, {stamps}, $s, r, {slot_name})
+        _store(vm, {slots}, {stamps}, OP.s, r, {slot_name})
     else:
-        {slots}[$s] = ops.append(x, v)""")
+        {slots}[OP.s] = ops.append(x, v)""")
 
 
 def _set_item(name, code, where, doc):
     slots = _SLOTS[where]
     unset = "" if where == "local" else """
 if x is UNSET:
-    raise vm.unset_error($s)"""
+    raise vm.unset_error(OP.s)"""
     stamps = "stamps" if where == "local" else "gstamps"
     slot_name = LOCAL_NAME if where == "local" else GLOBAL_NAME
     inst(name, code, (f"{where} s",), "(k v -- )", "next", doc, f"""\
-x = {slots}[$s]{unset}
-if type(x) is dict and type(k) is str and refcount(x) <= 3[[L:  and type(v) is not Labeled \
-and not vm.pc]]:
+x = {slots}[OP.s]{unset}
+if type(x) is dict and type(k) is str and refcount(x) <= 3 and (
+        not LABELS or type(v) is not Labeled and not vm.pc):
     x[k] = v        # the usual case, inline: a text key into a map nothing else holds
-elif [[L: type(v) is not Labeled and type(k) is not Labeled and not vm.pc and ]]\
-refcount(x) <= 3 and ops.set_in_place(x, k, v):
+elif (not LABELS or type(v) is not Labeled and type(k) is not Labeled and not vm.pc) and \
+        refcount(x) <= 3 and ops.set_in_place(x, k, v):
     pass
 elif LABELS:
     vm.site = (code, pc - 1)
-    _store(vm, {slots}, {stamps}, $s, _set_item_precise(vm, x, k, v), {slot_name})
+    _store(vm, {slots}, {stamps}, OP.s, _set_item_precise(vm, x, k, v), {slot_name})
 else:
-    {slots}[$s] = ops.set_item(x, k, v)""")
+    {slots}[OP.s] = ops.set_item(x, k, v)""")
 
 
 # ---- the instructions of a file ---------------------------------------------------------
 
-inst("CONST", 1, ("const k",), "( -- v)", "next", ".. -> .. consts[k]", "v = $k",
+inst("CONST", 1, ("const k",), "( -- v)", "next", ".. -> .. consts[k]", "v = OP.k",
      quiet=True)
 inst("POP", 2, (), "(x -- )", "next", ".. x -> ..", "", quiet=True)
 inst("LOAD_LOCAL", 3, ("local s",), "( -- v)", "next", ".. -> .. locals[s]",
-     "v = locals_[$s]", quiet=True)
-_store_op("STORE_LOCAL", 4, "local", "stamps[$s] if stamps else 0", LOCAL_NAME,
+     "v = locals_[OP.s]", quiet=True)
+_store_op("STORE_LOCAL", 4, "local", "stamps[OP.s] if stamps else 0", LOCAL_NAME,
        "set: .. x -> ..; locals[s] = x (labels: no sensitive upgrade)")
 inst("DECLARE_LOCAL", 5, ("local s",), "(v -- )", "next",
      "let: .. x -> ..; locals[s] = x (labels: stamps the declaration; of a parameter's "
@@ -217,32 +232,35 @@ if LABELS and pcs:
         v = _join(v, vm.pc)
     if stamps is None:
         stamps = [0] * len(locals_)
-    stamps[$s] = vm.stamp
-locals_[$s] = v""", quiet="plain")
+    stamps[OP.s] = vm.stamp
+locals_[OP.s] = v""", quiet="plain", slot="declare",
+     # A parameter's slot was declared by the call: a `let` of it (only a crafted file has
+     # one) is a `set`, checked as one (no sensitive upgrade).
+     decode="(STORE_LOCAL if c.labels and a[0] < c.fixed else DECLARE_LOCAL, a[0])")
 inst("LOAD_GLOBAL", 6, ("global s",), "( -- v)", "next",
      ".. -> .. globals[g]; error if its let has not run yet", """\
-v = glob[$s]
+v = glob[OP.s]
 if v is UNSET:
-    raise vm.unset_error($s)""")
-_store_op("STORE_GLOBAL", 7, "global", "gstamps[$s]", GLOBAL_NAME, "set: .. x -> ..; globals[g] = x")
+    raise vm.unset_error(OP.s)""")
+_store_op("STORE_GLOBAL", 7, "global", "gstamps[OP.s]", GLOBAL_NAME, "set: .. x -> ..; globals[g] = x")
 inst("DECLARE_GLOBAL", 8, ("global s",), "(v -- )", "next", "let: .. x -> ..; globals[g] = x",
      f"""\
-if LABELS and glob[$s] is not UNSET:
+if LABELS and glob[OP.s] is not UNSET:
     # Each top-level `let` runs once; a second one (only in a crafted file) is a `set`,
     # checked as one.
     vm.site = (code, pc - 1)
-    _store(vm, glob, gstamps, $s, v, {GLOBAL_NAME})
+    _store(vm, glob, gstamps, OP.s, v, {GLOBAL_NAME})
 else:
     if LABELS:
         if vm.pc:
             v = _join(v, vm.pc)
-        gstamps[$s] = vm.stamp
-    glob[$s] = v""")
+        gstamps[OP.s] = vm.stamp
+    glob[OP.s] = v""", slot="declare")
 inst("LOAD_TASK", 9, ("func f",), "( -- t)", "next", ".. -> .. task f", None,
-     decoded_as="CONST")
+     decoded_as="CONST", decode="(CONST, c.tasks[a[0]])", check="task")
 inst("MAKE_LAMBDA", 10, ("func f", "count n"), "(caps[n] -- fn)", "next",
      ".. c1..cn -> .. lambda f capturing c1..cn", """\
-n = $n
+n = OP.n
 if n:
     if LABELS:
         caps, labels = _plain_seq(stack[-n:])
@@ -252,12 +270,13 @@ if n:
     del stack[-n:]
 else:
     caps = ()
-    [[L: labels = EMPTY]]
+    if LABELS:
+        labels = EMPTY
 # With this run's code and pads (call_value reads them).
-c = Closure($f, caps, decoded[$f], pads[$f])
+c = Closure(OP.f, caps, decoded[OP.f], pads[OP.f])
 if LABELS and labels:
     c = Labeled(c, labels)
-push(c)""", raw=True)
+push(c)""", raw=True, check="lambda")
 _arith("ADD", 11, "+", "add", ".. a b -> .. a+b (numbers, texts, lists)")
 _arith("SUB", 12, "-", "sub", ".. a b -> .. a-b")
 _arith("MUL", 13, "*", "mul", ".. a b -> .. a*b")
@@ -276,7 +295,7 @@ _arith("GE", 21, ">=", "ge", ".. a b -> .. a>=b")
 _unary_op("NEG", 22, "ops.neg", ".. a -> .. -a")
 _unary_op("NOT", 23, "ops.not_", ".. b -> .. not b (b must be bool)")
 _INDEX_BODY = """\
-if type(i) is int[[L:  and type(x) is not Labeled]]:
+if type(i) is int and (not LABELS or type(x) is not Labeled):
     # Python's x[i] answers as Synsema does for a list or a text (an index past either end
     # raises; negative ones count from the end) and for a map with the number key i; it
     # raises for everything else (a map without the key, a number, nothing...), and
@@ -297,16 +316,16 @@ inst("INDEX", 24, (), "(x i -- r)", "next", ".. x i -> .. x[i]", _INDEX_BODY)
 inst("FIELD", 25, ("const k",), "(x -- r)", "next",
      ".. m -> .. m[consts[k]] (nothing when absent)", """\
 if type(x) is dict:
-    r = x.get($k)
+    r = x.get(OP.k)
 elif LABELS and type(x) is Labeled and type(x.v) is dict and x.t is not None:
-    r = P.element(x, x.v.get($k), $k, EMPTY)
+    r = P.element(x, x.v.get(OP.k), OP.k, EMPTY)
 elif LABELS and type(x) is Labeled:
-    r = _unary(vm, ops.field, x, $k)
+    r = _unary(vm, ops.field, x, OP.k)
 else:
-    r = ops.field(x, $k)""")
+    r = ops.field(x, OP.k)""", check="text_const")
 inst("SET_PATH", 26, ("count n",), "(x keys[n] v -- r)", "next",
      ".. x k1..kn v -> .. copy of x with x[k1]..[kn] = v", """\
-n = $n
+n = OP.n
 v = pop()
 if not n:     # verified files never have 0 keys; never eat the stack
     raise vm.bad_opcode(op)
@@ -319,9 +338,9 @@ if LABELS:
     r = _raise_labelled(vm, labels, ops.set_path, items[0], items[2:], items[1])
     stack[-1] = Labeled(r, labels) if labels else r
 else:
-    stack[-1] = ops.set_path(stack[-1], keys, v)""", raw=True)
+    stack[-1] = ops.set_path(stack[-1], keys, v)""", raw=True, min_count="at least one key")
 inst("BUILD_LIST", 27, ("count n",), "(items[n] -- xs)", "next", ".. x1..xn -> .. [x1..xn]", """\
-n = $n
+n = OP.n
 if n:
     items = stack[-n:]
     del stack[-n:]
@@ -333,7 +352,7 @@ else:
     push([])""", raw=True)
 inst("BUILD_MAP", 28, ("count n",), "(pairs[2*n] -- m)", "next",
      ".. k1 v1..kn vn -> .. {k1: v1, ..}", """\
-n = $n
+n = OP.n
 if not n:
     push({})
 elif LABELS and (vm.pc or Labeled in map(type, stack[-2 * n:])):
@@ -353,14 +372,15 @@ else:
     items = stack[-2 * n:]
     del stack[-2 * n:]
     push(ops.build_map(items))""", raw=True)
-inst("JUMP", 29, ("jump t",), "( -- )", "jump", "pc = t", "JUMP($t)")
+inst("JUMP", 29, ("jump t",), "( -- )", "jump", "pc = t", "JUMP(OP.t)",
+     decode="(JUMP_BACK if c.at[a[0]] <= c.here else JUMP, c.at[a[0]])")
 inst("JUMP_IF_FALSE", 30, ("jump t", "rid rid"), "(c -- )", "branch",
      ".. c -> ..; if c is false: pc = t (c must be bool)", """\
 if LABELS and type(c) is Labeled:
-    push_pc(vm, c.l, base_depth + len(frames), $rid)
+    push_pc(vm, c.l, base_depth + len(frames), OP.rid)
     c = c.v
 if c is False:
-    JUMP($t)
+    JUMP(OP.t)
 elif c is not True:
     raise vm.cond_error(code, pc - 1, c)""", quiet="bool")
 for _name, _code, _jumps, _word, _doc in (
@@ -370,10 +390,10 @@ for _name, _code, _jumps, _word, _doc in (
     inst(_name, _code, ("jump t", "rid rid"), "(c -- )", "keep_or_pop", _doc, f"""\
 c = stack[-1]
 if LABELS and type(c) is Labeled:
-    push_pc(vm, c.l, base_depth + len(frames), $rid)
+    push_pc(vm, c.l, base_depth + len(frames), OP.rid)
     c = c.v
 if c is {_jumps}:
-    JUMP($t)
+    JUMP(OP.t)
 elif c is {"True" if _jumps == "False" else "False"}:
     pop()
 else:
@@ -386,11 +406,11 @@ if LABELS and type(v) is Labeled:
     if vm.try_entries:
         taint_try(vm, v.l)
     if v.v is not True and v.v is not False:
-        _unary(vm, ops.check_bool, v, $k)
+        _unary(vm, ops.check_bool, v, OP.k)
 elif v is not True and v is not False:
-    ops.check_bool(v, $k)
+    ops.check_bool(v, OP.k)
 if LABELS and vm.pc:
-    stack[-1] = _join(v, vm.pc)""", raw=True)
+    stack[-1] = _join(v, vm.pc)""", raw=True, check="text_const")
 inst("ITER_START", 34, ("rid rid",), "(coll -- it)", "next",
      ".. coll -> .. iterator over a list's items, a map's keys or a text's characters", """\
 if LABELS and type(coll) is Labeled:
@@ -399,7 +419,7 @@ if LABELS and type(coll) is Labeled:
     shape = coll.t[0] if coll.t is not None else coll.l
     if vm.try_entries:
         taint_try(vm, shape)
-    push_pc(vm, shape, base_depth + len(frames), $rid)
+    push_pc(vm, shape, base_depth + len(frames), OP.rid)
     it = _raise_labelled(vm, shape, ops.iterate, coll.v)
     if coll.t is not None and type(coll.v) is list:
         it = P.iterate(coll, it)
@@ -410,9 +430,9 @@ inst("FOR_ITER", 35, ("jump t",), "(it -- it v)", "for_iter",
 v = next(it, UNSET)
 if v is UNSET:
     pop()
-    JUMP($t)""", effect=(1, 0))
+    JUMP(OP.t)""", effect=(1, 0))
 inst("CALL", 36, ("count n",), "(f args[n] -- r)", "next", ".. f a1..an -> .. f(a1..an)", """\
-n = $n
+n = OP.n
 if n == 1:          # a lambda's usual call: no slices
     new = [pop()]
     callee = pop()
@@ -424,7 +444,7 @@ else:
     callee = stack[-n - 1]
     new = stack[-n:] if n else []
     del stack[-n - 1:]
-@call_value""", raw=True)
+FRAGMENT.call_value()""", raw=True)
 FRAGMENTS["call_value"] = """\
 if LABELS:
     clab = EMPTY
@@ -436,7 +456,7 @@ if LABELS:
 if type(callee) is not Closure:
     if type(callee) is HostFn:
         vm.site = (code, pc - 1)
-        push(vm.call_host(callee, new[[L: , clab]]))
+        push(vm.call_host(callee, new, clab) if LABELS else vm.call_host(callee, new))
         continue
     if LABELS:
         _raise_labelled(vm, clab, ops.not_callable, callee)
@@ -456,18 +476,18 @@ if LABELS and clab:
     pad = _raise_labelled(vm, clab, fpads.__getitem__, n)
 else:
     pad = fpads[n]
-@charge_call
+FRAGMENT.charge_call()
 if LABELS and clab:    # before the parameters are stamped: they are the call's
     push_pc(vm, clab, base_depth + len(frames), 0)
 code = fcode
 locals_ = new + pad if pad else new     # a lambda seldom has `let` slots
 if callee.captures:
     locals_ += callee.captures
-@stamp_new
+FRAGMENT.stamp_new()
 pc = 0"""
 inst("CALL_TASK", 37, ("func f", "count n"), "(args[n] -- r)", "next",
      ".. a1..an -> .. task f(a1..an)", """\
-n = $n
+n = OP.n
 if n == 1:
     new = [pop()]
 elif n == 2:        # two pops cost about half a slice and its deletion
@@ -478,11 +498,12 @@ elif n:
     del stack[-n:]
 else:
     new = []
-@enter_task""", raw=True, fields="callee n pad fcode")
+FRAGMENT.enter_task()""", raw=True, fields="callee n pad fcode", check="task_call",
+     decode="(CALL_TASK, (c.functions[a[0]], a[1], c.pads[c.functions[a[0]]][a[1]], None))")
 inst("CALL_BUILTIN", 38, ("builtin b", "count n"), "(args[n] -- r)", "next",
      ".. a1..an -> .. builtin b(a1..an)", """\
-fn = $fn
-n = $n
+fn = OP.fn
+n = OP.n
 # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
 # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
 # One to three arguments: the decoder makes it CALL_BUILTIN_1..3 (no slices).
@@ -490,13 +511,15 @@ if n:
     a = stack[-n:]
     del stack[-n:]
     if LABELS and (vm.pc or Labeled in map(type, a)):
-        push($labelled(vm, *a))
+        push(OP.labelled(vm, *a))
     else:
         push(fn(*a))
 elif LABELS and vm.pc:
-    push($labelled(vm))
+    push(OP.labelled(vm))
 else:
-    push(fn())""", raw=True, fields="fn n +labelled")
+    push(fn())""", raw=True, fields="fn n +labelled", check="builtin_arity",
+     decode="(CALL_VM_BUILTIN if c.builtins[a[0]][1] else CALL_BUILTIN, "
+            "(c.builtins[a[0]][0], a[1], *c.builtins[a[0]][2:]))")
 inst("RETURN", 39, (), "(val -- )", "return", ".. x -> return x to the caller", """\
 if LABELS and pcs:
     if vm.pc:
@@ -504,19 +527,22 @@ if LABELS and pcs:
     drop_frames(vm, base_depth + len(frames))
 if not frames:
     return val
-code, pc, locals_[[L: , stamps]] = frames.pop()
+if LABELS:
+    code, pc, locals_, stamps = frames.pop()
+else:
+    code, pc, locals_ = frames.pop()
 push(val)""", quiet=True)
 inst("TRY_BEGIN", 40, ("jump t", "rid rid"), "( -- )", "try",
      "push a handler: a catchable error resets the stack to here, pushes its message, pc = t",
      """\
 if LABELS:
     vm.stamp += 1
-    entry = [EMPTY, base_depth + len(frames), $rid, vm.stamp, True]
+    entry = [EMPTY, base_depth + len(frames), OP.rid, vm.stamp, True]
     vm.pc_stack.append(entry)
     vm.try_entries.append(entry)
-    handlers.append(($t, len(stack), len(frames), entry))
+    handlers.append((OP.t, len(stack), len(frames), entry))
 else:
-    handlers.append(($t, len(stack), len(frames)))""")
+    handlers.append((OP.t, len(stack), len(frames)))""")
 inst("TRY_END", 41, (), "( -- )", "next", "pop the innermost handler of this function", """\
 if LABELS:
     entry = handlers.pop()[3]
@@ -527,11 +553,11 @@ else:
 inst("PC_RELEASE", 42, ("rid rid",), "( -- )", "next",
      "labels: drop the pc labels raised with this release id", """\
 if pcs:     # vm.pc_stack, mutated in place only
-    release(vm, base_depth + len(frames), $rid)""", labels_only=True, quiet=True)
+    release(vm, base_depth + len(frames), OP.rid)""", labels_only=True, quiet=True)
 inst("JUMP_IF_SET", 43, ("local s", "jump t"), "( -- )", "branch",
      "if parameter s was passed: pc = t (skips its default)", """\
-if locals_[$s] is not UNSET:
-    JUMP($t)""")
+if locals_[OP.s] is not UNSET:
+    JUMP(OP.t)""", slot="test", check="param_default")
 _append("APPEND_LOCAL", 44, "local",
         "`set x to append(x, v)`: .. v -> ..; locals[s] = locals[s] + [v] (in place when no "
         "one else holds the list)")
@@ -543,8 +569,8 @@ _set_item("SET_ITEM_GLOBAL", 47, "global", "the same for a top-level variable")
 inst("DROP_UNDER", 48, ("count n",), "(drop[n] v -- v)", "next",
      ".. x1..xn v -> .. v (a `give` leaving `for each` loops drops their iterators)", """\
 v = pop()
-del stack[-$n:]
-push(v)""", raw=True)
+del stack[-OP.n:]
+push(v)""", raw=True, min_count="at least one value to drop")
 
 # `set s to s + E` of a local (compiler/codegen.py): E, then this. Nothing E does can
 # change s (only the statements of the function that owns a variable set it; a task
@@ -554,21 +580,21 @@ push(v)""", raw=True)
 # line, says that line as the store's would.
 inst("ADD_TO_LOCAL", 49, ("local s",), "(b -- )", "next",
      "`set s to s + b`: .. b -> ..; locals[s] = locals[s] + b (labels: as STORE_LOCAL)",
-     "a = locals_[$s]\n" + _arith_body("+", "add") + "\nv = r\n" +
-     _store_body("local", "stamps[$s] if stamps else 0", LOCAL_NAME))
+     "a = locals_[OP.s]\n" + _arith_body("+", "add") + "\nv = r\n" +
+     _store_body("local", "stamps[OP.s] if stamps else 0", LOCAL_NAME))
 
 # `xs[E]` of a local xs (compiler/codegen.py): E, then this, one dispatch fewer than a load
 # before E and an INDEX after it. Reading xs after E is reading it before, for the reason
 # ADD_TO_LOCAL gives: nothing E does can set xs.
 inst("INDEX_LOCAL", 50, ("local s",), "(i -- r)", "next",
-     "`xs[E]` of a local xs: .. i -> .. locals[s][i]", "x = locals_[$s]\n" + _INDEX_BODY)
+     "`xs[E]` of a local xs: .. i -> .. locals[s][i]", "x = locals_[OP.s]\n" + _INDEX_BODY)
 # A map literal whose keys are all texts (records, a tool's arguments, JSON): the keys are
 # n constants in a row from k, so only the values are pushed (one dispatch fewer a key
 # after the first, and no key tests). The decoder makes the keys a tuple.
 inst("BUILD_MAP_KEYS", 51, ("const k", "count n"), "(values[n] -- m)", "next",
      ".. v1..vn -> .. {consts[k]: v1, .., consts[k+n-1]: vn} (the keys are texts)", """\
-keys = $keys
-n = $n
+keys = OP.keys
+n = OP.n
 if LABELS and (vm.pc or Labeled in map(type, stack[-n:])):
     raw = [x for kv in zip(keys, stack[-n:]) for x in kv]
     del stack[-n:]
@@ -578,20 +604,21 @@ if LABELS and (vm.pc or Labeled in map(type, stack[-n:])):
 else:
     m = dict(zip(keys, stack[-n:]))
     del stack[-n:]
-    push(m)""", raw=True, fields="keys n")
+    push(m)""", raw=True, fields="keys n", check="map_keys", min_count="at least one key",
+     decode="(BUILD_MAP_KEYS, (tuple(c.consts[a[0]:a[0] + a[1]]), a[1]))")
 
 # ---- internal instructions: made by the decoder ---------------------------------------
 
 inst("JUMP_BACK", 100, ("jump t",), "( -- )", "jump",
      "a backward JUMP: also where step and time limits are checked", """\
-budget -= pc - $t
+budget -= pc - OP.t
 if budget <= 0:
     budget = vm.tick(budget, room - len(frames))
-JUMP($t)""")
+JUMP(OP.t)""")
 inst("CALL_VM_BUILTIN", 101, ("builtin b", "count n"), "(args[n] -- r)", "next",
      "CALL_BUILTIN of a builtin that needs the VM (capabilities, calls)", """\
-fn = $fn
-n = $n
+fn = OP.fn
+n = OP.n
 if n:
     a = stack[-n:]
     del stack[-n:]
@@ -606,18 +633,18 @@ finally:
 # Parts of superinstructions only (no number: never decoded on their own).
 inst("CMP", None, (), "(a b -- r)", "next", "LE|GT|GE|EQ|NE by kind", """\
 if LABELS and (type(a) is Labeled or type(b) is Labeled):
-    r = _binary(vm, _CMP[$kind], a, b, $kind < 3)
+    r = _binary(vm, _CMP[OP.kind], a, b, OP.kind < 3)
 else:
-    r = compare($kind, a, b)""", gives="bool", fields="kind", matches={"LE": 0, "GT": 1, "GE": 2, "EQ": 3,
+    r = compare(OP.kind, a, b)""", gives="bool", fields="kind", matches={"LE": 0, "GT": 1, "GE": 2, "EQ": 3,
                                                          "NE": 4})
 inst("CALL_TASK1", None, (), "(x -- )", "call", "CALL_TASK with one argument", """\
 new = [x]
-@enter_task""", fields="callee n pad fcode", matches={"CALL_TASK": None},
+FRAGMENT.enter_task()""", fields="callee n pad fcode", matches={"CALL_TASK": None},
      match_when="A[{i}][1] == 1")
 inst("CALL1", None, (), "(callee x -- )", "next", "CALL with one argument", """\
 new = [x]
 n = 1
-@call_value""", fields="n", matches={"CALL": None}, match_when="A[{i}][0] == 1")
+FRAGMENT.call_value()""", fields="n", matches={"CALL": None}, match_when="A[{i}][0] == 1")
 
 
 def _call_builtin_part(n):
@@ -626,9 +653,9 @@ def _call_builtin_part(n):
     inst(f"CALL_BUILTIN{n}", None, (), f"({' '.join('abc'[:n])} -- r)", "next",
          f"CALL_BUILTIN with {n} argument{'s' if n > 1 else ''}", f"""\
 if LABELS and ({labelled} or vm.pc):
-    r = $labelled(vm, {args})
+    r = OP.labelled(vm, {args})
 else:
-    r = $fn({args})""", fields="fn n +labelled", matches={"CALL_BUILTIN": None},
+    r = OP.fn({args})""", fields="fn n +labelled", matches={"CALL_BUILTIN": None},
          match_when=f"A[{{i}}][1] == {n}")
 
 
@@ -816,25 +843,29 @@ fused("LT_LC_RET_LOCAL", 124, "LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETU
       "`when n < c` then `give b`)", when=_NUM_C + " and A[3][0] == i + 6")
 
 # ---- the loop around the instructions -----------------------------------------------------
-# `@dispatch` is where the generator puts the instructions, as a tree of range tests
-# (op < K) balanced by how often each runs (tools/gen_dispatch.py WEIGHT); `@hoisted` where it
-# puts the names the handlers read as locals (tools/gen_dispatch.py HOISTED).
+# Valid Python, as the bodies are (LABELS folded the same way). `DISPATCH()` is where the
+# generator puts the instructions, as a tree of range tests (op < K) balanced by how often
+# each runs (tools/gen_dispatch.py WEIGHT); the parameter `HOISTED` where it puts the names
+# the handlers read as locals (tools/gen_dispatch.py HOISTED); `run` is named run_labels or
+# run_plain.
 
 LOOP = '''\
 import sys
 
 from synsema.vm import ops
-from synsema.vm.errors import [[L: EMPTY, ]]SynError
-[[L: from synsema.vm import precise as P]]
-[[L: from synsema.vm.labels import (_CMP, _append_precise, _binary, _index_precise, _join,]]
-[[L:                                _local_name, _plain_seq, _raise_labelled, _recompute,]]
-[[L:                                _withhold_frames,]]
-[[L:                                _set_item_precise, _store, _unary, _upgrade_check,]]
-[[L:                                drop_frames, push_pc, release, taint_try)]]
-from synsema.vm.values import UNSET, Closure, HostFn[[L: , Labeled]]
+from synsema.vm.errors import SynError
+from synsema.vm.values import UNSET, Closure, HostFn
+if LABELS:
+    from synsema.vm import precise as P
+    from synsema.vm.errors import EMPTY
+    from synsema.vm.labels import (_CMP, _append_precise, _binary, _index_precise, _join,
+                                   _local_name, _plain_seq, _raise_labelled, _recompute,
+                                   _set_item_precise, _store, _unary, _upgrade_check,
+                                   _withhold_frames, drop_frames, push_pc, release, taint_try)
+    from synsema.vm.values import Labeled
 
 
-def run_[[L: labels]][[P: plain]](vm, closure, args, @hoisted):
+def run(vm, closure, args, HOISTED):
     if LABELS:
         clabels = EMPTY
         if type(closure) is Labeled:   # never from the loop itself; defensive for builtins
@@ -852,8 +883,8 @@ def run_[[L: labels]][[P: plain]](vm, closure, args, @hoisted):
         stamps = [vm.stamp] * len(locals_) if pcs else None
         gstamps = vm.global_stamps
     stack = []
-    frames = []              # (code, pc, locals[[L: , stamps]]) of the callers
-    handlers = []            # (target, stack depth, frame depth[[L: , try entry]]) of open tries
+    frames = []              # (code, pc, locals, and with labels stamps) of the callers
+    handlers = []            # (target, stack depth, frame depth, [try entry]) of open tries
     pc = 0
     glob = vm.globals
     decoded, pads = vm.decoded, vm.pads     # a called value's code and frame pads
@@ -877,7 +908,7 @@ def run_[[L: labels]][[P: plain]](vm, closure, args, @hoisted):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    @dispatch
+                    DISPATCH()
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 if LABELS and vm.pc:
@@ -890,9 +921,14 @@ def run_[[L: labels]][[P: plain]](vm, closure, args, @hoisted):
                         _withhold_frames(err, pcs, base_depth, len(frames))
                     raise err from None
                 # The innermost open try, in this frame or one below: unwind to it.
-                target, depth, frame_depth[[L: , entry]] = handlers.pop()
-                while len(frames) > frame_depth:
-                    code, pc, locals_[[L: , stamps]] = frames.pop()
+                if LABELS:
+                    target, depth, frame_depth, entry = handlers.pop()
+                    while len(frames) > frame_depth:
+                        code, pc, locals_, stamps = frames.pop()
+                else:
+                    target, depth, frame_depth = handlers.pop()
+                    while len(frames) > frame_depth:
+                        code, pc, locals_ = frames.pop()
                 del stack[depth:]
                 if LABELS:
                     # The try entry holds every label raised inside the block; entries

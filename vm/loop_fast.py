@@ -20,7 +20,6 @@ _BELOW = {k: tuple(op < k for op in range(256)) for k in (2, 3, 4, 5, 6, 7, 8, 1
     137, 138, 139, 140, 141, 142, 143, 144, 145, 146, 147, 148, 149, 150, 151, 152, 154,
     155, 156, 157, 158, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 170, 171, 174)}
 
-
 def run_plain(vm, closure, args,
               # locals by default parameters (HOISTED and _emit in tools/gen_dispatch.py)
               type=type, int=int, str=str, list=list, dict=dict, len=len, next=next,
@@ -66,27 +65,25 @@ def run_plain(vm, closure, args,
               below_170=_BELOW[170], below_171=_BELOW[171], below_174=_BELOW[174]):
     func = closure.func
     code = vm.decoded[func]
-    if func.kind == "main":
-        locals_ = vm.globals    # the top level's variables are the program's globals
+    if func.kind == 'main':
+        locals_ = vm.globals
     else:
         locals_ = args + vm.pads[func][len(args)]
         if closure.captures:
             locals_ += closure.captures
     stack = []
-    frames = []              # (code, pc, locals) of the callers
-    handlers = []            # (target, stack depth, frame depth) of open tries
+    frames = []
+    handlers = []
     pc = 0
     glob = vm.globals
-    decoded, pads = vm.decoded, vm.pads     # a called value's code and frame pads
+    decoded, pads = (vm.decoded, vm.pads)
     base_depth = vm.depth
     room = vm.max_depth - base_depth
-    # Calls are charged a step each and the budget never exceeds the calls the depth
-    # limit still allows (vm.take_budget): a call checks the depth only when it ticks.
     budget = vm.take_budget(room)
     push = stack.append
     pop = stack.pop
-    add, sub, mul, div, mod = ops.add, ops.sub, ops.mul, ops.div, ops.mod
-    lt, le, gt, ge, eq = ops.lt, ops.le, ops.gt, ops.ge, ops.eq
+    add, sub, mul, div, mod = (ops.add, ops.sub, ops.mul, ops.div, ops.mod)
+    lt, le, gt, ge, eq = (ops.lt, ops.le, ops.gt, ops.ge, ops.eq)
     index = ops.index
     compare = ops.compare_kind
     refcount = sys.getrefcount
@@ -143,7 +140,6 @@ def run_plain(vm, closure, args,
                                                             del stack[-n:]
                                                         else:
                                                             caps = ()
-                                                        # With this run's code and pads (call_value reads them).
                                                         push(Closure(f, caps, decoded[f], pads[f]))
                                         else:
                                             # ADD (11)
@@ -170,7 +166,7 @@ def run_plain(vm, closure, args,
                                                     # MUL (13)
                                                     b = pop()
                                                     a = stack[-1]
-                                                    if type(a) is int and type(b) is int and (-0x3fffffff <= b and b <= 0x3fffffff or -0x10000000000000000 < b < 0x10000000000000000):
+                                                    if type(a) is int and type(b) is int and (-1073741823 <= b and b <= 1073741823 or -18446744073709551616 < b < 18446744073709551616):
                                                         stack[-1] = a * b
                                                     else:
                                                         stack[-1] = mul(a, b)
@@ -182,7 +178,7 @@ def run_plain(vm, closure, args,
                                             # MOD (15)
                                             b = pop()
                                             a = stack[-1]
-                                            if type(a) is int and type(b) is int and (-0x3fffffff <= b and b <= 0x3fffffff or -0x10000000000000000 < b < 0x10000000000000000) and b:
+                                            if type(a) is int and type(b) is int and (-1073741823 <= b and b <= 1073741823 or -18446744073709551616 < b < 18446744073709551616) and b:
                                                 stack[-1] = a % b
                                             else:
                                                 stack[-1] = mod(a, b)
@@ -258,16 +254,12 @@ def run_plain(vm, closure, args,
                                                         i = pop()
                                                         x = stack[-1]
                                                         if type(i) is int:
-                                                            # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                            # raises; negative ones count from the end) and for a map with the number key i; it
-                                                            # raises for everything else (a map without the key, a number, nothing...), and
-                                                            # ops.index then answers the Synsema way or says why. One type test, not two.
                                                             try:
                                                                 r = x[i]
                                                             except Exception:
                                                                 r = index(x, i)
                                                         elif type(x) is dict and type(i) is str:
-                                                            r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                            r = x.get(i)
                                                         else:
                                                             r = index(x, i)
                                                         stack[-1] = r
@@ -282,7 +274,7 @@ def run_plain(vm, closure, args,
                                                     if below_27[op]:     # op < 27
                                                         # SET_PATH (26)
                                                         v = pop()
-                                                        if not arg:     # verified files never have 0 keys; never eat the stack
+                                                        if not arg:
                                                             raise vm.bad_opcode(op)
                                                         keys = stack[-arg:]
                                                         del stack[-arg:]
@@ -292,7 +284,6 @@ def run_plain(vm, closure, args,
                                                         if arg:
                                                             items = stack[-arg:]
                                                             del stack[-arg:]
-                                                            # Labels: unlabelled items under an empty pc make a plain list (the test runs in C).
                                                             push(items)
                                                         else:
                                                             push([])
@@ -327,7 +318,7 @@ def run_plain(vm, closure, args,
                                                         elif c is True:
                                                             pop()
                                                         else:
-                                                            raise SynError(f"and needs a bool, got {ops.type_name(c)}")
+                                                            raise SynError(f'and needs a bool, got {ops.type_name(c)}')
                                                     else:
                                                         # OR_JUMP (32)
                                                         c = stack[-1]
@@ -336,7 +327,7 @@ def run_plain(vm, closure, args,
                                                         elif c is False:
                                                             pop()
                                                         else:
-                                                            raise SynError(f"or needs a bool, got {ops.type_name(c)}")
+                                                            raise SynError(f'or needs a bool, got {ops.type_name(c)}')
                                                 else:
                                                     if below_34[op]:     # op < 34
                                                         # CHECK_BOOL (33)
@@ -357,7 +348,7 @@ def run_plain(vm, closure, args,
                                                             push(v)
                                             else:
                                                 # CALL (36)
-                                                if arg == 1:          # a lambda's usual call: no slices
+                                                if arg == 1:
                                                     new = [pop()]
                                                     callee = pop()
                                                 elif arg == 2:
@@ -374,23 +365,19 @@ def run_plain(vm, closure, args,
                                                         push(vm.call_host(callee, new))
                                                         continue
                                                     ops.not_callable(callee)
-                                                # The callee's decoded code and frame pads: on the closure when this run made it (a
-                                                # lambda, a task value), else the run's tables (two dictionary reads a call fewer).
                                                 fcode = callee.code
                                                 if fcode is None:
                                                     f = callee.func
-                                                    fcode, fpads = decoded[f], pads[f]
+                                                    fcode, fpads = (decoded[f], pads[f])
                                                 else:
                                                     fpads = callee.pads
-                                                # The frame pad for this many arguments; FramePads raises the arity error for a count f
-                                                # does not take (with the callee's labels: the call depends on them).
                                                 pad = fpads[arg]
                                                 budget -= 1
                                                 if budget <= 0:
                                                     budget = vm.tick_call(budget, room - len(frames))
                                                 frames.append((code, pc, locals_))
                                                 code = fcode
-                                                locals_ = new + pad if pad else new     # a lambda seldom has `let` slots
+                                                locals_ = new + pad if pad else new
                                                 if callee.captures:
                                                     locals_ += callee.captures
                                                 pc = 0
@@ -402,7 +389,7 @@ def run_plain(vm, closure, args,
                                                 _, n, pad, fcode = arg
                                                 if n == 1:
                                                     new = [pop()]
-                                                elif n == 2:        # two pops cost about half a slice and its deletion
+                                                elif n == 2:
                                                     b = pop()
                                                     new = [pop(), b]
                                                 elif n:
@@ -420,9 +407,6 @@ def run_plain(vm, closure, args,
                                             else:
                                                 # CALL_BUILTIN (38)
                                                 fn, n = arg
-                                                # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
-                                                # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
-                                                # One to three arguments: the decoder makes it CALL_BUILTIN_1..3 (no slices).
                                                 if n:
                                                     a = stack[-n:]
                                                     del stack[-n:]
@@ -476,8 +460,8 @@ def run_plain(vm, closure, args,
                                                     v = pop()
                                                     k = pop()
                                                     x = locals_[arg]
-                                                    if type(x) is dict and type(k) is str and refcount(x) <= 3:
-                                                        x[k] = v        # the usual case, inline: a text key into a map nothing else holds
+                                                    if type(x) is dict and type(k) is str and (refcount(x) <= 3):
+                                                        x[k] = v
                                                     elif refcount(x) <= 3 and ops.set_in_place(x, k, v):
                                                         pass
                                                     else:
@@ -492,8 +476,8 @@ def run_plain(vm, closure, args,
                                                         x = glob[arg]
                                                         if x is UNSET:
                                                             raise vm.unset_error(arg)
-                                                        if type(x) is dict and type(k) is str and refcount(x) <= 3:
-                                                            x[k] = v        # the usual case, inline: a text key into a map nothing else holds
+                                                        if type(x) is dict and type(k) is str and (refcount(x) <= 3):
+                                                            x[k] = v
                                                         elif refcount(x) <= 3 and ops.set_in_place(x, k, v):
                                                             pass
                                                         else:
@@ -521,16 +505,12 @@ def run_plain(vm, closure, args,
                                                             i = stack[-1]
                                                             x = locals_[arg]
                                                             if type(i) is int:
-                                                                # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                                # raises; negative ones count from the end) and for a map with the number key i; it
-                                                                # raises for everything else (a map without the key, a number, nothing...), and
-                                                                # ops.index then answers the Synsema way or says why. One type test, not two.
                                                                 try:
                                                                     r = x[i]
                                                                 except Exception:
                                                                     r = index(x, i)
                                                             elif type(x) is dict and type(i) is str:
-                                                                r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                                r = x.get(i)
                                                             else:
                                                                 r = index(x, i)
                                                             stack[-1] = r
@@ -652,9 +632,8 @@ def run_plain(vm, closure, args,
                                                             if type(a) is int and type(b) is int:
                                                                 if not a < b:
                                                                     pc = t
-                                                            else:
-                                                                if not lt(a, b):
-                                                                    pc = t
+                                                            elif not lt(a, b):
+                                                                pc = t
                                                         else:
                                                             # LT_LC_JF (111) = LOAD_LOCAL CONST LT JUMP_IF_FALSE
                                                             s, k, t, _ = arg
@@ -662,9 +641,8 @@ def run_plain(vm, closure, args,
                                                             if type(a) is int:
                                                                 if not a < k:
                                                                     pc = t
-                                                            else:
-                                                                if not lt(a, k):
-                                                                    pc = t
+                                                            elif not lt(a, k):
+                                                                pc = t
                                                 else:
                                                     # CMP_LC_JF (112) = LOAD_LOCAL CONST CMP JUMP_IF_FALSE
                                                     s, k, kind, t, _ = arg
@@ -680,9 +658,8 @@ def run_plain(vm, closure, args,
                                                         if type(a) is type(k):
                                                             if not a == k:
                                                                 pc = t
-                                                        else:
-                                                            if not eq(a, k):
-                                                                pc = t
+                                                        elif not eq(a, k):
+                                                            pc = t
                                                     else:
                                                         # RETURN_LOCAL (114) = LOAD_LOCAL RETURN
                                                         val = locals_[arg[0]]
@@ -810,10 +787,9 @@ def run_plain(vm, closure, args,
                                         if not a < k:
                                             pc = t
                                             continue
-                                    else:
-                                        if not lt(a, k):
-                                            pc = t
-                                            continue
+                                    elif not lt(a, k):
+                                        pc = t
+                                        continue
                                     val = locals_[s4]
                                     if not frames:
                                         return val
@@ -827,35 +803,27 @@ def run_plain(vm, closure, args,
                                                 i = locals_[arg[0]]
                                                 x = stack[-1]
                                                 if type(i) is int:
-                                                    # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                    # raises; negative ones count from the end) and for a map with the number key i; it
-                                                    # raises for everything else (a map without the key, a number, nothing...), and
-                                                    # ops.index then answers the Synsema way or says why. One type test, not two.
                                                     try:
                                                         r = x[i]
                                                     except Exception:
                                                         r = index(x, i)
                                                 elif type(x) is dict and type(i) is str:
-                                                    r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                    r = x.get(i)
                                                 else:
                                                     r = index(x, i)
                                                 stack[-1] = r
                                             else:
                                                 # INDEX_LL (126) = LOAD_LOCAL LOAD_LOCAL INDEX
-                                                s0, s1 = arg
-                                                x = locals_[s0]
+                                                s, s1 = arg
+                                                x = locals_[s]
                                                 i = locals_[s1]
                                                 if type(i) is int:
-                                                    # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                    # raises; negative ones count from the end) and for a map with the number key i; it
-                                                    # raises for everything else (a map without the key, a number, nothing...), and
-                                                    # ops.index then answers the Synsema way or says why. One type test, not two.
                                                     try:
                                                         r = x[i]
                                                     except Exception:
                                                         r = index(x, i)
                                                 elif type(x) is dict and type(i) is str:
-                                                    r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                    r = x.get(i)
                                                 else:
                                                     r = index(x, i)
                                                 push(r)
@@ -897,35 +865,27 @@ def run_plain(vm, closure, args,
                             else:
                                 if below_132[op]:     # op < 132
                                     # INDEX_LLL (131) = LOAD_LOCAL LOAD_LOCAL INDEX LOAD_LOCAL INDEX
-                                    s0, s1, s2 = arg
-                                    x = locals_[s0]
+                                    s, s1, s2 = arg
+                                    x = locals_[s]
                                     i = locals_[s1]
                                     if type(i) is int:
-                                        # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                        # raises; negative ones count from the end) and for a map with the number key i; it
-                                        # raises for everything else (a map without the key, a number, nothing...), and
-                                        # ops.index then answers the Synsema way or says why. One type test, not two.
                                         try:
                                             r2 = x[i]
                                         except Exception:
                                             r2 = index(x, i)
                                     elif type(x) is dict and type(i) is str:
-                                        r2 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                        r2 = x.get(i)
                                     else:
                                         r2 = index(x, i)
                                     v3 = locals_[s2]
                                     try:
                                         if type(v3) is int:
-                                            # Python's r2[v3] answers as Synsema does for a list or a text (an index past either end
-                                            # raises; negative ones count from the end) and for a map with the number key v3; it
-                                            # raises for everything else (a map without the key, a number, nothing...), and
-                                            # ops.index then answers the Synsema way or says why. One type test, not two.
                                             try:
                                                 r4 = r2[v3]
                                             except Exception:
                                                 r4 = index(r2, v3)
                                         elif type(r2) is dict and type(v3) is str:
-                                            r4 = r2.get(v3)        # a text key is stored as itself (vm.values.norm_key)
+                                            r4 = r2.get(v3)
                                         else:
                                             r4 = index(r2, v3)
                                     except Exception:
@@ -967,7 +927,7 @@ def run_plain(vm, closure, args,
                                                 b = pop()
                                                 a = pop()
                                                 try:
-                                                    if type(a) is int and type(b) is int and (-0x3fffffff <= b and b <= 0x3fffffff or -0x10000000000000000 < b < 0x10000000000000000):
+                                                    if type(a) is int and type(b) is int and (-1073741823 <= b and b <= 1073741823 or -18446744073709551616 < b < 18446744073709551616):
                                                         r0 = a * b
                                                     else:
                                                         r0 = mul(a, b)
@@ -983,8 +943,8 @@ def run_plain(vm, closure, args,
                                                     locals_[arg[0]] = add(a, r0)
                                             else:
                                                 # CALL1_LL (136) = LOAD_LOCAL LOAD_LOCAL CALL1
-                                                s0, s1, _ = arg
-                                                callee = locals_[s0]
+                                                s, s1, _ = arg
+                                                callee = locals_[s]
                                                 new = [locals_[s1]]
                                                 if type(callee) is not Closure:
                                                     if type(callee) is HostFn:
@@ -992,23 +952,19 @@ def run_plain(vm, closure, args,
                                                         push(vm.call_host(callee, new))
                                                         continue
                                                     ops.not_callable(callee)
-                                                # The callee's decoded code and frame pads: on the closure when this run made it (a
-                                                # lambda, a task value), else the run's tables (two dictionary reads a call fewer).
                                                 fcode = callee.code
                                                 if fcode is None:
                                                     f = callee.func
-                                                    fcode, fpads = decoded[f], pads[f]
+                                                    fcode, fpads = (decoded[f], pads[f])
                                                 else:
                                                     fpads = callee.pads
-                                                # The frame pad for this many arguments; FramePads raises the arity error for a count f
-                                                # does not take (with the callee's labels: the call depends on them).
                                                 pad = fpads[1]
                                                 budget -= 1
                                                 if budget <= 0:
                                                     budget = vm.tick_call(budget, room - len(frames))
                                                 frames.append((code, pc, locals_))
                                                 code = fcode
-                                                locals_ = new + pad if pad else new     # a lambda seldom has `let` slots
+                                                locals_ = new + pad if pad else new
                                                 if callee.captures:
                                                     locals_ += callee.captures
                                                 pc = 0
@@ -1039,16 +995,12 @@ def run_plain(vm, closure, args,
                                                     i = pop()
                                                     x = pop()
                                                     if type(i) is int:
-                                                        # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                        # raises; negative ones count from the end) and for a map with the number key i; it
-                                                        # raises for everything else (a map without the key, a number, nothing...), and
-                                                        # ops.index then answers the Synsema way or says why. One type test, not two.
                                                         try:
                                                             v = x[i]
                                                         except Exception:
                                                             v = index(x, i)
                                                     elif type(x) is dict and type(i) is str:
-                                                        v = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                        v = x.get(i)
                                                     else:
                                                         v = index(x, i)
                                                     locals_[arg[0]] = v
@@ -1065,8 +1017,8 @@ def run_plain(vm, closure, args,
                                                     k = pop()
                                                     try:
                                                         x = locals_[s]
-                                                        if type(x) is dict and type(k) is str and refcount(x) <= 3:
-                                                            x[k] = r        # the usual case, inline: a text key into a map nothing else holds
+                                                        if type(x) is dict and type(k) is str and (refcount(x) <= 3):
+                                                            x[k] = r
                                                         elif refcount(x) <= 3 and ops.set_in_place(x, k, r):
                                                             pass
                                                         else:
@@ -1147,22 +1099,18 @@ def run_plain(vm, closure, args,
                                                         x = pop()
                                                         try:
                                                             if type(i) is int:
-                                                                # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                                # raises; negative ones count from the end) and for a map with the number key i; it
-                                                                # raises for everything else (a map without the key, a number, nothing...), and
-                                                                # ops.index then answers the Synsema way or says why. One type test, not two.
                                                                 try:
-                                                                    r0 = x[i]
+                                                                    a = x[i]
                                                                 except Exception:
-                                                                    r0 = index(x, i)
+                                                                    a = index(x, i)
                                                             elif type(x) is dict and type(i) is str:
-                                                                r0 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                                a = x.get(i)
                                                             else:
-                                                                r0 = index(x, i)
+                                                                a = index(x, i)
                                                         except Exception:
                                                             vm.part = 0
                                                             raise
-                                                        push(arg[0](r0))
+                                                        push(arg[0](a))
                                                     else:
                                                         # FIELD_CALL1 (149) = FIELD CALL_BUILTIN1
                                                         x = pop()
@@ -1317,8 +1265,8 @@ def run_plain(vm, closure, args,
                                                     v = pop()
                                                     k = pop()
                                                     x = locals_[s]
-                                                    if type(x) is dict and type(k) is str and refcount(x) <= 3:
-                                                        x[k] = v        # the usual case, inline: a text key into a map nothing else holds
+                                                    if type(x) is dict and type(k) is str and (refcount(x) <= 3):
+                                                        x[k] = v
                                                     elif refcount(x) <= 3 and ops.set_in_place(x, k, v):
                                                         pass
                                                     else:
@@ -1350,8 +1298,8 @@ def run_plain(vm, closure, args,
                                                     k = pop()
                                                     try:
                                                         x = locals_[s]
-                                                        if type(x) is dict and type(k) is str and refcount(x) <= 3:
-                                                            x[k] = r        # the usual case, inline: a text key into a map nothing else holds
+                                                        if type(x) is dict and type(k) is str and (refcount(x) <= 3):
+                                                            x[k] = r
                                                         elif refcount(x) <= 3 and ops.set_in_place(x, k, r):
                                                             pass
                                                         else:
@@ -1380,7 +1328,7 @@ def run_plain(vm, closure, args,
                                     b = pop()
                                     a = pop()
                                     try:
-                                        if type(a) is int and type(b) is int and (-0x3fffffff <= b and b <= 0x3fffffff or -0x10000000000000000 < b < 0x10000000000000000):
+                                        if type(a) is int and type(b) is int and (-1073741823 <= b and b <= 1073741823 or -18446744073709551616 < b < 18446744073709551616):
                                             r0 = a * b
                                         else:
                                             r0 = mul(a, b)
@@ -1575,20 +1523,16 @@ def run_plain(vm, closure, args,
                                                     pc = arg[3] + 1
                                             else:
                                                 # INDEX_LOCAL_DECL (170) = INDEX_LOCAL DECLARE_LOCAL
-                                                s0, s1 = arg
+                                                s, s1 = arg
                                                 i = pop()
-                                                x = locals_[s0]
+                                                x = locals_[s]
                                                 if type(i) is int:
-                                                    # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                    # raises; negative ones count from the end) and for a map with the number key i; it
-                                                    # raises for everything else (a map without the key, a number, nothing...), and
-                                                    # ops.index then answers the Synsema way or says why. One type test, not two.
                                                     try:
                                                         v = x[i]
                                                     except Exception:
                                                         v = index(x, i)
                                                 elif type(x) is dict and type(i) is str:
-                                                    v = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                    v = x.get(i)
                                                 else:
                                                     v = index(x, i)
                                                 locals_[s1] = v
@@ -1599,36 +1543,31 @@ def run_plain(vm, closure, args,
                                                 try:
                                                     x = locals_[arg[0]]
                                                     if type(i) is int:
-                                                        # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                        # raises; negative ones count from the end) and for a map with the number key i; it
-                                                        # raises for everything else (a map without the key, a number, nothing...), and
-                                                        # ops.index then answers the Synsema way or says why. One type test, not two.
                                                         try:
-                                                            r0 = x[i]
+                                                            a = x[i]
                                                         except Exception:
-                                                            r0 = index(x, i)
+                                                            a = index(x, i)
                                                     elif type(x) is dict and type(i) is str:
-                                                        r0 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                        a = x.get(i)
                                                     else:
-                                                        r0 = index(x, i)
+                                                        a = index(x, i)
                                                 except Exception:
                                                     vm.part = 0
                                                     raise
-                                                push(arg[1](r0))
+                                                push(arg[1](a))
                                             else:
                                                 # RETURN_CONST (174) = CONST RETURN
                                                 if not frames:
                                                     return arg[0]
                                                 code, pc, locals_ = frames.pop()
                                                 push(arg[0])
-            except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
+            except Exception as exc:
                 err = vm.as_error(exc)
                 vm.trace_frame(err, code, pc - 1)
                 if not err.catchable or not handlers:
                     for fr in reversed(frames):
                         vm.trace_frame(err, fr[0], fr[1] - 1)
                     raise err from None
-                # The innermost open try, in this frame or one below: unwind to it.
                 target, depth, frame_depth = handlers.pop()
                 while len(frames) > frame_depth:
                     code, pc, locals_ = frames.pop()

@@ -7,14 +7,12 @@ range tests balanced by instruction frequency (see tools/gen_dispatch.py)."""
 import sys
 
 from synsema.vm import ops
-from synsema.vm.errors import EMPTY, SynError
+from synsema.vm.errors import SynError
+from synsema.vm.values import UNSET, Closure, HostFn
 from synsema.vm import precise as P
-from synsema.vm.labels import (_CMP, _append_precise, _binary, _index_precise, _join,
-                               _local_name, _plain_seq, _raise_labelled, _recompute,
-                               _withhold_frames,
-                               _set_item_precise, _store, _unary, _upgrade_check,
-                               drop_frames, push_pc, release, taint_try)
-from synsema.vm.values import UNSET, Closure, HostFn, Labeled
+from synsema.vm.errors import EMPTY
+from synsema.vm.labels import _CMP, _append_precise, _binary, _index_precise, _join, _local_name, _plain_seq, _raise_labelled, _recompute, _set_item_precise, _store, _unary, _upgrade_check, _withhold_frames, drop_frames, push_pc, release, taint_try
+from synsema.vm.values import Labeled
 
 # below_K[op] is op < K: the dispatch tests read these
 # (tools/gen_dispatch.py _emit says why).
@@ -26,7 +24,6 @@ _BELOW = {k: tuple(op < k for op in range(256)) for k in (2, 3, 4, 5, 6, 7, 8, 1
     137, 138, 139, 140, 141, 142, 143, 144, 145, 146, 147, 148, 149, 150, 151, 152, 153,
     154, 155, 156, 157, 158, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170,
     171, 172, 173, 174)}
-
 
 def run_labels(vm, closure, args,
                # locals by default parameters (HOISTED and _emit in tools/gen_dispatch.py)
@@ -74,34 +71,32 @@ def run_labels(vm, closure, args,
                below_169=_BELOW[169], below_170=_BELOW[170], below_171=_BELOW[171],
                below_172=_BELOW[172], below_173=_BELOW[173], below_174=_BELOW[174]):
     clabels = EMPTY
-    if type(closure) is Labeled:   # never from the loop itself; defensive for builtins
-        clabels, closure = closure.l, closure.v
+    if type(closure) is Labeled:
+        clabels, closure = (closure.l, closure.v)
     func = closure.func
     code = vm.decoded[func]
-    if func.kind == "main":
-        locals_ = vm.globals    # the top level's variables are the program's globals
+    if func.kind == 'main':
+        locals_ = vm.globals
     else:
         locals_ = args + vm.pads[func][len(args)]
         if closure.captures:
             locals_ += closure.captures
-    pcs = vm.pc_stack       # mutated in place only, so a local alias stays current
+    pcs = vm.pc_stack
     stamps = [vm.stamp] * len(locals_) if pcs else None
     gstamps = vm.global_stamps
     stack = []
-    frames = []              # (code, pc, locals, stamps) of the callers
-    handlers = []            # (target, stack depth, frame depth, try entry) of open tries
+    frames = []
+    handlers = []
     pc = 0
     glob = vm.globals
-    decoded, pads = vm.decoded, vm.pads     # a called value's code and frame pads
+    decoded, pads = (vm.decoded, vm.pads)
     base_depth = vm.depth
     room = vm.max_depth - base_depth
-    # Calls are charged a step each and the budget never exceeds the calls the depth
-    # limit still allows (vm.take_budget): a call checks the depth only when it ticks.
     budget = vm.take_budget(room)
     push = stack.append
     pop = stack.pop
-    add, sub, mul, div, mod = ops.add, ops.sub, ops.mul, ops.div, ops.mod
-    lt, le, gt, ge, eq = ops.lt, ops.le, ops.gt, ops.ge, ops.eq
+    add, sub, mul, div, mod = (ops.add, ops.sub, ops.mul, ops.div, ops.mod)
+    lt, le, gt, ge, eq = (ops.lt, ops.le, ops.gt, ops.ge, ops.eq)
     index = ops.index
     compare = ops.compare_kind
     refcount = sys.getrefcount
@@ -135,7 +130,7 @@ def run_labels(vm, closure, args,
                                                     # STORE_LOCAL (4)
                                                     v = pop()
                                                     if pcs and vm.pc:
-                                                        vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
+                                                        vm.site = (code, pc - 1)
                                                         _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0, _local_name(vm.owner[id(code)], arg))
                                                         v = _join(v, vm.pc)
                                                     locals_[arg] = v
@@ -161,7 +156,7 @@ def run_labels(vm, closure, args,
                                                         # STORE_GLOBAL (7)
                                                         v = pop()
                                                         if vm.pc:
-                                                            vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
+                                                            vm.site = (code, pc - 1)
                                                             _upgrade_check(vm, glob[arg], gstamps[arg], vm.gprogram.globals[arg])
                                                             v = _join(v, vm.pc)
                                                         glob[arg] = v
@@ -170,8 +165,6 @@ def run_labels(vm, closure, args,
                                                         # DECLARE_GLOBAL (8)
                                                         v = pop()
                                                         if glob[arg] is not UNSET:
-                                                            # Each top-level `let` runs once; a second one (only in a crafted file) is a `set`,
-                                                            # checked as one.
                                                             vm.site = (code, pc - 1)
                                                             _store(vm, glob, gstamps, arg, v, vm.gprogram.globals[arg])
                                                         else:
@@ -189,7 +182,6 @@ def run_labels(vm, closure, args,
                                                         else:
                                                             caps = ()
                                                             labels = EMPTY
-                                                        # With this run's code and pads (call_value reads them).
                                                         c = Closure(f, caps, decoded[f], pads[f])
                                                         if labels:
                                                             c = Labeled(c, labels)
@@ -202,7 +194,7 @@ def run_labels(vm, closure, args,
                                                 stack[-1] = a + b
                                             elif type(a) is str and type(b) is str:
                                                 stack[-1] = a + b
-                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                            elif type(a) is Labeled or type(b) is Labeled:
                                                 stack[-1] = _binary(vm, add, a, b)
                                             else:
                                                 stack[-1] = add(a, b)
@@ -215,7 +207,7 @@ def run_labels(vm, closure, args,
                                                     a = stack[-1]
                                                     if type(a) is int and type(b) is int:
                                                         stack[-1] = a - b
-                                                    elif (type(a) is Labeled or type(b) is Labeled):
+                                                    elif type(a) is Labeled or type(b) is Labeled:
                                                         stack[-1] = _binary(vm, sub, a, b)
                                                     else:
                                                         stack[-1] = sub(a, b)
@@ -224,9 +216,9 @@ def run_labels(vm, closure, args,
                                                         # MUL (13)
                                                         b = pop()
                                                         a = stack[-1]
-                                                        if type(a) is int and type(b) is int and (-0x3fffffff <= b and b <= 0x3fffffff or -0x10000000000000000 < b < 0x10000000000000000):
+                                                        if type(a) is int and type(b) is int and (-1073741823 <= b and b <= 1073741823 or -18446744073709551616 < b < 18446744073709551616):
                                                             stack[-1] = a * b
-                                                        elif (type(a) is Labeled or type(b) is Labeled):
+                                                        elif type(a) is Labeled or type(b) is Labeled:
                                                             stack[-1] = _binary(vm, mul, a, b)
                                                         else:
                                                             stack[-1] = mul(a, b)
@@ -234,7 +226,7 @@ def run_labels(vm, closure, args,
                                                         # DIV (14)
                                                         b = pop()
                                                         a = stack[-1]
-                                                        if (type(a) is Labeled or type(b) is Labeled):
+                                                        if type(a) is Labeled or type(b) is Labeled:
                                                             stack[-1] = _binary(vm, div, a, b)
                                                         else:
                                                             stack[-1] = div(a, b)
@@ -242,9 +234,9 @@ def run_labels(vm, closure, args,
                                                 # MOD (15)
                                                 b = pop()
                                                 a = stack[-1]
-                                                if type(a) is int and type(b) is int and (-0x3fffffff <= b and b <= 0x3fffffff or -0x10000000000000000 < b < 0x10000000000000000) and b:
+                                                if type(a) is int and type(b) is int and (-1073741823 <= b and b <= 1073741823 or -18446744073709551616 < b < 18446744073709551616) and b:
                                                     stack[-1] = a % b
-                                                elif (type(a) is Labeled or type(b) is Labeled):
+                                                elif type(a) is Labeled or type(b) is Labeled:
                                                     stack[-1] = _binary(vm, mod, a, b)
                                                 else:
                                                     stack[-1] = mod(a, b)
@@ -258,7 +250,7 @@ def run_labels(vm, closure, args,
                                                             a = stack[-1]
                                                             if type(a) is type(b) and (type(b) is int or type(b) is str):
                                                                 stack[-1] = a == b
-                                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                                            elif type(a) is Labeled or type(b) is Labeled:
                                                                 stack[-1] = _binary(vm, eq, a, b, False)
                                                             else:
                                                                 stack[-1] = eq(a, b)
@@ -268,7 +260,7 @@ def run_labels(vm, closure, args,
                                                             a = stack[-1]
                                                             if type(a) is type(b) and (type(b) is int or type(b) is str):
                                                                 stack[-1] = a != b
-                                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                                            elif type(a) is Labeled or type(b) is Labeled:
                                                                 stack[-1] = _binary(vm, ops.ne, a, b, False)
                                                             else:
                                                                 stack[-1] = not eq(a, b)
@@ -279,7 +271,7 @@ def run_labels(vm, closure, args,
                                                             a = stack[-1]
                                                             if type(a) is int and type(b) is int:
                                                                 stack[-1] = a < b
-                                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                                            elif type(a) is Labeled or type(b) is Labeled:
                                                                 stack[-1] = _binary(vm, lt, a, b)
                                                             else:
                                                                 stack[-1] = lt(a, b)
@@ -289,7 +281,7 @@ def run_labels(vm, closure, args,
                                                             a = stack[-1]
                                                             if type(a) is int and type(b) is int:
                                                                 stack[-1] = a <= b
-                                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                                            elif type(a) is Labeled or type(b) is Labeled:
                                                                 stack[-1] = _binary(vm, le, a, b)
                                                             else:
                                                                 stack[-1] = le(a, b)
@@ -302,7 +294,7 @@ def run_labels(vm, closure, args,
                                                                 a = stack[-1]
                                                                 if type(a) is int and type(b) is int:
                                                                     stack[-1] = a > b
-                                                                elif (type(a) is Labeled or type(b) is Labeled):
+                                                                elif type(a) is Labeled or type(b) is Labeled:
                                                                     stack[-1] = _binary(vm, gt, a, b)
                                                                 else:
                                                                     stack[-1] = gt(a, b)
@@ -312,7 +304,7 @@ def run_labels(vm, closure, args,
                                                                 a = stack[-1]
                                                                 if type(a) is int and type(b) is int:
                                                                     stack[-1] = a >= b
-                                                                elif (type(a) is Labeled or type(b) is Labeled):
+                                                                elif type(a) is Labeled or type(b) is Labeled:
                                                                     stack[-1] = _binary(vm, ge, a, b)
                                                                 else:
                                                                     stack[-1] = ge(a, b)
@@ -336,19 +328,15 @@ def run_labels(vm, closure, args,
                                                         i = pop()
                                                         x = stack[-1]
                                                         if type(i) is int and type(x) is not Labeled:
-                                                            # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                            # raises; negative ones count from the end) and for a map with the number key i; it
-                                                            # raises for everything else (a map without the key, a number, nothing...), and
-                                                            # ops.index then answers the Synsema way or says why. One type test, not two.
                                                             try:
                                                                 r = x[i]
                                                             except Exception:
                                                                 r = index(x, i)
                                                         elif type(x) is dict and type(i) is str:
-                                                            r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                            r = x.get(i)
                                                         elif type(x) is Labeled and x.t is not None:
                                                             r = _index_precise(vm, x, i)
-                                                        elif (type(x) is Labeled or type(i) is Labeled):
+                                                        elif type(x) is Labeled or type(i) is Labeled:
                                                             r = _binary(vm, index, x, i)
                                                         else:
                                                             r = index(x, i)
@@ -359,7 +347,7 @@ def run_labels(vm, closure, args,
                                                     x = stack[-1]
                                                     if type(x) is dict:
                                                         stack[-1] = x.get(arg)
-                                                    elif type(x) is Labeled and type(x.v) is dict and x.t is not None:
+                                                    elif type(x) is Labeled and type(x.v) is dict and (x.t is not None):
                                                         stack[-1] = P.element(x, x.v.get(arg), arg, EMPTY)
                                                     elif type(x) is Labeled:
                                                         stack[-1] = _unary(vm, ops.field, x, arg)
@@ -369,7 +357,7 @@ def run_labels(vm, closure, args,
                                                     if below_27[op]:     # op < 27
                                                         # SET_PATH (26)
                                                         v = pop()
-                                                        if not arg:     # verified files never have 0 keys; never eat the stack
+                                                        if not arg:
                                                             raise vm.bad_opcode(op)
                                                         keys = stack[-arg:]
                                                         del stack[-arg:]
@@ -383,8 +371,7 @@ def run_labels(vm, closure, args,
                                                         if arg:
                                                             items = stack[-arg:]
                                                             del stack[-arg:]
-                                                            # Labels: unlabelled items under an empty pc make a plain list (the test runs in C).
-                                                            if (vm.pc or Labeled in map(type, items)):
+                                                            if vm.pc or Labeled in map(type, items):
                                                                 items = P.build_list(items, vm.pc)
                                                             push(items)
                                                         else:
@@ -396,14 +383,12 @@ def run_labels(vm, closure, args,
                                             # BUILD_MAP (28)
                                             if not arg:
                                                 push({})
-                                            elif (vm.pc or Labeled in map(type, stack[-2 * arg:])):
+                                            elif vm.pc or Labeled in map(type, stack[-2 * arg:]):
                                                 raw = stack[-2 * arg:]
                                                 items, labels = _plain_seq(raw)
                                                 del stack[-2 * arg:]
                                                 klabels = EMPTY
                                                 if labels:
-                                                    # Building raises only for a key of the wrong type, so the keys' labels (never
-                                                    # the values') decide whether it does.
                                                     klabels = _plain_seq(raw[0::2])[1]
                                                     if klabels and vm.try_entries:
                                                         taint_try(vm, klabels)
@@ -443,7 +428,7 @@ def run_labels(vm, closure, args,
                                                     elif c is True:
                                                         pop()
                                                     else:
-                                                        raise SynError(f"and needs a bool, got {ops.type_name(c)}")
+                                                        raise SynError(f'and needs a bool, got {ops.type_name(c)}')
                                                 else:
                                                     if below_34[op]:     # op < 34
                                                         if below_33[op]:     # op < 33
@@ -458,12 +443,11 @@ def run_labels(vm, closure, args,
                                                             elif c is False:
                                                                 pop()
                                                             else:
-                                                                raise SynError(f"or needs a bool, got {ops.type_name(c)}")
+                                                                raise SynError(f'or needs a bool, got {ops.type_name(c)}')
                                                         else:
                                                             # CHECK_BOOL (33)
                                                             v = stack[-1]
                                                             if type(v) is Labeled:
-                                                                # `and`/`or`'s right operand: whether it raises tells its type.
                                                                 if vm.try_entries:
                                                                     taint_try(vm, v.l)
                                                                 if v.v is not True and v.v is not False:
@@ -477,8 +461,6 @@ def run_labels(vm, closure, args,
                                                             # ITER_START (34)
                                                             coll = stack[-1]
                                                             if type(coll) is Labeled:
-                                                                # The shape decides how many rounds (and a map's keys are in it); each list item
-                                                                # brings its own label (vm.precise).
                                                                 shape = coll.t[0] if coll.t is not None else coll.l
                                                                 if vm.try_entries:
                                                                     taint_try(vm, shape)
@@ -499,7 +481,7 @@ def run_labels(vm, closure, args,
                                                             push(v)
                                             else:
                                                 # CALL (36)
-                                                if arg == 1:          # a lambda's usual call: no slices
+                                                if arg == 1:
                                                     new = [pop()]
                                                     callee = pop()
                                                 elif arg == 2:
@@ -522,16 +504,12 @@ def run_labels(vm, closure, args,
                                                         push(vm.call_host(callee, new, clab))
                                                         continue
                                                     _raise_labelled(vm, clab, ops.not_callable, callee)
-                                                # The callee's decoded code and frame pads: on the closure when this run made it (a
-                                                # lambda, a task value), else the run's tables (two dictionary reads a call fewer).
                                                 fcode = callee.code
                                                 if fcode is None:
                                                     f = callee.func
-                                                    fcode, fpads = decoded[f], pads[f]
+                                                    fcode, fpads = (decoded[f], pads[f])
                                                 else:
                                                     fpads = callee.pads
-                                                # The frame pad for this many arguments; FramePads raises the arity error for a count f
-                                                # does not take (with the callee's labels: the call depends on them).
                                                 if clab:
                                                     pad = _raise_labelled(vm, clab, fpads.__getitem__, arg)
                                                 else:
@@ -540,10 +518,10 @@ def run_labels(vm, closure, args,
                                                 if budget <= 0:
                                                     budget = vm.tick_call(budget, room - len(frames))
                                                 frames.append((code, pc, locals_, stamps))
-                                                if clab:    # before the parameters are stamped: they are the call's
+                                                if clab:
                                                     push_pc(vm, clab, base_depth + len(frames), 0)
                                                 code = fcode
-                                                locals_ = new + pad if pad else new     # a lambda seldom has `let` slots
+                                                locals_ = new + pad if pad else new
                                                 if callee.captures:
                                                     locals_ += callee.captures
                                                 stamps = [vm.stamp] * len(locals_) if pcs else None
@@ -554,7 +532,7 @@ def run_labels(vm, closure, args,
                                                 _, n, pad, fcode = arg
                                                 if n == 1:
                                                     new = [pop()]
-                                                elif n == 2:        # two pops cost about half a slice and its deletion
+                                                elif n == 2:
                                                     b = pop()
                                                     new = [pop(), b]
                                                 elif n:
@@ -572,19 +550,16 @@ def run_labels(vm, closure, args,
                                                 pc = 0
                                             else:
                                                 # CALL_BUILTIN (38)
-                                                fn, n, labelled2 = arg
-                                                # A pure builtin. Labels: called as the plain loop calls it when no label is involved (no
-                                                # labelled argument, an empty pc); otherwise its wrapper joins and attaches the labels.
-                                                # One to three arguments: the decoder makes it CALL_BUILTIN_1..3 (no slices).
+                                                fn, n, labelled = arg
                                                 if n:
                                                     a = stack[-n:]
                                                     del stack[-n:]
-                                                    if (vm.pc or Labeled in map(type, a)):
-                                                        push(labelled2(vm, *a))
+                                                    if vm.pc or Labeled in map(type, a):
+                                                        push(labelled(vm, *a))
                                                     else:
                                                         push(fn(*a))
                                                 elif vm.pc:
-                                                    push(labelled2(vm))
+                                                    push(labelled(vm))
                                                 else:
                                                     push(fn())
                                 else:
@@ -617,7 +592,7 @@ def run_labels(vm, closure, args,
                                                         vm.try_entries.remove(entry)
                                             else:
                                                 # PC_RELEASE (42)
-                                                if pcs:     # vm.pc_stack, mutated in place only
+                                                if pcs:
                                                     release(vm, base_depth + len(frames), arg)
                                     else:
                                         if below_47[op]:     # op < 47
@@ -632,7 +607,7 @@ def run_labels(vm, closure, args,
                                                         # APPEND_LOCAL (44)
                                                         v = pop()
                                                         x = locals_[arg]
-                                                        if type(x) is list and type(v) is not Labeled and not vm.pc and refcount(x) <= 3:
+                                                        if type(x) is list and type(v) is not Labeled and (not vm.pc) and (refcount(x) <= 3):
                                                             x.append(v)
                                                         else:
                                                             if type(x) is Labeled or type(v) is Labeled:
@@ -645,7 +620,7 @@ def run_labels(vm, closure, args,
                                                         # APPEND_GLOBAL (45)
                                                         v = pop()
                                                         x = glob[arg]
-                                                        if type(x) is list and type(v) is not Labeled and not vm.pc and refcount(x) <= 3:
+                                                        if type(x) is list and type(v) is not Labeled and (not vm.pc) and (refcount(x) <= 3):
                                                             x.append(v)
                                                         else:
                                                             if x is UNSET:
@@ -661,9 +636,9 @@ def run_labels(vm, closure, args,
                                                 v = pop()
                                                 k = pop()
                                                 x = locals_[arg]
-                                                if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(v) is not Labeled and not vm.pc:
-                                                    x[k] = v        # the usual case, inline: a text key into a map nothing else holds
-                                                elif type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                if type(x) is dict and type(k) is str and (refcount(x) <= 3) and (type(v) is not Labeled) and (not vm.pc):
+                                                    x[k] = v
+                                                elif type(v) is not Labeled and type(k) is not Labeled and (not vm.pc) and (refcount(x) <= 3) and ops.set_in_place(x, k, v):
                                                     pass
                                                 else:
                                                     vm.site = (code, pc - 1)
@@ -679,9 +654,9 @@ def run_labels(vm, closure, args,
                                                             x = glob[arg]
                                                             if x is UNSET:
                                                                 raise vm.unset_error(arg)
-                                                            if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(v) is not Labeled and not vm.pc:
-                                                                x[k] = v        # the usual case, inline: a text key into a map nothing else holds
-                                                            elif type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                            if type(x) is dict and type(k) is str and (refcount(x) <= 3) and (type(v) is not Labeled) and (not vm.pc):
+                                                                x[k] = v
+                                                            elif type(v) is not Labeled and type(k) is not Labeled and (not vm.pc) and (refcount(x) <= 3) and ops.set_in_place(x, k, v):
                                                                 pass
                                                             else:
                                                                 vm.site = (code, pc - 1)
@@ -699,12 +674,12 @@ def run_labels(vm, closure, args,
                                                             v = a + b
                                                         elif type(a) is str and type(b) is str:
                                                             v = a + b
-                                                        elif (type(a) is Labeled or type(b) is Labeled):
+                                                        elif type(a) is Labeled or type(b) is Labeled:
                                                             v = _binary(vm, add, a, b)
                                                         else:
                                                             v = add(a, b)
                                                         if pcs and vm.pc:
-                                                            vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
+                                                            vm.site = (code, pc - 1)
                                                             _upgrade_check(vm, locals_[arg], stamps[arg] if stamps else 0, _local_name(vm.owner[id(code)], arg))
                                                             v = _join(v, vm.pc)
                                                         locals_[arg] = v
@@ -715,19 +690,15 @@ def run_labels(vm, closure, args,
                                                             i = stack[-1]
                                                             x = locals_[arg]
                                                             if type(i) is int and type(x) is not Labeled:
-                                                                # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                                # raises; negative ones count from the end) and for a map with the number key i; it
-                                                                # raises for everything else (a map without the key, a number, nothing...), and
-                                                                # ops.index then answers the Synsema way or says why. One type test, not two.
                                                                 try:
                                                                     r = x[i]
                                                                 except Exception:
                                                                     r = index(x, i)
                                                             elif type(x) is dict and type(i) is str:
-                                                                r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                                r = x.get(i)
                                                             elif type(x) is Labeled and x.t is not None:
                                                                 r = _index_precise(vm, x, i)
-                                                            elif (type(x) is Labeled or type(i) is Labeled):
+                                                            elif type(x) is Labeled or type(i) is Labeled:
                                                                 r = _binary(vm, index, x, i)
                                                             else:
                                                                 r = index(x, i)
@@ -735,7 +706,7 @@ def run_labels(vm, closure, args,
                                                         else:
                                                             # BUILD_MAP_KEYS (51)
                                                             keys, n = arg
-                                                            if (vm.pc or Labeled in map(type, stack[-n:])):
+                                                            if vm.pc or Labeled in map(type, stack[-n:]):
                                                                 raw = [x for kv in zip(keys, stack[-n:]) for x in kv]
                                                                 del stack[-n:]
                                                                 items, labels = _plain_seq(raw)
@@ -782,7 +753,7 @@ def run_labels(vm, closure, args,
                                                             push(a + b)
                                                         elif type(a) is str and type(b) is str:
                                                             push(a + b)
-                                                        elif (type(a) is Labeled or type(b) is Labeled):
+                                                        elif type(a) is Labeled or type(b) is Labeled:
                                                             push(_binary(vm, add, a, b))
                                                         else:
                                                             push(add(a, b))
@@ -795,7 +766,7 @@ def run_labels(vm, closure, args,
                                                                 push(a + k)
                                                             elif type(a) is str and type(k) is str:
                                                                 push(a + k)
-                                                            elif (type(a) is Labeled):
+                                                            elif type(a) is Labeled:
                                                                 push(_binary(vm, add, a, k))
                                                             else:
                                                                 push(add(a, k))
@@ -805,7 +776,7 @@ def run_labels(vm, closure, args,
                                                             a = locals_[s]
                                                             if type(a) is int:
                                                                 push(a - k)
-                                                            elif (type(a) is Labeled):
+                                                            elif type(a) is Labeled:
                                                                 push(_binary(vm, sub, a, k))
                                                             else:
                                                                 push(sub(a, k))
@@ -818,7 +789,7 @@ def run_labels(vm, closure, args,
                                         a = locals_[s]
                                         if type(a) is int:
                                             push(a % k)
-                                        elif (type(a) is Labeled):
+                                        elif type(a) is Labeled:
                                             push(_binary(vm, mod, a, k))
                                         else:
                                             push(mod(a, k))
@@ -832,13 +803,13 @@ def run_labels(vm, closure, args,
                                                 r = a + b
                                             elif type(a) is str and type(b) is str:
                                                 r = a + b
-                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                            elif type(a) is Labeled or type(b) is Labeled:
                                                 r = _binary(vm, add, a, b)
                                             else:
                                                 r = add(a, b)
                                             try:
                                                 if pcs and vm.pc:
-                                                    vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
+                                                    vm.site = (code, pc - 1)
                                                     _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
                                                     r = _join(r, vm.pc)
                                                 locals_[s2] = r
@@ -856,13 +827,13 @@ def run_labels(vm, closure, args,
                                                             r = a + k
                                                         elif type(a) is str and type(k) is str:
                                                             r = a + k
-                                                        elif (type(a) is Labeled):
+                                                        elif type(a) is Labeled:
                                                             r = _binary(vm, add, a, k)
                                                         else:
                                                             r = add(a, k)
                                                         try:
                                                             if pcs and vm.pc:
-                                                                vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
+                                                                vm.site = (code, pc - 1)
                                                                 _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
                                                                 r = _join(r, vm.pc)
                                                             locals_[s2] = r
@@ -875,13 +846,13 @@ def run_labels(vm, closure, args,
                                                         a = locals_[s]
                                                         if type(a) is int:
                                                             r = a - k
-                                                        elif (type(a) is Labeled):
+                                                        elif type(a) is Labeled:
                                                             r = _binary(vm, sub, a, k)
                                                         else:
                                                             r = sub(a, k)
                                                         try:
                                                             if pcs and vm.pc:
-                                                                vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
+                                                                vm.site = (code, pc - 1)
                                                                 _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
                                                                 r = _join(r, vm.pc)
                                                             locals_[s2] = r
@@ -898,7 +869,7 @@ def run_labels(vm, closure, args,
                                                             if not a < b:
                                                                 pc = t
                                                         else:
-                                                            if (type(a) is Labeled or type(b) is Labeled):
+                                                            if type(a) is Labeled or type(b) is Labeled:
                                                                 c = _binary(vm, lt, a, b)
                                                             else:
                                                                 c = lt(a, b)
@@ -915,7 +886,7 @@ def run_labels(vm, closure, args,
                                                             if not a < k:
                                                                 pc = t
                                                         else:
-                                                            if (type(a) is Labeled):
+                                                            if type(a) is Labeled:
                                                                 c = _binary(vm, lt, a, k)
                                                             else:
                                                                 c = lt(a, k)
@@ -929,7 +900,7 @@ def run_labels(vm, closure, args,
                                                     # CMP_LC_JF (112) = LOAD_LOCAL CONST CMP JUMP_IF_FALSE
                                                     s, k, kind, t, rid = arg
                                                     a = locals_[s]
-                                                    if (type(a) is Labeled):
+                                                    if type(a) is Labeled:
                                                         c = _binary(vm, _CMP[kind], a, k, kind < 3)
                                                     else:
                                                         c = compare(kind, a, k)
@@ -948,7 +919,7 @@ def run_labels(vm, closure, args,
                                                                 if not a == k:
                                                                     pc = t
                                                             else:
-                                                                if (type(a) is Labeled):
+                                                                if type(a) is Labeled:
                                                                     c = _binary(vm, eq, a, k, False)
                                                                 else:
                                                                     c = eq(a, k)
@@ -993,7 +964,7 @@ def run_labels(vm, closure, args,
                                                             s, s1, kind, t, rid = arg
                                                             a = locals_[s]
                                                             b = locals_[s1]
-                                                            if (type(a) is Labeled or type(b) is Labeled):
+                                                            if type(a) is Labeled or type(b) is Labeled:
                                                                 c = _binary(vm, _CMP[kind], a, b, kind < 3)
                                                             else:
                                                                 c = compare(kind, a, b)
@@ -1009,7 +980,7 @@ def run_labels(vm, closure, args,
                                     try:
                                         if type(a) is int:
                                             x = a - k
-                                        elif (type(a) is Labeled):
+                                        elif type(a) is Labeled:
                                             x = _binary(vm, sub, a, k)
                                         else:
                                             x = sub(a, k)
@@ -1035,7 +1006,7 @@ def run_labels(vm, closure, args,
                                             val = a + b
                                         elif type(a) is str and type(b) is str:
                                             val = a + b
-                                        elif (type(a) is Labeled or type(b) is Labeled):
+                                        elif type(a) is Labeled or type(b) is Labeled:
                                             val = _binary(vm, add, a, b)
                                         else:
                                             val = add(a, b)
@@ -1054,7 +1025,7 @@ def run_labels(vm, closure, args,
                                             a = locals_[s]
                                             if type(a) is int:
                                                 push(a * k)
-                                            elif (type(a) is Labeled):
+                                            elif type(a) is Labeled:
                                                 push(_binary(vm, mul, a, k))
                                             else:
                                                 push(mul(a, k))
@@ -1066,13 +1037,13 @@ def run_labels(vm, closure, args,
                                                 b = locals_[s1]
                                                 if type(a) is int and type(b) is int:
                                                     r = a - b
-                                                elif (type(a) is Labeled or type(b) is Labeled):
+                                                elif type(a) is Labeled or type(b) is Labeled:
                                                     r = _binary(vm, sub, a, b)
                                                 else:
                                                     r = sub(a, b)
                                                 try:
                                                     if pcs and vm.pc:
-                                                        vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
+                                                        vm.site = (code, pc - 1)
                                                         _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
                                                         r = _join(r, vm.pc)
                                                     locals_[s2] = r
@@ -1088,13 +1059,13 @@ def run_labels(vm, closure, args,
                                                         v = a + b
                                                     elif type(a) is str and type(b) is str:
                                                         v = a + b
-                                                    elif (type(a) is Labeled or type(b) is Labeled):
+                                                    elif type(a) is Labeled or type(b) is Labeled:
                                                         v = _binary(vm, add, a, b)
                                                     else:
                                                         v = add(a, b)
                                                     try:
                                                         if pcs and vm.pc:
-                                                            vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
+                                                            vm.site = (code, pc - 1)
                                                             _upgrade_check(vm, locals_[arg[0]], stamps[arg[0]] if stamps else 0, _local_name(vm.owner[id(code)], arg[0]))
                                                             v = _join(v, vm.pc)
                                                         locals_[arg[0]] = v
@@ -1107,13 +1078,13 @@ def run_labels(vm, closure, args,
                                                     a = pop()
                                                     if type(a) is int and type(b) is int:
                                                         v = a - b
-                                                    elif (type(a) is Labeled or type(b) is Labeled):
+                                                    elif type(a) is Labeled or type(b) is Labeled:
                                                         v = _binary(vm, sub, a, b)
                                                     else:
                                                         v = sub(a, b)
                                                     try:
                                                         if pcs and vm.pc:
-                                                            vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
+                                                            vm.site = (code, pc - 1)
                                                             _upgrade_check(vm, locals_[arg[0]], stamps[arg[0]] if stamps else 0, _local_name(vm.owner[id(code)], arg[0]))
                                                             v = _join(v, vm.pc)
                                                         locals_[arg[0]] = v
@@ -1141,14 +1112,14 @@ def run_labels(vm, closure, args,
                                         if c is False:
                                             pc = t
                                     else:
-                                        if (type(a) is Labeled):
+                                        if type(a) is Labeled:
                                             r2 = _binary(vm, mod, a, k)
                                         else:
                                             r2 = mod(a, k)
                                         try:
                                             if type(r2) is type(k2):
                                                 c = r2 == k2
-                                            elif (type(r2) is Labeled):
+                                            elif type(r2) is Labeled:
                                                 c = _binary(vm, eq, r2, k2, False)
                                             else:
                                                 c = eq(r2, k2)
@@ -1181,7 +1152,7 @@ def run_labels(vm, closure, args,
                                         code, pc, locals_, stamps = frames.pop()
                                         push(val)
                                     else:
-                                        if (type(a) is Labeled):
+                                        if type(a) is Labeled:
                                             c = _binary(vm, lt, a, k)
                                         else:
                                             c = lt(a, k)
@@ -1208,42 +1179,34 @@ def run_labels(vm, closure, args,
                                                 i = locals_[arg[0]]
                                                 x = stack[-1]
                                                 if type(i) is int and type(x) is not Labeled:
-                                                    # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                    # raises; negative ones count from the end) and for a map with the number key i; it
-                                                    # raises for everything else (a map without the key, a number, nothing...), and
-                                                    # ops.index then answers the Synsema way or says why. One type test, not two.
                                                     try:
                                                         r = x[i]
                                                     except Exception:
                                                         r = index(x, i)
                                                 elif type(x) is dict and type(i) is str:
-                                                    r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                    r = x.get(i)
                                                 elif type(x) is Labeled and x.t is not None:
                                                     r = _index_precise(vm, x, i)
-                                                elif (type(x) is Labeled or type(i) is Labeled):
+                                                elif type(x) is Labeled or type(i) is Labeled:
                                                     r = _binary(vm, index, x, i)
                                                 else:
                                                     r = index(x, i)
                                                 stack[-1] = r
                                             else:
                                                 # INDEX_LL (126) = LOAD_LOCAL LOAD_LOCAL INDEX
-                                                s0, s1 = arg
-                                                x = locals_[s0]
+                                                s, s1 = arg
+                                                x = locals_[s]
                                                 i = locals_[s1]
                                                 if type(i) is int and type(x) is not Labeled:
-                                                    # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                    # raises; negative ones count from the end) and for a map with the number key i; it
-                                                    # raises for everything else (a map without the key, a number, nothing...), and
-                                                    # ops.index then answers the Synsema way or says why. One type test, not two.
                                                     try:
                                                         r = x[i]
                                                     except Exception:
                                                         r = index(x, i)
                                                 elif type(x) is dict and type(i) is str:
-                                                    r = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                    r = x.get(i)
                                                 elif type(x) is Labeled and x.t is not None:
                                                     r = _index_precise(vm, x, i)
-                                                elif (type(x) is Labeled or type(i) is Labeled):
+                                                elif type(x) is Labeled or type(i) is Labeled:
                                                     r = _binary(vm, index, x, i)
                                                 else:
                                                     r = index(x, i)
@@ -1254,7 +1217,7 @@ def run_labels(vm, closure, args,
                                             x = locals_[s]
                                             if type(x) is dict:
                                                 push(x.get(k))
-                                            elif type(x) is Labeled and type(x.v) is dict and x.t is not None:
+                                            elif type(x) is Labeled and type(x.v) is dict and (x.t is not None):
                                                 push(P.element(x, x.v.get(k), k, EMPTY))
                                             elif type(x) is Labeled:
                                                 push(_unary(vm, ops.field, x, k))
@@ -1297,42 +1260,34 @@ def run_labels(vm, closure, args,
                             else:
                                 if below_132[op]:     # op < 132
                                     # INDEX_LLL (131) = LOAD_LOCAL LOAD_LOCAL INDEX LOAD_LOCAL INDEX
-                                    s0, s1, s2 = arg
-                                    x = locals_[s0]
+                                    s, s1, s2 = arg
+                                    x = locals_[s]
                                     i = locals_[s1]
                                     if type(i) is int and type(x) is not Labeled:
-                                        # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                        # raises; negative ones count from the end) and for a map with the number key i; it
-                                        # raises for everything else (a map without the key, a number, nothing...), and
-                                        # ops.index then answers the Synsema way or says why. One type test, not two.
                                         try:
                                             r2 = x[i]
                                         except Exception:
                                             r2 = index(x, i)
                                     elif type(x) is dict and type(i) is str:
-                                        r2 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                        r2 = x.get(i)
                                     elif type(x) is Labeled and x.t is not None:
                                         r2 = _index_precise(vm, x, i)
-                                    elif (type(x) is Labeled or type(i) is Labeled):
+                                    elif type(x) is Labeled or type(i) is Labeled:
                                         r2 = _binary(vm, index, x, i)
                                     else:
                                         r2 = index(x, i)
                                     v3 = locals_[s2]
                                     try:
                                         if type(v3) is int and type(r2) is not Labeled:
-                                            # Python's r2[v3] answers as Synsema does for a list or a text (an index past either end
-                                            # raises; negative ones count from the end) and for a map with the number key v3; it
-                                            # raises for everything else (a map without the key, a number, nothing...), and
-                                            # ops.index then answers the Synsema way or says why. One type test, not two.
                                             try:
                                                 r4 = r2[v3]
                                             except Exception:
                                                 r4 = index(r2, v3)
                                         elif type(r2) is dict and type(v3) is str:
-                                            r4 = r2.get(v3)        # a text key is stored as itself (vm.values.norm_key)
+                                            r4 = r2.get(v3)
                                         elif type(r2) is Labeled and r2.t is not None:
                                             r4 = _index_precise(vm, r2, v3)
-                                        elif (type(r2) is Labeled or type(v3) is Labeled):
+                                        elif type(r2) is Labeled or type(v3) is Labeled:
                                             r4 = _binary(vm, index, r2, v3)
                                         else:
                                             r4 = index(r2, v3)
@@ -1369,7 +1324,7 @@ def run_labels(vm, closure, args,
                                             # CALL_BUILTIN1_L (133) = LOAD_LOCAL CALL_BUILTIN1
                                             s, fn, _, labelled = arg
                                             a = locals_[s]
-                                            if (type(a) is Labeled or vm.pc):
+                                            if type(a) is Labeled or vm.pc:
                                                 push(labelled(vm, a))
                                             else:
                                                 push(fn(a))
@@ -1382,7 +1337,7 @@ def run_labels(vm, closure, args,
                                                 stack[-1] = a + b
                                             elif type(a) is str and type(b) is str:
                                                 stack[-1] = a + b
-                                            elif (type(a) is Labeled):
+                                            elif type(a) is Labeled:
                                                 stack[-1] = _binary(vm, add, a, b)
                                             else:
                                                 stack[-1] = add(a, b)
@@ -1392,9 +1347,9 @@ def run_labels(vm, closure, args,
                                                 b = pop()
                                                 a = pop()
                                                 try:
-                                                    if type(a) is int and type(b) is int and (-0x3fffffff <= b and b <= 0x3fffffff or -0x10000000000000000 < b < 0x10000000000000000):
+                                                    if type(a) is int and type(b) is int and (-1073741823 <= b and b <= 1073741823 or -18446744073709551616 < b < 18446744073709551616):
                                                         r0 = a * b
-                                                    elif (type(a) is Labeled or type(b) is Labeled):
+                                                    elif type(a) is Labeled or type(b) is Labeled:
                                                         r0 = _binary(vm, mul, a, b)
                                                     else:
                                                         r0 = mul(a, b)
@@ -1406,19 +1361,19 @@ def run_labels(vm, closure, args,
                                                     v = a + r0
                                                 elif type(a) is str and type(r0) is str:
                                                     v = a + r0
-                                                elif (type(a) is Labeled or type(r0) is Labeled):
+                                                elif type(a) is Labeled or type(r0) is Labeled:
                                                     v = _binary(vm, add, a, r0)
                                                 else:
                                                     v = add(a, r0)
                                                 if pcs and vm.pc:
-                                                    vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
+                                                    vm.site = (code, pc - 1)
                                                     _upgrade_check(vm, locals_[arg[0]], stamps[arg[0]] if stamps else 0, _local_name(vm.owner[id(code)], arg[0]))
                                                     v = _join(v, vm.pc)
                                                 locals_[arg[0]] = v
                                             else:
                                                 # CALL1_LL (136) = LOAD_LOCAL LOAD_LOCAL CALL1
-                                                s0, s1, _ = arg
-                                                callee = locals_[s0]
+                                                s, s1, _ = arg
+                                                callee = locals_[s]
                                                 new = [locals_[s1]]
                                                 clab = EMPTY
                                                 if type(callee) is Labeled:
@@ -1432,16 +1387,12 @@ def run_labels(vm, closure, args,
                                                         push(vm.call_host(callee, new, clab))
                                                         continue
                                                     _raise_labelled(vm, clab, ops.not_callable, callee)
-                                                # The callee's decoded code and frame pads: on the closure when this run made it (a
-                                                # lambda, a task value), else the run's tables (two dictionary reads a call fewer).
                                                 fcode = callee.code
                                                 if fcode is None:
                                                     f = callee.func
-                                                    fcode, fpads = decoded[f], pads[f]
+                                                    fcode, fpads = (decoded[f], pads[f])
                                                 else:
                                                     fpads = callee.pads
-                                                # The frame pad for this many arguments; FramePads raises the arity error for a count f
-                                                # does not take (with the callee's labels: the call depends on them).
                                                 if clab:
                                                     pad = _raise_labelled(vm, clab, fpads.__getitem__, 1)
                                                 else:
@@ -1450,10 +1401,10 @@ def run_labels(vm, closure, args,
                                                 if budget <= 0:
                                                     budget = vm.tick_call(budget, room - len(frames))
                                                 frames.append((code, pc, locals_, stamps))
-                                                if clab:    # before the parameters are stamped: they are the call's
+                                                if clab:
                                                     push_pc(vm, clab, base_depth + len(frames), 0)
                                                 code = fcode
-                                                locals_ = new + pad if pad else new     # a lambda seldom has `let` slots
+                                                locals_ = new + pad if pad else new
                                                 if callee.captures:
                                                     locals_ += callee.captures
                                                 stamps = [vm.stamp] * len(locals_) if pcs else None
@@ -1467,7 +1418,7 @@ def run_labels(vm, closure, args,
                                                 # CMP_C (137) = CONST CMP
                                                 k, kind = arg
                                                 a = stack[-1]
-                                                if (type(a) is Labeled):
+                                                if type(a) is Labeled:
                                                     stack[-1] = _binary(vm, _CMP[kind], a, k, kind < 3)
                                                 else:
                                                     stack[-1] = compare(kind, a, k)
@@ -1477,7 +1428,7 @@ def run_labels(vm, closure, args,
                                                     a = stack[-1]
                                                     if type(a) is int:
                                                         stack[-1] = a < arg[0]
-                                                    elif (type(a) is Labeled):
+                                                    elif type(a) is Labeled:
                                                         stack[-1] = _binary(vm, lt, a, arg[0])
                                                     else:
                                                         stack[-1] = lt(a, arg[0])
@@ -1485,7 +1436,7 @@ def run_labels(vm, closure, args,
                                                     # CALL_BUILTIN2_C (139) = CONST CALL_BUILTIN2
                                                     k, fn, _, labelled = arg
                                                     a = stack[-1]
-                                                    if (type(a) is Labeled or vm.pc):
+                                                    if type(a) is Labeled or vm.pc:
                                                         stack[-1] = labelled(vm, a, k)
                                                     else:
                                                         stack[-1] = fn(a, k)
@@ -1496,19 +1447,15 @@ def run_labels(vm, closure, args,
                                                     i = pop()
                                                     x = pop()
                                                     if type(i) is int and type(x) is not Labeled:
-                                                        # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                        # raises; negative ones count from the end) and for a map with the number key i; it
-                                                        # raises for everything else (a map without the key, a number, nothing...), and
-                                                        # ops.index then answers the Synsema way or says why. One type test, not two.
                                                         try:
                                                             v = x[i]
                                                         except Exception:
                                                             v = index(x, i)
                                                     elif type(x) is dict and type(i) is str:
-                                                        v = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                        v = x.get(i)
                                                     elif type(x) is Labeled and x.t is not None:
                                                         v = _index_precise(vm, x, i)
-                                                    elif (type(x) is Labeled or type(i) is Labeled):
+                                                    elif type(x) is Labeled or type(i) is Labeled:
                                                         v = _binary(vm, index, x, i)
                                                     else:
                                                         v = index(x, i)
@@ -1531,16 +1478,16 @@ def run_labels(vm, closure, args,
                                                         r = a + k0
                                                     elif type(a) is str and type(k0) is str:
                                                         r = a + k0
-                                                    elif (type(a) is Labeled):
+                                                    elif type(a) is Labeled:
                                                         r = _binary(vm, add, a, k0)
                                                     else:
                                                         r = add(a, k0)
                                                     k = pop()
                                                     try:
                                                         x = locals_[s]
-                                                        if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(r) is not Labeled and not vm.pc:
-                                                            x[k] = r        # the usual case, inline: a text key into a map nothing else holds
-                                                        elif type(r) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, r):
+                                                        if type(x) is dict and type(k) is str and (refcount(x) <= 3) and (type(r) is not Labeled) and (not vm.pc):
+                                                            x[k] = r
+                                                        elif type(r) is not Labeled and type(k) is not Labeled and (not vm.pc) and (refcount(x) <= 3) and ops.set_in_place(x, k, r):
                                                             pass
                                                         else:
                                                             vm.site = (code, pc - 1)
@@ -1556,7 +1503,7 @@ def run_labels(vm, closure, args,
                                                     val = a + k
                                                 elif type(a) is str and type(k) is str:
                                                     val = a + k
-                                                elif (type(a) is Labeled):
+                                                elif type(a) is Labeled:
                                                     val = _binary(vm, add, a, k)
                                                 else:
                                                     val = add(a, k)
@@ -1576,7 +1523,7 @@ def run_labels(vm, closure, args,
                                                 a = locals_[s]
                                                 if type(a) is int:
                                                     val = a - k
-                                                elif (type(a) is Labeled):
+                                                elif type(a) is Labeled:
                                                     val = _binary(vm, sub, a, k)
                                                 else:
                                                     val = sub(a, k)
@@ -1595,7 +1542,7 @@ def run_labels(vm, closure, args,
                                                     a = locals_[s]
                                                     if type(a) is int:
                                                         val = a * k
-                                                    elif (type(a) is Labeled):
+                                                    elif type(a) is Labeled:
                                                         val = _binary(vm, mul, a, k)
                                                     else:
                                                         val = mul(a, k)
@@ -1612,7 +1559,7 @@ def run_labels(vm, closure, args,
                                                     k, fn, _, labelled = arg
                                                     b = pop()
                                                     a = stack[-1]
-                                                    if (type(a) is Labeled or type(b) is Labeled or vm.pc):
+                                                    if type(a) is Labeled or type(b) is Labeled or vm.pc:
                                                         stack[-1] = labelled(vm, a, b, k)
                                                     else:
                                                         stack[-1] = fn(a, b, k)
@@ -1621,7 +1568,7 @@ def run_labels(vm, closure, args,
                                             s, s1, k, fn, _, labelled = arg
                                             a = locals_[s]
                                             b = locals_[s1]
-                                            if (type(a) is Labeled or type(b) is Labeled or vm.pc):
+                                            if type(a) is Labeled or type(b) is Labeled or vm.pc:
                                                 push(labelled(vm, a, b, k))
                                             else:
                                                 push(fn(a, b, k))
@@ -1634,7 +1581,6 @@ def run_labels(vm, closure, args,
                                                     k, t, rid = arg
                                                     v = stack[-1]
                                                     if type(v) is Labeled:
-                                                        # `and`/`or`'s right operand: whether it raises tells its type.
                                                         if vm.try_entries:
                                                             taint_try(vm, v.l)
                                                         if v.v is not True and v.v is not False:
@@ -1663,29 +1609,25 @@ def run_labels(vm, closure, args,
                                                         x = pop()
                                                         try:
                                                             if type(i) is int and type(x) is not Labeled:
-                                                                # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                                # raises; negative ones count from the end) and for a map with the number key i; it
-                                                                # raises for everything else (a map without the key, a number, nothing...), and
-                                                                # ops.index then answers the Synsema way or says why. One type test, not two.
                                                                 try:
-                                                                    r0 = x[i]
+                                                                    a = x[i]
                                                                 except Exception:
-                                                                    r0 = index(x, i)
+                                                                    a = index(x, i)
                                                             elif type(x) is dict and type(i) is str:
-                                                                r0 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                                a = x.get(i)
                                                             elif type(x) is Labeled and x.t is not None:
-                                                                r0 = _index_precise(vm, x, i)
-                                                            elif (type(x) is Labeled or type(i) is Labeled):
-                                                                r0 = _binary(vm, index, x, i)
+                                                                a = _index_precise(vm, x, i)
+                                                            elif type(x) is Labeled or type(i) is Labeled:
+                                                                a = _binary(vm, index, x, i)
                                                             else:
-                                                                r0 = index(x, i)
+                                                                a = index(x, i)
                                                         except Exception:
                                                             vm.part = 0
                                                             raise
-                                                        if (type(r0) is Labeled or vm.pc):
-                                                            push(labelled(vm, r0))
+                                                        if type(a) is Labeled or vm.pc:
+                                                            push(labelled(vm, a))
                                                         else:
-                                                            push(fn(r0))
+                                                            push(fn(a))
                                                     else:
                                                         # FIELD_CALL1 (149) = FIELD CALL_BUILTIN1
                                                         k, fn, _, labelled = arg
@@ -1693,7 +1635,7 @@ def run_labels(vm, closure, args,
                                                         try:
                                                             if type(x) is dict:
                                                                 a = x.get(k)
-                                                            elif type(x) is Labeled and type(x.v) is dict and x.t is not None:
+                                                            elif type(x) is Labeled and type(x.v) is dict and (x.t is not None):
                                                                 a = P.element(x, x.v.get(k), k, EMPTY)
                                                             elif type(x) is Labeled:
                                                                 a = _unary(vm, ops.field, x, k)
@@ -1702,7 +1644,7 @@ def run_labels(vm, closure, args,
                                                         except Exception:
                                                             vm.part = 0
                                                             raise
-                                                        if (type(a) is Labeled or vm.pc):
+                                                        if type(a) is Labeled or vm.pc:
                                                             push(labelled(vm, a))
                                                         else:
                                                             push(fn(a))
@@ -1710,7 +1652,7 @@ def run_labels(vm, closure, args,
                                                 # CALL_BUILTIN_1 (150) = CALL_BUILTIN1
                                                 fn, _, labelled = arg
                                                 a = stack[-1]
-                                                if (type(a) is Labeled or vm.pc):
+                                                if type(a) is Labeled or vm.pc:
                                                     stack[-1] = labelled(vm, a)
                                                 else:
                                                     stack[-1] = fn(a)
@@ -1721,7 +1663,7 @@ def run_labels(vm, closure, args,
                                                     fn, _, labelled = arg
                                                     b = pop()
                                                     a = stack[-1]
-                                                    if (type(a) is Labeled or type(b) is Labeled or vm.pc):
+                                                    if type(a) is Labeled or type(b) is Labeled or vm.pc:
                                                         stack[-1] = labelled(vm, a, b)
                                                     else:
                                                         stack[-1] = fn(a, b)
@@ -1731,7 +1673,7 @@ def run_labels(vm, closure, args,
                                                     c = pop()
                                                     b = pop()
                                                     a = stack[-1]
-                                                    if (type(a) is Labeled or type(b) is Labeled or type(c) is Labeled or vm.pc):
+                                                    if type(a) is Labeled or type(b) is Labeled or type(c) is Labeled or vm.pc:
                                                         stack[-1] = labelled(vm, a, b, c)
                                                     else:
                                                         stack[-1] = fn(a, b, c)
@@ -1739,7 +1681,7 @@ def run_labels(vm, closure, args,
                                                 if below_154[op]:     # op < 154
                                                     # JUMP_RELEASE (153) = JUMP PC_RELEASE
                                                     t, rid = arg
-                                                    if pcs:     # vm.pc_stack, mutated in place only
+                                                    if pcs:
                                                         release(vm, base_depth + len(frames), rid)
                                                     pc = t + 1
                                                 else:
@@ -1747,7 +1689,7 @@ def run_labels(vm, closure, args,
                                                     s, t, t2, s3 = arg
                                                     v = pop()
                                                     if pcs and vm.pc:
-                                                        vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
+                                                        vm.site = (code, pc - 1)
                                                         _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0, _local_name(vm.owner[id(code)], s))
                                                         v = _join(v, vm.pc)
                                                     locals_[s] = v
@@ -1785,12 +1727,12 @@ def run_labels(vm, closure, args,
                                                 v = a + b
                                             elif type(a) is str and type(b) is str:
                                                 v = a + b
-                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                            elif type(a) is Labeled or type(b) is Labeled:
                                                 v = _binary(vm, add, a, b)
                                             else:
                                                 v = add(a, b)
                                             if pcs and vm.pc:
-                                                vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
+                                                vm.site = (code, pc - 1)
                                                 _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0, _local_name(vm.owner[id(code)], s))
                                                 v = _join(v, vm.pc)
                                             locals_[s] = v
@@ -1830,13 +1772,13 @@ def run_labels(vm, closure, args,
                                                             r = a + b
                                                         elif type(a) is str and type(b) is str:
                                                             r = a + b
-                                                        elif (type(a) is Labeled or type(b) is Labeled):
+                                                        elif type(a) is Labeled or type(b) is Labeled:
                                                             r = _binary(vm, add, a, b)
                                                         else:
                                                             r = add(a, b)
                                                         try:
                                                             if pcs and vm.pc:
-                                                                vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
+                                                                vm.site = (code, pc - 1)
                                                                 _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
                                                                 r = _join(r, vm.pc)
                                                             locals_[s2] = r
@@ -1875,13 +1817,13 @@ def run_labels(vm, closure, args,
                                                             r = a + k
                                                         elif type(a) is str and type(k) is str:
                                                             r = a + k
-                                                        elif (type(a) is Labeled):
+                                                        elif type(a) is Labeled:
                                                             r = _binary(vm, add, a, k)
                                                         else:
                                                             r = add(a, k)
                                                         try:
                                                             if pcs and vm.pc:
-                                                                vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
+                                                                vm.site = (code, pc - 1)
                                                                 _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
                                                                 r = _join(r, vm.pc)
                                                             locals_[s2] = r
@@ -1917,7 +1859,7 @@ def run_labels(vm, closure, args,
                                                     s, t, t2, s3 = arg
                                                     v = pop()
                                                     x = locals_[s]
-                                                    if type(x) is list and type(v) is not Labeled and not vm.pc and refcount(x) <= 3:
+                                                    if type(x) is list and type(v) is not Labeled and (not vm.pc) and (refcount(x) <= 3):
                                                         x.append(v)
                                                     else:
                                                         if type(x) is Labeled or type(v) is Labeled:
@@ -1957,9 +1899,9 @@ def run_labels(vm, closure, args,
                                                     v = pop()
                                                     k = pop()
                                                     x = locals_[s]
-                                                    if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(v) is not Labeled and not vm.pc:
-                                                        x[k] = v        # the usual case, inline: a text key into a map nothing else holds
-                                                    elif type(v) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, v):
+                                                    if type(x) is dict and type(k) is str and (refcount(x) <= 3) and (type(v) is not Labeled) and (not vm.pc):
+                                                        x[k] = v
+                                                    elif type(v) is not Labeled and type(k) is not Labeled and (not vm.pc) and (refcount(x) <= 3) and ops.set_in_place(x, k, v):
                                                         pass
                                                     else:
                                                         vm.site = (code, pc - 1)
@@ -1996,16 +1938,16 @@ def run_labels(vm, closure, args,
                                                         r = a + k0
                                                     elif type(a) is str and type(k0) is str:
                                                         r = a + k0
-                                                    elif (type(a) is Labeled):
+                                                    elif type(a) is Labeled:
                                                         r = _binary(vm, add, a, k0)
                                                     else:
                                                         r = add(a, k0)
                                                     k = pop()
                                                     try:
                                                         x = locals_[s]
-                                                        if type(x) is dict and type(k) is str and refcount(x) <= 3 and type(r) is not Labeled and not vm.pc:
-                                                            x[k] = r        # the usual case, inline: a text key into a map nothing else holds
-                                                        elif type(r) is not Labeled and type(k) is not Labeled and not vm.pc and refcount(x) <= 3 and ops.set_in_place(x, k, r):
+                                                        if type(x) is dict and type(k) is str and (refcount(x) <= 3) and (type(r) is not Labeled) and (not vm.pc):
+                                                            x[k] = r
+                                                        elif type(r) is not Labeled and type(k) is not Labeled and (not vm.pc) and (refcount(x) <= 3) and ops.set_in_place(x, k, r):
                                                             pass
                                                         else:
                                                             vm.site = (code, pc - 1)
@@ -2045,9 +1987,9 @@ def run_labels(vm, closure, args,
                                         b = pop()
                                         a = pop()
                                         try:
-                                            if type(a) is int and type(b) is int and (-0x3fffffff <= b and b <= 0x3fffffff or -0x10000000000000000 < b < 0x10000000000000000):
+                                            if type(a) is int and type(b) is int and (-1073741823 <= b and b <= 1073741823 or -18446744073709551616 < b < 18446744073709551616):
                                                 r0 = a * b
-                                            elif (type(a) is Labeled or type(b) is Labeled):
+                                            elif type(a) is Labeled or type(b) is Labeled:
                                                 r0 = _binary(vm, mul, a, b)
                                             else:
                                                 r0 = mul(a, b)
@@ -2059,12 +2001,12 @@ def run_labels(vm, closure, args,
                                             v = a + r0
                                         elif type(a) is str and type(r0) is str:
                                             v = a + r0
-                                        elif (type(a) is Labeled or type(r0) is Labeled):
+                                        elif type(a) is Labeled or type(r0) is Labeled:
                                             v = _binary(vm, add, a, r0)
                                         else:
                                             v = add(a, r0)
                                         if pcs and vm.pc:
-                                            vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
+                                            vm.site = (code, pc - 1)
                                             _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0, _local_name(vm.owner[id(code)], s))
                                             v = _join(v, vm.pc)
                                         locals_[s] = v
@@ -2105,7 +2047,7 @@ def run_labels(vm, closure, args,
                                                     try:
                                                         if type(a) is int:
                                                             c = a < k
-                                                        elif (type(a) is Labeled):
+                                                        elif type(a) is Labeled:
                                                             c = _binary(vm, lt, a, k)
                                                         else:
                                                             c = lt(a, k)
@@ -2130,7 +2072,7 @@ def run_labels(vm, closure, args,
                                                     try:
                                                         if type(a) is int and type(b) is int:
                                                             c = a < b
-                                                        elif (type(a) is Labeled or type(b) is Labeled):
+                                                        elif type(a) is Labeled or type(b) is Labeled:
                                                             c = _binary(vm, lt, a, b)
                                                         else:
                                                             c = lt(a, b)
@@ -2153,7 +2095,7 @@ def run_labels(vm, closure, args,
                                                         budget = vm.tick(budget, room - len(frames))
                                                     a = locals_[s]
                                                     try:
-                                                        if (type(a) is Labeled):
+                                                        if type(a) is Labeled:
                                                             c = _binary(vm, _CMP[kind], a, k, kind < 3)
                                                         else:
                                                             c = compare(kind, a, k)
@@ -2176,7 +2118,7 @@ def run_labels(vm, closure, args,
                                                     a = locals_[s]
                                                     b = locals_[s2]
                                                     try:
-                                                        if (type(a) is Labeled or type(b) is Labeled):
+                                                        if type(a) is Labeled or type(b) is Labeled:
                                                             c = _binary(vm, _CMP[kind], a, b, kind < 3)
                                                         else:
                                                             c = compare(kind, a, b)
@@ -2199,13 +2141,13 @@ def run_labels(vm, closure, args,
                                                     r = a + b
                                                 elif type(a) is str and type(b) is str:
                                                     r = a + b
-                                                elif (type(a) is Labeled):
+                                                elif type(a) is Labeled:
                                                     r = _binary(vm, add, a, b)
                                                 else:
                                                     r = add(a, b)
                                                 try:
                                                     if pcs and vm.pc:
-                                                        vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
+                                                        vm.site = (code, pc - 1)
                                                         _upgrade_check(vm, locals_[arg[2]], stamps[arg[2]] if stamps else 0, _local_name(vm.owner[id(code)], arg[2]))
                                                         r = _join(r, vm.pc)
                                                     locals_[arg[2]] = r
@@ -2223,7 +2165,7 @@ def run_labels(vm, closure, args,
                                                 try:
                                                     if type(v3) is int:
                                                         c = v3 < arg[5]
-                                                    elif (type(v3) is Labeled):
+                                                    elif type(v3) is Labeled:
                                                         c = _binary(vm, lt, v3, arg[5])
                                                     else:
                                                         c = lt(v3, arg[5])
@@ -2246,13 +2188,13 @@ def run_labels(vm, closure, args,
                                                         r = a + b
                                                     elif type(a) is str and type(b) is str:
                                                         r = a + b
-                                                    elif (type(a) is Labeled):
+                                                    elif type(a) is Labeled:
                                                         r = _binary(vm, add, a, b)
                                                     else:
                                                         r = add(a, b)
                                                     try:
                                                         if pcs and vm.pc:
-                                                            vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
+                                                            vm.site = (code, pc - 1)
                                                             _upgrade_check(vm, locals_[arg[2]], stamps[arg[2]] if stamps else 0, _local_name(vm.owner[id(code)], arg[2]))
                                                             r = _join(r, vm.pc)
                                                         locals_[arg[2]] = r
@@ -2271,7 +2213,7 @@ def run_labels(vm, closure, args,
                                                     try:
                                                         if type(v3) is int and type(v4) is int:
                                                             c = v3 < v4
-                                                        elif (type(v3) is Labeled or type(v4) is Labeled):
+                                                        elif type(v3) is Labeled or type(v4) is Labeled:
                                                             c = _binary(vm, lt, v3, v4)
                                                         else:
                                                             c = lt(v3, v4)
@@ -2290,13 +2232,13 @@ def run_labels(vm, closure, args,
                                                     a = locals_[arg[0]]
                                                     if type(a) is int:
                                                         r = a - arg[1]
-                                                    elif (type(a) is Labeled):
+                                                    elif type(a) is Labeled:
                                                         r = _binary(vm, sub, a, arg[1])
                                                     else:
                                                         r = sub(a, arg[1])
                                                     try:
                                                         if pcs and vm.pc:
-                                                            vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
+                                                            vm.site = (code, pc - 1)
                                                             _upgrade_check(vm, locals_[arg[2]], stamps[arg[2]] if stamps else 0, _local_name(vm.owner[id(code)], arg[2]))
                                                             r = _join(r, vm.pc)
                                                         locals_[arg[2]] = r
@@ -2312,7 +2254,7 @@ def run_labels(vm, closure, args,
                                                         raise
                                                     v3 = locals_[arg[4]]
                                                     try:
-                                                        if (type(v3) is Labeled):
+                                                        if type(v3) is Labeled:
                                                             c = _binary(vm, _CMP[arg[6]], v3, arg[5], arg[6] < 3)
                                                         else:
                                                             c = compare(arg[6], v3, arg[5])
@@ -2330,7 +2272,7 @@ def run_labels(vm, closure, args,
                                     if below_170[op]:     # op < 170
                                         # RELEASE_BACK (169) = PC_RELEASE JUMP_BACK FOR_ITER DECLARE_LOCAL
                                         rid, t, t2, s = arg
-                                        if pcs:     # vm.pc_stack, mutated in place only
+                                        if pcs:
                                             release(vm, base_depth + len(frames), rid)
                                         try:
                                             budget -= pc - t
@@ -2359,23 +2301,19 @@ def run_labels(vm, closure, args,
                                     else:
                                         if below_171[op]:     # op < 171
                                             # INDEX_LOCAL_DECL (170) = INDEX_LOCAL DECLARE_LOCAL
-                                            s0, s1 = arg
+                                            s, s1 = arg
                                             i = pop()
-                                            x = locals_[s0]
+                                            x = locals_[s]
                                             if type(i) is int and type(x) is not Labeled:
-                                                # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                # raises; negative ones count from the end) and for a map with the number key i; it
-                                                # raises for everything else (a map without the key, a number, nothing...), and
-                                                # ops.index then answers the Synsema way or says why. One type test, not two.
                                                 try:
                                                     v = x[i]
                                                 except Exception:
                                                     v = index(x, i)
                                             elif type(x) is dict and type(i) is str:
-                                                v = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                v = x.get(i)
                                             elif type(x) is Labeled and x.t is not None:
                                                 v = _index_precise(vm, x, i)
-                                            elif (type(x) is Labeled or type(i) is Labeled):
+                                            elif type(x) is Labeled or type(i) is Labeled:
                                                 v = _binary(vm, index, x, i)
                                             else:
                                                 v = index(x, i)
@@ -2393,34 +2331,30 @@ def run_labels(vm, closure, args,
                                         else:
                                             if below_172[op]:     # op < 172
                                                 # INDEX_LOCAL_CALL1 (171) = INDEX_LOCAL CALL_BUILTIN1
-                                                s0, fn, _, labelled = arg
+                                                s, fn, _, labelled = arg
                                                 i = pop()
                                                 try:
-                                                    x = locals_[s0]
+                                                    x = locals_[s]
                                                     if type(i) is int and type(x) is not Labeled:
-                                                        # Python's x[i] answers as Synsema does for a list or a text (an index past either end
-                                                        # raises; negative ones count from the end) and for a map with the number key i; it
-                                                        # raises for everything else (a map without the key, a number, nothing...), and
-                                                        # ops.index then answers the Synsema way or says why. One type test, not two.
                                                         try:
-                                                            r0 = x[i]
+                                                            a = x[i]
                                                         except Exception:
-                                                            r0 = index(x, i)
+                                                            a = index(x, i)
                                                     elif type(x) is dict and type(i) is str:
-                                                        r0 = x.get(i)        # a text key is stored as itself (vm.values.norm_key)
+                                                        a = x.get(i)
                                                     elif type(x) is Labeled and x.t is not None:
-                                                        r0 = _index_precise(vm, x, i)
-                                                    elif (type(x) is Labeled or type(i) is Labeled):
-                                                        r0 = _binary(vm, index, x, i)
+                                                        a = _index_precise(vm, x, i)
+                                                    elif type(x) is Labeled or type(i) is Labeled:
+                                                        a = _binary(vm, index, x, i)
                                                     else:
-                                                        r0 = index(x, i)
+                                                        a = index(x, i)
                                                 except Exception:
                                                     vm.part = 0
                                                     raise
-                                                if (type(r0) is Labeled or vm.pc):
-                                                    push(labelled(vm, r0))
+                                                if type(a) is Labeled or vm.pc:
+                                                    push(labelled(vm, a))
                                                 else:
-                                                    push(fn(r0))
+                                                    push(fn(a))
                                             else:
                                                 if below_173[op]:     # op < 173
                                                     # ADD_LC_ST_REL (172) = LOAD_LOCAL CONST ADD STORE_LOCAL PC_RELEASE
@@ -2430,20 +2364,20 @@ def run_labels(vm, closure, args,
                                                         r = a + k
                                                     elif type(a) is str and type(k) is str:
                                                         r = a + k
-                                                    elif (type(a) is Labeled):
+                                                    elif type(a) is Labeled:
                                                         r = _binary(vm, add, a, k)
                                                     else:
                                                         r = add(a, k)
                                                     try:
                                                         if pcs and vm.pc:
-                                                            vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
+                                                            vm.site = (code, pc - 1)
                                                             _upgrade_check(vm, locals_[s2], stamps[s2] if stamps else 0, _local_name(vm.owner[id(code)], s2))
                                                             r = _join(r, vm.pc)
                                                         locals_[s2] = r
                                                     except Exception:
                                                         vm.part = 3
                                                         raise
-                                                    if pcs:     # vm.pc_stack, mutated in place only
+                                                    if pcs:
                                                         release(vm, base_depth + len(frames), rid)
                                                     pc += 1
                                                 else:
@@ -2452,11 +2386,11 @@ def run_labels(vm, closure, args,
                                                         s, rid = arg
                                                         v = pop()
                                                         if pcs and vm.pc:
-                                                            vm.site = (code, pc - 1)    # where a violation is, for its audit line (vm.where)
+                                                            vm.site = (code, pc - 1)
                                                             _upgrade_check(vm, locals_[s], stamps[s] if stamps else 0, _local_name(vm.owner[id(code)], s))
                                                             v = _join(v, vm.pc)
                                                         locals_[s] = v
-                                                        if pcs:     # vm.pc_stack, mutated in place only
+                                                        if pcs:
                                                             release(vm, base_depth + len(frames), rid)
                                                         pc += 1
                                                     else:
@@ -2470,7 +2404,7 @@ def run_labels(vm, closure, args,
                                                             return val
                                                         code, pc, locals_, stamps = frames.pop()
                                                         push(val)
-            except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
+            except Exception as exc:
                 err = vm.as_error(exc)
                 if vm.pc:
                     err.labels = err.labels | vm.pc
@@ -2481,14 +2415,10 @@ def run_labels(vm, closure, args,
                     if vm.pc:
                         _withhold_frames(err, pcs, base_depth, len(frames))
                     raise err from None
-                # The innermost open try, in this frame or one below: unwind to it.
                 target, depth, frame_depth, entry = handlers.pop()
                 while len(frames) > frame_depth:
                     code, pc, locals_, stamps = frames.pop()
                 del stack[depth:]
-                # The try entry holds every label raised inside the block; entries
-                # above it (from the block and the tasks it called) have been merged
-                # into it.
                 st = vm.pc_stack
                 if entry in st:
                     del st[st.index(entry) + 1:]
@@ -2499,7 +2429,7 @@ def run_labels(vm, closure, args,
                 entry[0] = entry[0] | err.labels
                 vm.stamp += 1
                 entry[3] = vm.stamp
-                for t in vm.try_entries:      # the enclosing tries (SPEC 10)
+                for t in vm.try_entries:
                     t[0] = t[0] | err.labels
                 _recompute(vm)
                 err.trace.clear()

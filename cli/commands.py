@@ -267,7 +267,7 @@ def _outline(source, as_json):
     if program is None:
         _done(code)
     from synsema.cli.describe import outline, outline_text
-    from synsema.cli.report import json_text
+    from synsema.runtime.report import json_text
     data = outline(program._program)
     _echo(json_text(data, indent=2) if as_json else outline_text(data))
     _done(runner.EXIT_OK)
@@ -304,7 +304,7 @@ def inspect_cmd(program, as_json):
     if prog is None:
         _done(code)
     from synsema.cli.describe import manifest, manifest_text
-    from synsema.cli.report import json_text
+    from synsema.runtime.report import json_text
     data = manifest(prog._program, os.path.getsize(program))
     _echo(json_text(data, indent=2) if as_json else manifest_text(data))
     _done(runner.EXIT_OK)
@@ -338,7 +338,7 @@ def dis_cmd(path):
     if prog is None:
         _done(code)
     from synsema.vm.dis import disassemble
-    from synsema.cli.report import printable
+    from synsema.runtime.report import printable
     # Names and source lines come from the file: shown with control characters escaped.
     write_stdout(printable(disassemble(prog._program, prog._source.lines), lines=True))
     _done(runner.EXIT_OK)

@@ -12,8 +12,8 @@ import sys
 
 def main(argv=None):
     code = _main(argv)
-    api = sys.modules.get("synsema.api")
-    if api is not None and any(t.is_alive() for t in api._abandoned):
+    threads = sys.modules.get("synsema.runtime.threads")
+    if threads is not None and any(t.is_alive() for t in threads.abandoned):
         # A run given up on at its time limit is still in one operation, holding the
         # interpreter: exit now, as on Ctrl-C, rather than wait for it at exit.
         flush_stdout()

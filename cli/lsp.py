@@ -14,7 +14,7 @@ in UTF-16 code units (its default encoding); `_lsp_col` and `_our_col` convert.
 
 import re
 
-from synsema.cli.report import source_lines
+from synsema.runtime.report import source_lines
 from synsema.compiler.doc import doc_comment
 from synsema.vm.errors import CompileError
 

@@ -24,9 +24,6 @@ def compile_plan(source, source_name="<plan>"):
     from synsema.compiler.plans import check_tree
     from synsema.compiler.problems import Problems
     from synsema.compiler.resolve import resolve
-    from synsema.stdlib.registry import load_all
-
-    load_all()
     problems = Problems()
     rules = PlanProblems(source_name)
     tree = program = None
@@ -79,9 +76,6 @@ def _front(source, source_name):
     from synsema.compiler.lexer import tokenize
     from synsema.compiler.problems import Problems
     from synsema.compiler.resolve import resolve
-    from synsema.stdlib.registry import load_all
-
-    load_all()
     problems = Problems()
     tree = program = None
     with _compiling(source_name):

@@ -23,6 +23,7 @@ from synsema.compiler import tree as T
 from synsema.compiler.resolve import TYPES, key_fix, type_fix
 from synsema.compiler.tree import Binop, Name, Num, Text
 from synsema.vm.errors import CompileError
+from synsema.vm.signatures import SIGNATURES
 
 precedence = (
     ("left", "OR"),
@@ -825,8 +826,7 @@ def _call_without_parens(ps, i):
     if name in ps.tasks:
         kind = "task"
     else:
-        from synsema.stdlib.registry import load_all
-        if name not in load_all():
+        if name not in SIGNATURES:
             return None
         kind = "builtin"
     return (f"unexpected {_describe(tok)} after the {kind} '{name}'; call it with "

@@ -193,25 +193,25 @@ class Param(_Frozen):
 # stack for deep recursion), but the host called Program.call from its thread and gave
 # tools that may rely on it: a database connection made there, a contextvar or a
 # threading.local set there. So the VM's thread hands each call to the host's, which waits
-# for the run and serves them (api._HostThread); `post` is set in the VM's thread only.
-_VM_THREAD = threading.local()
+# for the run and serves them (runtime.threads.HostThread); `post` is set in the VM's thread only.
+VM_THREAD = threading.local()
 
 
 def on_host_thread(fn, kwargs):
-    post = getattr(_VM_THREAD, "post", None)
+    post = getattr(VM_THREAD, "post", None)
     return fn(**kwargs) if post is None else post(fn, kwargs)
 
 
 def run_awaitable(coro):
     """The result of an `async def` tool's coroutine, in the VM's thread. A run of
     Program.call_async/run_async (api) schedules it on the caller's event loop
-    (`_VM_THREAD.loop`) and waits; a run of the sync API or `syn` runs it on an event
+    (`VM_THREAD.loop`) and waits; a run of the sync API or `syn` runs it on an event
     loop of its own, on the host's thread. If the run is given up on (cancelled, its time
     limit) while it waits, the coroutine is cancelled too, and the call fails."""
     import asyncio
     import concurrent.futures
-    loop = getattr(_VM_THREAD, "loop", None)
-    gone = getattr(_VM_THREAD, "gone", None)
+    loop = getattr(VM_THREAD, "loop", None)
+    gone = getattr(VM_THREAD, "gone", None)
     if loop is None:
         return on_host_thread(_run_own_loop, {"coro": _until_gone(coro, gone)})
     future = asyncio.run_coroutine_threadsafe(coro, loop)
@@ -300,7 +300,7 @@ class HostTool(_Frozen):
             # (a tool coroutine cancelled mid-way is a failed call, recorded as one)
             raise SynError(f"host tool '{self.name}' failed: {e.message}") from None
         except (KeyboardInterrupt, LimitReached):
-            raise       # Ctrl-C, or the run given up on (api._HostThread): the run ends
+            raise       # Ctrl-C, or the run given up on (runtime.threads.HostThread): the run ends
         except BaseException as e:  # noqa: BLE001 - every exception a tool raises
             # Anything the tool raises is the program's to catch: a sys.exit() in a tool
             # too (it would end the host's whole process), and any other BaseException (an

@@ -140,7 +140,7 @@ def check_argument(name, declared, v, nothing_ok):
         raise SynError(f"'{name}' must be {declared}, got {type_name(v)}")
 
 
-def _named_args(name, task, args, tool, value_labels=EMPTY):
+def named_args(name, task, args, tool, value_labels=EMPTY):
     """The positional argument list for `task` from the map `args` (SPEC section 5).
     `value_labels`: the labels of every value (an entry point's --args-label), which an
     error about a value (its type) carries; the keys are the host's own."""
@@ -180,11 +180,11 @@ def _named_args(name, task, args, tool, value_labels=EMPTY):
 
 
 def _checked_args(vm, name, task, args, labels, tool):
-    """_named_args; an error it raises carries the labels of the task and the map."""
+    """named_args; an error it raises carries the labels of the task and the map."""
     if labels and vm.labels and vm.try_entries:
         vm.taint_try(labels)
     try:
-        return _named_args(name, task, args, tool)
+        return named_args(name, task, args, tool)
     except SynError as e:
         e.labels = e.labels | labels
         raise

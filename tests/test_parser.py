@@ -11,7 +11,7 @@ from synsema.compiler import compile_source
 from synsema.compiler.grammar import parse
 from synsema.compiler.lexer import tokenize
 from synsema.vm.errors import CompileError
-from synsema.vm.machine import VM, Options
+from synsema.runtime.machine import VM, Options
 
 def tree(src):
     return parse(tokenize(src, "t.syn"), "t.syn")

@@ -9,7 +9,7 @@ import pytest
 from synsema.compiler import compile_source
 from synsema.vm.errors import LimitReached, SynError
 from synsema.vm.caps import Ceiling
-from synsema.vm.machine import VM, Options
+from synsema.runtime.machine import VM, Options
 
 
 def run(src, **opts):

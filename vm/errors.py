@@ -14,7 +14,7 @@ class SynError(Exception):
     (only ever non-empty under --labels). `trace` is filled by the VM as the error
     unwinds: a list of (function, line, col) innermost first. Its first `secret_frames`
     entries ran under a labelled pc (--labels): where they were depends on labelled data,
-    so reports withhold them (cli/report.py) unless the ceiling lets out `secret_pc`, the
+    so reports withhold them (runtime/report.py) unless the ceiling lets out `secret_pc`, the
     labels of that pc.
 
     `refusal`: for a host tool call that was refused (stdlib.hostcall), (tool, parameter,

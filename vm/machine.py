@@ -8,8 +8,6 @@ reach through the `vm` they are given.
 import sys
 import time
 
-from synsema.stdlib.hostcall import call_positional
-from synsema.stdlib.registry import load_all
 from synsema.vm import caps as C
 from synsema.vm import opcodes as O
 from synsema.vm.decode import FramePads, decode_function, make_task_closures
@@ -26,6 +24,23 @@ class InternalError(SynError):
     """A Python exception escaped an operation: a bug in Synsema, exit 70."""
     exit_code = 70
     catchable = False
+
+
+class Host:
+    """What a VM is given at construction that the VM does not hold itself: the builtins'
+    implementations and the calls out of the language. The VM defines what it needs; the
+    standard library provides it (stdlib.host.STANDARD), and synsema.runtime.VM passes it.
+      builtins       name -> the builtin (vm.signatures.Signature's facts, plus fn and
+                     labelled: stdlib.registry.Builtin)
+      call_host      (vm, fn, args, labels) -> the result of a host function's call
+      model_errors() the exception class(es) a model provider raises for a failed call;
+                     the VM turns them into the calling builtin's catchable error
+    """
+
+    def __init__(self, builtins, call_host, model_errors):
+        self.builtins = builtins
+        self.call_host = call_host
+        self.model_errors = model_errors
 
 
 class Options:
@@ -46,8 +61,12 @@ class Options:
 
 
 class VM:
-    def __init__(self, program, options=None):
+    def __init__(self, program, options=None, host=None):
+        if host is None:
+            raise TypeError("a VM needs its host (vm.machine.Host): synsema.runtime.VM gives "
+                            "it the standard library's")
         opts = options or Options()
+        self.host = host
         self.program = program
         self.options = opts
         self.labels = opts.labels
@@ -92,7 +111,8 @@ class VM:
         self.pc = EMPTY
         self.try_entries = []
         self.stamp = 0
-        self.call_host = lambda fn, args, labels=EMPTY: call_positional(self, fn, args, labels)
+        call_host = host.call_host
+        self.call_host = lambda fn, args, labels=EMPTY: call_host(self, fn, args, labels)
         builtins = self.builtin_table(program)
         # What this VM decodes stays on it, never on the Program's Functions: VMs of one
         # Program, in either mode and in any number of threads, share nothing that runs.
@@ -115,7 +135,7 @@ class VM:
 
     def builtin_table(self, program):
         """Builtin index -> (callable, needs_vm[, labelled wrapper]) for a program's code."""
-        registry = load_all()
+        registry = self.host.builtins
         builtins = {}
         for i, name in enumerate(program.builtins):
             b = registry[name]
@@ -376,7 +396,6 @@ class VM:
         """fn(provider) for builtin `name`, whose input (with the pc) carries `labels`:
         audited, bounded by the run's deadline, and its tokens counted -- also those of an
         answer the provider then rejects, or of a call that fails after the model answered."""
-        from synsema.stdlib.llm import ProviderError    # only with a model: kept off start-up
         llm = self.llm
         self.audit_event(event="capability", kind="llm", host=llm.config.host, builtin=name,
                          at=self.where())
@@ -389,7 +408,7 @@ class VM:
         before = llm.spent
         try:
             return fn(llm)
-        except ProviderError as e:
+        except self.host.model_errors() as e:
             raise SynError(f"{name}: {e.message}") from None
         finally:
             self.tokens_used += llm.spent - before

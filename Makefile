@@ -10,6 +10,9 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -e '.[test,batch,ray,mcp,editor]'
+	# An editable install never writes .pyc where PYTHONDONTWRITEBYTECODE is set: write
+	# them once, or every start compiles every module (README, The syn command).
+	$(VENV)/bin/python -m compileall -q compiler vm stdlib runtime cli *.py
 	touch $(STAMP)
 
 # The main job: the example weather agent's multi-step tool-calling loop, replayed offline

@@ -31,6 +31,7 @@ from synsema.runtime.providers import FunctionModel, Provider, TestModel  # noqa
 from synsema.runtime.report import Source, compile_error, printable, shown_message
 from synsema.runtime.run import public_message  # noqa: F401  (re-exported)
 from synsema.runtime.threads import OVERTIME, in_big_stack
+from synsema.stdlib.hostthread import VM_THREAD
 from synsema.vm import errors as E
 from synsema.vm.values import UNSET, Closure, Labeled
 
@@ -263,7 +264,6 @@ class Program:
         box = {}
 
         def worker():
-            from synsema.stdlib.hosttools import VM_THREAD
             VM_THREAD.loop = loop
             try:
                 return work(box)

@@ -6,6 +6,7 @@ import queue
 import threading
 import time
 
+from synsema.stdlib.hostthread import VM_THREAD
 from synsema.vm import errors as E
 from synsema.vm.pystack import deep_recursion
 
@@ -81,7 +82,6 @@ def in_big_stack(fn, vm=None):
     instruction can outlast it (Python cannot interrupt arithmetic on huge numbers): when
     the run is still going OVERTIME seconds after its deadline, the time limit is raised
     here, and the thread (a daemon, so the process can still exit) is left to finish."""
-    from synsema.stdlib.hosttools import VM_THREAD
     box = {}
     host = HostThread()
     # call_async/run_async: the caller's event loop, where `async def` tools run

@@ -78,6 +78,7 @@ import sys
 import threading
 import types
 
+from synsema.stdlib.hostthread import VM_THREAD  # noqa: F401  (also reached as hosttools.VM_THREAD)
 from synsema.stdlib.returns import returns_schema
 from synsema.vm.display import show_key
 from synsema.vm.caps import is_label
@@ -189,12 +190,6 @@ class Param(_Frozen):
         return f"Param({self.spec()}{' = ' + repr(self.default) if self.has_default else ''})"
 
 
-# The thread a host tool runs on. A run's VM works in a thread of its own (api: a large
-# stack for deep recursion), but the host called Program.call from its thread and gave
-# tools that may rely on it: a database connection made there, a contextvar or a
-# threading.local set there. So the VM's thread hands each call to the host's, which waits
-# for the run and serves them (runtime.threads.HostThread); `post` is set in the VM's thread only.
-VM_THREAD = threading.local()
 
 
 def on_host_thread(fn, kwargs):

@@ -703,7 +703,7 @@ def _engine(values, payload, n):
     jobs = values.get("jobs")
     if values.get("engine") == "ray":
         from synsema.cli.batch_ray import RayEngine
-        return RayEngine(payload, jobs, values.get("address"))
+        return RayEngine(payload, jobs, values.get("address"), Worker)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     workers = jobs or cores or 1
     return LocalEngine(payload, workers if n is None else max(1, min(workers, n)))

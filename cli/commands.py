@@ -7,7 +7,7 @@ import click
 
 from synsema import LANGUAGE_LEVEL, __version__
 from synsema.cli import runner
-from synsema.cli.entry import write_stdout
+from synsema.cli.output import write_stdout
 from synsema.cli.options import ENTRY_OPTIONS, RUN_OPTIONS, convert
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}

@@ -8,7 +8,7 @@ import json
 import os
 
 from synsema.cli import runner
-from synsema.cli.entry import write_stdout
+from synsema.cli.output import write_stdout
 from synsema.cli.files import replace_file
 from synsema.cli.testing import find_files
 

@@ -164,7 +164,7 @@ class Analysis:
     def hover(self, key):
         """Markdown for the thing `key` names, or None."""
         if key[0] == "builtin":
-            from synsema.stdlib.registry import load_all
+            from synsema.stdlib.host import load_all
             b = load_all()[key[1]]
             return f"```synsema\n{key[1]}(...)\n```\nbuiltin, {b.arity_text()}: {b.doc}"
         d = self.decls.get(key)
@@ -278,7 +278,7 @@ def build_server():
 
     from synsema import __version__
     from synsema.compiler.lexer import KEYWORDS
-    from synsema.stdlib.registry import load_all
+    from synsema.stdlib.host import load_all
 
     server = LanguageServer(SERVER_NAME, __version__,
                             text_document_sync_kind=T.TextDocumentSyncKind.Full)

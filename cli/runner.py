@@ -10,7 +10,7 @@ import sys
 
 from synsema import api
 from synsema.runtime import run as runs
-from synsema.cli.entry import write_stdout
+from synsema.cli.output import write_stdout
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_REFUSED, EXIT_LIMIT, EXIT_INTERNAL = 0, 1, 2, 3, 4, 70
 

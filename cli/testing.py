@@ -28,7 +28,7 @@ from synsema.api import UsageError
 from synsema.cli import runner
 from synsema.runtime import run
 from synsema.runtime.threads import in_big_stack
-from synsema.cli.entry import flush_stdout, write_stdout
+from synsema.cli.output import flush_stdout, write_stdout
 from synsema.runtime.report import json_text, printable, runtime_error, shown_frames, shown_message
 from synsema.vm.errors import StartRefused, SynError
 

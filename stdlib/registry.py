@@ -49,9 +49,3 @@ def builtin(name, min_args, max_args=None, kind="pure", **facts):
                                  (fn.__doc__ or "").strip().split("\n")[0], **facts)
         return fn
     return register
-
-
-def load_all():
-    """Import every module that registers builtins; returns the registry."""
-    from synsema.stdlib import core, hostcall, plans, vmbuiltins  # noqa: F401  (registration side effects)
-    return BUILTINS

@@ -181,3 +181,38 @@ def test_a_vm_needs_its_host():
     from synsema.vm.machine import VM
     with pytest.raises(TypeError, match="synsema.runtime.VM"):
         VM(compile_source("print(1)\n", "t.syn"))
+
+
+def test_no_import_inside_a_function_hides_a_cycle():
+    """An import inside a function may load a module late (start-up: `syn exec` never loads
+    the compiler, click or a model provider), never dodge a cycle: the module it imports
+    must not import, at its top level and through any chain, the module importing it."""
+    modules = {_module(p): p for p in SOURCES}
+
+    def known(target, name):
+        if name and f"{target}.{name}" in modules:
+            return f"{target}.{name}"
+        return target if target in modules else None
+    top, inner = {}, []
+    for module, path in modules.items():
+        top[module] = set()
+        for target, line, in_function, name in _imports(path):
+            found = known(target, name)
+            if found is None or found == module:
+                continue
+            if in_function:
+                inner.append((module, found, f"{path.relative_to(ROOT)}:{line}"))
+            else:
+                top[module].add(found)
+
+    def reaches(start):
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in top.get(todo.pop(), ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return seen
+    hidden = [f"{where}: {module} imports {target}, which imports {module}"
+              for module, target, where in inner if module in reaches(target)]
+    assert not hidden, "imports inside functions that hide a cycle:\n" + "\n".join(hidden)

@@ -21,7 +21,8 @@ from synsema.compiler import compile_plan, compile_source
 from synsema.stdlib.hosttools import collect
 from synsema.stdlib.llm import prompts
 from synsema.stdlib.plans import OFFLINE_PLAN, strip_fence
-from synsema.stdlib.registry import PLAN_REMOVED, load_all
+from synsema.stdlib.host import load_all
+from synsema.stdlib.registry import PLAN_REMOVED
 from synsema.vm.caps import Ceiling
 from synsema.vm.errors import LabelViolation, LimitReached, PlanRejected, SynError
 from synsema.runtime.machine import VM, Options

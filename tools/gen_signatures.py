@@ -19,7 +19,7 @@ END = "# END GENERATED\n"
 
 
 def table():
-    from synsema.stdlib.registry import load_all
+    from synsema.stdlib.host import load_all
     rows = []
     for name, b in load_all().items():      # registration order: "did you mean" ties
         facts = ""

@@ -110,7 +110,7 @@ class Session:
         self.lines.extend(lines)
         if not any(line.strip() and not line.strip().startswith("--") for line in lines):
             return
-        from synsema.compiler.grammar import parse
+        from synsema.compiler.parser import parse
         from synsema.compiler.lexer import tokenize
         source = Source(NAME, self.lines)     # carets show what was typed
         try:

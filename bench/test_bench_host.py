@@ -20,7 +20,7 @@ import pytest
 import synsema
 from conftest import measure
 from synsema.compiler import compile_source
-from synsema.stdlib.hosttools import collect
+from synsema.stdlib.toolbox import collect
 from synsema.vm.codec import decode, encode
 from synsema.runtime.machine import VM, Options
 

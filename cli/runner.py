@@ -136,7 +136,8 @@ def load_tools(values):
     targets = values.get("tools") or ()
     if not targets:
         return None
-    from synsema.stdlib.hosttools import ToolError, collect, load_target
+    from synsema.stdlib.hosttools import ToolError
+    from synsema.stdlib.toolbox import collect, load_target
     try:
         return collect([list(load_target(t).values()) for t in targets])
     except ToolError as e:      # ToolTargetError included: an import or a wrong object

@@ -51,7 +51,8 @@ def options(program, out, tools=None, cap_set=None, labels=False, provider=None,
             raise UsageError(f"usage error: {text}") from None
     host_tools = {}
     if tools is not None:
-        from synsema.stdlib.hosttools import ToolError, collect
+        from synsema.stdlib.hosttools import ToolError
+        from synsema.stdlib.toolbox import collect
         try:
             host_tools = collect(tools)
         except ToolError as e:

@@ -18,7 +18,7 @@ import pytest
 import synsema
 from synsema.runtime.report import Source, runtime_error
 from synsema.compiler import compile_plan, compile_source
-from synsema.stdlib.hosttools import collect
+from synsema.stdlib.toolbox import collect
 from synsema.stdlib.llm import prompts
 from synsema.stdlib.plans import OFFLINE_PLAN, strip_fence
 from synsema.stdlib.host import load_all

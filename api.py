@@ -210,7 +210,7 @@ class Program:
     def call(self, task, args=None, *, tools=None, cap_set=None, labels=False,
              provider=None, max_steps=None, timeout=None, max_depth=1000, args_labels=(),
              audit=None, trace=False, mcp_servers=None, max_requests=None, max_tokens=None,
-             _box=None):
+             tracer_provider=None, _box=None):
         """Run the top-level statements, then call `task` with the named arguments in the
         dict `args`, checked as call_tool checks them (SPEC 5); the task runs with the
         program's capabilities. Returns a Result.
@@ -223,7 +223,9 @@ class Program:
         tokens): limits of this run; one reached raises LimitExceeded. args_labels: labels put on every argument (under labels). audit: a file
         to append the audit lines to. trace: model decisions and tool calls to stderr.
         mcp_servers: {NAME: command line, URL or settings map}, each server's tools
-        host tools NAME.TOOL for this call (docs/mcp.md)."""
+        host tools NAME.TOOL for this call (docs/mcp.md). tracer_provider: the
+        OpenTelemetry TracerProvider for this call's spans; None: the global one, when
+        the host set one (docs/observability.md)."""
         if not isinstance(task, str):
             raise UsageError("usage error: call needs the name of a task, as a text, got "
                              f"{type(task).__name__} (run() runs the top level only)")
@@ -231,18 +233,18 @@ class Program:
                             provider=provider, max_steps=max_steps, timeout=timeout,
                             max_depth=max_depth, args_labels=args_labels, audit=audit,
                             trace=trace, mcp_servers=mcp_servers, max_requests=max_requests,
-                            max_tokens=max_tokens, _box=_box)
+                            max_tokens=max_tokens, tracer_provider=tracer_provider, _box=_box)
 
     def run(self, *, tools=None, cap_set=None, labels=False, provider=None, max_steps=None,
             timeout=None, max_depth=1000, audit=None, trace=False, mcp_servers=None,
-            max_requests=None, max_tokens=None, _box=None):
+            max_requests=None, max_tokens=None, tracer_provider=None, _box=None):
         """Run the top-level statements only (the keywords of `call`); result.value is
         None."""
         return self._result(None, None, tools=tools, cap_set=cap_set, labels=labels,
                             provider=provider, max_steps=max_steps, timeout=timeout,
                             max_depth=max_depth, audit=audit, trace=trace,
                             mcp_servers=mcp_servers, max_requests=max_requests,
-                            max_tokens=max_tokens, _box=_box)
+                            max_tokens=max_tokens, tracer_provider=tracer_provider, _box=_box)
 
     async def call_async(self, task, args=None, **settings):
         """`await prog.call_async(...)`: `call` (the same keywords) without blocking the
@@ -354,6 +356,9 @@ class Program:
         # checked before anything runs; E.EMPTY when nothing is labelled
         arg_labels = run.label_set(args_labels) if labels else E.EMPTY
         opts = run.options(prog, out, llm_flags=llm_flags, **settings)
+        spans, vm, raw = opts.spans, None, None
+        if spans is not None:
+            spans.start_run(prog, task, labels, settings.get("cap_set"))
         try:
             vm = run.start(prog, opts)
             if box is not None:
@@ -378,7 +383,17 @@ class Program:
                 # A labelled error's own message is the data: never chain it.
                 raise run.failure(e, self._source, vm.ceiling) from (None if e.labels or isinstance(
                     e, E.LabelViolation) else e)
+        except Error as e:
+            if spans is not None:
+                # As a guarded sink shows it; an error before the VM started (a refused
+                # start) is made from no data.
+                spans.end_run(vm, error=e, message=e.message if vm is None else
+                              public_message(e, vm.ceiling))
+                spans = None
+            raise
         finally:
+            if spans is not None:       # the run ended (or was interrupted)
+                spans.end_run(vm, raw.l if type(raw) is Labeled else ())
             run.release(opts)
         return vm, raw
 

@@ -3,6 +3,7 @@
 what it started released, and an error that ended it turned into the host's error."""
 
 import os
+import sys
 
 from synsema.runtime import MAX_DEPTH
 from synsema.runtime.errors import (ArgumentError, InternalError, LabelViolation,  # noqa: F401
@@ -18,7 +19,7 @@ from synsema.vm.values import Labeled
 def options(program, out, tools=None, cap_set=None, labels=False, provider=None,
              max_steps=None, timeout=None, max_depth=1000, audit=None, trace=False,
              llm_flags=None, mcp_servers=None, cli=False, max_requests=None,
-             max_tokens=None, token_flag="--max-tokens"):
+             max_tokens=None, token_flag="--max-tokens", tracer_provider=None):
     """vm.machine.Options for one run; raises UsageError for a bad setting. Messages name
     the keyword (audit=), or with `cli` (the syn command's runs) the flag (--audit)."""
     from synsema.vm.caps import Ceiling, CeilingError
@@ -75,12 +76,36 @@ def options(program, out, tools=None, cap_set=None, labels=False, provider=None,
                              f"{audit}: {e.strerror or e}") from None
     # Options takes `tools` only with host tools: a VM without them needs no keyword.
     extra = {"tools": host_tools} if host_tools else {}
+    tracing = _tracer_provider(tracer_provider)
+    if tracing is not None:
+        from synsema.stdlib.otel import Spans
+        extra["spans"] = Spans(tracing)
     opts = Options(labels=bool(labels), ceiling=ceiling, max_steps=max_steps,
                    timeout=timeout, max_depth=max_depth or 1000, audit=log, llm=llm,
                    trace=trace, out=out, **extra)
     opts.from_cli = cli         # for start's and start_mcp's messages
     opts.mcp = start_mcp(program, mcp_servers, opts) if mcp_servers else None
     return opts
+
+
+def _tracer_provider(given):
+    """The OpenTelemetry TracerProvider a run's spans go to (docs/observability.md):
+    `given` (tracer_provider=), else the global one when the host configured one, else
+    None -- and then nothing is imported: a host that never imported opentelemetry.trace
+    cannot have configured it, so a run without tracing pays one dict lookup."""
+    if given is not None:
+        if not callable(getattr(given, "get_tracer", None)):
+            raise UsageError("usage error: tracer_provider= must be an OpenTelemetry "
+                             f"TracerProvider, got {type(given).__name__}")
+        return given
+    otel = sys.modules.get("opentelemetry.trace")
+    if otel is None:
+        return None
+    provider = otel.get_tracer_provider()
+    # The API's stand-ins until the host sets a provider: spans there go nowhere.
+    if isinstance(provider, (otel.ProxyTracerProvider, otel.NoOpTracerProvider)):
+        return None
+    return provider
 
 
 def release(opts):

@@ -47,7 +47,8 @@ class Options:
     """How to run: everything the CLI's run options set."""
 
     def __init__(self, labels=False, ceiling=None, max_steps=None, timeout=None,
-                 max_depth=1000, audit=None, llm=None, trace=False, out=None, tools=None):
+                 max_depth=1000, audit=None, llm=None, trace=False, out=None, tools=None,
+                 spans=None):
         self.labels = labels
         self.ceiling = ceiling          # caps.Ceiling, or None for developer mode
         self.max_steps = max_steps
@@ -58,6 +59,9 @@ class Options:
         self.trace = trace
         self.out = out                  # write(text) for print; default sys.stdout
         self.tools = tools or {}        # host tools: name -> stdlib.hosttools.HostTool
+        # OpenTelemetry (stdlib.otel.Spans), set by the API when the host traces; the
+        # builtins that call a model or a tool open spans through it (never the VM).
+        self.spans = spans
 
 
 class VM:
@@ -77,6 +81,7 @@ class VM:
         self.audit = opts.audit
         self.llm = opts.llm
         self.trace = opts.trace
+        self.spans = opts.spans
         self.write = opts.out or _stdout_write
         self.tokens_used = 0
         # Given up on at its time limit while in one long operation (api._in_big_stack):
@@ -409,7 +414,11 @@ class VM:
         try:
             return fn(llm)
         except self.host.model_errors() as e:
-            raise SynError(f"{name}: {e.message}") from None
+            # What a provider says depends on the prompt (and may quote the model's own
+            # answer: a refusal, a wrong typed value), so the error carries its labels.
+            err = SynError(f"{name}: {e.message}")
+            err.labels = labels | self.pc
+            raise err from None
         finally:
             self.tokens_used += llm.spent - before
             self.token_labels = self.token_labels | labels

@@ -432,4 +432,4 @@ class Program:
 # written against them.
 _options, _release, _start, _failure = run.options, run.release, run.start, run.failure
 _in_big_stack, _OVERTIME = in_big_stack, OVERTIME
-_reaches_model = run.reaches_model
+_reaches_model, _tracer_provider = run.reaches_model, run.find_tracer_provider

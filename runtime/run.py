@@ -76,7 +76,7 @@ def options(program, out, tools=None, cap_set=None, labels=False, provider=None,
                              f"{audit}: {e.strerror or e}") from None
     # Options takes `tools` only with host tools: a VM without them needs no keyword.
     extra = {"tools": host_tools} if host_tools else {}
-    tracing = _tracer_provider(tracer_provider)
+    tracing = find_tracer_provider(tracer_provider)
     if tracing is not None:
         from synsema.stdlib.otel import Spans
         extra["spans"] = Spans(tracing)
@@ -88,7 +88,7 @@ def options(program, out, tools=None, cap_set=None, labels=False, provider=None,
     return opts
 
 
-def _tracer_provider(given):
+def find_tracer_provider(given):
     """The OpenTelemetry TracerProvider a run's spans go to (docs/observability.md):
     `given` (tracer_provider=), else the global one when the host configured one, else
     None -- and then nothing is imported: a host that never imported opentelemetry.trace

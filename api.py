@@ -77,8 +77,10 @@ def compile_file(path):
         line = data.count(b"\n", 0, e.start) + 1
         col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
         message = f"the file is not valid UTF-8 (byte {e.start}); save it as UTF-8"
-        raise CompileError(f"{path}:{line}: error: {message}", line,
-                           [SourceError(line, col, message, "save it as UTF-8")]) from None
+        err = CompileError(f"{path}:{line}: error: {message}", line, col, path,
+                           errors=[SourceError(line, col, message, "save it as UTF-8")])
+        err.problem, err.suggestion = message, "save it as UTF-8"
+        raise err from None
     # The program (and its .synb) names the file alone; errors show the path as given.
     return _compile(text.removeprefix("\ufeff"), os.path.basename(path), path, text)
 
@@ -103,9 +105,11 @@ def _compile(text, name, shown, as_read=None):
         return Program(compile_text(text, name), source)
     except E.CompileError as e:
         e.source_name = shown
-        raise CompileError(compile_error(e, source).rstrip("\n"), e.line,
-                           [SourceError(x.line, x.col, x.message, x.suggestion)
-                            for x in e.errors]) from None
+        err = CompileError(compile_error(e, source).rstrip("\n"), e.line, e.col, shown,
+                           errors=[SourceError(x.line, x.col, x.message, x.suggestion)
+                                   for x in e.errors])
+        err.problem, err.suggestion = e.problem, e.suggestion     # the first error's
+        raise err from None
 
 
 def load(path):
@@ -117,11 +121,11 @@ def load(path):
         program = decode(data)
     except E.InvalidProgram as e:
         if _looks_like_source(path, data):
-            raise InvalidProgram("not a valid .synb: the file holds text (Synsema source?), "
-                                 "not a compiled program: run a source with `syn run`, or "
-                                 "compile it first (`syn compile`; synsema.compile_file "
-                                 "from Python)") from None
-        raise InvalidProgram(f"not a valid .synb: {printable(e.reason)}") from None
+            raise InvalidProgram(e.reason, "not a valid .synb: the file holds text (Synsema "
+                                 "source?), not a compiled program: run a source with `syn "
+                                 "run`, or compile it first (`syn compile`; "
+                                 "synsema.compile_file from Python)") from None
+        raise InvalidProgram(e.reason, f"not a valid .synb: {printable(e.reason)}") from None
     return Program(program, Source.beside(path, program.source_name))
 
 

@@ -9,16 +9,9 @@ from synsema.vm import errors as E
 Error = E.HostError
 
 
-class CompileError(Error):
-    """The source does not compile (or is not UTF-8); the message has every error found,
-    each with its position and caret; `line` is the first one's line, and `errors` lists
-    them all in source order (SourceError: line, col, message, suggestion)."""
-    line = None
-
-    def __init__(self, message, line=None, errors=()):
-        super().__init__(message)
-        self.line = line
-        self.errors = list(errors)
+# The compiler's and the loader's errors are the host's too (vm.errors: one hierarchy).
+CompileError = E.CompileError
+InvalidProgram = E.InvalidProgram
 
 
 class SourceError:
@@ -37,10 +30,6 @@ class SourceError:
             other.line, other.col, other.message)
 
     __hash__ = None
-
-
-class InvalidProgram(Error):
-    """A .synb file the loader refuses: `not a valid .synb: REASON`."""
 
 
 class UsageError(Error, ValueError):
@@ -92,3 +81,11 @@ class LimitExceeded(Error):
 class InternalError(Error):
     """A bug in Synsema, not in the program; `__cause__` is the internal error."""
     exit_code = 70
+
+
+# Hosts know these as synsema.api's (tracebacks and pickles name them so), where they
+# were defined before the run machinery moved to synsema.runtime.
+for _cls in (UsageError, RunError, ArgumentError, ToolRefused,
+             LabelViolation, Refused, LimitExceeded, InternalError, SourceError):
+    _cls.__module__ = "synsema.api"
+del _cls

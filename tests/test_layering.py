@@ -216,3 +216,22 @@ def test_no_import_inside_a_function_hides_a_cycle():
     hidden = [f"{where}: {module} imports {target}, which imports {module}"
               for module, target, where in inner if module in reaches(target)]
     assert not hidden, "imports inside functions that hide a cycle:\n" + "\n".join(hidden)
+
+
+def test_one_error_hierarchy():
+    """The compiler's and the loader's errors are the ones the API raises (vm.errors), and
+    every error a host sees is a synsema.Error."""
+    import synsema
+    from synsema.vm import errors as E
+    assert synsema.CompileError is E.CompileError and synsema.InvalidProgram is E.InvalidProgram
+    for name in ("CompileError", "InvalidProgram", "UsageError", "RunError", "ArgumentError",
+                 "ToolRefused", "LabelViolation", "Refused", "LimitExceeded", "InternalError"):
+        assert issubclass(getattr(synsema, name), synsema.Error), name
+    with pytest.raises(synsema.CompileError) as info:
+        synsema.compile_source("let x be\n", "t.syn")
+    err = info.value
+    assert err.exit_code == 1 and err.line == 1 and err.message.startswith("t.syn:1:")
+    assert [type(e).__name__ for e in err.errors] == ["SourceError"]
+    with pytest.raises(E.CompileError):         # the compiler's own raise, the same class
+        from synsema.compiler import compile_source
+        compile_source("let x be\n", "t.syn")

@@ -11,19 +11,13 @@ import time
 from synsema.vm import caps as C
 from synsema.vm import opcodes as O
 from synsema.vm.decode import FramePads, decode_function, make_task_closures
-from synsema.vm.errors import (EMPTY, CapabilityDenied, LabelViolation, LimitReached, StartRefused,
-                               SynError)
+from synsema.vm.errors import (EMPTY, CapabilityDenied, InternalError, LabelViolation,  # noqa: F401
+                               LimitReached, StartRefused, SynError)
 from synsema.vm.program import cap_text
 from synsema.vm.labels import call_under, taint_try
 from synsema.vm.values import UNSET, Closure, HostFn, Labeled, type_name
 
 _CHUNK = 4096   # steps between two looks at the clock
-
-
-class InternalError(SynError):
-    """A Python exception escaped an operation: a bug in Synsema, exit 70."""
-    exit_code = 70
-    catchable = False
 
 
 class Host:

@@ -14,11 +14,15 @@ PIP := $(VENV)/bin/python -m pip install -q --disable-pip-version-check
 $(CORE_STAMP): pyproject.toml
 	test -x $(VENV)/bin/python || $(PY) -m venv $(VENV)
 	$(PIP) -e .
+	$(VENV)/bin/python -m compileall -q compiler vm stdlib runtime cli *.py
 	touch $(CORE_STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(VENV)/bin/python || $(PY) -m venv $(VENV)
 	$(PIP) -e '.[test,batch,ray,mcp,editor,otel,bench]'
+	# An editable install never writes .pyc where PYTHONDONTWRITEBYTECODE is set: write
+	# them once, or every start compiles every module (README, The syn command).
+	$(VENV)/bin/python -m compileall -q compiler vm stdlib runtime cli *.py
 	touch $(STAMP) $(CORE_STAMP)
 
 # The main job: a planning agent (syn agent, SPEC 17) replayed offline from its cassette.

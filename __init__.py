@@ -11,7 +11,7 @@ LANGUAGE_LEVEL = "0.6.46"
 # cheap: name -> the module that defines it.
 _LAZY = {
     "tool": "synsema.stdlib.hosttools",
-    "Toolbox": "synsema.stdlib.hosttools",
+    "Toolbox": "synsema.stdlib.toolbox",
     "HostTool": "synsema.stdlib.hosttools",
     "ToolError": "synsema.stdlib.hosttools",
     "ToolWarning": "synsema.stdlib.hosttools",

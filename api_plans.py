@@ -20,9 +20,12 @@ import sys
 from functools import lru_cache
 
 from synsema import api
-from synsema.cli.report import Source, compile_error, lets_out, printable
+from synsema.runtime import run as R
+from synsema.runtime.report import Source, compile_error, lets_out, printable
+from synsema.runtime.threads import in_big_stack, in_worker
 from synsema.stdlib import plans
-from synsema.stdlib.hosttools import ToolError, catalog_entry, collect
+from synsema.stdlib.hosttools import ToolError, catalog_entry
+from synsema.stdlib.toolbox import collect
 from synsema.stdlib.llm.prompts import plan_messages as planner_messages
 from synsema.stdlib.pyvalues import Unholdable, to_python
 from synsema.vm import errors as E
@@ -73,7 +76,7 @@ async def run_plan_async(source, **settings):
     """`await synsema.run_plan_async(...)`: run_plan (the same keywords) without blocking
     the event loop, as Program.call_async is Program.call; `async def` tools run on this
     event loop."""
-    return await api.in_worker(lambda box: run_plan(source, _box=box, **settings))
+    return await in_worker(lambda box: run_plan(source, _box=box, **settings))
 
 
 def plan_messages(request, tools=None, feedback=None, intent=None):
@@ -106,7 +109,7 @@ def agent(request, *, tools=None, request_labels=(), labels=False, retries=2, sh
     rejection as feedback, `retries` times. `show_plan(text)` gets each plan's source
     (indented, after `plan N:`), or `(plan withheld: labelled L)` when the ceiling does
     not let its labels out, and each rejection that is fed back.
-    `settings`: the rest of api._options' keywords. Raises what run_plan raises."""
+    `settings`: the rest of runtime.run.options' keywords. Raises what run_plan raises."""
     settings = dict(settings or {})
     given = _label_names("request_labels", request_labels, labels)
     host = _host(tools, settings.get("cap_set"), given, labels, need_llm=True)
@@ -200,9 +203,10 @@ def _compiled(vm, source, labels):
         message = e.message
         if labels and not lets_out(vm.ceiling, labels):
             message = f"plan rejected: (message withheld: labelled {', '.join(sorted(labels))})"
-        err = api.CompileError(message, e.line, [api.SourceError(x.line, x.col, x.message,
-                                                                 getattr(x, "suggestion", None))
-                                                 for x in e.errors])
+        err = api.CompileError(message, e.line, e.col, PLAN_NAME,
+                               errors=[api.SourceError(x.line, x.col, x.message,
+                                                       getattr(x, "suggestion", None))
+                                       for x in e.errors])
         err.labels = frozenset(labels)
         err.host_message = e.message
         raise err from None
@@ -215,11 +219,11 @@ def _result(host, body, box, *, tools=None, labels=False, **settings):
     buffer = io.StringIO()
     vm = None
     try:
-        opts = api._options(host._program, buffer.write, tools=tools, labels=labels,
-                            **settings)
+        opts = R.options(host._program, buffer.write, tools=tools, labels=labels,
+                          **settings)
         try:
             try:
-                vm = api._start(host._program, opts)
+                vm = R.start(host._program, opts)
             except api.Refused as e:
                 flag = "--cap-set" if opts.from_cli else "cap_set="
                 missing = e.message.split("does not grant: ", 1)[1].split(";")[0]
@@ -234,12 +238,12 @@ def _result(host, body, box, *, tools=None, labels=False, **settings):
                 return body(vm)
             try:
                 # (an api error raised by body, a rejection, passes as it is)
-                raw = api._in_big_stack(run, vm)
+                raw = in_big_stack(run, vm)
             except E.SynError as e:
-                raise api._failure(e, box["source"], vm.ceiling) from (
+                raise R.failure(e, box["source"], vm.ceiling) from (
                     None if e.labels or isinstance(e, E.LabelViolation) else e)
         finally:
-            api._release(opts)
+            R.release(opts)
     except api.Error as e:
         e.output = buffer.getvalue()
         e.tool_calls = list(getattr(vm, "tool_calls", []))
@@ -269,7 +273,7 @@ def _label_names(keyword, names, labels):
     if names and not labels:
         raise api.UsageError(f"usage error: {keyword}= needs labels=True (without it no "
                              "label is tracked)")
-    return api._label_set(names) if labels else E.EMPTY
+    return R.label_set(names) if labels else E.EMPTY
 
 
 def _host(tools, cap_set, given, labels, need_llm):
@@ -285,7 +289,7 @@ def _host(tools, cap_set, given, labels, need_llm):
         try:
             ceiling = Ceiling.parse(cap_set)
         except CeilingError:
-            pass                # api._options reports it, with its message
+            pass                # runtime.run.options reports it, with its message
     if ceiling is not None and not ceiling.all:
         # llm("L") for each llm=L@HOST item: the labelled data the host lets a model read
         models = sorted({label for label, _ in ceiling.llm_labels})

@@ -15,7 +15,7 @@ from pygments.token import (Comment, Error, Keyword, Name, Number, Operator, Pun
                             String, Whitespace)
 
 from synsema.compiler.lexer import KEYWORDS
-from synsema.stdlib.registry import load_all
+from synsema.stdlib.host import load_all
 
 CONSTANTS = ("true", "false", "nothing")
 WORD_OPERATORS = ("and", "or", "not")

@@ -29,7 +29,7 @@ import pytest
 
 from synsema.compiler import compile_source
 from synsema.vm.codec import decode, encode
-from synsema.vm.machine import VM, Options
+from synsema.runtime.machine import VM, Options
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 RESULTS_PATH = os.path.join(BENCH_DIR, "results.json")

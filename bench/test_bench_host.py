@@ -20,9 +20,9 @@ import pytest
 import synsema
 from conftest import measure
 from synsema.compiler import compile_source
-from synsema.stdlib.hosttools import collect
+from synsema.stdlib.toolbox import collect
 from synsema.vm.codec import decode, encode
-from synsema.vm.machine import VM, Options
+from synsema.runtime.machine import VM, Options
 
 CALLS = 5_000
 ARGS = {"recipient": "DE89370400440532013000", "amount": 12, "subject": "rent"}

@@ -46,7 +46,7 @@ print(run(100000))
 TIMER = r"""
 import io, sys, time
 from synsema.compiler import compile_source
-from synsema.vm.machine import VM, Options
+from synsema.runtime.machine import VM, Options
 prog = compile_source(sys.stdin.read(), "bench.syn")
 best = None
 for _ in range(int(sys.argv[1])):

@@ -9,6 +9,7 @@ from synsema.api_plans import agent as run_agent, stderr_line
 from synsema.cli import runner
 from synsema.cli.entry import write_stdout
 from synsema.cli.options import RUN_OPTIONS
+from synsema.runtime.providers import env_provider
 
 # A plan is a model's code: without a limit given, a plan that loops forever, or that
 # calls a model in a loop, ends (exit 4) instead of running, and spending, for good.
@@ -79,7 +80,7 @@ def agent(request, values):
 def _need_model(values):
     """A planning agent plans with a model: with none configured, say how to give one
     (offline, every plan would be the one that gives "[no llm provider]")."""
-    if api._env_provider(runner.llm_flags(values)) is None:
+    if env_provider(runner.llm_flags(values)) is None:
         raise api.UsageError(
             "usage error: syn agent needs a model to write its plan, and none is "
             "configured: set SYN_LLM_URL (any OpenAI-compatible server) or "

@@ -28,6 +28,7 @@ import time
 from collections import deque
 
 from synsema import api
+from synsema.runtime import run
 from synsema.cli import runner
 from synsema.cli.batch_files import (STDIN, Earlier, Inputs, Stop, in_input_order,
                                      input_hash)
@@ -83,7 +84,7 @@ class Worker:
     """One loaded program serving many items (a pool process or a Ray actor)."""
 
     def __init__(self, payload):
-        from synsema.cli.report import Source
+        from synsema.runtime.report import Source
         from synsema.vm.codec import decode
         self.program = api.Program(decode(payload["synb"]),
                                    Source(payload["name"], payload["lines"]))
@@ -383,9 +384,9 @@ def _payload(program, task, values, input_name):
         raise Stop("usage error: --address needs --engine ray", runner.EXIT_USAGE)
     settings = item_settings(values)
     # Started only to check the settings: each item starts and stops its own.
-    api._release(api._options(program._program, None, **settings))
+    run.release(run.options(program._program, None, **settings))
     if values.get("labels"):
-        api._label_set(values.get("args_label") or ())   # the names, before any item runs
+        run.label_set(values.get("args_label") or ())   # the names, before any item runs
     values = dict(values)
     for key in ("audit", "cassette"):     # workers (Ray's above all) run elsewhere
         if values.get(key):
@@ -702,7 +703,7 @@ def _engine(values, payload, n):
     jobs = values.get("jobs")
     if values.get("engine") == "ray":
         from synsema.cli.batch_ray import RayEngine
-        return RayEngine(payload, jobs, values.get("address"))
+        return RayEngine(payload, jobs, values.get("address"), Worker)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     workers = jobs or cores or 1
     return LocalEngine(payload, workers if n is None else max(1, min(workers, n)))

@@ -13,7 +13,7 @@ Synsema itself must be installed where the workers run (docs/batch.md)."""
 import sys
 
 from synsema.cli import runner
-from synsema.cli.batch import Stop, Worker
+from synsema.cli.batch_files import Stop
 
 INSTALL = ("usage error: --engine ray needs Ray, an optional extra: "
            "pip install 'synsema[ray]'")
@@ -28,7 +28,7 @@ def _ray():
 
 
 class RayEngine:
-    def __init__(self, payload, jobs, address):
+    def __init__(self, payload, jobs, address, worker):
         ray = self.ray = _ray()
         self.started = not ray.is_initialized()
         if self.started:
@@ -44,7 +44,7 @@ class RayEngine:
             else:
                 ray.init(address=address, **settings)
         workers = jobs or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        actor = ray.remote(num_cpus=1)(Worker)
+        actor = ray.remote(num_cpus=1)(worker)
         self.actors = [actor.remote(payload) for _ in range(workers)]
         self.load = {i: 0 for i in range(workers)}      # items queued per actor
         self.room = 2 * workers

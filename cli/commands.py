@@ -7,7 +7,7 @@ import click
 
 from synsema import LANGUAGE_LEVEL, __version__
 from synsema.cli import runner
-from synsema.cli.entry import write_stdout
+from synsema.cli.output import write_stdout
 from synsema.cli.options import ENTRY_OPTIONS, RUN_OPTIONS, convert
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -291,7 +291,7 @@ def _outline(source, as_json):
     if program is None:
         _done(code)
     from synsema.cli.describe import outline, outline_text
-    from synsema.cli.report import json_text
+    from synsema.runtime.report import json_text
     data = outline(program._program)
     _echo(json_text(data, indent=2) if as_json else outline_text(data))
     _done(runner.EXIT_OK)
@@ -328,7 +328,7 @@ def inspect_cmd(program, as_json):
     if prog is None:
         _done(code)
     from synsema.cli.describe import manifest, manifest_text
-    from synsema.cli.report import json_text
+    from synsema.runtime.report import json_text
     data = manifest(prog._program, os.path.getsize(program))
     _echo(json_text(data, indent=2) if as_json else manifest_text(data))
     _done(runner.EXIT_OK)
@@ -362,7 +362,7 @@ def dis_cmd(path):
     if prog is None:
         _done(code)
     from synsema.vm.dis import disassemble
-    from synsema.cli.report import printable
+    from synsema.runtime.report import printable
     # Names and source lines come from the file: shown with control characters escaped.
     write_stdout(printable(disassemble(prog._program, prog._source.lines), lines=True))
     _done(runner.EXIT_OK)

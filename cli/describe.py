@@ -1,9 +1,9 @@
 """What `syn outline` and `syn inspect` show: a program described as data. The text
-forms show every name and the intent through cli.report.printable: they come from the
+forms show every name and the intent through runtime.report.printable: they come from the
 program (a .synb is anyone's data), and a newline or an escape sequence in them must not
 fake or hide a line such as `requires:`."""
 
-from synsema.cli.report import printable as _p
+from synsema.runtime.report import printable as _p
 from synsema.vm.program import cap_text
 
 

@@ -5,15 +5,17 @@ precompiled agent starts about as fast as Python itself; everything else (and an
 unusual `exec` command line, including --help) goes to the click commands in
 cli.commands."""
 
-import errno
 import os
 import sys
+
+from synsema.cli.output import (StdoutFailed, flush_stdout, interrupted,  # noqa: F401
+                                stdout_failed, write_stdout)
 
 
 def main(argv=None):
     code = _main(argv)
-    api = sys.modules.get("synsema.api")
-    if api is not None and any(t.is_alive() for t in api._abandoned):
+    threads = sys.modules.get("synsema.runtime.threads")
+    if threads is not None and any(t.is_alive() for t in threads.abandoned):
         # A run given up on at its time limit is still in one operation, holding the
         # interpreter: exit now, as on Ctrl-C, rather than wait for it at exit.
         flush_stdout()
@@ -69,51 +71,6 @@ def _in_click_stdout_echo(error):
         tb = tb.tb_next
     frame = tb.tb_frame
     return frame.f_code is click.utils.echo.__code__ and not frame.f_locals.get("err")
-
-
-class StdoutFailed(BaseException):
-    """Writing to stdout failed (a closed pipe, a full disk, a closed descriptor). A
-    BaseException, so it passes through the VM (which turns every Exception escaping a
-    builtin into an internal error) to main()."""
-
-    def __init__(self, error):
-        super().__init__(error)
-        self.error = error
-
-
-def write_stdout(text):
-    """print's and --call's writer for the CLI; see StdoutFailed."""
-    if sys.stdout is None:          # started with stdout closed (`syn run p.syn >&-`)
-        raise StdoutFailed(OSError(errno.EBADF, "stdout is closed"))
-    try:
-        sys.stdout.write(text)
-    except OSError as e:
-        raise StdoutFailed(e) from None
-
-
-def flush_stdout():
-    if sys.stdout is not None:
-        try:
-            sys.stdout.flush()
-        except OSError as e:
-            raise StdoutFailed(e) from None
-
-
-def interrupted():
-    sys.stderr.write("interrupted\n")
-    sys.stderr.flush()
-    os._exit(130)       # at once: the program may still be running in its own thread
-
-
-def stdout_failed(error):
-    """A closed pipe ends the run quietly, as Python's own documentation advises (exit 1,
-    no message: `syn run p.syn | head` is not an error the reader needs to see); any other
-    failure is one line. os._exit: the program's thread may still hold the stream, and
-    the interpreter's final flush would fail again."""
-    if error.errno != errno.EPIPE:
-        sys.stderr.write(f"error: cannot write to stdout: {error.strerror or error}\n")
-        sys.stderr.flush()
-    os._exit(1)
 
 
 def _prog_name():

@@ -87,7 +87,7 @@ def _device(path):
 def source_beside(synb_path, program):
     """The source file a .synb's error carets read (api.load, report.Source.beside), or
     None: the one file besides the .synb that `syn exec` reads."""
-    from synsema.cli.report import plain_file_name
+    from synsema.runtime.report import plain_file_name
     name = program._program.source_name
     if not plain_file_name(name):
         return None
@@ -96,8 +96,8 @@ def source_beside(synb_path, program):
 
 def calls_models(program):
     """Can the loaded program call a model at all (else no model setting is read)?"""
-    from synsema.api import _reaches_model
-    return _reaches_model(program._program)
+    from synsema.runtime.run import reaches_model
+    return reaches_model(program._program)
 
 
 def program_files(path, program):

@@ -8,7 +8,7 @@ import json
 import os
 
 from synsema.cli import runner
-from synsema.cli.entry import write_stdout
+from synsema.cli.output import write_stdout
 from synsema.cli.files import replace_file
 from synsema.cli.testing import find_files
 
@@ -30,7 +30,7 @@ def fmt(paths, check, diff):
     """Rewrite each file in its canonical layout; with --check or --diff write nothing
     (--check: exit 1 when a file would change; --diff: print what would). A layout larger
     than a program file may hold is refused (exit 1), the file left as it is."""
-    from synsema.cli.report import Source, compile_error
+    from synsema.runtime.report import Source, compile_error
     from synsema.vm.errors import CompileError
     files = _files(paths)
     if files is None:
@@ -140,7 +140,7 @@ def layout_bound(text, name="<source>"):
     line, indented 4 columns per block and bracket level, at each place the layout may
     break one (a bracket, a comma, a comment, a line end, a line inside brackets kept as
     written)."""
-    from synsema.compiler.format import _CLOSERS, _OPENERS, STEP
+    from synsema.compiler.format import CLOSERS, OPENERS, STEP
     from synsema.compiler.lexer import tokenize_layout
     breaks = ("COMMA", "NEWLINE", "COMMENT")
     block = depth = total = last_line = 0
@@ -151,13 +151,13 @@ def layout_bound(text, name="<source>"):
         if typ == "DEDENT":
             block -= 1
             continue
-        if typ in _CLOSERS:
+        if typ in CLOSERS:
             depth -= 1
-        elif typ in _OPENERS:
+        elif typ in OPENERS:
             depth += 1
         if type(value) is str:
             total += len(value.encode("utf-8")) + 2
-        if typ in _OPENERS or typ in _CLOSERS or typ in breaks or (depth and line != last_line):
+        if typ in OPENERS or typ in CLOSERS or typ in breaks or (depth and line != last_line):
             total += 2 + STEP * max(block + depth, 0)
         last_line = line
     return total

@@ -14,7 +14,7 @@ in UTF-16 code units (its default encoding); `_lsp_col` and `_our_col` convert.
 
 import re
 
-from synsema.cli.report import source_lines
+from synsema.runtime.report import source_lines
 from synsema.compiler.doc import doc_comment
 from synsema.vm.errors import CompileError
 
@@ -164,7 +164,7 @@ class Analysis:
     def hover(self, key):
         """Markdown for the thing `key` names, or None."""
         if key[0] == "builtin":
-            from synsema.stdlib.registry import load_all
+            from synsema.stdlib.host import load_all
             b = load_all()[key[1]]
             return f"```synsema\n{key[1]}(...)\n```\nbuiltin, {b.arity_text()}: {b.doc}"
         d = self.decls.get(key)
@@ -278,7 +278,7 @@ def build_server():
 
     from synsema import __version__
     from synsema.compiler.lexer import KEYWORDS
-    from synsema.stdlib.registry import load_all
+    from synsema.stdlib.host import load_all
 
     server = LanguageServer(SERVER_NAME, __version__,
                             text_document_sync_kind=T.TextDocumentSyncKind.Full)

@@ -1,9 +1,7 @@
 """The run options of `syn run`, `syn exec` and `syn test`, defined once: the click
 commands and the fast `syn exec` path (cli.entry) are both built from these tables."""
 
-# The deepest --max-depth: each call level holds memory (about 0.3 KB), so a limit with no
-# end would let unbounded recursion take all of it; 100000 levels take ~30 MB.
-MAX_DEPTH = 100000
+from synsema.runtime import MAX_DEPTH
 
 # (flag, dest, kind, default, help); kind: flag | text | multi (repeatable text) | int (>= 1) |
 # int:MOST (1 to MOST) | count (>= 0) | number (seconds, see convert) | choice:a|b

@@ -28,8 +28,10 @@ import os
 import sys
 
 from synsema import api
+from synsema.runtime import run
+from synsema.runtime.threads import in_big_stack
 from synsema.cli import runner
-from synsema.cli.report import Source, compile_error
+from synsema.runtime.report import Source, compile_error
 from synsema.vm import errors as E
 from synsema.vm.values import UNSET
 
@@ -101,14 +103,14 @@ class Session:
         # Labels: after an entry ends on an error carrying labels, where it stopped (which
         # variables it set) depends on that data, so every later entry runs under them.
         self.pc = E.EMPTY
-        api._release(api._options(_compile(""), out, **self.settings))
+        run.release(run.options(_compile(""), out, **self.settings))
 
     def entry(self, lines):
         start = len(self.lines) + 1
         self.lines.extend(lines)
         if not any(line.strip() and not line.strip().startswith("--") for line in lines):
             return
-        from synsema.compiler.grammar import parse
+        from synsema.compiler.parser import parse
         from synsema.compiler.lexer import tokenize
         source = Source(NAME, self.lines)     # carets show what was typed
         try:
@@ -189,12 +191,12 @@ class Session:
         if self.mcp is not None:    # the session's servers: their tools, not new servers
             settings = dict(settings, mcp_servers=None,
                             tools=[t for t in (settings["tools"], self.mcp.tools) if t])
-        opts = api._options(program, self.out, **settings)
+        opts = run.options(program, self.out, **settings)
         if opts.mcp is not None:
             self.mcp, opts.mcp = opts.mcp, None
         try:
             try:
-                vm = api._start(program, opts)
+                vm = run.start(program, opts)
             except api.Refused as e:
                 self.err(e.message + "\n")
                 return None
@@ -203,7 +205,7 @@ class Session:
             if self.last_vm is not None:
                 _adopt(vm, self.last_vm, [v for _, v in self.saved.values()])
             try:
-                api._in_big_stack(lambda: vm.run_main(self.pc), vm)
+                in_big_stack(lambda: vm.run_main(self.pc), vm)
             except KeyboardInterrupt:
                 # Ctrl-C stops this entry (the run is abandoned: it may act no more) and
                 # nothing it did is kept: the session is as it was before it.
@@ -221,14 +223,14 @@ class Session:
                     # it depends on the labels, so it is not withheld.
                     e.secret_frames = 0
                 _relocate_trace(e, shown, len(source.lines))
-                self.err(api._failure(e, source, vm.ceiling).message + "\n")
+                self.err(run.failure(e, source, vm.ceiling).message + "\n")
                 if vm.labels and e.labels - self.pc and not showing:
                     self.pc = self.pc | e.labels
                     self.err(f"note: that entry stopped on data labelled "
                              f"{', '.join(sorted(self.pc))}; the entries after it run under "
                              "those labels, since what it left set depends on them\n")
         finally:
-            api._release(opts)      # its audit file
+            run.release(opts)      # its audit file
         return vm
 
     def close(self):

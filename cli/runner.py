@@ -9,7 +9,8 @@ import os
 import sys
 
 from synsema import api
-from synsema.cli.entry import write_stdout
+from synsema.runtime import run as runs
+from synsema.cli.output import write_stdout
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_REFUSED, EXIT_LIMIT, EXIT_INTERNAL = 0, 1, 2, 3, 4, 70
 
@@ -118,10 +119,10 @@ def trace_offline(program, values, provider=None):
     if not values.get("trace"):
         return
     prog = program._program
-    if not api._reaches_model(prog):
+    if not runs.reaches_model(prog):
         return          # the program cannot call a model
     if provider is None:
-        if api._llm_for(prog, None, llm_flags(values)) is not None:
+        if runs.llm_for(prog, None, llm_flags(values)) is not None:
             return
     elif provider._config is not None:
         return
@@ -135,7 +136,8 @@ def load_tools(values):
     targets = values.get("tools") or ()
     if not targets:
         return None
-    from synsema.stdlib.hosttools import ToolError, collect, load_target
+    from synsema.stdlib.hosttools import ToolError
+    from synsema.stdlib.toolbox import collect, load_target
     try:
         return collect([list(load_target(t).values()) for t in targets])
     except ToolError as e:      # ToolTargetError included: an import or a wrong object
@@ -146,7 +148,7 @@ def vm_options(values, program, out, provider=None):
     """vm.machine.Options of the run options for `program` (an api.Program), print going
     to `out`, the model `provider` an api.Provider (None: the environment's and the
     flags'); raises api.UsageError for a bad value."""
-    return api._options(program._program, out, provider=provider, **settings(values))
+    return runs.options(program._program, out, provider=provider, **settings(values))
 
 
 def run(program, values):

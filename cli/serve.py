@@ -21,9 +21,9 @@ import sys
 
 from synsema import api
 from synsema.cli import runner
-from synsema.cli.entry import interrupted
+from synsema.cli.output import interrupted
 from synsema.cli.options import ENTRY_OPTIONS, RUN_OPTIONS
-from synsema.cli.report import printable
+from synsema.runtime.report import printable
 from synsema.stdlib.pyvalues import Unholdable, from_python
 from synsema.vm.errors import SynError
 from synsema.vm.jsonvalues import json_encode

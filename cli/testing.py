@@ -13,7 +13,7 @@ the other files still run) when nothing failed otherwise. `--json` prints its re
 every case, an `error` key saying why a run stopped early.
 
 What a report shows of a program's output and messages is bounded (clip_output,
-cli.report.MAX_MESSAGE): a failing top level that printed 100 MB shows its last lines.
+runtime.report.MAX_MESSAGE): a failing top level that printed 100 MB shows its last lines.
 
 Tests run offline: no model is called unless the run asks for one with `--online` (the
 provider settings of the environment and flags) or a cassette (`--cassette` or
@@ -24,10 +24,12 @@ import io
 import os
 
 from synsema import api
-from synsema.api import UsageError, _in_big_stack
+from synsema.api import UsageError
 from synsema.cli import runner
-from synsema.cli.entry import flush_stdout, write_stdout
-from synsema.cli.report import json_text, printable, runtime_error, shown_frames, shown_message
+from synsema.runtime import run
+from synsema.runtime.threads import in_big_stack
+from synsema.cli.output import flush_stdout, write_stdout
+from synsema.runtime.report import json_text, printable, runtime_error, shown_frames, shown_message
 from synsema.vm.errors import StartRefused, SynError
 
 
@@ -136,17 +138,17 @@ def _run_file(report, path, select, verbose, values, provider):
     try:
         runner.trace_offline(prog, values, provider)
     except UsageError as e:
-        api._release(opts)          # the audit file it opened, and any MCP servers
+        run.release(opts)          # the audit file it opened, and any MCP servers
         return e.message, runner.EXIT_USAGE
     try:
         return _run_tests(report, entry, program, source, opts, captured, select, verbose,
                           path)
     finally:
-        api._release(opts)          # the file's MCP servers and audit file end with its tests
+        run.release(opts)          # the file's MCP servers and audit file end with its tests
 
 
 def _run_tests(report, entry, program, source, opts, captured, select, verbose, path):
-    from synsema.vm.machine import VM
+    from synsema.runtime.machine import VM
     try:
         vm = VM(program, opts)
     except StartRefused as e:
@@ -159,7 +161,7 @@ def _run_tests(report, entry, program, source, opts, captured, select, verbose, 
                    report=msg)
         return None
     try:
-        _in_big_stack(vm.run_main, vm)
+        in_big_stack(vm.run_main, vm)
         top_error = None
     except SynError as e:
         top_error = e
@@ -190,7 +192,7 @@ def _run_tests(report, entry, program, source, opts, captured, select, verbose, 
         test_out = io.StringIO()
         vm.write = test_out.write
         try:
-            _in_big_stack(lambda: vm.run_function(index), vm)
+            in_big_stack(lambda: vm.run_function(index), vm)
             error = None
         except SynError as e:
             error = e

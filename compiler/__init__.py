@@ -18,15 +18,12 @@ def compile_plan(source, source_name="<plan>"):
     error found, in source order: the plan rules broken (compiler.plans) and the errors
     of the ordinary stages, each going on after an error (compiler.problems)."""
     from synsema.compiler.codegen import generate
-    from synsema.compiler.grammar import parse
+    from synsema.compiler.parser import parse
     from synsema.compiler.lexer import tokenize
     from synsema.compiler.plans import Problems as PlanProblems
     from synsema.compiler.plans import check_tree
     from synsema.compiler.problems import Problems
     from synsema.compiler.resolve import resolve
-    from synsema.stdlib.registry import load_all
-
-    load_all()
     problems = Problems()
     rules = PlanProblems(source_name)
     tree = program = None
@@ -75,13 +72,10 @@ def analyse_source(source, source_name="<source>"):
 def _front(source, source_name):
     """(tree or None, resolved program or None, Problems): lexer, parser and resolver,
     each recording its errors and going on (compiler.problems)."""
-    from synsema.compiler.grammar import parse
+    from synsema.compiler.parser import parse
     from synsema.compiler.lexer import tokenize
     from synsema.compiler.problems import Problems
     from synsema.compiler.resolve import resolve
-    from synsema.stdlib.registry import load_all
-
-    load_all()
     problems = Problems()
     tree = program = None
     with _compiling(source_name):

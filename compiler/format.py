@@ -29,9 +29,9 @@ WIDTH = 96
 STEP = 4                # spaces per block level and per bracket level
 SMALL = 24              # a bracket holding one item this short does not break
 
-_OPENERS = {"LPAREN": "RPAREN", "LPAREN_LAMBDA": "RPAREN", "LBRACKET": "RBRACKET",
+OPENERS = {"LPAREN": "RPAREN", "LPAREN_LAMBDA": "RPAREN", "LBRACKET": "RBRACKET",
             "LBRACE": "RBRACE"}
-_CLOSERS = frozenset(_OPENERS.values())
+CLOSERS = frozenset(OPENERS.values())
 # Tokens that end an expression: a `-` after one is binary, a `(` or `[` after one is a
 # call or an index (no space before it).
 _VALUE_END = frozenset({"NAME", "NUMBER", "TEXT", "TRUE", "FALSE", "NOTHING", "RPAREN",
@@ -65,7 +65,7 @@ def _signature(layout_tokens):
         if typ == "COMMENT":
             comments.append(t[VALUE])
             continue
-        if typ in _CLOSERS and toks[-1][0] == "COMMA":
+        if typ in CLOSERS and toks[-1][0] == "COMMA":
             toks.pop()
         toks.append((typ, None if typ in _STRUCTURE else t[VALUE]))
     return toks, comments
@@ -231,7 +231,7 @@ def _elements(toks, source):
             continue
         prev_line = tok[LINE]
         space = _space(prev, tok)
-        if typ in _OPENERS:
+        if typ in OPENERS:
             g = _Group()
             g.open, g.space = tok, space
             g.trailing_ok = _takes_trailing_comma(tok, prev, prev2)
@@ -241,7 +241,7 @@ def _elements(toks, source):
                 prev[VALUE] == "assert" and (prev2 is None or prev2[TYPE] != "DOT") else None
             groups.append(g)
             stack.append([])
-        elif typ in _CLOSERS:
+        elif typ in CLOSERS:
             g = groups.pop()
             g.close = tok
             content = stack.pop()
@@ -274,7 +274,7 @@ def _space(prev, tok):
     if prev is None:
         return False
     p, t = prev[TYPE], tok[TYPE]
-    if t in ("COMMA", "COLON", "DOT") or t in _CLOSERS or p == "DOT" or p in _OPENERS:
+    if t in ("COMMA", "COLON", "DOT") or t in CLOSERS or p == "DOT" or p in OPENERS:
         return False
     if t in ("LPAREN", "LBRACKET") and p in _VALUE_END:
         return False

@@ -13,7 +13,7 @@ every tool call passes its capability and label contract where it is made.
 """
 
 from synsema.compiler.tree import Node
-from synsema.stdlib.registry import PLAN_REMOVED
+from synsema.vm.signatures import PLAN_REMOVED
 from synsema.vm.errors import CompileError
 
 TOOLS = "tools"     # the name the caller's allow-list has in a plan

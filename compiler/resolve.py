@@ -11,10 +11,10 @@ Annotations:
 
 from synsema.compiler.plans import removed_message
 from synsema.compiler.problems import Unsure
-from synsema.stdlib.registry import BUILTINS, PLAN_REMOVED
-from synsema.vm.caps import is_host, is_label, is_tool_pattern
+from synsema.vm.caps import host_problem, is_host, is_label, is_tool_pattern
 from synsema.vm.errors import CompileError
 from synsema.vm.program import Function, Param, Program
+from synsema.vm.signatures import PLAN_REMOVED, SIGNATURES as BUILTINS
 from synsema.vm.suggest import did_you_mean, suggest
 
 TYPES = ("number", "text", "bool", "list", "map", "task", "any")
@@ -297,7 +297,6 @@ class Resolver:
                        node.line, node.col)
         host = arg.lower()
         if not is_host(host):         # the rule the verifier applies to the .synb
-            from synsema.stdlib.net import host_problem
             self.error(f"bad host {arg!r} in require net(...): {host_problem(host)}",
                        node.line, node.col)
         if arg2 is not None:

@@ -7,6 +7,7 @@ None mutates its inputs: every changed list or map is a new one (value semantics
 import math
 import re
 
+from synsema.vm import ops
 from synsema.vm import precise as P
 from synsema.vm.digits import int_of_digits
 from synsema.vm.errors import SynError
@@ -215,15 +216,7 @@ def b_get(coll, k, default=None):
     raise SynError(f"get needs a map, list or text, got {type_name(coll)}")
 
 
-@builtin("append", 2, gives_copy="list", labelled=P.labels_append)
-def b_append(xs, x):
-    """A new list: xs with x added at the end."""
-    if type(xs) is not list:
-        hint = "; use + to join texts" if type(xs) is str else ""
-        raise SynError(f"append needs a list, got {type_name(xs)}{hint}")
-    r = xs.copy()
-    r.append(x)
-    return r
+b_append = builtin("append", 2, gives_copy="list", labelled=P.labels_append)(ops.append)
 
 
 @builtin("put", 3, gives_copy="map", labelled=P.labels_put)

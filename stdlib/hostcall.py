@@ -8,7 +8,7 @@ ends in `invoke`.
 """
 
 from synsema.stdlib.registry import builtin
-from synsema.stdlib.vmbuiltins import _label, _split, check_argument
+from synsema.stdlib.labelling import check_argument, label as _label, split as _split
 from synsema.vm import caps as C
 from synsema.vm import precise as P
 from synsema.vm.errors import EMPTY, CapabilityDenied, SynError

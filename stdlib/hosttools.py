@@ -45,7 +45,8 @@ What the VM uses (SPEC 15.2), all on an immutable `HostTool`:
 * `catalog_entry(tool, describe)`: the `tool_spec` map of SPEC 5, plus "param_describe"
   when some parameter has a description and "returns" (stdlib.returns: a JSON Schema of
   the result) when the function has a return annotation.
-* `collect(obj)` and `load_target("MODULE:NAME")` (for `--tools`): name -> HostTool.
+* `collect(obj)` and `load_target("MODULE:NAME")` (for `--tools`): name -> HostTool, and
+  `Toolbox`, live in stdlib.toolbox; the docstring formats in stdlib.tooldocs.
 
 Decisions the SPEC leaves open:
 
@@ -71,14 +72,14 @@ stays cheap.
 """
 
 import enum
-import importlib
-import os
 import re
 import sys
 import threading
 import types
 
+from synsema.stdlib.hostthread import VM_THREAD  # noqa: F401  (also reached as hosttools.VM_THREAD)
 from synsema.stdlib.returns import returns_schema
+from synsema.stdlib.tooldocs import parse_docstring  # noqa: F401  (hosttools.parse_docstring)
 from synsema.vm.display import show_key
 from synsema.vm.caps import is_label
 from synsema.vm.errors import HostError, SynError
@@ -189,29 +190,23 @@ class Param(_Frozen):
         return f"Param({self.spec()}{' = ' + repr(self.default) if self.has_default else ''})"
 
 
-# The thread a host tool runs on. A run's VM works in a thread of its own (api: a large
-# stack for deep recursion), but the host called Program.call from its thread and gave
-# tools that may rely on it: a database connection made there, a contextvar or a
-# threading.local set there. So the VM's thread hands each call to the host's, which waits
-# for the run and serves them (api._HostThread); `post` is set in the VM's thread only.
-_VM_THREAD = threading.local()
 
 
 def on_host_thread(fn, kwargs):
-    post = getattr(_VM_THREAD, "post", None)
+    post = getattr(VM_THREAD, "post", None)
     return fn(**kwargs) if post is None else post(fn, kwargs)
 
 
 def run_awaitable(coro):
     """The result of an `async def` tool's coroutine, in the VM's thread. A run of
     Program.call_async/run_async (api) schedules it on the caller's event loop
-    (`_VM_THREAD.loop`) and waits; a run of the sync API or `syn` runs it on an event
+    (`VM_THREAD.loop`) and waits; a run of the sync API or `syn` runs it on an event
     loop of its own, on the host's thread. If the run is given up on (cancelled, its time
     limit) while it waits, the coroutine is cancelled too, and the call fails."""
     import asyncio
     import concurrent.futures
-    loop = getattr(_VM_THREAD, "loop", None)
-    gone = getattr(_VM_THREAD, "gone", None)
+    loop = getattr(VM_THREAD, "loop", None)
+    gone = getattr(VM_THREAD, "gone", None)
     if loop is None:
         return on_host_thread(_run_own_loop, {"coro": _until_gone(coro, gone)})
     future = asyncio.run_coroutine_threadsafe(coro, loop)
@@ -300,7 +295,7 @@ class HostTool(_Frozen):
             # (a tool coroutine cancelled mid-way is a failed call, recorded as one)
             raise SynError(f"host tool '{self.name}' failed: {e.message}") from None
         except (KeyboardInterrupt, LimitReached):
-            raise       # Ctrl-C, or the run given up on (api._HostThread): the run ends
+            raise       # Ctrl-C, or the run given up on (runtime.threads.HostThread): the run ends
         except BaseException as e:  # noqa: BLE001 - every exception a tool raises
             # Anything the tool raises is the program's to catch: a sys.exit() in a tool
             # too (it would end the host's whole process), and any other BaseException (an
@@ -517,107 +512,6 @@ def _readers(tool_name, readers, names):
     return tuple(out)
 
 
-# ---- docstrings ----------------------------------------------------------------------------
-
-_SPHINX = re.compile(r":(?:param|parameter|arg|argument|key|keyword)\s+"
-                     r"(?:[^:]*?\s+)?\**(\w+)\s*:\s*(.*)")
-_GOOGLE_HEADER = re.compile(r"(Args|Arguments|Parameters|Params|Keyword Args|"
-                            r"Keyword Arguments|Other Parameters)\s*:\s*\Z")
-_GOOGLE_ENTRY = re.compile(r"\**(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)")
-_NUMPY_HEADERS = ("Parameters", "Other Parameters", "Keyword Arguments")
-_ANY_HEADER = re.compile(r"[A-Z][A-Za-z ]*:\s*\Z")
-
-
-def parse_docstring(doc):
-    """(description, {parameter: description}) of a cleaned docstring: the first
-    paragraph, and the parameters of Sphinx fields, Google `Args:` and NumPy
-    `Parameters` sections (the first description found for a name wins)."""
-    lines = doc.expandtabs().splitlines()
-    first = []
-    for i, line in enumerate(lines):
-        s = line.strip()
-        if not s or s.startswith(":") or _ANY_HEADER.match(s) or _dashes(lines, i + 1):
-            break
-        first.append(s)
-    params = {}
-    for found in (_sphinx(lines), _google(lines), _numpy(lines)):
-        for k, v in found.items():
-            params.setdefault(k, v)
-    return " ".join(first), params
-
-
-def _indent(line):
-    return len(line) - len(line.lstrip())
-
-
-def _dashes(lines, i):
-    return i < len(lines) and len(lines[i].strip()) >= 3 and set(lines[i].strip()) == {"-"}
-
-
-def _entries(lines, start, is_entry, ends):
-    """Collect `name: text` entries from lines[start:], continuation lines joined."""
-    found, current, entry_indent = {}, None, None
-    for i in range(start, len(lines)):
-        line = lines[i]
-        if not line.strip():
-            continue
-        if ends(i):
-            break
-        names, text = is_entry(line, entry_indent)
-        if names is not None:
-            entry_indent = _indent(line)
-            current = [text] if text else []
-            for n in names:
-                found.setdefault(n, current)
-        elif current is not None:
-            current.append(line.strip())
-    return {n: " ".join(parts) for n, parts in found.items()}
-
-
-def _sphinx(lines):
-    found = {}
-    for i, line in enumerate(lines):
-        m = _SPHINX.match(line.strip())
-        if not m:
-            continue
-        parts = [m.group(2).strip()] if m.group(2).strip() else []
-        for more in lines[i + 1:]:
-            if not more.strip() or more.strip().startswith(":") or _indent(more) <= _indent(line):
-                break
-            parts.append(more.strip())
-        found.setdefault(m.group(1), " ".join(parts))
-    return found
-
-
-def _google(lines):
-    for i, line in enumerate(lines):
-        if _GOOGLE_HEADER.match(line.strip()):
-            base = _indent(line)
-
-            def entry(text, indent, base=base):
-                if indent is not None and _indent(text) > indent:
-                    return None, None
-                m = _GOOGLE_ENTRY.fullmatch(text.strip())
-                return ([m.group(1)], m.group(2).strip()) if m else (None, None)
-            return _entries(lines, i + 1, entry, lambda j: _indent(lines[j]) <= base)
-    return {}
-
-
-def _numpy(lines):
-    for i, line in enumerate(lines):
-        if line.strip() in _NUMPY_HEADERS and _dashes(lines, i + 1):
-            base = _indent(line)
-
-            def entry(text, indent, base=base):
-                if _indent(text) > base:
-                    return None, None
-                names = text.split(":", 1)[0]
-                return [n.strip().lstrip("*") for n in names.split(",")], ""
-            return _entries(lines, i + 2, entry,
-                            lambda j: _indent(lines[j]) <= base and _dashes(lines, j + 1))
-    return {}
-
-
 # ---- values --------------------------------------------------------------------------------
 
 def to_synsema(value, tool_name, labels=False):
@@ -660,157 +554,6 @@ def catalog_entry(tool, describe=None):
 
 def _show_choices(values):
     return ", ".join(show_key(norm_key(v)) for v in values)
-
-
-# ---- collections ---------------------------------------------------------------------------
-
-class Toolbox:
-    """A named, ordered collection of host tools: `bank = Toolbox("bank")`, then
-    `@bank.tool` declares `bank.NAME`. Iterating gives the HostTools in the order added;
-    `tb["bank.send_money"]`, `in` and `len` work by name."""
-
-    def __init__(self, name=None, tools=()):
-        if name is not None:
-            check_name(name)
-        self.name = name
-        self._tools = {}
-        for t in tools:
-            self.add(t)
-
-    def tool(self, fn=None, *, name=None, result_labels=(), accepts=None, readers=None,
-             description=None):
-        """Like `synsema.tool`, and registers the tool here under a prefixed name."""
-        def decorate(f):
-            spec = declare(f, name=name, result_labels=result_labels, accepts=accepts,
-                           readers=readers, description=description, prefix=self.name)
-            self._register(spec)
-            return _mark(f, spec)
-        return decorate if fn is None else decorate(fn)
-
-    def add(self, obj):
-        """Register a declared tool (its name kept) or a plain function (declared here,
-        prefixed); returns the HostTool."""
-        spec = _spec_of(obj)
-        if spec is None:
-            spec = declare(obj, prefix=self.name)
-        self._register(spec)
-        return spec
-
-    def _register(self, spec):
-        old = self._tools.get(spec.name)
-        if old is not None and old is not spec:
-            raise ToolError(_duplicate(old, spec))
-        self._tools[spec.name] = spec
-
-    @classmethod
-    def merge(cls, *sources, name=None):
-        """A new Toolbox holding every tool of the sources (anything `collect` takes)."""
-        return cls(name, collect(list(sources)).values())
-
-    def __iter__(self):
-        return iter(list(self._tools.values()))
-
-    def __len__(self):
-        return len(self._tools)
-
-    def __contains__(self, name):
-        return name in self._tools
-
-    def __getitem__(self, name):
-        try:
-            return self._tools[name]
-        except KeyError:
-            raise KeyError(f"no host tool '{name}' in this toolbox"
-                           f"{did_you_mean(name, list(self._tools))}") from None
-
-    def __repr__(self):
-        return f"<Toolbox {self.name or ''} [{', '.join(self._tools)}]>"
-
-
-def _spec_of(obj):
-    if isinstance(obj, HostTool):
-        return obj
-    spec = getattr(obj, "__synsema_tool__", None)
-    return spec if isinstance(spec, HostTool) else None
-
-
-def collect(obj):
-    """{name: HostTool}, in order, from a decorated function, a HostTool, a Toolbox, a
-    list or tuple of these, or such a {name: HostTool} map; two different tools of one name are a ToolError."""
-    out = {}
-    _collect(obj, out)
-    return out
-
-
-def _collect(obj, out):
-    if isinstance(obj, dict):           # what collect() itself returns
-        obj = list(obj.values())
-    if isinstance(obj, (list, tuple, Toolbox)):
-        for item in obj:
-            _collect(item, out)
-        return
-    spec = _spec_of(obj)
-    if spec is None:
-        what = (f"the function '{obj.__name__}'" if isinstance(obj, types.FunctionType)
-                else _describe(obj))
-        raise ToolError(f"{what} is not a host tool; give a function decorated with "
-                        "@synsema.tool, a list of them, or a synsema.Toolbox")
-    old = out.get(spec.name)
-    if old is not None and old is not spec:
-        raise ToolError(_duplicate(old, spec))
-    out[spec.name] = spec
-
-
-def _duplicate(a, b):
-    return (f"two host tools are named '{a.name}': {_origin(a.fn)} and {_origin(b.fn)}; "
-            "give one of them another name with name=")
-
-
-def _origin(fn):
-    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
-
-
-def load_target(target):
-    """{name: HostTool} of a `--tools MODULE:NAME` target: MODULE imported with the working
-    directory on the path, NAME (dotted for an attribute of an attribute) looked up in it.
-    Raises ToolTargetError saying what failed."""
-    module_name, sep, attr = target.partition(":")
-    module_name, attr = module_name.strip(), attr.strip()
-    if not sep or not module_name or not attr:
-        raise ToolTargetError(f"--tools needs MODULE:NAME (for example mytools:toolbox), "
-                              f"got {target!r}")
-    if module_name.endswith(".py") or "/" in module_name or os.sep in module_name:
-        stem = os.path.splitext(os.path.basename(module_name))[0]
-        raise ToolTargetError(f"--tools {target}: write the module's import name, not a "
-                              f"file (for example {stem}:{attr}, run from its folder)")
-    cwd = os.getcwd()
-    if not any(os.path.abspath(p or ".") == cwd for p in sys.path):
-        sys.path.insert(0, cwd)
-    importlib.invalidate_caches()       # a module written since the last import is found
-    try:
-        obj = importlib.import_module(module_name)
-    except ModuleNotFoundError as e:
-        if e.name and (module_name == e.name or module_name.startswith(e.name + ".")):
-            raise ToolTargetError(f"--tools {target}: no module named '{e.name}' (looked "
-                                  f"in {cwd} and the Python path)") from None
-        raise ToolTargetError(f"--tools {target}: importing '{module_name}' failed: "
-                              f"{_one_line(e)}") from None
-    except ToolError as e:
-        raise ToolTargetError(f"--tools {target}: {e}") from None
-    except (Exception, SystemExit) as e:
-        raise ToolTargetError(f"--tools {target}: importing '{module_name}' failed: "
-                              f"{_one_line(e)}") from None
-    owner = f"module '{module_name}'"
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            public = [n for n in dir(obj) if not n.startswith("_")]
-            raise ToolTargetError(f"--tools {target}: {owner} has no '{part}'"
-                                  f"{did_you_mean(part, public)}")
-        obj, owner = getattr(obj, part), f"'{part}'"
-    try:
-        return collect(obj)
-    except ToolError as e:
-        raise ToolTargetError(f"--tools {target}: {e}") from None
 
 
 def _describe(obj):

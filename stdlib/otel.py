@@ -1,7 +1,7 @@
 """OpenTelemetry spans of a run (docs/observability.md): one for the run, one per model
 call, one per tool call, named and attributed after the GenAI semantic conventions.
 
-Imported only when a run has a TracerProvider (api._tracer_provider): without one, the
+Imported only when a run has a TracerProvider (runtime.run.find_tracer_provider): without one, the
 VM's `spans` is None and every hook is one `is None` test. The VM never imports this
 module; the builtins that touch the world (stdlib.vmbuiltins, stdlib.hostcall) and the
 API (api._execute) call it.

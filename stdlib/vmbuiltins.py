@@ -10,6 +10,9 @@ check below on a Labeled type is simply false.
 from synsema.vm import display as D
 from synsema.vm.equality import equal
 from synsema.vm.jsonvalues import json_encode
+from synsema.stdlib import hostcall
+from synsema.stdlib.labelling import check_argument  # noqa: F401  (vmbuiltins.check_argument)
+from synsema.stdlib.labelling import label as _label, split as _split
 from synsema.stdlib.registry import builtin
 from synsema.vm import caps as C
 from synsema.vm import precise as P
@@ -18,25 +21,6 @@ from synsema.vm.suggest import did_you_mean
 from synsema.vm.values import UNSET, Closure, HostFn, Labeled, type_name
 
 NO_PROVIDER = "[no llm provider]"
-
-
-def _split(v):
-    """(plain value, labels) of a possibly labelled value."""
-    if type(v) is Labeled:
-        return v.v, v.l
-    return v, EMPTY
-
-
-def _label(vm, v, labels):
-    """v labelled with `labels` and the pc (only under --labels)."""
-    if not vm.labels:
-        return v
-    labels = labels | vm.pc
-    if not labels:
-        return v
-    if type(v) is Labeled:
-        return Labeled(v.v, v.l | labels)
-    return Labeled(v, labels)
 
 
 def _labels_text(labels):
@@ -127,20 +111,7 @@ def labels_of(vm, v):
 
 # ---- calls and tools ----------------------------------------------------------------------
 
-def check_argument(name, declared, v, nothing_ok):
-    """SPEC 5: an argument given by name must have its parameter's declared type, with no
-    conversion; explicit `nothing` only where the parameter accepts it (`nothing_ok`).
-    The one check for tasks and host tools, whatever calls them."""
-    if declared is None or declared == "any":
-        return
-    if v is None:
-        if not nothing_ok:
-            raise SynError(f"'{name}' must be {declared}, got nothing")
-    elif type_name(v) != declared:      # a task value: a Closure or a host tool
-        raise SynError(f"'{name}' must be {declared}, got {type_name(v)}")
-
-
-def _named_args(name, task, args, tool, value_labels=EMPTY):
+def named_args(name, task, args, tool, value_labels=EMPTY):
     """The positional argument list for `task` from the map `args` (SPEC section 5).
     `value_labels`: the labels of every value (an entry point's --args-label), which an
     error about a value (its type) carries; the keys are the host's own."""
@@ -180,11 +151,11 @@ def _named_args(name, task, args, tool, value_labels=EMPTY):
 
 
 def _checked_args(vm, name, task, args, labels, tool):
-    """_named_args; an error it raises carries the labels of the task and the map."""
+    """named_args; an error it raises carries the labels of the task and the map."""
     if labels and vm.labels and vm.try_entries:
         vm.taint_try(labels)
     try:
-        return _named_args(name, task, args, tool)
+        return named_args(name, task, args, tool)
     except SynError as e:
         e.labels = e.labels | labels
         raise
@@ -223,7 +194,6 @@ def _call_host(vm, name, fn, tl, amap, as_tool):
     """call/call_tool of a host tool: the map checked against its signature, then
     stdlib.hostcall.invoke (capability, label contract, record). Each argument carries
     its own labels and the map's shape (SPEC 10)."""
-    from synsema.stdlib import hostcall
     args, al = _split(amap)
     if type(args) is not dict:
         err = SynError(f"{name} needs a map of arguments as its second argument, got "

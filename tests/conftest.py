@@ -93,7 +93,7 @@ def printed(src, labels=False):
     """What `src` prints, run in a fresh VM (labels on or off, developer mode)."""
     import io
     from synsema.compiler import compile_source
-    from synsema.vm.machine import VM, Options
+    from synsema.runtime.machine import VM, Options
     out = io.StringIO()
     VM(compile_source(src, "t.syn"), Options(labels=labels, out=out.write)).run_main()
     return out.getvalue()

@@ -22,11 +22,11 @@ import io
 import random
 import sys
 
-from synsema.cli.report import Source, runtime_error
+from synsema.runtime.report import Source, runtime_error
 from synsema.compiler import compile_source
 from synsema.vm.caps import Ceiling
 from synsema.vm.errors import CompileError, LabelViolation, LimitReached, SynError
-from synsema.vm.machine import VM, InternalError, Options
+from synsema.runtime.machine import VM, InternalError, Options
 
 MAX_STEPS = 20000
 TIMEOUT = 2

@@ -111,21 +111,21 @@ def test_errors_stop_at_a_limit():
 def test_many_errors_take_linear_work():
     # Recovery replays the parser's states from the last error: the work per error is the
     # distance since the one before, not the whole file. Counted, not timed.
-    from synsema.compiler import grammar
+    from synsema.compiler import parser
     calls = []
-    real = grammar._replay
+    real = parser._replay
 
     def counting(toks, checkpoint, first, tables):
         calls.append(first + 1 - checkpoint[0])
         return real(toks, checkpoint, first, tables)
-    grammar._replay = counting
+    parser._replay = counting
     try:
         filler = "let ok be 1\n" + "set ok to ok + 1\n" * 200
         src = filler + "".join(f"print({i} {i})\n" + "set ok to ok + 1\n" * 200
                                for i in range(50))
         assert len(errors(src)) == 50
     finally:
-        grammar._replay = real
+        parser._replay = real
     assert len(calls) == 50
     assert sum(calls) < 2 * len(src.split("\n")) * 8      # tokens, about 8 a line
 

@@ -110,7 +110,7 @@ def test_a_labelled_runtime_error_withholds_its_message():
 
 
 def test_an_internal_error_is_exit_70(monkeypatch):
-    from synsema.stdlib.registry import load_all
+    from synsema.stdlib.host import load_all
 
     def broken(*args):
         raise KeyError("boom")

@@ -12,11 +12,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from synsema.cli.report import Source, runtime_error
+from synsema.runtime.report import Source, runtime_error
 from synsema.compiler import compile_source
 from synsema.vm import caps as C
 from synsema.vm.errors import StartRefused, SynError
-from synsema.vm.machine import VM, Options
+from synsema.runtime.machine import VM, Options
 
 
 def run(src, cap=None, labels=False, audit=None):

@@ -7,7 +7,7 @@ from conftest import SHARED
 from synsema.compiler import compile_source
 from synsema.vm.codec import decode, encode
 from synsema.vm.errors import CompileError, SynError
-from synsema.vm.machine import VM, Options
+from synsema.runtime.machine import VM, Options
 
 
 def cerr(src):

@@ -9,8 +9,10 @@ import threading
 import synsema
 from synsema.compiler import compile_source
 from synsema.stdlib import registry
+from synsema.stdlib.host import load_all
 from synsema.vm import decode
-from synsema.vm.machine import VM, Options
+from synsema.runtime.machine import VM
+from synsema.vm.machine import Options
 
 SOURCE = """\
 task fib(n)
@@ -97,7 +99,7 @@ def test_each_vm_has_its_own_tables_for_the_plans_it_adopts():
 def test_a_changed_builtin_is_decoded_again(monkeypatch):
     program = compile_source('print(upper("a"))\n', "app.syn")
     assert run(program) == "A\n"
-    entry = copy.copy(registry.load_all()["upper"])
+    entry = copy.copy(load_all()["upper"])
     entry.fn = lambda s: s.lower() + "!"
     monkeypatch.setitem(registry.BUILTINS, "upper", entry)
     assert run(program) == "a!\n"

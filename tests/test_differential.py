@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import syn_command
-from synsema.cli.report import Source, runtime_error
+from synsema.runtime.report import Source, runtime_error
 from synsema.compiler import compile_source
 from synsema.vm.codec import decode, encode
 from synsema.vm.errors import SynError
-from synsema.vm.machine import VM, Options
+from synsema.runtime.machine import VM, Options
 
 PRELUDE = '''task helper(a, b = 2)
     when a > b

@@ -11,7 +11,7 @@ import pytest
 
 from synsema.compiler import compile_source
 from synsema.vm.errors import CompileError, StartRefused, SynError
-from synsema.vm.machine import VM, InternalError, Options
+from synsema.runtime.machine import VM, InternalError, Options
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"

@@ -11,7 +11,7 @@ import pytest
 from synsema.compiler import compile_source
 from synsema.vm import decode, machine
 from synsema.vm.errors import SynError
-from synsema.vm.machine import VM, Options
+from synsema.runtime.machine import VM, Options
 
 from conftest import load_script
 

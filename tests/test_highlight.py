@@ -14,7 +14,7 @@ from pygments.token import Comment, Error, Keyword, Name, Number, Operator, Stri
 
 from synsema.compiler.lexer import KEYWORDS
 from synsema.highlight import SynsemaLexer, textmate_grammar
-from synsema.stdlib.registry import load_all
+from synsema.stdlib.host import load_all
 
 ROOT = Path(__file__).resolve().parent.parent
 VSCODE = ROOT / "editors" / "vscode"

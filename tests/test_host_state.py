@@ -98,7 +98,7 @@ def test_a_tool_error_and_a_program_error_after_it_come_back_as_before():
 def test_a_run_given_up_on_gets_no_more_tool_calls_served():
     # When the host stops waiting (Ctrl-C, a time limit past one long operation), a call
     # the run had posted fails, and a later one is refused, instead of waiting forever.
-    from synsema.api import _HostThread
+    from synsema.runtime.threads import HostThread as _HostThread
     from synsema.vm.errors import LimitReached
     host = _HostThread()
     got = {}

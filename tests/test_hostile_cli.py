@@ -11,7 +11,8 @@ import msgpack
 import pytest
 
 import synsema
-from synsema.cli import describe, report
+from synsema.cli import describe
+from synsema.runtime import report
 from synsema.vm.program import Param
 
 MAGIC = b"SYNB\r\n\x1a\n"

@@ -449,7 +449,7 @@ def _load_measured(data):
     """(reason or None, peak bytes traced) of decoding data."""
     import tracemalloc
 
-    from synsema.stdlib.registry import load_all
+    from synsema.stdlib.host import load_all
     load_all()                  # imported once, not counted
     tracemalloc.start()
     try:

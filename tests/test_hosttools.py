@@ -15,9 +15,10 @@ import pytest
 
 import synsema
 from synsema.stdlib import hosttools as H
-from synsema.stdlib.hosttools import (HostTool, ToolError, ToolTargetError, Toolbox,
-                                      catalog_entry, collect, load_target, parse_docstring,
+from synsema.stdlib.hosttools import (HostTool, ToolError, ToolTargetError, catalog_entry,
                                       to_synsema)
+from synsema.stdlib.tooldocs import parse_docstring
+from synsema.stdlib.toolbox import Toolbox, collect, load_target
 from synsema.vm.errors import SynError
 from synsema.vm.values import TRUE_KEY, Closure
 from synsema.vm.program import Function

@@ -11,7 +11,7 @@ from conftest import printed as run
 from synsema.compiler import compile_source
 from synsema.vm import opcodes as O
 from synsema.vm.errors import SynError
-from synsema.vm.machine import VM, Options
+from synsema.runtime.machine import VM, Options
 
 
 def error(src, labels=False):

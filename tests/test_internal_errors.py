@@ -6,8 +6,8 @@ import io
 import pytest
 
 from synsema.compiler import compile_source
-from synsema.stdlib.registry import load_all
-from synsema.vm.machine import VM, InternalError, Options
+from synsema.stdlib.host import load_all
+from synsema.runtime.machine import VM, InternalError, Options
 
 SRC = 'try\n    print(upper("x"))\nrecover e\n    print("caught: " + e)\n'
 

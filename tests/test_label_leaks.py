@@ -10,7 +10,7 @@ import pytest
 from synsema.compiler import compile_source
 from synsema.vm.caps import Ceiling, CeilingError
 from synsema.vm.errors import LabelViolation, LimitReached, SynError
-from synsema.vm.machine import VM, Options
+from synsema.runtime.machine import VM, Options
 
 
 def run(src, cap="stdout", labels=True, trace=False):

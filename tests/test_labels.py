@@ -18,11 +18,11 @@ import time
 
 import pytest
 
-from synsema.cli.report import Source, runtime_error
+from synsema.runtime.report import Source, runtime_error
 from synsema.compiler import compile_source
 from synsema.vm.caps import Ceiling
 from synsema.vm.errors import LabelViolation, LimitReached, SynError
-from synsema.vm.machine import VM, Options
+from synsema.runtime.machine import VM, Options
 
 SECRET = "hunter2"
 MAKE = 'let secret be private("hun" + "ter2", "c")\n'

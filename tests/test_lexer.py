@@ -325,7 +325,7 @@ def test_tokenize_agrees_with_plys_own_loop():
 
 def test_a_long_block_is_one_list_in_order():
     # the grammar grows statement lists in place: order and count must survive that
-    from synsema.compiler.grammar import parse
+    from synsema.compiler.parser import parse
     n = 3000
     src = "task f()\n" + "".join(f"    let v{i} be {i}\n" for i in range(n)) + \
         "".join(f"print({i})\n" for i in range(n))

@@ -21,7 +21,7 @@ from synsema.compiler import compile_source
 from synsema.vm import codec, decode, flow, machine
 from synsema.vm import opcodes as O
 from synsema.vm.errors import InvalidProgram
-from synsema.vm.machine import VM, Options
+from synsema.runtime.machine import VM, Options
 from synsema.vm.program import Function, Param, Program
 from synsema.vm.verify import _show, verify
 

@@ -10,7 +10,7 @@ import pytest
 from synsema.compiler import compile_source
 from synsema.vm.caps import Ceiling
 from synsema.vm.errors import LabelViolation, StartRefused
-from synsema.vm.machine import VM, Options
+from synsema.runtime.machine import VM, Options
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):

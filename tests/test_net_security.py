@@ -23,14 +23,14 @@ sys.path.insert(0, os.path.dirname(__file__))
 from llm_server import (KEY, LLMServer, anthropic_text, openai_error, openai_text,  # noqa: E402
                         openai_tools, provider_for)
 
-from synsema.cli.report import Source, runtime_error  # noqa: E402
+from synsema.runtime.report import Source, runtime_error  # noqa: E402
 from synsema.compiler import compile_source  # noqa: E402
 from synsema.stdlib import net  # noqa: E402
 from synsema.stdlib.llm import LLMConfig, ProviderError  # noqa: E402
 from synsema.stdlib.llm.errors import scrub  # noqa: E402
 from synsema.vm import caps as C  # noqa: E402
 from synsema.vm.errors import CompileError, StartRefused, SynError  # noqa: E402
-from synsema.vm.machine import VM, Options  # noqa: E402
+from synsema.runtime.machine import VM, Options  # noqa: E402
 
 
 def run(src, cap=None, audit=None):

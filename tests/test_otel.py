@@ -277,6 +277,6 @@ def test_without_a_tracer_provider_nothing_of_opentelemetry_is_loaded(tmp_path):
     assert r.stdout == "1\n" and "otel imported: False" in r.stderr, r.stderr
     # imported but never configured (another library uses the API): no spans, no cost
     r = _global_run(tmp_path, "from opentelemetry import trace",
-                    "import synsema.api as a; print('provider:', a._tracer_provider(None), "
+                    "import synsema.runtime.run as a; print('provider:', a.find_tracer_provider(None), "
                     "file=sys.stderr)")
     assert r.stdout == "1\n" and "provider: None" in r.stderr, r.stderr

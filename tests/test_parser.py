@@ -8,10 +8,10 @@ import sys
 import pytest
 
 from synsema.compiler import compile_source
-from synsema.compiler.grammar import parse
+from synsema.compiler.parser import parse
 from synsema.compiler.lexer import tokenize
 from synsema.vm.errors import CompileError
-from synsema.vm.machine import VM, Options
+from synsema.runtime.machine import VM, Options
 
 def tree(src):
     return parse(tokenize(src, "t.syn"), "t.syn")
@@ -362,13 +362,13 @@ def test_parsetab_tables_match_freshly_generated_ones(tmp_path, monkeypatch):
 def test_rules_with_a_from_token_maker_agree_with_it():
     # The parser calls `from_token` instead of the rule when it shifts and reduces a
     # token in one step: both ways must make the same node.
-    from synsema.compiler import grammar
+    from synsema.compiler import grammar, parser
     makers = [f for name, f in vars(grammar).items()
               if name.startswith("p_") and hasattr(f, "from_token")]
     assert len(makers) == 3
     for tok in [("NAME", "x", 3, 7, 40), ("NUMBER", 2.5, 1, 2, 1), ("TEXT", "hi", 9, 1, 99)]:
         for rule in makers:
-            p = grammar._Production([None, tok[1]])
+            p = parser._Production([None, tok[1]])
             p.slice = [None, tok]
             rule(p)
             direct = rule.from_token(tok)

@@ -16,15 +16,16 @@ import textwrap
 import pytest
 
 import synsema
-from synsema.cli.report import Source, runtime_error
+from synsema.runtime.report import Source, runtime_error
 from synsema.compiler import compile_plan, compile_source
-from synsema.stdlib.hosttools import collect
+from synsema.stdlib.toolbox import collect
 from synsema.stdlib.llm import prompts
 from synsema.stdlib.plans import OFFLINE_PLAN, strip_fence
-from synsema.stdlib.registry import PLAN_REMOVED, load_all
+from synsema.stdlib.host import load_all
+from synsema.stdlib.registry import PLAN_REMOVED
 from synsema.vm.caps import Ceiling
 from synsema.vm.errors import LabelViolation, LimitReached, PlanRejected, SynError
-from synsema.vm.machine import VM, Options
+from synsema.runtime.machine import VM, Options
 
 from conftest import syn_command
 

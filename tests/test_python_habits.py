@@ -33,7 +33,7 @@ def test_a_method_call_says_which_builtin_to_call(src, hint):
     import io
 
     from synsema.vm.errors import SynError
-    from synsema.vm.machine import VM, Options
+    from synsema.runtime.machine import VM, Options
     with pytest.raises(SynError) as info:
         VM(compile_source(src, "h.syn"), Options(out=io.StringIO().write)).run_main()
     assert hint in info.value.message

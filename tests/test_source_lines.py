@@ -11,7 +11,7 @@ import tracemalloc
 import pytest
 
 from conftest import syn_command
-from synsema.cli.report import CARET_WIDTH, Source, compile_error, source_lines
+from synsema.runtime.report import CARET_WIDTH, Source, compile_error, source_lines
 from synsema.compiler import compile_source
 from synsema.compiler.lexer import LINE, TYPE, VALUE, tokenize
 from synsema.vm.errors import CompileError

@@ -8,7 +8,7 @@ import threading
 
 from synsema.compiler import compile_source
 from synsema.vm import codec
-from synsema.vm.machine import VM, Options
+from synsema.runtime.machine import VM, Options
 from synsema.vm.values import Labeled
 
 SOURCE = """\

@@ -14,7 +14,7 @@ from synsema.vm.jsonvalues import json_decode, json_encode, lone_surrogate
 from synsema.stdlib.llm import convert, prompts
 from synsema.vm.digits import int_of_digits, int_text
 from synsema.vm.errors import SynError
-from synsema.vm.machine import VM, Options
+from synsema.runtime.machine import VM, Options
 
 NAN = "let inf be 1e308 * 10\nlet n be inf - inf\n"      # a program's way to a nan
 

@@ -598,7 +598,7 @@ def _runs_safely(p):
     """What the verifier accepts runs in both loops without an internal error (exit 70):
     it ends, fails with a Synsema error, or stops at a limit."""
     from synsema.vm.errors import SynError
-    from synsema.vm.machine import VM, Options
+    from synsema.runtime.machine import VM, Options
     for labels in (False, True):
         vm = VM(p, Options(labels=labels, max_steps=300, max_depth=20, out=lambda t: None))
         try:

@@ -71,7 +71,7 @@ def profile(source, name, fused):
     from synsema.compiler import compile_source
     from synsema.vm import decode, machine
     from synsema.vm.errors import CompileError, SynError
-    from synsema.vm.machine import VM, Options
+    from synsema.runtime.machine import VM, Options
     try:
         prog = compile_source(source, os.path.basename(name))
     except (SynError, CompileError):     # a conformance program that must not compile
@@ -116,7 +116,7 @@ def weights(progs, labels, per_second=None):
     instructions each do much."""
     from synsema.compiler import compile_source
     from synsema.vm import opcodes as O
-    from synsema.vm.machine import VM, Options
+    from synsema.runtime.machine import VM, Options
     names = {op.code: op.name for op in O.OPS}
     names.update({c: n for n, c in O.INTERNAL.items()})
     from synsema.vm.errors import CompileError

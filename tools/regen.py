@@ -41,6 +41,13 @@ def _dispatch_stale():
     return _script("tools/gen_dispatch.py").main(check=True)
 
 
+def _signatures_stale():
+    mod = _script("tools/gen_signatures.py")
+    with open(mod.TARGET, encoding="utf-8") as fh:
+        text = fh.read()
+    return [] if mod.render(text) == text else ["vm/signatures.py"]
+
+
 def _opcode_doc_stale():
     mod = _script("docs/gen_opcodes.py")
     fresh = mod.BEGIN + "\n" + mod.table() + mod.END
@@ -99,6 +106,8 @@ class Step:
 
 
 STEPS = [
+    Step("the builtins' signatures, vm/signatures.py (tools/gen_signatures.py)",
+         [["tools/gen_signatures.py"]], _signatures_stale),
     Step("the VM loops and opcode data (tools/gen_dispatch.py)",
          [["tools/gen_dispatch.py"]], _dispatch_stale),
     Step("the opcode table of docs/bytecode.md (docs/gen_opcodes.py)",

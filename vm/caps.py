@@ -33,6 +33,45 @@ def is_host(h):
     return 0 < len(body) <= 253 and all(_is_dns_label(part) for part in body.split("."))
 
 
+def host_problem(h):
+    """Why vm.caps.is_host refuses `h`, and the fix, in a few words."""
+    if "://" in h or "/" in h:
+        what = "write the host alone, without scheme or path"
+    elif h.startswith("["):
+        what = "IPv6 addresses are not supported; use a host name"
+    elif "%" in h:
+        what = "write the host plainly, not percent-encoded"
+    elif ":" in h:
+        what = "no port: a net capability covers every port of its host"
+    elif h.endswith("."):
+        what = "no final dot"
+    elif h.startswith("."):
+        what = 'a host cannot begin with a dot (a pattern for subdomains begins with "*.")'
+    elif "*" in h:
+        what = 'a pattern is "*." and a domain, like "*.example.com"'
+    elif not h or ".." in h:
+        what = "a host name has no empty parts between dots"
+    elif not h.isascii():
+        what = "write an international name in its ASCII form (xn--...)"
+    elif len(h) > 253 or any(len(part) > 63 for part in h.split(".")):
+        what = "a part between dots is at most 63 characters, the whole at most 253"
+    elif any(part.startswith("-") or part.endswith("-") for part in h.split(".")):
+        what = "a part between dots cannot begin or end with '-'"
+    else:
+        what = "only letters, digits, '-' and dots are allowed"
+    guess = _guess(h)
+    if guess != h and is_host(guess):
+        return f'{what}; write "{guess}"'
+    return f'{what}; write a host like "api.example.com" or "*.example.com"'
+
+
+def _guess(h):
+    h = h.lower().split("://", 1)[-1].split("/", 1)[0].rsplit("@", 1)[-1].split(":", 1)[0]
+    if h.startswith(".") and not h.startswith(".."):
+        return "*" + h.rstrip(".")
+    return h.strip(".")
+
+
 def _is_dns_label(part):
     return (0 < len(part) <= 63 and part.isascii() and part.replace("-", "").isalnum()
             and part[0] != "-" and part[-1] != "-")

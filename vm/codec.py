@@ -44,7 +44,7 @@ import re
 import msgpack
 
 from synsema import LANGUAGE_LEVEL
-from synsema.stdlib.registry import load_all
+from synsema.vm.signatures import SIGNATURES
 from synsema.vm.caps import is_cap
 from synsema.vm.digits import int_of_digits, int_text
 from synsema.vm.errors import InvalidProgram, SynError
@@ -268,9 +268,8 @@ def decode(data):
         prog.tests.append((_str(t[0], "a test's name"), _int(t[1], "a test's function")))
     prog.sha256 = digest.hex()
     prog.level = level
-    known = load_all()
     for b in prog.builtins:
-        if b not in known:
+        if b not in SIGNATURES:
             _bad(f"it calls a builtin {_show(b)} that this syn does not have")
     verify(prog)
     return prog

@@ -6,8 +6,6 @@ inside host programs, and the setting is global and not thread-safe. So past the
 convert ourselves, divide and conquer as CPython 3.12's `_pylong` does, so that a million
 digits take about a second rather than minutes; below it we keep the fast built-ins.
 """
-import decimal
-
 from synsema.vm.errors import SynError
 
 # Chunks converted by the built-ins: below 640, the smallest limit a host may set.
@@ -21,6 +19,7 @@ def int_text(n):
         return str(n)
     except ValueError:
         pass
+    import decimal      # only for an int past the limit: kept off start-up
     with decimal.localcontext() as ctx:
         ctx.prec = decimal.MAX_PREC
         ctx.Emax = decimal.MAX_EMAX

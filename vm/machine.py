@@ -9,13 +9,11 @@ import sys
 import time
 import weakref
 
-from synsema.stdlib.hostcall import call_positional
-from synsema.stdlib.registry import load_all
 from synsema.vm import caps as C
 from synsema.vm import opcodes as O
 from synsema.vm.decode import FramePads, decode_function, make_task_closures
-from synsema.vm.errors import (EMPTY, CapabilityDenied, LabelViolation, LimitReached, StartRefused,
-                               SynError)
+from synsema.vm.errors import (EMPTY, CapabilityDenied, InternalError, LabelViolation,  # noqa: F401
+                               LimitReached, StartRefused, SynError)
 from synsema.vm.program import cap_text
 from synsema.vm.labels import call_under, taint_try
 from synsema.vm.values import UNSET, Closure, HostFn, Labeled, type_name
@@ -23,10 +21,21 @@ from synsema.vm.values import UNSET, Closure, HostFn, Labeled, type_name
 _CHUNK = 4096   # steps between two looks at the clock
 
 
-class InternalError(SynError):
-    """A Python exception escaped an operation: a bug in Synsema, exit 70."""
-    exit_code = 70
-    catchable = False
+class Host:
+    """What a VM is given at construction that the VM does not hold itself: the builtins'
+    implementations and the calls out of the language. The VM defines what it needs; the
+    standard library provides it (stdlib.host.STANDARD), and synsema.runtime.VM passes it.
+      builtins       name -> the builtin (vm.signatures.Signature's facts, plus fn and
+                     labelled: stdlib.registry.Builtin)
+      call_host      (vm, fn, args, labels) -> the result of a host function's call
+      model_errors() the exception class(es) a model provider raises for a failed call;
+                     the VM turns them into the calling builtin's catchable error
+    """
+
+    def __init__(self, builtins, call_host, model_errors):
+        self.builtins = builtins
+        self.call_host = call_host
+        self.model_errors = model_errors
 
 
 class Options:
@@ -51,8 +60,12 @@ class Options:
 
 
 class VM:
-    def __init__(self, program, options=None):
+    def __init__(self, program, options=None, host=None):
+        if host is None:
+            raise TypeError("a VM needs its host (vm.machine.Host): synsema.runtime.VM gives "
+                            "it the standard library's")
         opts = options or Options()
+        self.host = host
         self.program = program
         self.options = opts
         self.labels = opts.labels
@@ -98,7 +111,8 @@ class VM:
         self.pc = EMPTY
         self.try_entries = []
         self.stamp = 0
-        self.call_host = lambda fn, args, labels=EMPTY: call_positional(self, fn, args, labels)
+        call_host = host.call_host
+        self.call_host = lambda fn, args, labels=EMPTY: call_host(self, fn, args, labels)
         # The loops find a function's code and frame pads here (decoded[f], pads[f]);
         # errors and builtins find a code list's function, positions and `when`/`while`
         # words by the list's id (the loops keep only the code in their frames). What a
@@ -120,7 +134,7 @@ class VM:
 
     def _decode(self, program):
         """`program`'s functions in this run's tables; its task values."""
-        d = _decoded(program, self.labels)
+        d = _decoded(program, self.labels, self.host.builtins)
         self.pads.update(d.pads)
         self.decoded.update(d.decoded)
         self.owner.update(d.owner)
@@ -352,7 +366,6 @@ class VM:
         """fn(provider) for builtin `name`, whose input (with the pc) carries `labels`:
         audited, bounded by the run's deadline, and its tokens counted -- also those of an
         answer the provider then rejects, or of a call that fails after the model answered."""
-        from synsema.stdlib.llm import ProviderError    # only with a model: kept off start-up
         llm = self.llm
         self.audit_event(event="capability", kind="llm", host=llm.config.host, builtin=name,
                          at=self.where())
@@ -365,7 +378,7 @@ class VM:
         before = llm.spent
         try:
             return fn(llm)
-        except ProviderError as e:
+        except self.host.model_errors() as e:
             # What a provider says depends on the prompt (and may quote the model's own
             # answer: a refusal, a wrong typed value), so the error carries its labels.
             err = SynError(f"{name}: {e.message}")
@@ -488,9 +501,8 @@ class Decoded:
             c.code, c.pads = self.decoded[c.func], self.pads[c.func]
 
 
-def _builtins_of(program):
-    """The registry's entry of each builtin the program's code calls, by index."""
-    registry = load_all()
+def _builtins_of(program, registry):
+    """The host registry's entry of each builtin the program's code calls, by index."""
     return tuple(registry[name] for name in program.builtins)
 
 
@@ -520,11 +532,11 @@ def _same(xs, ys):
 _DECODED = weakref.WeakKeyDictionary()
 
 
-def _decoded(program, labels):
+def _decoded(program, labels, registry):
     """The program decoded for this mode: made once, then shared (a second Program.call
     decodes nothing). Made again if what it was made from changed: the program's functions
-    or the builtins its code calls."""
-    builtins = _builtins_of(program)
+    or the builtins its code calls (a VM whose host gives other builtins decodes its own)."""
+    builtins = _builtins_of(program, registry)
     modes = _DECODED.get(program)
     if modes is None:
         modes = _DECODED.setdefault(program, {})

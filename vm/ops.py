@@ -2,7 +2,6 @@
 handle inline (the loop tries `int op int` itself first). Each raises SynError with a
 message that names the operator and, where one exists, the fix."""
 
-from synsema.stdlib.registry import BUILTINS
 from synsema.vm.display import display, quote
 from synsema.vm.equality import equal
 from synsema.vm.errors import SynError
@@ -309,9 +308,16 @@ def set_in_place(x, k, v):
     return False
 
 
-def append(xs, v):
-    """append(xs, v) as the builtin does it (a new list), with its error messages."""
-    return BUILTINS["append"].fn(xs, v)
+def append(xs, x):
+    """A new list: xs with x added at the end."""
+    # The builtin append itself (stdlib.core registers it): the in-place append of
+    # vm/instructions.py falls back to it, with its error messages.
+    if type(xs) is not list:
+        hint = "; use + to join texts" if type(xs) is str else ""
+        raise SynError(f"append needs a list, got {type_name(xs)}{hint}")
+    r = xs.copy()
+    r.append(x)
+    return r
 
 
 def compare_kind(kind, a, b):

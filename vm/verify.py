@@ -13,7 +13,7 @@ raises InvalidProgram(reason); the reason names the function and the code offset
 
 from itertools import accumulate
 
-from synsema.stdlib.registry import load_all
+from synsema.vm.signatures import SIGNATURES
 from synsema.vm import opcodes as O
 from synsema.vm import optable as T
 from synsema.vm.caps import is_cap
@@ -219,9 +219,8 @@ def _check_program(program):
         if type(c) not in CONST_TYPES:
             raise InvalidProgram(f"constant {i} is a {type(c).__name__}, not a number, "
                                  f"text, bool or nothing")
-    registry = load_all()
     for i, name in enumerate(program.builtins):
-        if type(name) is not str or name not in registry:
+        if type(name) is not str or name not in SIGNATURES:
             raise InvalidProgram(f"builtin {i} is {_show(name)}, not a known builtin")
     for i, name in enumerate(program.globals):
         if not is_name(name):
@@ -354,7 +353,6 @@ def _check_code(program, func, index, top, texts):
     nconsts, nglobals = len(program.consts), len(program.globals)
     nfuncs, nbuiltins = len(program.functions), len(program.builtins)
     funcs, consts = program.functions, program.consts
-    registry = None
     ops = [None] * n            # offset -> (Op, operands) at instruction starts
     limit = {"const": nconsts, "local": func.nlocals, "global": nglobals, "func": nfuncs,
              "builtin": nbuiltins, "count": MAX_COUNT + 1, "jump": n, "rid": MAX_RID + 1}
@@ -439,9 +437,7 @@ def _check_code(program, func, index, top, texts):
                 raise InvalidProgram(f"in {where}, offset {pc}: JUMP_IF_SET tests local "
                                      f"{a[0]}, which is not a parameter with a default")
         elif check == "builtin_arity":
-            if registry is None:
-                registry = load_all()
-            b = registry[program.builtins[a[0]]]
+            b = SIGNATURES[program.builtins[a[0]]]
             if not b.min_args <= a[1] <= b.max_args:
                 raise InvalidProgram(f"in {where}, offset {pc}: CALL_BUILTIN passes {a[1]} "
                                      f"arguments to {b.name}, which takes {b.arity_text()}")

@@ -1,0 +1,91 @@
+"""The errors a host sees (SPEC 16): every failure of a compile or a run, as the API
+raises it; `message` is what `syn` prints, `exit_code` the code it exits with (SPEC 13).
+The API (synsema.Error, synsema.CompileError, ...) re-exports them."""
+
+from synsema.vm import errors as E
+
+# Every failure of the API (vm.errors.HostError: message, exit_code, labels,
+# host_message, output); a host tool declared wrongly raises synsema.ToolError, one too.
+Error = E.HostError
+
+
+# The compiler's and the loader's errors are the host's too (vm.errors: one hierarchy).
+CompileError = E.CompileError
+InvalidProgram = E.InvalidProgram
+
+
+class SourceError:
+    """One error of a source that does not compile: where (line and column, from 1), the
+    message (its fix included), and the fix alone (`suggestion`, or None)."""
+    __slots__ = ("line", "col", "message", "suggestion")
+
+    def __init__(self, line, col, message, suggestion=None):
+        self.line, self.col, self.message, self.suggestion = line, col, message, suggestion
+
+    def __repr__(self):
+        return f"SourceError({self.line}, {self.col}, {self.message!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, SourceError) and (self.line, self.col, self.message) == (
+            other.line, other.col, other.message)
+
+    __hash__ = None
+
+
+class UsageError(Error, ValueError):
+    """A bad setting (cap_set, audit, provider, tools, an unknown task); exit 2."""
+    exit_code = 2
+
+
+class RunError(Error):
+    """An uncaught runtime error; its message is withheld when made from labelled data."""
+
+
+class ArgumentError(RunError):
+    """The arguments do not fit the called task (`bad arguments for task 'answer': ...`)."""
+
+
+class ToolRefused(RunError):
+    """An uncaught refusal of a host tool call: its label contract refused an argument
+    (SPEC 15.2), or the run did not hold the tool's capability. `tool`: its name;
+    `parameter`: the refused parameter (None when the capability was missing, or when a
+    tool without parameters was called under a labelled condition); `labels`: the labels
+    of the refusal, those the argument carried among them (as every Error's `labels`);
+    `accepts`: the labels that parameter accepts (None when the capability was missing);
+    `reader`: for a `readers=` refusal, the parameter naming who would read it.
+    A RunError, so a host catching RunError keeps working."""
+
+    def __init__(self, message, tool=None, parameter=None, labels=frozenset(),
+                 accepts=None, reader=None):
+        super().__init__(message)
+        self.tool, self.parameter, self.accepts, self.reader = tool, parameter, accepts, reader
+        self.labels = frozenset(labels)
+
+
+class LabelViolation(Error):
+    """Labelled data would have reached a sink the host ceiling does not open (SPEC 10)."""
+    exit_code = 3
+
+
+class Refused(Error):
+    """The program requires capabilities the ceiling (cap_set) does not grant."""
+    exit_code = 3
+
+
+class LimitExceeded(Error):
+    """max_steps, timeout, max_depth, max_requests or max_tokens was reached; the message
+    names it (`token limit (500, --max-tokens) reached`)."""
+    exit_code = 4
+
+
+class InternalError(Error):
+    """A bug in Synsema, not in the program; `__cause__` is the internal error."""
+    exit_code = 70
+
+
+# Hosts know these as synsema.api's (tracebacks and pickles name them so), where they
+# were defined before the run machinery moved to synsema.runtime.
+for _cls in (UsageError, RunError, ArgumentError, ToolRefused,
+             LabelViolation, Refused, LimitExceeded, InternalError, SourceError):
+    _cls.__module__ = "synsema.api"
+del _cls

@@ -1,0 +1,29 @@
+"""The standard library as a VM's host (vm.machine.Host): every builtin's implementation,
+the call of a host function, and the model providers' error."""
+
+from synsema.stdlib import core, hostcall, plans, vmbuiltins  # noqa: F401  (they register the builtins)
+from synsema.stdlib.hostcall import call_positional
+from synsema.stdlib.registry import BUILTINS
+from synsema.vm.machine import Host
+
+# The builtins in the order their modules declare them (core, vmbuiltins, hostcall, plans),
+# whichever imports which first: vm.signatures lists them so, and "did you mean" gives a
+# tie to the one listed first.
+# (append's implementation is vm.ops.append, declared in core.)
+_RANK = {"core": 0, "ops": 0, "vmbuiltins": 1, "hostcall": 2, "plans": 3}
+for _b in sorted(BUILTINS.values(), key=lambda b: _RANK[b.fn.__module__.rsplit(".", 1)[1]]):
+    BUILTINS[_b.name] = BUILTINS.pop(_b.name)
+del _b
+
+
+def load_all():
+    """The registry of every builtin (stdlib.registry.BUILTINS), all registered."""
+    return BUILTINS
+
+
+def _model_errors():
+    from synsema.stdlib.llm.errors import ProviderError     # only with a model: off start-up
+    return ProviderError
+
+
+STANDARD = Host(BUILTINS, call_positional, _model_errors)

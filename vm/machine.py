@@ -5,6 +5,7 @@ generated from vm/instructions.py; this module holds what they share and what bu
 reach through the `vm` they are given.
 """
 
+import os
 import sys
 import time
 
@@ -112,6 +113,9 @@ class VM:
         else:
             from synsema.vm.loop_fast import run_plain
             self._run = run_plain
+            if _tier() == 2:
+                from synsema.vm.tier2 import make_runner
+                self._run = make_runner(self, run_plain)
 
     def builtin_table(self, program):
         """Builtin index -> (callable, needs_vm[, labelled wrapper]) for a program's code."""
@@ -477,6 +481,12 @@ class VM:
     def after_caught(self, err):
         if self.labels and err.labels:
             self.taint_try(err.labels)
+
+
+def _tier():
+    """SYN_TIER=1: the loop only; 2: tasks translated to Python functions (vm.tier2)."""
+    t = os.environ.get("SYN_TIER", "1")
+    return 2 if t == "2" else 1
 
 
 def link_callees(decoded):

@@ -574,7 +574,7 @@ def test_recursion_within_the_depth_limit_completes():
 # ---- layering and builtin facts -----------------------------------------------------------
 
 _GROUND = {"values", "errors", "digits", "display", "equality", "jsonvalues"}
-_LAZY = {"synsema.stdlib.llm", "synsema.vm.loop_fast", "synsema.vm.loop_labels_fast"}
+_LAZY = {"synsema.vm.tier2", "synsema.stdlib.llm", "synsema.vm.loop_fast", "synsema.vm.loop_labels_fast"}
 
 
 def _imports(path):

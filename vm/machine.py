@@ -33,7 +33,8 @@ class Options:
     """How to run: everything the CLI's run options set."""
 
     def __init__(self, labels=False, ceiling=None, max_steps=None, timeout=None,
-                 max_depth=1000, audit=None, llm=None, trace=False, out=None, tools=None):
+                 max_depth=1000, audit=None, llm=None, trace=False, out=None, tools=None,
+                 tier=None):
         self.labels = labels
         self.ceiling = ceiling          # caps.Ceiling, or None for developer mode
         self.max_steps = max_steps
@@ -44,6 +45,7 @@ class Options:
         self.trace = trace
         self.out = out                  # write(text) for print; default sys.stdout
         self.tools = tools or {}        # host tools: name -> stdlib.hosttools.HostTool
+        self.tier = tier                # 1: the loop; 2: vm.tier2; None: SYN_TIER (vm.tier2)
 
 
 class VM:
@@ -113,7 +115,7 @@ class VM:
         else:
             from synsema.vm.loop_fast import run_plain
             self._run = run_plain
-            if _tier() == 2:
+            if (opts.tier or _tier()) == 2:
                 from synsema.vm.tier2 import make_runner
                 self._run = make_runner(self, run_plain)
 

@@ -1027,19 +1027,22 @@ class Translation:
 
 
 # The entry of a run (vm.machine: VM._run): its budget chunk, as the loop takes and returns
-# it; the state a run nested in a builtin's callback (vm.call) finds, put back after it.
+# it. A run nested in a builtin (vm.call: `call`, a callback, call_tool) runs in the loop,
+# as the loop itself would run it: a recursion through builtins nests the same Python
+# frames per level in both tiers, so it stops where the loop's does.
 _ENTRY = """
 def _enter(fn, closure, args, dlim):
     nonlocal _budget, _base, _dlim
-    saved = _budget, _base, _dlim
+    saved = _budget, _base, _dlim, vm._run
     _base = base = vm.depth
     _dlim = dlim
     _budget = vm.take_budget(_maxd - base)
+    vm._run = _run1
     try:
         return fn(base, closure.captures, *args)
     finally:
         vm.return_budget(_budget)
-        _budget, _base, _dlim = saved
+        _budget, _base, _dlim, vm._run = saved
 
 
 def _deep(func, caps, args, d):

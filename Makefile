@@ -5,7 +5,7 @@ VENV := .venv
 SYN := $(VENV)/bin/syn
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast bench conformance clean bench-agentdojo test-providers
+.PHONY: demo test test-fast test-tier2 bench conformance clean bench-agentdojo test-providers
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -22,7 +22,21 @@ demo: $(STAMP)
 # check that every .syn in the repository is formatted (syn fmt).
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest -q
+	$(MAKE) test-tier2
 	@$(SYN) fmt --check .
+
+# The tests that run programs, again with tier 2 (vm/tier2.py: tasks translated to Python
+# functions) forced by SYN_TIER=2 (a CLI the tests start inherits it): the shared
+# conformance suite, the VM's, the differential, hostile-file, error and limit tests, the
+# non-interference ones (labels on runs the labels loop; their labels-off runs tier 2).
+TIER2_TESTS := tests/test_vm.py tests/test_conformance.py tests/test_differential.py \
+	tests/test_hostile_synb.py tests/test_hostile_cli.py tests/test_hand_crafted_synb.py \
+	tests/test_noninterference.py tests/test_run_limits.py tests/test_all_errors.py \
+	tests/test_internal_errors.py tests/test_source_lines.py tests/test_fuzz.py \
+	tests/test_generated.py tests/test_values_correctness.py tests/test_stdlib_core.py \
+	tests/test_api.py tests/test_host_calls.py tests/test_plans.py tests/test_threads.py
+test-tier2: $(STAMP)
+	SYN_TIER=2 $(VENV)/bin/python -m pytest -q $(TIER2_TESTS)
 
 # The same without the tests marked slow (a batch of 200,000 items, ...).
 test-fast: $(STAMP)

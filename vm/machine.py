@@ -45,7 +45,7 @@ class Options:
         self.trace = trace
         self.out = out                  # write(text) for print; default sys.stdout
         self.tools = tools or {}        # host tools: name -> stdlib.hosttools.HostTool
-        self.tier = tier                # 1: the loop; 2: vm.tier2; None: SYN_TIER (vm.tier2)
+        self.tier = tier                # 1: the loop; 2 or "auto": vm.tier2; None: SYN_TIER
 
 
 class VM:
@@ -115,9 +115,10 @@ class VM:
         else:
             from synsema.vm.loop_fast import run_plain
             self._run = run_plain
-            if (opts.tier or _tier()) == 2:
+            tier = opts.tier or _tier()
+            if tier != 1:
                 from synsema.vm.tier2 import make_runner
-                self._run = make_runner(self, run_plain)
+                self._run = make_runner(self, run_plain, always=tier == 2)
 
     def builtin_table(self, program):
         """Builtin index -> (callable, needs_vm[, labelled wrapper]) for a program's code."""
@@ -485,10 +486,16 @@ class VM:
             self.taint_try(err.labels)
 
 
+# Labels off, a program that loops or calls tasks from tasks runs translated (vm.tier2)
+# unless SYN_TIER says otherwise.
+DEFAULT_TIER = "auto"
+
+
 def _tier():
-    """SYN_TIER=1: the loop only; 2: tasks translated to Python functions (vm.tier2)."""
-    t = os.environ.get("SYN_TIER", "1")
-    return 2 if t == "2" else 1
+    """SYN_TIER=1: the loop only; 2: every program translated (vm.tier2), as the tests force
+    it; auto: a program worth it translated (vm.tier2.worth_translating)."""
+    t = os.environ.get("SYN_TIER", DEFAULT_TIER)
+    return {"1": 1, "2": 2}.get(t, "auto")
 
 
 def link_callees(decoded):

@@ -261,10 +261,14 @@ def _reads_after_write(stmts, written_name, read_name):
 
 
 def _set_line(node, line):
+    """Every node of a statement on Python line `line` (which says, when it raises, which
+    instruction part it is); the loop's own names must not be left in it."""
     for n in ast.walk(node):
         if "lineno" in n._attributes:
             n.lineno = n.end_lineno = line
             n.col_offset = n.end_col_offset = 0
+            if type(n) is ast.Name and n.id.startswith("_LOOP_"):
+                raise Declined(f"the loop's {n.id[6:]}")
     return node
 
 
@@ -386,7 +390,7 @@ class FunctionTranslator:
                 return out, succ
             idx = res[2]
             if idx in self.lead_set or idx >= len(self.code):
-                out += self.goto(idx, stack, succ, line)
+                out += [_set_line(x, line) for x in self.goto(idx, stack, succ, line)]
                 return out, succ
 
     def materialize(self, stack, line, below=None):
@@ -404,13 +408,13 @@ class FunctionTranslator:
             st = ast.Assign(targets, values[0])
         else:
             st = ast.Assign([ast.Tuple(targets, ast.Store())], ast.Tuple(values, ast.Load()))
-        return [_set_line(st, line)], new
+        return [st], new
 
     def goto(self, target, stack, succ, line):
         out, new = self.materialize(stack, line)
         succ.append((target, len(new)))
-        out += [_set_line(ast.Assign([_name("_b", ast.Store())], ast.Constant(target)), line),
-                _set_line(ast.Continue(), line)]
+        out += [ast.Assign([_name("_b", ast.Store())], ast.Constant(target)),
+                ast.Continue()]
         return out
 
     # -- one instruction
@@ -431,7 +435,7 @@ class FunctionTranslator:
                 nxt = f["t"].value + 1
             stmts = self.prepare(stmts, f, idx, drop_jump)
             stmts, stack = self.part(stmts, ins_, outs, raw, stack, idx, line, succ)
-            out += stmts
+            out += [_set_line(x, line) for x in stmts]
             if stack is None:
                 return out, None, None
         if tail and not threaded:
@@ -556,12 +560,13 @@ class FunctionTranslator:
                 popped[n] = stack.pop()
             for n in ins_[:kept]:
                 popped[n] = stack[-1]
+            stores = {x.id for s in stmts for x in ast.walk(s)
+                      if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store)}
             for n, e in popped.items():
-                stored = any(isinstance(x, ast.Name) and x.id == n and
-                             isinstance(x.ctx, ast.Store) for s in stmts for x in ast.walk(s))
+                stored = n in stores
                 clash = isinstance(e, ast.Name) and _reads_after_write(stmts, e.id, n)
                 if stored or clash or not isinstance(e, (ast.Name, ast.Constant)):
-                    out.append(_set_line(ast.Assign([_name(n, ast.Store())], e), line))
+                    out.append(ast.Assign([_name(n, ast.Store())], e))
                 else:
                     env[n] = e
             stmts = [_Subst(env).visit(s) for s in stmts]
@@ -581,11 +586,11 @@ class FunctionTranslator:
                     self.pending.append(stmts[0].value)
                     stmts = []
                     continue
-                renamed = [_Rename(o, nm).visit(copy.deepcopy(s)) for s in stmts]
-                if _reads_after_write(renamed, nm, nm):
+                # Renamed o -> nm, a read of nm after a write of o would see the new value
+                if _reads_after_write(stmts, o, nm):
                     self.pending.append(_name(o))
                 else:
-                    stmts = renamed
+                    stmts = [_Rename(o, nm).visit(s) for s in stmts]
                     self.pending.append(_name(nm))
         else:
             self.pending = []
@@ -615,7 +620,7 @@ class FunctionTranslator:
             stack.append(e)
             return []
         stack.append(_name(nm))
-        return [_set_line(ast.Assign([_name(nm, ast.Store())], e), line)]
+        return [ast.Assign([_name(nm, ast.Store())], e)]
 
     def run(self, stmts, stack, idx, line, succ):
         """Run statements over the stack: (statements, stack after, or None when every
@@ -651,8 +656,8 @@ class FunctionTranslator:
             if self.try_depth.setdefault(t, d) != d:
                 raise Declined("a handler reached at two depths")
             succ.append((t, d + 1))
-            out.append(_set_line(ast.Expr(ast.Call(ast.Attribute(
-                _name("_h"), "append", ast.Load()), [ast.Constant(t)], [])), line))
+            out.append(ast.Expr(ast.Call(ast.Attribute(
+                _name("_h"), "append", ast.Load()), [ast.Constant(t)], [])))
             return out, stack
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and \
                 isinstance(s.targets[0], ast.Name) and s.targets[0].id == "new":
@@ -662,7 +667,7 @@ class FunctionTranslator:
             self.new_args = list(v.elts)
             if self.task_call:
                 return [], stack
-            return [_set_line(ast.Assign(s.targets, v), line)], stack
+            return [ast.Assign(s.targets, v)], stack
         if isinstance(s, ast.Continue):     # this instruction is done: on to the next
             return self.goto(idx + 1, stack, succ, line), None
         if isinstance(s, ast.Expr) and _is_call(s.value, "push"):
@@ -704,7 +709,7 @@ class FunctionTranslator:
                 m2, o_st = self.materialize(o_st, line)
                 b_out += m1
                 o_out += m2
-            node = _set_line(ast.If(test, b_out or [ast.Pass()], o_out), line)
+            node = ast.If(test, b_out or [ast.Pass()], o_out)
             after = b_st if b_st is not None else o_st
             return pre + [node], after
         if isinstance(s, ast.Try):
@@ -724,15 +729,15 @@ class FunctionTranslator:
                                    idx, line, succ)
             if s.finalbody and (f_st is None or len(f_st) != len(b_st or stack)):
                 raise Declined("finally")
-            node = _set_line(ast.Try(b_out or [ast.Pass()], handlers, [], f_out), line)
+            node = ast.Try(b_out or [ast.Pass()], handlers, [], f_out)
             return [node], b_st
         if isinstance(s, (ast.Return, ast.Raise)):
             s = self.expr(s, stack)
-            return [_set_line(s, line)], None
+            return [s], None
         if isinstance(s, (ast.Assign, ast.AugAssign, ast.Expr, ast.Pass)):
             s = self.expr(s, stack)
             pre = self.invalidate(s, stack, line)
-            return pre + [_set_line(s, line)], stack
+            return pre + [s], stack
         raise Declined(type(s).__name__)
 
     def invalidate(self, s, stack, line):
@@ -744,7 +749,7 @@ class FunctionTranslator:
         for d, e in enumerate(stack):
             if isinstance(e, ast.Name) and e.id in stored:
                 nm = f"_s{d}"
-                out.append(_set_line(ast.Assign([_name(nm, ast.Store())], e), line))
+                out.append(ast.Assign([_name(nm, ast.Store())], e))
                 stack[d] = _name(nm)
         return out
 
@@ -807,16 +812,8 @@ class FunctionTranslator:
         body.append(ast.While(ast.Constant(True), [tr], []))
         args = [ast.arg("_d"), ast.arg("_caps")] + [ast.arg(f"_l{i}") for i in range(nparams)]
         defaults = [_name("UNSET") for _ in range(nparams)]
-        loop = {n.id for n in ast.walk(ast.Module(body=body, type_ignores=[]))
-                if isinstance(n, ast.Name) and n.id.startswith("_LOOP_")}
-        if loop:
-            raise Declined(f"the loop's {', '.join(sorted(x[6:] for x in loop))}")
         fdef = ast.FunctionDef(self.tr.fn_name(func), ast.arguments(
             [], args, None, [], [], None, defaults), body, [], None)
-        for n in ast.walk(fdef):
-            if "lineno" in n._attributes and not hasattr(n, "lineno"):
-                n.lineno = n.end_lineno = 1
-                n.col_offset = n.end_col_offset = 0
         return fdef
 
 
@@ -1131,15 +1128,46 @@ def _py_depth():
     return n
 
 
-def make_runner(vm, run1):
+def worth_translating(vm):
+    """Does the program loop or call tasks from tasks (so that its run is likely to outlast
+    its translation)? A straight-line script (a few builtin and tool calls) stays in the
+    loop: it would pay the translation and gain nothing."""
+    for f, code in vm.decoded.items():
+        for op, _ in code:
+            parts, threaded, _ = _parts_of_or_none(op)
+            if threaded or "JUMP_BACK" in parts:
+                return True
+            if f.kind != "main" and any(p in _CALLS for p in parts):
+                return True
+    return False
+
+
+_CALLS = {"CALL", "CALL1", "CALL_TASK", "CALL_TASK1"}
+
+
+def _parts_of_or_none(op):
+    try:
+        return _parts_of(op)
+    except Declined:
+        return (), False, False
+
+
+def make_runner(vm, run1, always=False):
     """The VM's run function (VM._run) with tier 2: a translated function where there is
-    one, else the loop."""
+    one, else the loop. `always`: translate whatever the program is (SYN_TIER=2); else only
+    a program worth it (worth_translating)."""
     state = {}
 
     def run(vm_, closure, args):
         b = state.get("b")
         if b is None:
-            b = state["b"] = Bound(translation(vm.program, vm), vm, run1)
+            if always or worth_translating(vm):
+                b = Bound(translation(vm.program, vm), vm, run1)
+            else:
+                b = False
+            state["b"] = b
+        if b is False:
+            return run1(vm_, closure, args)
         func = closure.func if type(closure) is Closure else None
         if func is None or func not in b.translated:
             return run1(vm_, closure, args)

@@ -151,6 +151,8 @@ class _Fold(ast.NodeTransformer):
         is_and = isinstance(node.op, ast.And)
         out = []
         for v in node.values:
+            if hasattr(v, "_value") and type(v._value) in (int, bool):
+                v = ast.Constant(bool(v._value))     # a program constant's truth
             if isinstance(v, ast.Constant) and type(v.value) is bool:
                 if v.value is is_and:
                     continue
@@ -570,6 +572,8 @@ class FunctionTranslator:
                 else:
                     env[n] = e
             stmts = [_Subst(env).visit(s) for s in stmts]
+            if any(hasattr(e, "_value") for e in env.values()):
+                stmts = _fold_block(stmts)      # the tests a constant input decides
             self.env = env
             # The outputs: a lone `v = <local or constant>` stays an expression; else each
             # output is assigned to its depth variable (in the body when nothing after the

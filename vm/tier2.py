@@ -33,6 +33,7 @@ constants of its own run.
 import ast
 import copy
 import sys
+import threading
 import weakref
 
 from synsema.vm import ops
@@ -1061,11 +1062,17 @@ def _deep(func, caps, args, d):
 
 
 def translation(program, vm):
-    """The program's Translation (labels off), made once per Program."""
-    t = _CACHE.get(program)
-    if t is None:
-        t = _CACHE[program] = Translation(program, vm)
-    return t
+    """The program's Translation (labels off), made once per Program: under a lock, since
+    VMs of one Program run in several threads (and CPython 3.11 cannot compile syntax trees
+    in two threads at once: a SystemError)."""
+    with _LOCK:
+        t = _CACHE.get(program)
+        if t is None:
+            t = _CACHE[program] = Translation(program, vm)
+        return t
+
+
+_LOCK = threading.Lock()
 
 
 class _Funcs(dict):

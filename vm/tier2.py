@@ -376,6 +376,9 @@ class FunctionTranslator:
                     raise Declined("stack depths differ at a join")
                 if t not in blocks:
                     work.append(t)
+        for b, stmts in blocks.items():
+            if _jumps_to(stmts, b):
+                blocks[b] = _self_loop(stmts, b)
         return self.function(blocks)
 
     def block(self, start):
@@ -842,6 +845,39 @@ def _template(text, **consts):
     """Fixed scaffolding, parsed; its placeholder names replaced by constants."""
     env = {k: ast.Constant(v) for k, v in consts.items()}
     return [_Subst(env).visit(s) for s in ast.parse(text).body]
+
+
+def _gotos(stmts):
+    """Each `_b = X; continue` (a goto) in a block's statements, as (list, index, X)."""
+    for i, st in enumerate(stmts):
+        if isinstance(st, ast.Continue) and i and isinstance(stmts[i - 1], ast.Assign) and \
+                isinstance(stmts[i - 1].targets[0], ast.Name) and \
+                stmts[i - 1].targets[0].id == "_b":
+            yield stmts, i, stmts[i - 1].value.value
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(st, field, None)
+            if inner:
+                yield from _gotos(inner)
+        for h in getattr(st, "handlers", ()):
+            yield from _gotos(h.body)
+
+
+def _jumps_to(stmts, b):
+    return any(x == b for _, _, x in _gotos(stmts))
+
+
+def _self_loop(stmts, b):
+    """A block that jumps to itself (a loop of one block: a `for each` whose body has no
+    branch) as a Python `while` loop: its jumps to itself go round without the dispatch,
+    its other jumps leave the loop for the dispatch."""
+    for lst, i, x in list(_gotos(stmts)):
+        if x == b:
+            lst[i - 1] = ast.Pass(lineno=lst[i].lineno, end_lineno=lst[i].lineno,
+                                  col_offset=0, end_col_offset=0)
+        else:
+            lst[i] = ast.Break(lineno=lst[i].lineno, end_lineno=lst[i].lineno, col_offset=0,
+                               end_col_offset=0)
+    return [ast.While(ast.Constant(True), stmts, []), ast.Continue()]
 
 
 def _tree(keys, blocks):

@@ -213,10 +213,10 @@ def _fold_block(stmts, known=None):
                 h.body = _fold_block(h.body, known) or [ast.Pass()]
             s.orelse = _fold_block(s.orelse, known)
             s.finalbody = _fold_block(s.finalbody, known)
-        stored = {n.id for n in ast.walk(s) if isinstance(n, ast.Name) and
-                  isinstance(n.ctx, ast.Store)}
-        for n in stored:
-            known.pop(n, None)
+        if known:
+            for n in ast.walk(s):
+                if type(n) is ast.Name and type(n.ctx) is ast.Store:
+                    known.pop(n.id, None)
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and \
                 isinstance(s.targets[0], ast.Name) and isinstance(s.value, ast.Constant) and \
                 type(s.value.value) is int:

@@ -4,24 +4,35 @@ PY ?= python3
 VENV := .venv
 SYN := $(VENV)/bin/syn
 STAMP := $(VENV)/.installed
+# The demo needs the core alone (ply, msgpack, click, requests): its own stamp, so a first
+# `make demo` installs no Ray, MCP SDK or test tools; `make test` adds every extra.
+CORE_STAMP := $(VENV)/.installed-core
+PIP := $(VENV)/bin/python -m pip install -q --disable-pip-version-check
 
-.PHONY: demo test test-fast test-tier2 bench conformance clean bench-agentdojo test-providers
+.PHONY: demo test test-fast bench conformance clean bench-agentdojo test-providers regen test-tier2
+
+$(CORE_STAMP): pyproject.toml
+	test -x $(VENV)/bin/python || $(PY) -m venv $(VENV)
+	$(PIP) -e .
+	touch $(CORE_STAMP)
 
 $(STAMP): pyproject.toml
-	$(PY) -m venv $(VENV)
-	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -e '.[test,batch,ray,mcp,editor]'
-	touch $(STAMP)
+	test -x $(VENV)/bin/python || $(PY) -m venv $(VENV)
+	$(PIP) -e '.[test,batch,ray,mcp,editor,otel]'
+	touch $(STAMP) $(CORE_STAMP)
 
 # The main job: the example weather agent's multi-step tool-calling loop, replayed offline
 # from its cassette, with each step traced to stderr. The cassette was recorded from a
 # scripted local server playing the model (tests/test_llm_vm.py), not from a hosted model.
-demo: $(STAMP)
+demo: $(CORE_STAMP)
 	$(SYN) run examples/weather_agent.syn --cassette examples/weather_agent.cassette.jsonl --cassette-mode replay --trace
 
-# The full test suite, shared conformance cases included (when ../shared exists), then the
-# check that every .syn in the repository is formatted (syn fmt).
+# The full test suite, shared conformance cases included (when ../shared exists), on one
+# worker per core (pytest-xdist), then the check that every .syn in the repository is
+# formatted (syn fmt). test-fast skips the tests marked slow (the long property runs, Ray,
+# MCP servers): the inner loop; `make test` is what CI runs.
 test: $(STAMP)
-	$(VENV)/bin/python -m pytest -q
+	$(VENV)/bin/python -m pytest -q -n auto --dist loadgroup
 	$(MAKE) test-tier2
 	@$(SYN) fmt --check .
 
@@ -40,7 +51,13 @@ test-tier2: $(STAMP)
 
 # The same without the tests marked slow (a batch of 200,000 items, ...).
 test-fast: $(STAMP)
-	$(VENV)/bin/python -m pytest -q -m "not slow"
+	$(VENV)/bin/python -m pytest -q -n auto --dist loadgroup -m "not slow"
+
+# Every generated file, from its source (tools/regen.py lists the generators: the VM loops
+# and opcode data, the docs' opcode table and example outputs, the parser tables, the
+# TextMate grammar, the example cassettes). A test fails while any is stale.
+regen: $(STAMP)
+	$(VENV)/bin/python tools/regen.py
 
 conformance: $(STAMP)
 	SYN=$(CURDIR)/$(SYN) $(VENV)/bin/python ../shared/conformance/run.py

@@ -21,6 +21,7 @@ import errno
 import io
 import os
 import queue
+import sys
 import threading
 import time
 from collections import namedtuple
@@ -445,7 +446,7 @@ def _llm_for(program, provider, flags):
 def _options(program, out, tools=None, cap_set=None, labels=False, provider=None,
              max_steps=None, timeout=None, max_depth=1000, audit=None, trace=False,
              llm_flags=None, mcp_servers=None, cli=False, max_requests=None,
-             max_tokens=None, token_flag="--max-tokens"):
+             max_tokens=None, token_flag="--max-tokens", tracer_provider=None):
     """vm.machine.Options for one run; raises UsageError for a bad setting. Messages name
     the keyword (audit=), or with `cli` (the syn command's runs) the flag (--audit)."""
     from synsema.vm.caps import Ceiling, CeilingError
@@ -501,12 +502,36 @@ def _options(program, out, tools=None, cap_set=None, labels=False, provider=None
                              f"{audit}: {e.strerror or e}") from None
     # Options takes `tools` only with host tools: a VM without them needs no keyword.
     extra = {"tools": host_tools} if host_tools else {}
+    tracing = _tracer_provider(tracer_provider)
+    if tracing is not None:
+        from synsema.stdlib.otel import Spans
+        extra["spans"] = Spans(tracing)
     opts = Options(labels=bool(labels), ceiling=ceiling, max_steps=max_steps,
                    timeout=timeout, max_depth=max_depth or 1000, audit=log, llm=llm,
                    trace=trace, out=out, **extra)
     opts.from_cli = cli         # for _start's and _start_mcp's messages
     opts.mcp = _start_mcp(program, mcp_servers, opts) if mcp_servers else None
     return opts
+
+
+def _tracer_provider(given):
+    """The OpenTelemetry TracerProvider a run's spans go to (docs/observability.md):
+    `given` (tracer_provider=), else the global one when the host configured one, else
+    None -- and then nothing is imported: a host that never imported opentelemetry.trace
+    cannot have configured it, so a run without tracing pays one dict lookup."""
+    if given is not None:
+        if not callable(getattr(given, "get_tracer", None)):
+            raise UsageError("usage error: tracer_provider= must be an OpenTelemetry "
+                             f"TracerProvider, got {type(given).__name__}")
+        return given
+    otel = sys.modules.get("opentelemetry.trace")
+    if otel is None:
+        return None
+    provider = otel.get_tracer_provider()
+    # The API's stand-ins until the host sets a provider: spans there go nowhere.
+    if isinstance(provider, (otel.ProxyTracerProvider, otel.NoOpTracerProvider)):
+        return None
+    return provider
 
 
 def _release(opts):
@@ -766,7 +791,7 @@ class Program:
     def call(self, task, args=None, *, tools=None, cap_set=None, labels=False,
              provider=None, max_steps=None, timeout=None, max_depth=1000, args_labels=(),
              audit=None, trace=False, mcp_servers=None, max_requests=None, max_tokens=None,
-             _box=None):
+             tracer_provider=None, _box=None):
         """Run the top-level statements, then call `task` with the named arguments in the
         dict `args`, checked as call_tool checks them (SPEC 5); the task runs with the
         program's capabilities. Returns a Result.
@@ -779,7 +804,9 @@ class Program:
         tokens): limits of this run; one reached raises LimitExceeded. args_labels: labels put on every argument (under labels). audit: a file
         to append the audit lines to. trace: model decisions and tool calls to stderr.
         mcp_servers: {NAME: command line, URL or settings map}, each server's tools
-        host tools NAME.TOOL for this call (docs/mcp.md)."""
+        host tools NAME.TOOL for this call (docs/mcp.md). tracer_provider: the
+        OpenTelemetry TracerProvider for this call's spans; None: the global one, when
+        the host set one (docs/observability.md)."""
         if not isinstance(task, str):
             raise UsageError("usage error: call needs the name of a task, as a text, got "
                              f"{type(task).__name__} (run() runs the top level only)")
@@ -787,18 +814,18 @@ class Program:
                             provider=provider, max_steps=max_steps, timeout=timeout,
                             max_depth=max_depth, args_labels=args_labels, audit=audit,
                             trace=trace, mcp_servers=mcp_servers, max_requests=max_requests,
-                            max_tokens=max_tokens, _box=_box)
+                            max_tokens=max_tokens, tracer_provider=tracer_provider, _box=_box)
 
     def run(self, *, tools=None, cap_set=None, labels=False, provider=None, max_steps=None,
             timeout=None, max_depth=1000, audit=None, trace=False, mcp_servers=None,
-            max_requests=None, max_tokens=None, _box=None):
+            max_requests=None, max_tokens=None, tracer_provider=None, _box=None):
         """Run the top-level statements only (the keywords of `call`); result.value is
         None."""
         return self._result(None, None, tools=tools, cap_set=cap_set, labels=labels,
                             provider=provider, max_steps=max_steps, timeout=timeout,
                             max_depth=max_depth, audit=audit, trace=trace,
                             mcp_servers=mcp_servers, max_requests=max_requests,
-                            max_tokens=max_tokens, _box=_box)
+                            max_tokens=max_tokens, tracer_provider=tracer_provider, _box=_box)
 
     async def call_async(self, task, args=None, **settings):
         """`await prog.call_async(...)`: `call` (the same keywords) without blocking the
@@ -911,6 +938,9 @@ class Program:
         # checked before anything runs; E.EMPTY when nothing is labelled
         arg_labels = _label_set(args_labels) if labels else E.EMPTY
         opts = _options(prog, out, llm_flags=llm_flags, **settings)
+        spans, vm, raw = opts.spans, None, None
+        if spans is not None:
+            spans.start_run(prog, task, labels, settings.get("cap_set"))
         try:
             vm = _start(prog, opts)
             if box is not None:
@@ -935,7 +965,17 @@ class Program:
                 # A labelled error's own message is the data: never chain it.
                 raise _failure(e, self._source, vm.ceiling) from (None if e.labels or isinstance(
                     e, E.LabelViolation) else e)
+        except Error as e:
+            if spans is not None:
+                # As a guarded sink shows it; an error before the VM started (a refused
+                # start) is made from no data.
+                spans.end_run(vm, error=e, message=e.message if vm is None else
+                              public_message(e, vm.ceiling))
+                spans = None
+            raise
         finally:
+            if spans is not None:       # the run ended (or was interrupted)
+                spans.end_run(vm, raw.l if type(raw) is Labeled else ())
             _release(opts)
         return vm, raw
 

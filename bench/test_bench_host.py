@@ -132,3 +132,39 @@ def test_embedding(benchmark, report, add_synb, side):
     report.median(f"embed/{side}", benchmark)
     report.ratio("syn exec --call / Program.call (what embedding saves)",
                  "embed/syn_exec_call", "embed/program_call")
+
+
+# ---- Program.call again, of a larger program ----------------------------------------------
+# Each call runs in a fresh VM; what the VM decodes from the program (its functions'
+# instruction lists, the superinstructions) is the same every time, so a second call
+# should not pay for it again.
+
+BIG_TASKS = 40
+
+
+@pytest.fixture(scope="module")
+def big_program(tmp_path_factory):
+    from test_bench_compile import TASK
+    source = "".join(TASK.format(k=k) for k in range(BIG_TASKS)) + TASK_ADD
+    path = tmp_path_factory.mktemp("embed") / "big.synb"
+    path.write_bytes(encode(compile_source(source, "big.syn")))
+    return synsema.load(str(path))
+
+
+TASK_ADD = "task add(a: number, b: number)\n    give a + b\n"
+
+
+@pytest.mark.parametrize("labels", [False, True], ids=["labels_off", "labels_on"])
+def test_program_call_again(benchmark, report, big_program, labels):
+    benchmark.group = (f"embedding: Program.call again, of a program of {BIG_TASKS} tasks "
+                       f"({BIG_TASKS * 24} lines)")
+
+    def again():
+        return big_program.call("add", {"a": 2, "b": 3}, labels=labels).value
+
+    assert again() == 5             # the first call
+    assert measure(benchmark, again) == 5
+    median = report.median(f"embed/again_{labels}", benchmark)
+    if median is not None:
+        report.figure(f"Program.call again, {BIG_TASKS}-task program, labels "
+                      f"{'on' if labels else 'off'}", median * 1e3, "ms")

@@ -60,6 +60,13 @@ def invoke(vm, fn, args, labels=EMPTY):
     """Run host tool `fn` with `args` (parameter name -> value, maybe labelled; a missing
     key takes the tool's default). `labels`: of the task value and the argument map; an
     error the call raises carries them (which tool, or which keys, may be secret)."""
+    if vm.spans is not None:        # OpenTelemetry (stdlib.otel): an execute_tool span
+        return vm.spans.tool(vm, fn.tool.name, "host", labels,
+                             lambda: _invoke_labelled(vm, fn, args, labels))
+    return _invoke_labelled(vm, fn, args, labels)
+
+
+def _invoke_labelled(vm, fn, args, labels):
     if not labels:
         return _invoke(vm, fn, args, labels)
     try:
@@ -140,7 +147,9 @@ def _check_contract(vm, tool, args, pc, plain, seen, named):
                 _refuse(vm, tool, plain, seen, named, carried | chosen,
                         f"'{p}' carries {_show(carried)}, and '{who}', who reads it, carries "
                         f"{_show(chosen)}; readers chosen from labelled data may be sent only "
-                        f"what carries no label{why}", (p, EMPTY, who))
+                        f"what carries no label{why}",
+                        {"parameter": p, "labels": sorted(carried), "accepts": [],
+                         "reader": who, "reader_labels": sorted(chosen)})
 
 
 def _names_someone(tool, who):
@@ -168,24 +177,24 @@ def _refuse_labels(vm, tool, param, carried, accepted, plain, seen, named, from_
     why = PC_NOTE if from_pc else ""
     _refuse(vm, tool, plain, seen, named, carried,
             f"{what} carries {_show(carried)}, accepts {_show(accepted)}{why}",
-            (param, accepted, None))
+            {"parameter": param or "", "labels": sorted(carried), "accepts": sorted(accepted)})
 
 
 def _refuse(vm, tool, plain, seen, named, labels, why, refusal):
-    """The contract refuses the call: recorded, and the catchable error saying `why`;
-    `refusal`: (parameter, the labels it accepts, the reader parameter or None), for the
-    host (synsema.ToolRefused)."""
-    _record(vm, tool.name, plain, "refused", seen, named)
+    """The contract refuses the call: recorded (with `refusal`: which parameter carried
+    which labels, those it accepts, the reader), and the catchable error saying `why`,
+    which carries the same facts for the host (synsema.ToolRefused)."""
+    _record(vm, tool.name, plain, "refused", seen, named, refusal)
     err = SynError(f"host tool '{tool.name}' refused: {why}")
     err.labels = vm.pc | labels    # names labels, never data; which ones is as secret
-    param, accepted, reader = refusal
-    err.refusal = (tool.name, param, frozenset(labels), frozenset(accepted), reader)
+    err.refusal = (tool.name, refusal["parameter"] or None, frozenset(labels),
+                   frozenset(refusal["accepts"]), refusal.get("reader"))
     raise err
 
 
 def _refuse_capability(vm, name, seen, named):
-    _record(vm, name, None, "refused", seen, named)
     need = cap_text(("tool", name))
+    _record(vm, name, None, "refused", seen, named, {"capability": need})
     have = C.describe_set(vm.caps)
     who = f"task '{vm.tool}' runs with" if vm.tool is not None else "the program runs with"
     err = CapabilityDenied(f"host tool '{name}' needs {need}; {who} {have}"
@@ -194,15 +203,22 @@ def _refuse_capability(vm, name, seen, named):
     raise err
 
 
-def _record(vm, name, plain, outcome, seen, named):
+def _record(vm, name, plain, outcome, seen, named, refusal=None):
     """tool_calls for the embedding API (arguments kept: the host's own data), the labels
     the record carries (`seen`: syn batch shows a call only when the ceiling lets them
-    out), and one audit line (name and outcome only: never the arguments; the name
-    withheld when a labelled task value chose the tool: `named`, its labels)."""
+    out), and one audit line (name and outcome, and for a refusal why: the parameter, the
+    labels it carried and those it accepts, or the capability missing; never the
+    arguments; the name and parameter withheld when a labelled task value chose the tool:
+    `named`, its labels)."""
     vm.tool_calls.append((name, dict(plain) if plain is not None else {}, outcome))
     vm.tool_call_labels.append(seen)
+    why = dict(refusal or {})
+    hide = ("tool", *(k for k in why if k in ("parameter", "reader"))) \
+        if vm.labels and named and vm.hides(named) else ()
     vm.audit_event(event="host_tool", tool=name, outcome=outcome, at=vm.where(),
-                   labelled=("tool",) if vm.labels and named and vm.hides(named) else ())
+                   labelled=hide, **why)
+    if vm.spans is not None:
+        vm.spans.tool_record(vm, outcome, seen, named, why)
     if vm.trace:
         # --trace: every host tool call, called directly or by call_tool; with labelled
         # arguments, what it did is as secret as they are (and under a labelled branch,

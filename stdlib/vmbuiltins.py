@@ -282,6 +282,10 @@ def _call_tool(vm, task, args):
     amap = args
     args, al = _split(args)
     positional = _checked_args(vm, "call_tool", task, args, tl | al, tool=True)
+    if vm.spans is not None and type(task) is Closure:    # an execute_tool span (stdlib.otel)
+        return vm.spans.tool(vm, task.func.name, "task", tl, lambda: vm.call_labelled(
+            task, _spread(vm, task, positional, amap),
+            _call_labels(_has_defaults(task), tl, P.shape_of(amap)), as_tool=True))
     return vm.call_labelled(task, _spread(vm, task, positional, amap),
                             _call_labels(_has_defaults(task), tl, P.shape_of(amap)),
                             as_tool=True)
@@ -533,8 +537,8 @@ def llm_step(vm, prompt, catalog, context):
     else:
         n = _trace_call(vm, labels)
         try:
-            answer = vm.provider_call(
-                lambda p: p.step(vm.program.intent, prompt, catalog, context), "llm_step",
+            answer = _model_call(
+                vm, lambda p: p.step(vm.program.intent, prompt, catalog, context), "llm_step",
                 labels)
         except SynError as e:
             _trace_failed(vm, n, "llm_step", e, labels)
@@ -549,6 +553,13 @@ def llm_step(vm, prompt, catalog, context):
                 said = f"final {_shown(vm, answer.get('text', ''), labels)}"
             vm.trace_line(f"llm_step {n}: {said}{_tokens_note(vm, tokens, labels)}")
     return _label(vm, answer, labels)
+
+
+def _model_call(vm, fn, name, labels):
+    """vm.provider_call, in an OpenTelemetry span when the run has spans (stdlib.otel)."""
+    if vm.spans is None:
+        return vm.provider_call(fn, name, labels)
+    return vm.spans.model(vm, name, labels, lambda: vm.provider_call(fn, name, labels))
 
 
 def _text_op(name):
@@ -574,8 +585,8 @@ def _text_op(name):
             return _label(vm, NO_PROVIDER, labels)
         n = _trace_call(vm, labels)
         try:
-            text, tokens = vm.provider_call(
-                lambda p: p.text_op(vm.program.intent, name, *plain), name, labels)
+            text, tokens = _model_call(
+                vm, lambda p: p.text_op(vm.program.intent, name, *plain), name, labels)
         except SynError as e:
             _trace_failed(vm, n, name, e, labels)
             raise
@@ -685,7 +696,13 @@ def _trace_call(vm, labels):
         cfg = vm.llm.config
         where = (f"function model {cfg.model} (in process)" if cfg.api == "function"
                  else f"{cfg.api} {cfg.model} at {cfg.host}")
-        if cfg.cassette:
+        if cfg.cassette and not cfg.network and cfg.api != "function":
+            # No provider was configured: the tape alone answers, and the model and host
+            # filled in for its requests are not who answered (a tape may come from a
+            # local server): name the tape, not them.
+            where = (f"the answers recorded in cassette {cfg.cassette} ({cfg.api} wire "
+                     "format; nothing is sent)")
+        elif cfg.cassette:
             if cfg.cassette_mode == "replay" or not cfg.network:
                 where += f" (replaying cassette {cfg.cassette})"
             else:

@@ -272,6 +272,10 @@ def test_engine_ray_without_ray_says_how_to_install_it(app, tmp_path):
 
 # ---- a real local Ray cluster (one for the module: Ray starts slowly) -------------------
 
+# Slow (make test-fast skips them), and on one xdist worker together: one cluster a run.
+def RAY(test):
+    return pytest.mark.slow(pytest.mark.xdist_group("ray")(test))
+
 @pytest.fixture(scope="module")
 def ray_cluster():
     import ray              # the ray extra (`make test` installs every extra)
@@ -294,6 +298,7 @@ def local_results(tmp_path, name, *extra):
     return r, lines(tmp_path / name)
 
 
+@RAY
 def test_the_example_on_ray_equals_the_local_pool_item_for_item(ray_cluster, tmp_path,
                                                                  monkeypatch, capsys):
     from synsema.cli.batch import OPTIONS, run_batch
@@ -311,6 +316,7 @@ def test_the_example_on_ray_equals_the_local_pool_item_for_item(ray_cluster, tmp
     assert bad["error"].startswith("tickets.jsonl:500: error: the input is not valid JSON")
 
 
+@RAY
 def test_syn_batch_joins_a_ray_cluster_by_address_and_resumes_there(ray_cluster, tmp_path,
                                                                     syn):
     _, local = local_results(tmp_path, "local.jsonl", "--labels", "--args-label",

@@ -7,6 +7,7 @@ import os
 import subprocess
 import tempfile
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -150,6 +151,7 @@ def run_from_synb(src):
     return outcome(decode(data), src.splitlines())
 
 
+@pytest.mark.slow          # a long property run: make test-fast skips it
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs())
 def test_run_equals_compile_then_exec_in_process(src):
@@ -160,6 +162,7 @@ def test_run_equals_compile_then_exec_in_process(src):
         assert a[2].startswith("app.syn:"), a[2]   # errors carry a position, from both
 
 
+@pytest.mark.slow          # a long property run: make test-fast skips it
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs())
 def test_encoding_is_deterministic_and_round_trips(src):
@@ -180,6 +183,7 @@ def _first(text):
     return text.splitlines()[0] if text.strip() else ""
 
 
+@pytest.mark.slow          # a long property run: make test-fast skips it
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs())
 def test_run_equals_compile_then_exec_through_the_cli(src):

@@ -222,3 +222,53 @@ def test_test_model_calls_each_tool_then_reports_the_results():
         provider=synsema.TestModel()).output == "success (no tool calls)\n"
     with pytest.raises(synsema.UsageError, match="call_tools must be"):
         synsema.TestModel(call_tools="some")
+
+
+TYPED = '''
+require llm
+print(extract("I have five apples", "how many", "number") + 1)
+print(extract("Ana, 31", "the person", {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}}, "required": ["name", "age"]}))
+'''
+
+
+def test_a_typed_extract_reaches_the_function_as_an_output_tool(tmp_path):
+    # The type is info.output_tools[0]'s schema (Pydantic AI's structured output); the
+    # answer, a call of that tool or the value's JSON as text, is checked like any other.
+    seen = []
+
+    def model(messages, info):
+        seen.append(info)
+        schema = info.output_tools[0].parameters_json_schema
+        if "value" in schema["properties"]:
+            return ToolCallPart(info.output_tools[0].name, {"value": 5})
+        return TextPart('{"name": "Ana", "age": 31}')
+
+    tape = tmp_path / "typed.jsonl"
+    result = prog(TYPED).run(provider=synsema.FunctionModel(
+        model, model_name="typed", cassette=str(tape), cassette_mode="record"))
+    assert result.output == '6\n{"name": "Ana", "age": 31}\n'
+    assert [i.op for i in seen] == ["extract", "extract"]
+    assert seen[0].output_tools[0].name == "final_result"
+    assert seen[0].output_tools[0].parameters_json_schema["properties"] == {
+        "value": {"type": "number"}}
+    # the tape holds the type, and replays without the function
+    assert '"output"' in tape.read_text()
+    replayed = prog(TYPED).run(provider=synsema.FunctionModel(
+        lambda m, i: pytest.fail("replay called the function"), model_name="typed",
+        cassette=str(tape), cassette_mode="replay"))
+    assert replayed.output == result.output
+
+
+def test_a_wrong_typed_answer_is_asked_again_then_the_catchable_error():
+    answers = iter(['{"value": "about five"}', '{"value": 5}'])
+    first = "\n".join(TYPED.split("\n")[:3]) + "\n"
+    result = prog(first).run(
+        provider=synsema.FunctionModel(lambda m, i: next(answers)))
+    assert result.output == "6\n"
+    with pytest.raises(synsema.RunError, match='not a number: "about five"'):
+        prog(TYPED).run(provider=synsema.FunctionModel(lambda m, i: '{"value": "about five"}'))
+
+
+def test_test_model_answers_a_typed_extract_with_a_sample_of_the_type():
+    assert prog(TYPED).run(provider=synsema.TestModel()).output == \
+        '1\n{"name": "a", "age": 0}\n'

@@ -38,6 +38,7 @@ def mutate(rng, text):
     return "".join(chars)
 
 
+@pytest.mark.slow          # the long property run: make test-fast skips it
 @pytest.mark.parametrize("seed", range(4))
 def test_mutated_programs_never_raise_python_exceptions(seed):
     rng = random.Random(seed)

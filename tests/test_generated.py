@@ -20,9 +20,14 @@ def _gen():
     return load_script("tools/gen_dispatch.py")
 
 
-def test_generated_files_are_current():
-    stale = _gen().main(check=True)
-    assert stale == [], f"run `python tools/gen_dispatch.py`: {stale} are out of date"
+_REGEN = load_script("tools/regen.py")
+
+
+@pytest.mark.parametrize("step", [s for s in _REGEN.STEPS if s.stale], ids=lambda s: s.what)
+def test_generated_files_are_current(step):
+    # Every generator of the repository is a step of tools/regen.py (make regen).
+    stale = step.stale()
+    assert stale == [], f"{', '.join(stale)} out of date: run `make regen` ({step.what})"
 
 
 def test_every_instruction_and_superinstruction_is_in_both_loops():
@@ -73,17 +78,8 @@ def test_the_tables_of_the_tests_say_op_below_k():
 def test_label_parts_are_folded_away_from_the_plain_loop():
     gen = _gen()
     plain = gen.generate()["vm/loop_fast.py"]
-    for word in ("LABELS", "[[", "Labeled", "pcs", "stamps", "push_pc", "$"):
+    for word in ("LABELS", "OP.", "FRAGMENT", "Labeled", "pcs", "stamps", "push_pc"):
         assert word not in plain, f"the plain loop still mentions {word!r}"
-
-
-def test_folding_keeps_the_branches_of_the_mode():
-    gen = _gen()
-    body = ["if LABELS and x:", "    a()", "elif y:", "    b()", "else:", "    c()"]
-    assert gen.fold(body, True) == ["if x:", "    a()", "elif y:", "    b()", "else:", "    c()"]
-    assert gen.fold(body, False) == ["if y:", "    b()", "else:", "    c()"]
-    assert gen.fold(["if LABELS:", "    a()", "else:", "    b()"], False) == ["b()"]
-    assert gen.fold(["if LABELS:", "    a()", "else:", "    b()"], True) == ["a()"]
 
 
 PROGRAMS = [
@@ -405,3 +401,49 @@ def test_a_task_value_made_outside_the_run_is_called_with_the_runs_code():
             except SynError as e:
                 outs.append((out.getvalue(), e.message))
         assert outs[0] == outs[1] and outs[0][0] == "5\n" and "argument" in outs[0][1], outs
+
+
+# The file opcodes (numbers, names, operand kinds: vm/optable.py FILE_OPCODES_FINGERPRINT)
+# each .synb format version was released with. A reader of one version misreads a file
+# whose opcodes differ, so a change to them must come with a new version (vm/codec.py).
+FORMAT_FINGERPRINTS = {4: "bf87886039a8a927"}
+
+
+def test_the_format_version_changes_with_the_file_opcodes():
+    from synsema.vm import codec, optable
+    version, now = codec.FORMAT_VERSION, optable.FILE_OPCODES_FINGERPRINT
+    pinned = FORMAT_FINGERPRINTS.get(version)
+    assert pinned is not None, (
+        f".synb format version {version} has no pinned opcode fingerprint: add "
+        f"{{{version}: {now!r}}} to FORMAT_FINGERPRINTS in tests/test_generated.py")
+    assert pinned == now, (
+        f"the file opcodes (a number, name or operand of an inst() in vm/instructions.py "
+        f"below FIRST_INTERNAL) changed since .synb format version {version} (fingerprint "
+        f"{pinned!r}, now {now!r}): a reader of version {version} would misread the new "
+        f"files. Bump FORMAT_VERSION in vm/codec.py to {version + 1} and add "
+        f"{{{version + 1}: {now!r}}} to FORMAT_FINGERPRINTS in tests/test_generated.py")
+
+
+def test_the_fingerprint_covers_numbers_names_and_operands_of_file_opcodes_only():
+    import copy
+    gen = _gen()
+    ns = {k: v for k, v in gen.load().items() if k in ("INSTRUCTIONS", "FUSED",
+                                                          "FIRST_INTERNAL")}
+    base = gen.fingerprint(ns)
+    assert gen.fingerprint(gen.load()) == base
+    for change in (lambda i: i.update(code=99), lambda i: i.update(name="LOAD"),
+                   lambda i: i.update(operands=("count k",)),
+                   lambda i: i.update(operands=("const k", "rid rid"))):
+        other = copy.deepcopy(ns)
+        change(next(i for i in other["INSTRUCTIONS"] if i["name"] == "CONST"))
+        assert gen.fingerprint(other) != base
+    other = copy.deepcopy(ns)
+    other["INSTRUCTIONS"].append(dict(name="NEW", code=52, operands=("local s",)))
+    assert gen.fingerprint(other) != base
+    # A body, a doc, an internal instruction or a superinstruction is no file format.
+    other = copy.deepcopy(ns)
+    for i in other["INSTRUCTIONS"]:
+        i["body"], i["doc"] = "pass", "x"
+    other["INSTRUCTIONS"].append(dict(name="NEW", code=199, operands=("local s",)))
+    other["FUSED"].clear()
+    assert gen.fingerprint(other) == base

@@ -126,8 +126,8 @@ def test_textmate_scopes_of_a_sample():
 def test_the_grammar_file_is_generated_from_the_word_lists():
     on_disk = json.loads((VSCODE / "syntaxes" / "synsema.tmLanguage.json").read_text())
     assert on_disk == textmate_grammar(), \
-        "regenerate: python -m synsema.highlight --textmate > " \
-        "editors/vscode/syntaxes/synsema.tmLanguage.json"
+        "regenerate: make regen (python -m synsema.highlight --textmate > " \
+        "editors/vscode/syntaxes/synsema.tmLanguage.json)"
     text = json.dumps(on_disk)
     for word in list(load_all()) + KEYWORDS:
         assert re.search(rf"\b{word}\b", text), word

@@ -4,6 +4,7 @@ Program.call, so what the host tied to that thread (a sqlite connection, a conte
 threading.local) works in its tools."""
 
 import contextvars
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -149,10 +150,18 @@ def test_a_run_interrupted_by_ctrl_c_acts_no_more():
     prog = synsema.compile_source('require tool("t.*")\nlet n be 0\nwhile true\n'
                                   '    set n to n + 1\n    when n % 1000 == 0\n'
                                   '        host_tool("t.note")()\n', "a.syn")
+    # interrupt_main calls the Python handler of SIGINT: the default one raises
+    # KeyboardInterrupt, but one installed earlier in this process (ray.init's, a test
+    # worker's) may not, and the endless run would never end: Ctrl-C as a user's shell
+    # delivers it, for this test.
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.5, _thread.interrupt_main)
-    timer.start()
-    with pytest.raises(KeyboardInterrupt):
-        prog.run(tools=[note])
+    try:
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            prog.run(tools=[note])
+    finally:
+        signal.signal(signal.SIGINT, old)
     seen = len(calls)
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline and any(t.name == "synsema" and t.is_alive()

@@ -22,6 +22,9 @@ from synsema.vm.errors import SynError
 
 from conftest import ROOT, syn_command
 
+# They start MCP servers (the SDK's, syn serve): make test-fast skips the module.
+pytestmark = pytest.mark.slow
+
 FIXTURE = [sys.executable, str(ROOT / "tests" / "mcp_server_fixture.py")]
 MAIL = {"mail": FIXTURE}
 EXAMPLE = ROOT / "examples" / "mcp"

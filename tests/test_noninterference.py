@@ -32,6 +32,7 @@ def describe(seed, why, template, pair, r1, r2):
             f"minimised program:\n{small}\nrun 1: {r1!r}\nrun 2: {r2!r}")
 
 
+@pytest.mark.slow          # the long property run: make test-fast skips it
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_generated_pairs_show_the_same_public_output(chunk):
     stats = Counter()

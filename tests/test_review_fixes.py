@@ -147,6 +147,19 @@ def test_a_set_after_a_caught_labelled_error_says_so_and_how_to_fix_it():
     assert run(fixed, labels=True, cap_set="stdout,stdout=cust").output == "1\n"
 
 
+def test_a_set_inside_a_try_block_that_touched_labelled_data_speaks_of_no_error():
+    # issue 26: the README's loop under labels stopped with "after an error ... was
+    # caught" when nothing had raised: the set was in the block, after a labelled read.
+    src = ('let s be private(2, "cust")\nlet out be 0\ntry\n    let x be 1 / s\n'
+           '    set out to 1\nrecover e\n    print("no")\nprint(out)\n')
+    with pytest.raises(synsema.LabelViolation) as e:
+        run(src, labels=True)
+    msg = str(e.value)
+    assert "was caught" not in msg
+    assert "set of 'out' inside a `try` whose block has touched data labelled cust" in msg
+    assert '`let out be private(..., "cust")`' in msg
+
+
 def test_trace_shows_every_host_tool_call(tools, syn, write):
     write("t.syn", 'require tool("odd.*")\ntry\n    host_tool("odd.fails")()\nrecover e\n'
                    '    print("caught")\n')

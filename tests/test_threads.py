@@ -132,7 +132,7 @@ def test_one_program_runs_in_eight_threads_at_once():
     assert _snapshot(prog) == before        # running it left no trace on the Program
 
 
-def test_frame_pads_are_made_per_vm_for_the_argument_counts_used():
+def test_frame_pads_are_made_for_the_argument_counts_used():
     prog = compile_source("task f(a, b = 1, c = 2, d = 3)\n    give a\nprint(f(1, 2))\n",
                           "pads.syn")
     f = next(f for f in prog.functions if f.name == "f")
@@ -141,9 +141,13 @@ def test_frame_pads_are_made_per_vm_for_the_argument_counts_used():
     assert set(vm.pads[f]) == {2}           # the one direct call's count, made at load
     vm.run_main()
     assert out == ["1\n"]
+    two = vm.pads[f][2]
     assert vm.call(vm.tasks[prog.functions.index(f)], [5]) == 5
-    assert set(vm.pads[f]) == {1, 2}
-    assert VM(prog).pads[f] is not vm.pads[f]
+    assert set(vm.pads[f]) == {1, 2} and vm.pads[f][2] is two
+    # Shared with the program's other VMs of the same mode (its decoded code holds them:
+    # tests/test_decode_cache.py), never with the other mode's, never on the Program.
+    assert VM(prog).pads[f] is vm.pads[f]
+    assert VM(prog, Options(labels=True)).pads[f] is not vm.pads[f]
     assert not hasattr(f, "pads")
 
 

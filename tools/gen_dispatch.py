@@ -16,7 +16,9 @@ Run after changing vm/instructions.py: python tools/gen_dispatch.py [--check]
 """
 
 import ast
+import copy
 import functools
+import hashlib
 import os
 import re
 import sys
@@ -79,8 +81,6 @@ DEFAULT_WEIGHT = 1
 
 # The loop's own variables, live after a handler: never folded away.
 LIVE = {"pc", "code", "locals_", "stamps", "budget"}
-IDENT = re.compile(r"(?<![.\w])[A-Za-z_]\w*")
-HEADER = re.compile(r"^(if|elif) (.*):(\s*#.*)?$")
 
 
 def load():
@@ -295,68 +295,10 @@ def body_of(ins, fragments, labels):
     return fold_tree(stmts, labels)
 
 
-# ---- text helpers -------------------------------------------------------------------------
+# ---- what a composition knows, operand fields, stack pictures ------------------------------
 
 def indent_of(line):
     return len(line) - len(line.lstrip(" "))
-
-
-def dedent(lines):
-    base = min((indent_of(l) for l in lines if l.strip()), default=0)
-    return [l[base:] if l.strip() else "" for l in lines]
-
-
-def inline(text, labels):
-    """(The loop template) [[L: x]] is x with labels, nothing without; [[P: x]] the other
-    way round."""
-    keep, drop = ("L", "P") if labels else ("P", "L")
-    text = re.sub(r"\[\[" + drop + r": .*?\]\]", "", text)
-    return re.sub(r"\[\[" + keep + r": (.*?)\]\]", r"\1", text)
-
-
-def _statements(lines):
-    """Split a block (lines at one base indent) into (header line, child lines)."""
-    out, base = [], None
-    for line in lines:
-        if not line.strip():
-            continue
-        ind = indent_of(line)
-        if base is None:
-            base = ind
-        if ind <= base:
-            out.append((line, []))
-        else:
-            out[-1][1].append(line)
-    return out
-
-
-def _truth(cond, labels):
-    """True/False when the condition is decided (by LABELS, or by what is known of a
-    value: see facts()), else the condition to keep."""
-    if cond == "LABELS":
-        return labels
-    if cond == "not LABELS":
-        return not labels
-    if cond.startswith("LABELS and "):
-        cond = cond[len("LABELS and "):] if labels else "False"
-    cond = simplify(cond)
-    return {"True": True, "False": False}.get(cond, cond)
-
-
-def simplify(cond):
-    """Drop the parts of a condition decided to True or False."""
-    prev = None
-    while prev != cond:
-        prev = cond
-        cond = re.sub(r"(?<![\w)\]])\((True|False|[\w.]+)\)", r"\1", cond)
-        cond = re.sub(r"^True and | and True(?=$|\)| and | or )", "", cond)
-        cond = re.sub(r"(?<=\()True and ", "", cond)
-        cond = re.sub(r"^False or | or False(?=$|\)| and | or )", "", cond)
-        cond = re.sub(r"(?<=\()False or ", "", cond)
-        cond = {"not True": "False", "not False": "True"}.get(cond, cond)
-        if re.match(r"^False and ", cond) or re.search(r" and False$", cond):
-            cond = "False"
-    return cond
 
 
 def _expr(text):
@@ -408,56 +350,6 @@ def ns_small():
     return ns["SMALL"], ns["SMALL_CONST"]
 
 
-def fold(lines, labels):
-    """The block with its LABELS tests decided."""
-    stmts = _statements(lines)
-    out = []
-    k = 0
-    while k < len(stmts):
-        line, child = stmts[k]
-        pad = " " * indent_of(line)
-        m = HEADER.match(line.strip())
-        if m and m.group(1) == "if":
-            chain = [(m.group(2), m.group(3) or "", child)]
-            k += 1
-            while k < len(stmts):
-                nxt, nchild = stmts[k]
-                s = nxt.strip()
-                if indent_of(nxt) != len(pad):
-                    break
-                em = HEADER.match(s)
-                if em and em.group(1) == "elif":
-                    chain.append((em.group(2), em.group(3) or "", nchild))
-                elif s == "else:" or s.startswith("else:  #"):
-                    chain.append((True, "", nchild))
-                else:
-                    break
-                k += 1
-            kept = []
-            for cond, comment, body in chain:
-                t = cond if cond is True else _truth(cond, labels)
-                if t is False:
-                    continue
-                kept.append((t, comment, body))
-                if t is True:
-                    break
-            for n, (t, comment, body) in enumerate(kept):
-                inner = fold(body, labels)
-                if n == 0 and t is True:
-                    delta = indent_of(body[0]) - len(pad)
-                    out += [l[delta:] if l.strip() else "" for l in inner]
-                    break
-                word = "else:" if t is True else ("if " if n == 0 else "elif ") + t + ":"
-                out.append(pad + word + comment)
-                out += inner or [pad + "    pass"]
-            continue
-        out.append(line)
-        if child:
-            out += fold(child, labels)
-        k += 1
-    return out
-
-
 def _fields(spec, labels, full):
     """Names of the decoded fields: with labels (or full) every one, else not the label-only
     ones (a rid, or a name marked +)."""
@@ -478,26 +370,6 @@ def field_spec(ins):
 def picture(ins):
     m = re.match(r"^\((.*)--(.*)\)$", ins["picture"])
     return m.group(1).split(), m.group(2).split()
-
-
-def subst_fields(lines, names, offset, bare):
-    def repl(m):
-        name = m.group(1)
-        i = names.index(name)
-        return "arg" if bare else f"arg[{offset + i}]"
-    return [re.sub(r"\$(\w+)", repl, l) for l in lines]
-
-
-def rename(lines, mapping):
-    mapping = {k: v for k, v in mapping.items() if k != v}
-    if not mapping:
-        return lines
-    pat = re.compile(r"(?<![.\w$])(" + "|".join(map(re.escape, mapping)) + r")(?!\w)")
-    return [pat.sub(lambda m: mapping[m.group(1)], l) for l in lines]
-
-
-def idents(lines):
-    return set(IDENT.findall("\n".join(lines)))
 
 
 # ---- one handler --------------------------------------------------------------------------
@@ -627,11 +499,11 @@ def handler(parts, by_name, fragments, labels, fused=None):
         out += parse("pc += 1")
     bools = {names[v] for v in range(len(values))
              if comps[values[v][0]][0].get("gives") == "bool"}
-    lines = unparse(fold_tree(out))
+    stmts = fold_tree(out)
     if labels:
-        lines = split_fast(lines, bools)
-    lines = peephole(jumps(sink_test(lines, bools)))
-    return peephole(aliases(unpack(lines, names_of_fields(comps, labels, alone))))
+        stmts = split_fast(stmts, bools)
+    stmts = peephole(jumps(sink_test(stmts, bools)))
+    return peephole(aliases(unpack(stmts, names_of_fields(comps, labels, alone))))
 
 
 def position_part(f):
@@ -651,28 +523,6 @@ def guarded(body, part):
     return [t]
 
 
-def aliases(lines):
-    """`x = y` (y a name never set again): later reads of x read y, up to x's next
-    assignment when that is at the same level."""
-    for p, l in enumerate(lines):
-        m = re.match(r"^(\s*)(\w+) = (\w+)$", l)
-        if not m or m.group(3) in ("pop", "True", "False", "None") or m.group(2) in LIVE:
-            continue
-        x, y, d = m.group(2), m.group(3), len(m.group(1))
-        sets = lambda n: re.compile(r"^\s*(?:\w+, )*" + n + r"(?:, \w+)* = |^\s*for " + n + r" ")
-        if any(sets(y).match(z) for z in lines[p + 1:]):
-            continue
-        end = next((q for q in range(p + 1, len(lines)) if sets(x).match(lines[q])),
-                   len(lines))
-        if end < len(lines) and indent_of(lines[end]) != d:
-            continue
-        if any(indent_of(lines[q]) < d for q in range(p + 1, end) if lines[q].strip()):
-            continue
-        out = lines[:p] + rename(lines[p + 1:end], {x: y}) + lines[end:]
-        return aliases(out)
-    return lines
-
-
 def names_of_fields(comps, labels, alone):
     names = []
     for ins, _ in comps:
@@ -680,252 +530,436 @@ def names_of_fields(comps, labels, alone):
     return names
 
 
-def unpack(lines, fields):
+# ---- passes over a handler's statements -----------------------------------------------------
+# Each takes and returns a list of statements (ast.stmt); each is one rewrite applied where
+# it can be, the handler searched again from the top after each change, until none applies.
+
+def _blocks_of(s):
+    """The statement lists directly inside a statement."""
+    for field in ("body", "orelse", "finalbody"):
+        sub = getattr(s, field, None)
+        if sub:
+            yield sub
+    for h in getattr(s, "handlers", ()):
+        yield h.body
+
+
+def sites(stmts):
+    """(block, index) of every statement, in source order."""
+    for i, s in enumerate(stmts):
+        yield stmts, i
+        for sub in _blocks_of(s):
+            yield from sites(sub)
+
+
+def uses(stmts, var):
+    """How many times a variable is named (read or set) in the statements."""
+    return sum(isinstance(n, ast.Name) and n.id == var for s in stmts for n in ast.walk(s))
+
+
+def stores(stmts, var):
+    return sum(isinstance(n, ast.Name) and n.id == var and isinstance(n.ctx, ast.Store)
+               for s in stmts for n in ast.walk(s))
+
+
+def calls(node, name=None):
+    """Does evaluating the node call anything (or `name`)?"""
+    return any(isinstance(n, ast.Call) and (name is None or _is(n.func, name))
+               for n in ast.walk(node))
+
+
+def _assign(s):
+    """`var = value` (one plain name set): (var, value), else (None, None)."""
+    if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+        return s.targets[0].id, s.value
+    return None, None
+
+
+class Substitute(ast.NodeTransformer):
+    """Reads of a variable replaced by an expression (a copy each time), at most `count`."""
+
+    def __init__(self, var, expr, count=None):
+        self.var, self.expr, self.count = var, expr, count
+
+    def visit_Name(self, node):
+        if node.id == self.var and isinstance(node.ctx, ast.Load) and self.count != 0:
+            if self.count is not None:
+                self.count -= 1
+            return copy.deepcopy(self.expr)
+        return node
+
+
+def substitute(stmts, var, expr, count=None):
+    t = Substitute(var, expr, count)
+    return [t.visit(s) for s in stmts]
+
+
+def _pushed(s):
+    """The value of a `push(value)` statement, else None."""
+    if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and \
+            _is(s.value.func, "push") and len(s.value.args) == 1:
+        return s.value.args[0]
+    return None
+
+
+def _simple(s):
+    """A statement that is not compound (no block of its own)."""
+    return not any(True for _ in _blocks_of(s)) and not isinstance(
+        s, (ast.If, ast.For, ast.While, ast.Try, ast.With))
+
+
+def jumps(stmts):
+    """`JUMP(t)` -> `pc = t` and `continue` (the next instruction, from the loop's top)."""
+    class Jumps(ast.NodeTransformer):
+        def visit_Expr(self, node):
+            c = node.value
+            if isinstance(c, ast.Call) and _is(c.func, "JUMP"):
+                return parse(f"pc = {ast.unparse(c.args[0])}\ncontinue")
+            return node
+    t = Jumps()
+    out = []
+    for s in stmts:
+        r = t.visit(s)
+        out += r if isinstance(r, list) else [r]
+    return out
+
+
+def _drop_tail_continue(stmts, tail=True):
+    """A `continue` after which control leaves the handler anyway: gone. True if one was."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if tail and isinstance(last, ast.Continue):
+        del stmts[-1]
+        if not stmts:
+            stmts.append(ast.Pass())
+        return True
+    if tail and isinstance(last, ast.If):
+        return _drop_tail_continue(last.body) or _drop_tail_continue(last.orelse)
+    if tail and isinstance(last, ast.Try) and not last.orelse and not last.finalbody:
+        return _drop_tail_continue(last.body) or any(
+            _drop_tail_continue(h.body) for h in last.handlers)
+    return False
+
+
+def _slot_read(e):
+    """A read of a local or global slot or of an operand field: locals_[s], arg[0]..."""
+    return e is not None and isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name) and \
+        e.value.id in ("locals_", "glob", "arg") and _plain_index(e.slice)
+
+
+def _plain_index(e):
+    return isinstance(e, ast.Name) or (isinstance(e, ast.Constant) and
+                                       isinstance(e.value, int) and e.value >= 0) or \
+        (isinstance(e, ast.Subscript) and _plain_index(e.value) and _plain_index(e.slice))
+
+
+def _arg(e):
+    """The operand tuple or one of its fields: `arg`, `arg[N]`."""
+    return _is(e, "arg") or (isinstance(e, ast.Subscript) and _is(e.value, "arg") and
+                             isinstance(e.slice, ast.Constant))
+
+
+def peephole_once(stmts):
+    """One variable fewer (or a `continue` that ends the handler): the rewritten statements,
+    or None when nothing applies."""
+    if _drop_tail_continue(stmts):
+        return stmts
+    for block, p in sites(stmts):
+        var, value = _assign(block[p])
+        if var is None or var in LIVE:
+            continue
+        n = uses(stmts, var) - 1
+        if _arg(value) and n <= 3 and stores(stmts, var) == 1:
+            # An operand field is as cheap to read again as a variable.
+            del block[p]
+            return substitute(stmts, var, value)
+        if n == 0 and ast.unparse(value) in ("pop()", "stack[-1]"):
+            if ast.unparse(value) == "pop()":
+                block[p] = ast.Expr(value)
+            else:
+                del block[p]
+            return stmts
+        if n != 1:
+            continue
+        if _slot_read(value):
+            # A read of a slot or operand moves to its one use past other such reads: no
+            # variable is left holding the value (a container's reference count decides
+            # whether it may be changed in place).
+            q = p + 1
+            while q < len(block) and _slot_read(_assign(block[q])[1] or _pushed(block[q])):
+                q += 1
+            if p + 1 < q < len(block) and _simple(block[q]) and uses([block[q]], var) == 1:
+                block[q] = substitute([block[q]], var, value)[0]
+                del block[p]
+                return stmts
+        if p + 1 < len(block):
+            # Into the next statement, when that keeps the order of evaluation: a value
+            # with effects (a call) only as the whole of what the next one computes.
+            nxt = block[p + 1]
+            whole = _is(_pushed(nxt), var) or (
+                isinstance(nxt, (ast.Assign, ast.Return)) and _is(nxt.value, var) and
+                len(getattr(nxt, "targets", [0])) == 1)
+            pure = not calls(value) and not calls(nxt, "pop")
+            if _simple(nxt) and (whole or pure) and uses([nxt], var) == 1:
+                block[p + 1] = substitute([nxt], var, value)[0]
+                del block[p]
+                return stmts
+    return None
+
+
+def peephole(stmts):
+    while True:
+        out = peephole_once(stmts)
+        if out is None:
+            return stmts
+        stmts = out
+
+
+def _chain_ends(node, var):
+    """The `if`/`elif`/`else` chain `node`, each branch ending with `var = ...` and the last
+    an `else`: the blocks of its branches; else None."""
+    ends = []
+    while True:
+        if not node.body or _assign(node.body[-1])[0] != var:
+            return None
+        ends.append(node.body)
+        if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
+            node = node.orelse[0]
+            continue
+        if not node.orelse or _assign(node.orelse[-1])[0] != var:
+            return None
+        ends.append(node.orelse)
+        return ends
+
+
+def _assigning_chain(stmts, block, q, var):
+    """The chain just before block[q] whose branches all end by setting var, var named
+    nowhere else but once in block[q]: the blocks of its branches, else None."""
+    if q == 0 or not isinstance(block[q - 1], ast.If):
+        return None
+    ends = _chain_ends(block[q - 1], var)
+    if ends is None or uses(stmts, var) != len(ends) + 1:
+        return None
+    return ends
+
+
+def sink_all(stmts):
+    """`if ..: r = A` / `else: r = B`, then a statement that only uses r once (`push(r)`,
+    `x = [r]`): that statement moves into each branch (one variable store and load
+    fewer)."""
+    for block, q in sites(stmts):
+        s = block[q]
+        v = _pushed(s) or (s.value if isinstance(s, ast.Assign) and len(s.targets) == 1
+                           else None)
+        if isinstance(v, ast.List) and len(v.elts) == 1:
+            v = v.elts[0]
+        if not isinstance(v, ast.Name):
+            continue
+        var = v.id
+        ends = _assigning_chain(stmts, block, q, var)
+        if ends is None:
+            continue
+        for end in ends:
+            end[-1] = substitute([copy.deepcopy(s)], var, end[-1].value, 1)[0]
+        del block[q]
+        return sink_all(stmts)
+    return stmts
+
+
+def _is_false_test(s, bools):
+    """`if v is False:` of a bool v: v, else None."""
+    t = s.test if isinstance(s, ast.If) else None
+    if isinstance(t, ast.Compare) and isinstance(t.left, ast.Name) and len(t.ops) == 1 and \
+            isinstance(t.ops[0], ast.Is) and isinstance(t.comparators[0], ast.Constant) and \
+            t.comparators[0].value is False and t.left.id in bools:
+        return t.left.id
+    return None
+
+
+def _not(e):
+    return ast.UnaryOp(ast.Not(), e)
+
+
+def sink_test(stmts, bools):
+    """`if ..: c = A` / `else: c = B` then `if c is False: X`, c a bool used nowhere else:
+    `if ..: if not A: X` / `else: if not B: X` (the test where the value is made); and
+    `c = A` then `if c is False:` -> `if not A:`."""
+    for block, p in sites(stmts):
+        var = _is_false_test(block[p], bools)
+        if var is None:
+            continue
+        test = block[p]
+        if p and _assign(block[p - 1])[0] == var:
+            # `v = A` right before: `if not A:`, when nothing after the test reads v
+            if not uses(test.body, var) and not uses(block[p + 1:], var):
+                test.test = _not(block[p - 1].value)
+                del block[p - 1]
+                return sink_test(stmts, bools)
+        if test.orelse:
+            continue
+        ends = _assigning_chain(stmts, block, p, var)
+        if ends is None:
+            continue
+        for end in ends:
+            end[-1] = ast.If(_not(end[-1].value), copy.deepcopy(test.body), [])
+        del block[p]
+        return sink_test(stmts, bools)
+    return stmts
+
+
+_FAST_OPS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq, ast.Add, ast.Sub,
+             ast.Mult, ast.Mod)
+
+
+def _operand(e):
+    return isinstance(e, ast.Name) or (isinstance(e, ast.Constant) and
+                                       not isinstance(e.value, str)) or (
+        isinstance(e, ast.Subscript) and _operand(e.value) and _operand(e.slice))
+
+
+def _fast_value(s):
+    """`v = a OP b` of plain operands, an arithmetic or comparison OP: v, else None."""
+    var, e = _assign(s)
+    if isinstance(e, ast.BinOp) and isinstance(e.op, _FAST_OPS) and _operand(e.left) and \
+            _operand(e.right):
+        return var
+    if isinstance(e, ast.Compare) and len(e.ops) == 1 and isinstance(e.ops[0], _FAST_OPS) \
+            and _operand(e.left) and _operand(e.comparators[0]):
+        return var
+    return None
+
+
+def _type_test(test):
+    """A test of a value's type (`type(a) is int`, `type(a) is type(b)`), not of labels."""
+    named = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+    return "Labeled" not in named and any(
+        isinstance(n, ast.Compare) and any(
+            isinstance(o, ast.Is) and (_is(c, "int") or _is(c, "str") or
+                                       (isinstance(c, ast.Call) and _is(c.func, "type")))
+            for o, c in zip(n.ops, n.comparators))
+        for n in ast.walk(test))
+
+
+def split_fast(stmts, bools):
+    """The labels loop: `if <type test>: v = a < b` / `elif ..Labeled..` / `else: ..`, then
+    a tail asking `type(v) is Labeled`: the first branch's value is plain, so it gets its
+    own copy of the tail with that test decided (the fast path keeps the plain loop's
+    shape)."""
+    for block, p in sites(stmts):
+        s = block[p]
+        if not isinstance(s, ast.If) or not s.orelse or not _type_test(s.test):
+            continue
+        var = _fast_value(s.body[-1])
+        if var is None:
+            continue
+        tail = block[p + 1:]
+        labelled = _expr(f"type({var}) is Labeled")
+        if not any(ast.dump(n) == labelled for t in tail for n in ast.walk(t)):
+            continue
+        s.body += fold_tree(copy.deepcopy(tail), equal={labelled: False})
+        s.orelse += tail
+        del block[p + 1:]
+        return split_fast(stmts, bools)
+    return stmts
+
+
+def _own(s):
+    """The nodes of a statement outside its blocks (a compound one's header)."""
+    if isinstance(s, (ast.If, ast.While)):
+        return list(ast.walk(s.test))
+    if isinstance(s, ast.For):
+        return list(ast.walk(s.target)) + list(ast.walk(s.iter))
+    if isinstance(s, ast.Try):
+        return [n for h in s.handlers for n in ast.walk(h.type)] if s.handlers else []
+    if isinstance(s, ast.With):
+        return [n for i in s.items for n in ast.walk(i)]
+    return list(ast.walk(s))
+
+
+def _sets(s, var):
+    return any(isinstance(n, ast.Name) and n.id == var and not isinstance(n.ctx, ast.Load)
+               for n in _own(s))
+
+
+def aliases(stmts):
+    """`x = y` (y a name never set again, or a number): later reads of x read y, up to x's
+    next assignment when that is in the same block (else to the end, when the block goes
+    on to the end of the handler)."""
+    order = list(sites(stmts))
+    for k, (block, p) in enumerate(order):
+        x, y = _assign(block[p])
+        if x is None or x in LIVE or not (isinstance(y, ast.Name) and y.id not in (
+                "pop", "True", "False", "None") or isinstance(y, ast.Constant) and
+                type(y.value) is int):
+            continue
+        after = [b[i] for b, i in order[k + 1:]]
+        if isinstance(y, ast.Name) and any(_sets(s, y.id) for s in after):
+            continue
+        end = next((j for j, s in enumerate(after) if _sets(s, x)), None)
+        inside = len(list(sites(block[p + 1:])))    # the statements after it in its block
+        if end is None:
+            if inside != len(after):
+                continue
+            stop = len(block)
+        else:
+            stop = next((i for i in range(p + 1, len(block)) if block[i] is after[end]), None)
+            if stop is None or not isinstance(block[stop], ast.Assign) or \
+                    uses([block[stop].value], x):
+                continue
+        rest = substitute(block[p + 1:stop], x, y)
+        block[p:stop] = rest
+        return aliases(stmts)
+    return stmts
+
+
+def _field_reads(stmts):
+    """The operand fields read, `arg[N]`, in order: [N, ...]."""
+    return [n.slice.value for s in stmts for n in ast.walk(s)
+            if isinstance(n, ast.Subscript) and _is(n.value, "arg") and
+            isinstance(n.slice, ast.Constant)]
+
+
+class _Fields(ast.NodeTransformer):
+    def __init__(self, names):
+        self.names = names
+
+    def visit_Subscript(self, node):
+        if _is(node.value, "arg") and isinstance(node.slice, ast.Constant):
+            return ast.Name(self.names[node.slice.value], ast.Load())
+        self.generic_visit(node)
+        return node
+
+
+def unpack(stmts, fields):
     """Read the operand tuple once into names when its fields are read four times or more,
-    or twice or more with at most one field not read: one unpacking is cheaper than two subscripts
-    (measured on 3.11: 14.4 against 17.8 ns for two fields, 22 against 27 ns for three)."""
-    text = "\n".join(lines)
-    reads = re.findall(r"(?<![.\w])arg\[(\d+)\]", text)
+    or twice or more with at most one field not read: one unpacking is cheaper than two
+    subscripts (measured on 3.11: 14.4 against 17.8 ns for two fields, 22 against 27 ns for
+    three)."""
+    reads = _field_reads(stmts)
     unread = len(fields) - len(set(reads))
     if not (len(reads) >= 4 or (len(reads) >= 2 and unread <= 1)) or \
             len(fields) > 6 or len(fields) < 2:
-        return lines
-    busy = idents(lines)
-    used = {int(i) for i in reads}
+        return stmts
+    busy = names_in(stmts)
+    used = set(reads)
     names = []
     for i, f in enumerate(fields):
         if i not in used:
             names.append("_")
         else:
-            own = f not in busy or re.search(r"^\s*" + f + r" = arg\[" + str(i) + r"\]$",
-                                             text, re.M)
+            own = f not in busy or any(
+                _assign(s)[0] == f and ast.dump(s.value) == ast.dump(
+                    ast.parse(f"arg[{i}]", mode="eval").body) for b, p in sites(stmts)
+                for s in [b[p]])
             names.append(f if own and f not in names else f"{f}{i}")
-    lines = [re.sub(r"(?<![.\w])arg\[(\d+)\]", lambda m: names[int(m.group(1))], l)
-             for l in lines]
-    lines = [l for l in lines if not re.match(r"^\s*(\w+) = \1$", l)]
-    return [f"{', '.join(names)} = arg"] + lines
-
-
-def split_fast(lines, bools):
-    """The labels loop: `if <int test>: v = a < b` / `elif ..Labeled..` / `else: ..`, then
-    a tail asking `type(v) is Labeled`: the first branch's value is plain, so it gets its
-    own copy of the tail with that test decided (the fast path keeps the plain loop's
-    shape)."""
-    for p, l in enumerate(lines):
-        m = re.match(r"^(\s*)if (.*):$", l)
-        if not m or "Labeled" in m.group(2) or not re.search(r"is (int|str|type)\b", m.group(2)):
-            continue
-        d = len(m.group(1))
-        q = p + 1
-        while q < len(lines) and indent_of(lines[q]) > d:
-            q += 1
-        em = re.match(r"^\s*(\w+) = [\w\[\]]+ (<|<=|>|>=|==|!=|\+|-|\*|%) [\w\[\]]+$",
-                      lines[q - 1])
-        if not em or indent_of(lines[q - 1]) != d + 4 or q >= len(lines) or \
-                not lines[q].strip().startswith(("elif ", "else:")):
-            continue
-        var = em.group(1)
-        r = q
-        while r < len(lines) and (indent_of(lines[r]) > d or (indent_of(lines[r]) == d and
-                                  lines[r].strip().startswith(("elif ", "else:")))):
-            r += 1
-        end = next((k for k in range(r, len(lines)) if lines[k].strip() and
-                    indent_of(lines[k]) < d), len(lines))
-        tail = lines[r:end]
-        if f"type({var}) is Labeled" not in "\n".join(tail):
-            continue
-        fast_tail = fold([x.replace(f"type({var}) is Labeled", "False") for x in tail], True)
-        if lines[q].strip().startswith("else:"):
-            others = lines[q + 1:r]                   # already one level in
-        else:
-            others = [re.sub(r"^(\s*)elif ", r"\1if ", lines[q])] + lines[q + 1:r]
-            others = ["    " + x if x.strip() else "" for x in others]
-        more = ["    " + x if x.strip() else "" for x in tail]
-        return split_fast(lines[:q] + ["    " + x if x.strip() else "" for x in fast_tail] +
-                          [" " * d + "else:"] + others + more + lines[end:], bools)
-    return lines
-
-
-def sink_test(lines, bools):
-    """`if ..: c = A` / `else: c = B` then `if c is False: X`, c a bool used nowhere else:
-    `if ..: if not A: X` / `else: if not B: X` (the test where the value is made)."""
-    for p, l in enumerate(lines):
-        m = re.match(r"^(\s*)if (\w+) is False:$", l)
-        if not m or m.group(2) not in bools:
-            continue
-        d, var = len(m.group(1)), m.group(2)
-        em = re.match(r"^(\s*)" + var + r" = (.+)$", lines[p - 1]) if p else None
-        if em and len(em.group(1)) == d:
-            # `v = A` right before: `if not A:`, when nothing after the test reads v
-            end = p + 1
-            while end < len(lines) and (indent_of(lines[end]) > d or not lines[end].strip()):
-                end += 1
-            after = lines[end:]
-            stop = next((k for k, x in enumerate(after) if indent_of(x) < d), len(after))
-            reads = re.compile(r"(?<![.\w])" + var + r"(?!\w)")
-            if not any(reads.search(x) for x in lines[p + 1:end] + after[:stop]):
-                out = lines[:p - 1] + [f"{em.group(1)}if not {em.group(2)}:"] + lines[p + 1:]
-                return sink_test(out, bools)
-        end = p + 1
-        while end < len(lines) and indent_of(lines[end]) > d:
-            end += 1
-        if end < len(lines) and lines[end].strip().startswith(("elif", "else")):
-            continue
-        chain = _assigning_chain(lines, p, d, var)
-        if chain is None:
-            continue
-        heads, ends, pat = chain
-        block = lines[p + 1:end]
-        out = list(lines[:heads[0]])
-        for k in range(heads[0], p):
-            if k in ends:
-                em = pat.match(lines[k])
-                out.append(f"{em.group(1)}if not {em.group(2)}:")
-                out += ["    " + x if x.strip() else "" for x in block]
-            else:
-                out.append(lines[k])
-        return sink_test(out + lines[end:], bools)
-    return lines
-
-
-def _assigning_chain(lines, q, ind, var):
-    """The `if`/`elif`/`else` chain at indent `ind` just above line q, each branch ending
-    with `var = ...`, var read nowhere else but once (at q): (the chain's head lines, its
-    branches' last lines, the pattern of those assignments); else None."""
-    heads = []
-    k = q - 1
-    while k >= 0 and indent_of(lines[k]) >= ind:
-        if indent_of(lines[k]) == ind:
-            heads.append(k)
-            if not lines[k].strip().startswith(("elif ", "else:")):
-                break
-        k -= 1
-    heads.reverse()
-    if not heads or not lines[heads[0]].strip().startswith("if ") or \
-            not lines[heads[-1]].strip().startswith("else:"):
-        return None
-    ends = [h - 1 for h in heads[1:]] + [q - 1]
-    pat = re.compile(r"^(\s*)" + var + r" = (.+)$")
-    if any(not pat.match(lines[e]) or indent_of(lines[e]) != ind + 4 for e in ends):
-        return None
-    uses = sum(len(re.findall(r"(?<![.\w])" + var + r"(?!\w)", x)) for x in lines)
-    if uses != len(ends) + 1:
-        return None
-    return heads, ends, pat
-
-
-def jumps(lines):
-    out = []
-    for l in lines:
-        m = re.match(r"^(\s*)JUMP\((.*)\)$", l)
-        if m:
-            out += [f"{m.group(1)}pc = {m.group(2)}", f"{m.group(1)}continue"]
-        else:
-            out.append(l)
-    return out
-
-
-def _ends_handler(lines, p):
-    """Does control fall off the end of the handler right after line p?"""
-    level = indent_of(lines[p])
-    for q in range(p + 1, len(lines)):
-        ind = indent_of(lines[q])
-        s = lines[q].strip()
-        if ind > level:
-            continue
-        if s.startswith(("elif ", "else:", "except")):
-            level = ind
-            continue
-        return False
-    return True
-
-
-def peephole(lines):
-    changed = True
-    while changed:
-        changed = False
-        text = "\n".join(lines)
-        for p, l in enumerate(lines):
-            s = l.strip()
-            if s == "continue" and _ends_handler(lines, p):
-                del lines[p]
-                changed = True
-                break
-            m = re.match(r"^(\s*)(\w+) = (.+)$", l)
-            if not m or m.group(2) in LIVE:
-                continue
-            var = m.group(2)
-            uses = len(re.findall(r"(?<![.\w])" + var + r"(?!\w)", text)) - 1
-            if re.match(r"^arg(\[\d+\])?$", m.group(3)) and uses <= 3 and \
-                    len(re.findall(r"(?<![.\w])" + var + r" = ", text)) == 1:
-                # An operand field is as cheap to read again as a variable.
-                del lines[p]
-                lines = rename(lines, {var: m.group(3)})
-                changed = True
-                break
-            if uses == 0 and m.group(3) in ("pop()", "stack[-1]"):
-                lines[p] = m.group(1) + "pop()" if m.group(3) == "pop()" else None
-                lines = [x for x in lines if x is not None]
-                changed = True
-                break
-            pure = re.compile(r"^(?:locals_|glob|arg)\[[\w\[\]]+\]$")
-            if uses == 1 and pure.match(m.group(3)):
-                # A read of a slot or operand moves to its one use past other such reads:
-                # no variable is left holding the value (a container's reference count
-                # decides whether it may be changed in place).
-                ind = len(m.group(1))
-                q = p + 1
-                between = re.compile(r"^\s*(?:\w+ = (.+)|push\((.+)\))$")
-                while q < len(lines) and indent_of(lines[q]) == ind and \
-                        between.match(lines[q]) and \
-                        pure.match([g for g in between.match(lines[q]).groups() if g][0]):
-                    q += 1
-                use = re.compile(r"(?<![.\w])" + var + r"(?!\w)")
-                if q > p + 1 and q < len(lines) and indent_of(lines[q]) == ind and \
-                        len(use.findall(lines[q])) == 1 and not lines[q].rstrip().endswith(":"):
-                    lines[q] = use.sub(lambda _: m.group(3), lines[q])
-                    del lines[p]
-                    changed = True
-                    break
-            nxt = lines[p + 1] if p + 1 < len(lines) else None
-            # Into the next line, when that keeps the order of evaluation: a value with
-            # effects (a call) only as the whole of what the next line computes.
-            whole = nxt is not None and re.match(
-                r"^\s*(?:[\w\[\]\-.]+ = |push\(|return )" + var + r"\)?$", nxt)
-            pure = "(" not in m.group(3) and nxt is not None and "pop()" not in nxt
-            if (uses == 1 and nxt is not None and indent_of(nxt) == len(m.group(1))
-                    and not nxt.rstrip().endswith(":") and (whole or pure)
-                    and len(re.findall(r"(?<![.\w])" + var + r"(?!\w)", nxt)) == 1):
-                lines[p + 1] = re.sub(r"(?<![.\w])" + var + r"(?!\w)",
-                                      lambda _: m.group(3), nxt)
-                del lines[p]
-                changed = True
-                break
-    return lines
-
-
-def sink_all(lines):
-    """`if ..: r = A` / `else: r = B`, then a line that only uses r once (`push(r)`,
-    `x = [r]`): that line moves into each branch (one variable store and load fewer)."""
-    for q in range(1, len(lines)):
-        last = lines[q]
-        ind = indent_of(last)
-        m = re.match(r"^\s*(?:push\((\w+)\)|([\w\[\]\-.]+) = \[?(\w+)\]?)$", last)
-        if not m or last.rstrip().endswith(":"):
-            continue
-        var = m.group(1) or m.group(3)
-        chain = _assigning_chain(lines, q, ind, var)
-        if chain is None:
-            continue
-        _, ends, pat = chain
-        out = list(lines)
-        for e in ends:
-            em = pat.match(out[e])
-            out[e] = em.group(1) + re.sub(r"(?<![.\w])" + var + r"(?!\w)",
-                                          lambda _: em.group(2), last.strip(), count=1)
-        del out[q]
-        return sink_all(out)
-    return lines
+    t = _Fields(names)
+    stmts = [t.visit(s) for s in stmts]
+    for block, p in reversed(list(sites(stmts))):
+        var, value = _assign(block[p])
+        if var is not None and _is(value, var):
+            del block[p]
+    return parse(f"{', '.join(names)} = arg") + stmts
 
 
 # ---- the loops ----------------------------------------------------------------------------
@@ -936,12 +970,12 @@ def leaves(ns, labels):
     for ins in ns["INSTRUCTIONS"]:
         if ins["code"] is None or ins.get("decoded_as") or (ins.get("labels_only") and not labels):
             continue
-        body = sink_all(handler([ins["name"]], by_name, ns["FRAGMENTS"], labels))
+        body = unparse(sink_all(handler([ins["name"]], by_name, ns["FRAGMENTS"], labels)))
         out.append((ins["code"], ins["name"], "", body))
     for f in ns["FUSED"]:
         if f.get("labels_only") and not labels:
             continue
-        body = sink_all(handler(f["parts"], by_name, ns["FRAGMENTS"], labels, f))
+        body = unparse(sink_all(handler(f["parts"], by_name, ns["FRAGMENTS"], labels, f)))
         out.append((f["code"], f["name"], " ".join(f["parts"]), body))
     out.sort()
     return out
@@ -1013,18 +1047,19 @@ def _params(labels, keys, width):
 def loop(ns, labels):
     name = "vm/loop_labels_fast.py" if labels else "vm/loop_fast.py"
     what = "labels on" if labels else "labels off"
-    text = inline(ns["LOOP"], labels)
-    lines = [l for l, src in zip(text.split("\n"), ns["LOOP"].split("\n"))
-             if l.strip() or not src.strip()]
-    lines = fold(lines, labels)
-    at = next(i for i, l in enumerate(lines) if l.strip() == "@dispatch")
+    module = fold_tree(parse(ns["LOOP"]), labels)
+    for node in module:
+        if isinstance(node, ast.FunctionDef) and node.name == "run":
+            node.name = "run_labels" if labels else "run_plain"
+    lines = unparse(module)
+    at = next(i for i, l in enumerate(lines) if l.strip() == "DISPATCH()")
     body, keys = [], set()
     items = leaves(ns, labels)
     assert max(c for c, _, _, _ in items) < 256
     tree(items, " " * indent_of(lines[at]), body, LABELS_WEIGHT if labels else WEIGHT, keys)
     lines[at:at + 1] = body
-    d = next(i for i, l in enumerate(lines) if "@hoisted" in l)
-    head, tail = lines[d].split("@hoisted")
+    d = next(i for i, l in enumerate(lines) if l.startswith("def ") and "HOISTED" in l)
+    head, tail = lines[d].split("HOISTED")
     pad = " " * (head.index("(") + 1)
     params = _params(labels, keys, 90 - len(pad))
     params[-1] += tail
@@ -1164,7 +1199,76 @@ def table(ns):
               "# Tails: (a statement's instruction, the threaded jump after it, the code",
               "# that runs both; the jump stays in place for the paths that jump to it)",
               "TAILS = ["] + tails + ["]"]
+    lines += loader_facts(ns)
     return TABLE, "\n".join(lines) + "\n"
+
+
+# What a file instruction decodes to, by the kind of each operand (vm.decode.Context).
+DECODED_KIND = {"const": "c.consts[{}]", "func": "c.functions[{}]", "jump": "c.at[{}]"}
+
+
+class Codes(ast.NodeTransformer):
+    """Instruction names -> their numbers."""
+
+    def __init__(self, codes):
+        self.codes = codes
+
+    def visit_Name(self, node):
+        return ast.Constant(self.codes[node.id]) if node.id in self.codes else node
+
+
+def decoder(ins, codes):
+    """`lambda a, c: (opcode, argument)` for a file instruction (see vm/instructions.py
+    `decode`)."""
+    text = ins.get("decode")
+    if text is None:
+        kinds = [o.split()[0] for o in ins["operands"]]
+        every = [DECODED_KIND.get(k, "{}").format(f"a[{i}]") for i, k in enumerate(kinds)]
+        plain = [v for v, k in zip(every, kinds) if k != "rid"]
+
+        def arg(vs):
+            return "None" if not vs else vs[0] if len(vs) == 1 else f"({', '.join(vs)})"
+        text = f"({ins['name']}, {arg(every)})" if every == plain else \
+            f"({ins['name']}, {arg(every)} if c.labels else {arg(plain)})"
+    return "lambda a, c: " + ast.unparse(Codes(codes).visit(ast.parse(text, mode="eval")))
+
+
+def fingerprint(ns):
+    """Of what a reader of a .synb must agree on: each file opcode's number, name and
+    operand kinds."""
+    rows = sorted((i["code"], i["name"], tuple(o.split()[0] for o in i["operands"]))
+                  for i in ns["INSTRUCTIONS"]
+                  if i["code"] is not None and i["code"] < ns["FIRST_INTERNAL"])
+    return hashlib.sha256(repr(rows).encode()).hexdigest()[:16]
+
+
+def loader_facts(ns):
+    codes = {i["name"]: i["code"] for i in ns["INSTRUCTIONS"] if i["code"] is not None}
+    codes.update({f["name"]: f["code"] for f in ns["FUSED"]})
+    files = [i for i in ns["INSTRUCTIONS"]
+             if i["code"] is not None and i["code"] < ns["FIRST_INTERNAL"]]
+    slots = [f"    {i['code']}: ({i['operands'][0].split()[0]!r}, {i.get('slot', 'read')!r}),"
+             f"  # {i['name']}" for i in files
+             if i["operands"] and i["operands"][0].split()[0] in ("local", "global")]
+    out = ["", "# Each file instruction's decoding: (file operands, vm.decode.Context) ->",
+           "# (opcode, argument)", "DECODE = {"]
+    out += [f"    {i['code']}: {decoder(i, codes)},  # {i['name']}" for i in files]
+    out += ["}", "", "# The slot a first operand names (local or global), and what the",
+            "# instruction does with it: read, set, declare, test", "SLOT = {"] + slots + [
+        "}", "", "# The verifier's checks beyond the operands' ranges (vm/verify.py)",
+        "CHECKS = {", *[f"    {i['code']}: {i['check']!r},  # {i['name']}" for i in files
+                        if i.get("check")], "}", "",
+        "# Count operands that must be at least 1: what they need", "MIN_COUNT = {",
+        *[f"    {i['code']}: {i['min_count']!r},  # {i['name']}" for i in files
+          if i.get("min_count")], "}", "",
+        "# Of the file opcodes (numbers, names, operand kinds): a test pins it to the .synb",
+        "# format version (tests/test_generated.py), so a change to them bumps it.",
+        f"FILE_OPCODES_FINGERPRINT = {fingerprint(ns)!r}", "",
+        "# The opcodes by name (vm.opcodes re-exports them: O.ADD)"]
+    out += [f"{name} = {code}" for name, code in sorted(codes.items(), key=lambda x: x[1])]
+    out += ["", *_wrapped("__all__ = [", [repr(n) for n in sorted(codes, key=codes.get)] +
+                          ["'FIRST_INTERNAL'"], "]")]
+    return out
 
 
 def _wrapped(head, items, tail):

@@ -59,53 +59,18 @@ def decode_function(func, program, tasks, builtins, pads, labels, superinstructi
             n += 1
     index_of[len(func.code)] = n
 
-    consts = program.consts
+    ctx = Context(program, tasks, builtins, pads, labels, index_of, func.fixed)
+    decoders = T.DECODE
     out = []
     positions = []
     words = {}
     for off, op, a in raw:
-        code = op.code
         if off in dropped:
             continue
-        here = len(out)
+        here = ctx.here = len(out)
         if off in word_at:
             words[here] = word_at[off]
-        if code == O.CONST:
-            ins = (O.CONST, consts[a[0]])
-        elif code == O.LOAD_TASK:
-            ins = (O.CONST, tasks[a[0]])
-        elif code == O.MAKE_LAMBDA:
-            ins = (O.MAKE_LAMBDA, (program.functions[a[0]], a[1]))
-        elif code == O.CALL_TASK:
-            callee = program.functions[a[0]]
-            ins = (O.CALL_TASK, (callee, a[1], pads[callee][a[1]], None))   # + its code
-        elif code == O.CALL_BUILTIN:
-            fn, needs_vm, *more = builtins[a[0]]
-            ins = (O.CALL_VM_BUILTIN if needs_vm else O.CALL_BUILTIN, (fn, a[1], *more))
-        elif code == O.DECLARE_LOCAL and labels and a[0] < func.fixed:
-            # A parameter's slot was declared by the call: a `let` of it (only a crafted
-            # file has one) is a `set`, checked as one (no sensitive upgrade).
-            ins = (O.STORE_LOCAL, a[0])
-        elif code in (O.FIELD, O.CHECK_BOOL):
-            ins = (code, consts[a[0]])
-        elif code == O.BUILD_MAP_KEYS:
-            ins = (code, (tuple(consts[a[0]:a[0] + a[1]]), a[1]))
-        elif code == O.JUMP:
-            t = index_of[a[0]]
-            ins = (O.JUMP_BACK if t <= here else O.JUMP, t)
-        elif code in (O.JUMP_IF_FALSE, O.AND_JUMP, O.OR_JUMP, O.TRY_BEGIN):
-            t = index_of[a[0]]
-            ins = (code, (t, a[1]) if labels else t)
-        elif code == O.FOR_ITER:
-            ins = (code, index_of[a[0]])
-        elif code == O.JUMP_IF_SET:
-            ins = (code, (a[0], index_of[a[1]]))
-        elif code in (O.ITER_START, O.PC_RELEASE):
-            ins = (code, a[0] if labels else None)
-        elif len(a) == 1:
-            ins = (code, a[0])
-        else:
-            ins = (code, None)
+        ins = decoders[op.code](a, ctx)
         out.append(ins)
         positions.append(pos_by_off[off])
     if labels:
@@ -113,6 +78,20 @@ def decode_function(func, program, tasks, builtins, pads, labels, superinstructi
     if superinstructions:
         return fuse(out, positions, words, labels)
     return out, Positions(positions), words
+
+
+class Context:
+    """What a file instruction's decoding reads (vm/instructions.py `decode`, made into
+    optable.DECODE): the program's tables, the run's, where each file offset lands among
+    the decoded instructions (`at`) and the index of the one being decoded (`here`)."""
+
+    __slots__ = ("consts", "functions", "tasks", "builtins", "pads", "labels", "at",
+                 "fixed", "here")
+
+    def __init__(self, program, tasks, builtins, pads, labels, at, fixed):
+        self.consts, self.functions = program.consts, program.functions
+        self.tasks, self.builtins, self.pads, self.labels = tasks, builtins, pads, labels
+        self.at, self.fixed, self.here = at, fixed, 0
 
 
 def _with_release_points(code, positions, words):

@@ -16,6 +16,19 @@ are pushed from theirs; an input repeated at the same place in the outputs (`it 
 stays on the stack. `raw=True` bodies move the stack themselves (variable counts); then
 the picture is only for the verifier. `x[n]` in a picture is n values.
 
+What the loader and the verifier know of a file instruction is here too (generated into
+vm/optable.py DECODE, SLOT, CHECKS, MIN_COUNT):
+    decode     its decoded (opcode, argument) as an expression over `a` (the file
+               operands) and `c` (vm.decode.Context: consts, functions, tasks, builtins,
+               pads, at (file offset -> instruction index), here, fixed, labels);
+               instruction names stand for their numbers. Default: from the operand
+               kinds (const -> c.consts[x], func -> c.functions[x], jump -> c.at[x],
+               others as they are; a rid only with labels), one field bare, none None
+    slot       of a `local`/`global` first operand: "read" (default), "set" (written,
+               not read), "declare" (a `let`), "test" (only whether it is set)
+    check      the verifier's check beyond the operand ranges (vm/verify.py names them)
+    min_count  a count operand that must be at least 1: what it needs
+
 Each body is valid Python (tools/gen_dispatch.py parses it with `ast`); in a body:
     OP.name      the decoded operand field `name` (decoded fields: `fields=`, default the
                  file operands' names; a `rid` is only there with labels)
@@ -149,7 +162,7 @@ if LABELS and {check}:
 
 
 def _store_op(name, code, where, stamps, slot_name, doc):
-    inst(name, code, (f"{where} s",), "(v -- )", "next", doc, quiet="plain",
+    inst(name, code, (f"{where} s",), "(v -- )", "next", doc, quiet="plain", slot="set",
          body=_store_body(where, stamps, slot_name))
 
 
@@ -220,7 +233,10 @@ if LABELS and pcs:
     if stamps is None:
         stamps = [0] * len(locals_)
     stamps[OP.s] = vm.stamp
-locals_[OP.s] = v""", quiet="plain")
+locals_[OP.s] = v""", quiet="plain", slot="declare",
+     # A parameter's slot was declared by the call: a `let` of it (only a crafted file has
+     # one) is a `set`, checked as one (no sensitive upgrade).
+     decode="(STORE_LOCAL if c.labels and a[0] < c.fixed else DECLARE_LOCAL, a[0])")
 inst("LOAD_GLOBAL", 6, ("global s",), "( -- v)", "next",
      ".. -> .. globals[g]; error if its let has not run yet", """\
 v = glob[OP.s]
@@ -239,9 +255,9 @@ else:
         if vm.pc:
             v = _join(v, vm.pc)
         gstamps[OP.s] = vm.stamp
-    glob[OP.s] = v""")
+    glob[OP.s] = v""", slot="declare")
 inst("LOAD_TASK", 9, ("func f",), "( -- t)", "next", ".. -> .. task f", None,
-     decoded_as="CONST")
+     decoded_as="CONST", decode="(CONST, c.tasks[a[0]])", check="task")
 inst("MAKE_LAMBDA", 10, ("func f", "count n"), "(caps[n] -- fn)", "next",
      ".. c1..cn -> .. lambda f capturing c1..cn", """\
 n = OP.n
@@ -260,7 +276,7 @@ else:
 c = Closure(OP.f, caps, decoded[OP.f], pads[OP.f])
 if LABELS and labels:
     c = Labeled(c, labels)
-push(c)""", raw=True)
+push(c)""", raw=True, check="lambda")
 _arith("ADD", 11, "+", "add", ".. a b -> .. a+b (numbers, texts, lists)")
 _arith("SUB", 12, "-", "sub", ".. a b -> .. a-b")
 _arith("MUL", 13, "*", "mul", ".. a b -> .. a*b")
@@ -306,7 +322,7 @@ elif LABELS and type(x) is Labeled and type(x.v) is dict and x.t is not None:
 elif LABELS and type(x) is Labeled:
     r = _unary(vm, ops.field, x, OP.k)
 else:
-    r = ops.field(x, OP.k)""")
+    r = ops.field(x, OP.k)""", check="text_const")
 inst("SET_PATH", 26, ("count n",), "(x keys[n] v -- r)", "next",
      ".. x k1..kn v -> .. copy of x with x[k1]..[kn] = v", """\
 n = OP.n
@@ -322,7 +338,7 @@ if LABELS:
     r = _raise_labelled(vm, labels, ops.set_path, items[0], items[2:], items[1])
     stack[-1] = Labeled(r, labels) if labels else r
 else:
-    stack[-1] = ops.set_path(stack[-1], keys, v)""", raw=True)
+    stack[-1] = ops.set_path(stack[-1], keys, v)""", raw=True, min_count="at least one key")
 inst("BUILD_LIST", 27, ("count n",), "(items[n] -- xs)", "next", ".. x1..xn -> .. [x1..xn]", """\
 n = OP.n
 if n:
@@ -356,7 +372,8 @@ else:
     items = stack[-2 * n:]
     del stack[-2 * n:]
     push(ops.build_map(items))""", raw=True)
-inst("JUMP", 29, ("jump t",), "( -- )", "jump", "pc = t", "JUMP(OP.t)")
+inst("JUMP", 29, ("jump t",), "( -- )", "jump", "pc = t", "JUMP(OP.t)",
+     decode="(JUMP_BACK if c.at[a[0]] <= c.here else JUMP, c.at[a[0]])")
 inst("JUMP_IF_FALSE", 30, ("jump t", "rid rid"), "(c -- )", "branch",
      ".. c -> ..; if c is false: pc = t (c must be bool)", """\
 if LABELS and type(c) is Labeled:
@@ -393,7 +410,7 @@ if LABELS and type(v) is Labeled:
 elif v is not True and v is not False:
     ops.check_bool(v, OP.k)
 if LABELS and vm.pc:
-    stack[-1] = _join(v, vm.pc)""", raw=True)
+    stack[-1] = _join(v, vm.pc)""", raw=True, check="text_const")
 inst("ITER_START", 34, ("rid rid",), "(coll -- it)", "next",
      ".. coll -> .. iterator over a list's items, a map's keys or a text's characters", """\
 if LABELS and type(coll) is Labeled:
@@ -481,7 +498,8 @@ elif n:
     del stack[-n:]
 else:
     new = []
-FRAGMENT.enter_task()""", raw=True, fields="callee n pad fcode")
+FRAGMENT.enter_task()""", raw=True, fields="callee n pad fcode", check="task_call",
+     decode="(CALL_TASK, (c.functions[a[0]], a[1], c.pads[c.functions[a[0]]][a[1]], None))")
 inst("CALL_BUILTIN", 38, ("builtin b", "count n"), "(args[n] -- r)", "next",
      ".. a1..an -> .. builtin b(a1..an)", """\
 fn = OP.fn
@@ -499,7 +517,9 @@ if n:
 elif LABELS and vm.pc:
     push(OP.labelled(vm))
 else:
-    push(fn())""", raw=True, fields="fn n +labelled")
+    push(fn())""", raw=True, fields="fn n +labelled", check="builtin_arity",
+     decode="(CALL_VM_BUILTIN if c.builtins[a[0]][1] else CALL_BUILTIN, "
+            "(c.builtins[a[0]][0], a[1], *c.builtins[a[0]][2:]))")
 inst("RETURN", 39, (), "(val -- )", "return", ".. x -> return x to the caller", """\
 if LABELS and pcs:
     if vm.pc:
@@ -537,7 +557,7 @@ if pcs:     # vm.pc_stack, mutated in place only
 inst("JUMP_IF_SET", 43, ("local s", "jump t"), "( -- )", "branch",
      "if parameter s was passed: pc = t (skips its default)", """\
 if locals_[OP.s] is not UNSET:
-    JUMP(OP.t)""")
+    JUMP(OP.t)""", slot="test", check="param_default")
 _append("APPEND_LOCAL", 44, "local",
         "`set x to append(x, v)`: .. v -> ..; locals[s] = locals[s] + [v] (in place when no "
         "one else holds the list)")
@@ -550,7 +570,7 @@ inst("DROP_UNDER", 48, ("count n",), "(drop[n] v -- v)", "next",
      ".. x1..xn v -> .. v (a `give` leaving `for each` loops drops their iterators)", """\
 v = pop()
 del stack[-OP.n:]
-push(v)""", raw=True)
+push(v)""", raw=True, min_count="at least one value to drop")
 
 # `set s to s + E` of a local (compiler/codegen.py): E, then this. Nothing E does can
 # change s (only the statements of the function that owns a variable set it; a task
@@ -584,7 +604,8 @@ if LABELS and (vm.pc or Labeled in map(type, stack[-n:])):
 else:
     m = dict(zip(keys, stack[-n:]))
     del stack[-n:]
-    push(m)""", raw=True, fields="keys n")
+    push(m)""", raw=True, fields="keys n", check="map_keys", min_count="at least one key",
+     decode="(BUILD_MAP_KEYS, (tuple(c.consts[a[0]:a[0] + a[1]]), a[1]))")
 
 # ---- internal instructions: made by the decoder ---------------------------------------
 
@@ -822,25 +843,29 @@ fused("LT_LC_RET_LOCAL", 124, "LOAD_LOCAL CONST LT JUMP_IF_FALSE LOAD_LOCAL RETU
       "`when n < c` then `give b`)", when=_NUM_C + " and A[3][0] == i + 6")
 
 # ---- the loop around the instructions -----------------------------------------------------
-# `@dispatch` is where the generator puts the instructions, as a tree of range tests
-# (op < K) balanced by how often each runs (tools/gen_dispatch.py WEIGHT); `@hoisted` where it
-# puts the names the handlers read as locals (tools/gen_dispatch.py HOISTED).
+# Valid Python, as the bodies are (LABELS folded the same way). `DISPATCH()` is where the
+# generator puts the instructions, as a tree of range tests (op < K) balanced by how often
+# each runs (tools/gen_dispatch.py WEIGHT); the parameter `HOISTED` where it puts the names
+# the handlers read as locals (tools/gen_dispatch.py HOISTED); `run` is named run_labels or
+# run_plain.
 
 LOOP = '''\
 import sys
 
 from synsema.vm import ops
-from synsema.vm.errors import [[L: EMPTY, ]]SynError
-[[L: from synsema.vm import precise as P]]
-[[L: from synsema.vm.labels import (_CMP, _append_precise, _binary, _index_precise, _join,]]
-[[L:                                _local_name, _plain_seq, _raise_labelled, _recompute,]]
-[[L:                                _withhold_frames,]]
-[[L:                                _set_item_precise, _store, _unary, _upgrade_check,]]
-[[L:                                drop_frames, push_pc, release, taint_try)]]
-from synsema.vm.values import UNSET, Closure, HostFn[[L: , Labeled]]
+from synsema.vm.errors import SynError
+from synsema.vm.values import UNSET, Closure, HostFn
+if LABELS:
+    from synsema.vm import precise as P
+    from synsema.vm.errors import EMPTY
+    from synsema.vm.labels import (_CMP, _append_precise, _binary, _index_precise, _join,
+                                   _local_name, _plain_seq, _raise_labelled, _recompute,
+                                   _set_item_precise, _store, _unary, _upgrade_check,
+                                   _withhold_frames, drop_frames, push_pc, release, taint_try)
+    from synsema.vm.values import Labeled
 
 
-def run_[[L: labels]][[P: plain]](vm, closure, args, @hoisted):
+def run(vm, closure, args, HOISTED):
     if LABELS:
         clabels = EMPTY
         if type(closure) is Labeled:   # never from the loop itself; defensive for builtins
@@ -858,8 +883,8 @@ def run_[[L: labels]][[P: plain]](vm, closure, args, @hoisted):
         stamps = [vm.stamp] * len(locals_) if pcs else None
         gstamps = vm.global_stamps
     stack = []
-    frames = []              # (code, pc, locals[[L: , stamps]]) of the callers
-    handlers = []            # (target, stack depth, frame depth[[L: , try entry]]) of open tries
+    frames = []              # (code, pc, locals, and with labels stamps) of the callers
+    handlers = []            # (target, stack depth, frame depth, [try entry]) of open tries
     pc = 0
     glob = vm.globals
     decoded, pads = vm.decoded, vm.pads     # a called value's code and frame pads
@@ -883,7 +908,7 @@ def run_[[L: labels]][[P: plain]](vm, closure, args, @hoisted):
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    @dispatch
+                    DISPATCH()
             except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
                 err = vm.as_error(exc)
                 if LABELS and vm.pc:
@@ -896,9 +921,14 @@ def run_[[L: labels]][[P: plain]](vm, closure, args, @hoisted):
                         _withhold_frames(err, pcs, base_depth, len(frames))
                     raise err from None
                 # The innermost open try, in this frame or one below: unwind to it.
-                target, depth, frame_depth[[L: , entry]] = handlers.pop()
-                while len(frames) > frame_depth:
-                    code, pc, locals_[[L: , stamps]] = frames.pop()
+                if LABELS:
+                    target, depth, frame_depth, entry = handlers.pop()
+                    while len(frames) > frame_depth:
+                        code, pc, locals_, stamps = frames.pop()
+                else:
+                    target, depth, frame_depth = handlers.pop()
+                    while len(frames) > frame_depth:
+                        code, pc, locals_ = frames.pop()
                 del stack[depth:]
                 if LABELS:
                     # The try entry holds every label raised inside the block; entries

@@ -189,6 +189,17 @@ def _upgrade_check(vm, value, stamp, name):
         if e[3] > stamp and e[0] and not e[0] <= have:
             names = sorted(e[0] - have)
             missing, first = ", ".join(names), names[0]
+            if e[4] and any(t is e for t in vm.try_entries):
+                # a try still running its block: nothing was caught, but from the first
+                # labelled operation on, whether the rest runs depends on that data
+                vm.violation(
+                    f"set of '{name}' inside a `try` whose block has touched data labelled "
+                    f"{missing} would leak whether that data made the block raise (no "
+                    "sensitive upgrade): from the first operation on labelled data, the "
+                    "rest of the block runs only if it did not raise, so under those "
+                    f"labels; label the variable when you declare it (`let {name} be "
+                    f"private(..., \"{first}\")`), declare it inside the `try`, or do the "
+                    "labelled work outside the `try`")
             if e[4]:        # a try's entry: its block (or a task it called) raised it
                 vm.violation(
                     f"set of '{name}' after an error labelled {missing} was caught would "

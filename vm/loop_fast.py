@@ -20,7 +20,6 @@ _BELOW = {k: tuple(op < k for op in range(256)) for k in (2, 3, 4, 5, 6, 7, 8, 1
     137, 138, 139, 140, 141, 142, 143, 144, 145, 146, 147, 148, 149, 150, 151, 152, 154,
     155, 156, 157, 158, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 170, 171, 174)}
 
-
 def run_plain(vm, closure, args,
               # locals by default parameters (HOISTED and _emit in tools/gen_dispatch.py)
               type=type, int=int, str=str, list=list, dict=dict, len=len, next=next,
@@ -66,27 +65,25 @@ def run_plain(vm, closure, args,
               below_170=_BELOW[170], below_171=_BELOW[171], below_174=_BELOW[174]):
     func = closure.func
     code = vm.decoded[func]
-    if func.kind == "main":
-        locals_ = vm.globals    # the top level's variables are the program's globals
+    if func.kind == 'main':
+        locals_ = vm.globals
     else:
         locals_ = args + vm.pads[func][len(args)]
         if closure.captures:
             locals_ += closure.captures
     stack = []
-    frames = []              # (code, pc, locals) of the callers
-    handlers = []            # (target, stack depth, frame depth) of open tries
+    frames = []
+    handlers = []
     pc = 0
     glob = vm.globals
-    decoded, pads = vm.decoded, vm.pads     # a called value's code and frame pads
+    decoded, pads = (vm.decoded, vm.pads)
     base_depth = vm.depth
     room = vm.max_depth - base_depth
-    # Calls are charged a step each and the budget never exceeds the calls the depth
-    # limit still allows (vm.take_budget): a call checks the depth only when it ticks.
     budget = vm.take_budget(room)
     push = stack.append
     pop = stack.pop
-    add, sub, mul, div, mod = ops.add, ops.sub, ops.mul, ops.div, ops.mod
-    lt, le, gt, ge, eq = ops.lt, ops.le, ops.gt, ops.ge, ops.eq
+    add, sub, mul, div, mod = (ops.add, ops.sub, ops.mul, ops.div, ops.mod)
+    lt, le, gt, ge, eq = (ops.lt, ops.le, ops.gt, ops.ge, ops.eq)
     index = ops.index
     compare = ops.compare_kind
     refcount = sys.getrefcount
@@ -635,9 +632,8 @@ def run_plain(vm, closure, args,
                                                             if type(a) is int and type(b) is int:
                                                                 if not a < b:
                                                                     pc = t
-                                                            else:
-                                                                if not lt(a, b):
-                                                                    pc = t
+                                                            elif not lt(a, b):
+                                                                pc = t
                                                         else:
                                                             # LT_LC_JF (111) = LOAD_LOCAL CONST LT JUMP_IF_FALSE
                                                             s, k, t, _ = arg
@@ -645,9 +641,8 @@ def run_plain(vm, closure, args,
                                                             if type(a) is int:
                                                                 if not a < k:
                                                                     pc = t
-                                                            else:
-                                                                if not lt(a, k):
-                                                                    pc = t
+                                                            elif not lt(a, k):
+                                                                pc = t
                                                 else:
                                                     # CMP_LC_JF (112) = LOAD_LOCAL CONST CMP JUMP_IF_FALSE
                                                     s, k, kind, t, _ = arg
@@ -663,9 +658,8 @@ def run_plain(vm, closure, args,
                                                         if type(a) is type(k):
                                                             if not a == k:
                                                                 pc = t
-                                                        else:
-                                                            if not eq(a, k):
-                                                                pc = t
+                                                        elif not eq(a, k):
+                                                            pc = t
                                                     else:
                                                         # RETURN_LOCAL (114) = LOAD_LOCAL RETURN
                                                         val = locals_[arg[0]]
@@ -793,10 +787,9 @@ def run_plain(vm, closure, args,
                                         if not a < k:
                                             pc = t
                                             continue
-                                    else:
-                                        if not lt(a, k):
-                                            pc = t
-                                            continue
+                                    elif not lt(a, k):
+                                        pc = t
+                                        continue
                                     val = locals_[s4]
                                     if not frames:
                                         return val
@@ -1568,14 +1561,13 @@ def run_plain(vm, closure, args,
                                                     return arg[0]
                                                 code, pc, locals_ = frames.pop()
                                                 push(arg[0])
-            except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
+            except Exception as exc:
                 err = vm.as_error(exc)
                 vm.trace_frame(err, code, pc - 1)
                 if not err.catchable or not handlers:
                     for fr in reversed(frames):
                         vm.trace_frame(err, fr[0], fr[1] - 1)
                     raise err from None
-                # The innermost open try, in this frame or one below: unwind to it.
                 target, depth, frame_depth = handlers.pop()
                 while len(frames) > frame_depth:
                     code, pc, locals_ = frames.pop()

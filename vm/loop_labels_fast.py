@@ -7,14 +7,12 @@ range tests balanced by instruction frequency (see tools/gen_dispatch.py)."""
 import sys
 
 from synsema.vm import ops
-from synsema.vm.errors import EMPTY, SynError
+from synsema.vm.errors import SynError
+from synsema.vm.values import UNSET, Closure, HostFn
 from synsema.vm import precise as P
-from synsema.vm.labels import (_CMP, _append_precise, _binary, _index_precise, _join,
-                               _local_name, _plain_seq, _raise_labelled, _recompute,
-                               _withhold_frames,
-                               _set_item_precise, _store, _unary, _upgrade_check,
-                               drop_frames, push_pc, release, taint_try)
-from synsema.vm.values import UNSET, Closure, HostFn, Labeled
+from synsema.vm.errors import EMPTY
+from synsema.vm.labels import _CMP, _append_precise, _binary, _index_precise, _join, _local_name, _plain_seq, _raise_labelled, _recompute, _set_item_precise, _store, _unary, _upgrade_check, _withhold_frames, drop_frames, push_pc, release, taint_try
+from synsema.vm.values import Labeled
 
 # below_K[op] is op < K: the dispatch tests read these
 # (tools/gen_dispatch.py _emit says why).
@@ -26,7 +24,6 @@ _BELOW = {k: tuple(op < k for op in range(256)) for k in (2, 3, 4, 5, 6, 7, 8, 1
     137, 138, 139, 140, 141, 142, 143, 144, 145, 146, 147, 148, 149, 150, 151, 152, 153,
     154, 155, 156, 157, 158, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170,
     171, 172, 173, 174)}
-
 
 def run_labels(vm, closure, args,
                # locals by default parameters (HOISTED and _emit in tools/gen_dispatch.py)
@@ -74,34 +71,32 @@ def run_labels(vm, closure, args,
                below_169=_BELOW[169], below_170=_BELOW[170], below_171=_BELOW[171],
                below_172=_BELOW[172], below_173=_BELOW[173], below_174=_BELOW[174]):
     clabels = EMPTY
-    if type(closure) is Labeled:   # never from the loop itself; defensive for builtins
-        clabels, closure = closure.l, closure.v
+    if type(closure) is Labeled:
+        clabels, closure = (closure.l, closure.v)
     func = closure.func
     code = vm.decoded[func]
-    if func.kind == "main":
-        locals_ = vm.globals    # the top level's variables are the program's globals
+    if func.kind == 'main':
+        locals_ = vm.globals
     else:
         locals_ = args + vm.pads[func][len(args)]
         if closure.captures:
             locals_ += closure.captures
-    pcs = vm.pc_stack       # mutated in place only, so a local alias stays current
+    pcs = vm.pc_stack
     stamps = [vm.stamp] * len(locals_) if pcs else None
     gstamps = vm.global_stamps
     stack = []
-    frames = []              # (code, pc, locals, stamps) of the callers
-    handlers = []            # (target, stack depth, frame depth, try entry) of open tries
+    frames = []
+    handlers = []
     pc = 0
     glob = vm.globals
-    decoded, pads = vm.decoded, vm.pads     # a called value's code and frame pads
+    decoded, pads = (vm.decoded, vm.pads)
     base_depth = vm.depth
     room = vm.max_depth - base_depth
-    # Calls are charged a step each and the budget never exceeds the calls the depth
-    # limit still allows (vm.take_budget): a call checks the depth only when it ticks.
     budget = vm.take_budget(room)
     push = stack.append
     pop = stack.pop
-    add, sub, mul, div, mod = ops.add, ops.sub, ops.mul, ops.div, ops.mod
-    lt, le, gt, ge, eq = ops.lt, ops.le, ops.gt, ops.ge, ops.eq
+    add, sub, mul, div, mod = (ops.add, ops.sub, ops.mul, ops.div, ops.mod)
+    lt, le, gt, ge, eq = (ops.lt, ops.le, ops.gt, ops.ge, ops.eq)
     index = ops.index
     compare = ops.compare_kind
     refcount = sys.getrefcount
@@ -2409,7 +2404,7 @@ def run_labels(vm, closure, args,
                                                             return val
                                                         code, pc, locals_, stamps = frames.pop()
                                                         push(val)
-            except Exception as exc:  # noqa: BLE001 - every error is turned into a SynError
+            except Exception as exc:
                 err = vm.as_error(exc)
                 if vm.pc:
                     err.labels = err.labels | vm.pc
@@ -2420,14 +2415,10 @@ def run_labels(vm, closure, args,
                     if vm.pc:
                         _withhold_frames(err, pcs, base_depth, len(frames))
                     raise err from None
-                # The innermost open try, in this frame or one below: unwind to it.
                 target, depth, frame_depth, entry = handlers.pop()
                 while len(frames) > frame_depth:
                     code, pc, locals_, stamps = frames.pop()
                 del stack[depth:]
-                # The try entry holds every label raised inside the block; entries
-                # above it (from the block and the tasks it called) have been merged
-                # into it.
                 st = vm.pc_stack
                 if entry in st:
                     del st[st.index(entry) + 1:]
@@ -2438,7 +2429,7 @@ def run_labels(vm, closure, args,
                 entry[0] = entry[0] | err.labels
                 vm.stamp += 1
                 entry[3] = vm.stamp
-                for t in vm.try_entries:      # the enclosing tries (SPEC 10)
+                for t in vm.try_entries:
                     t[0] = t[0] | err.labels
                 _recompute(vm)
                 err.trace.clear()

@@ -8,6 +8,7 @@ reach through the `vm` they are given.
 import os
 import sys
 import time
+import weakref
 
 from synsema.stdlib.hostcall import call_positional
 from synsema.stdlib.registry import load_all
@@ -34,7 +35,7 @@ class Options:
 
     def __init__(self, labels=False, ceiling=None, max_steps=None, timeout=None,
                  max_depth=1000, audit=None, llm=None, trace=False, out=None, tools=None,
-                 tier=None):
+                 spans=None, tier=None):
         self.labels = labels
         self.ceiling = ceiling          # caps.Ceiling, or None for developer mode
         self.max_steps = max_steps
@@ -45,6 +46,9 @@ class Options:
         self.trace = trace
         self.out = out                  # write(text) for print; default sys.stdout
         self.tools = tools or {}        # host tools: name -> stdlib.hosttools.HostTool
+        # OpenTelemetry (stdlib.otel.Spans), set by the API when the host traces; the
+        # builtins that call a model or a tool open spans through it (never the VM).
+        self.spans = spans
         self.tier = tier                # 1: the loop; 2 or "auto": vm.tier2; None: SYN_TIER
 
 
@@ -61,6 +65,7 @@ class VM:
         self.audit = opts.audit
         self.llm = opts.llm
         self.trace = opts.trace
+        self.spans = opts.spans
         self.write = opts.out or _stdout_write
         self.tokens_used = 0
         # Given up on at its time limit while in one long operation (api._in_big_stack):
@@ -96,18 +101,17 @@ class VM:
         self.try_entries = []
         self.stamp = 0
         self.call_host = lambda fn, args, labels=EMPTY: call_positional(self, fn, args, labels)
-        builtins = self.builtin_table(program)
-        # What this VM decodes stays on it, never on the Program's Functions: VMs of one
-        # Program, in either mode and in any number of threads, share nothing that runs.
         # The loops find a function's code and frame pads here (decoded[f], pads[f]);
         # errors and builtins find a code list's function, positions and `when`/`while`
-        # words by the list's id (the loops keep only the code in their frames).
+        # words by the list's id (the loops keep only the code in their frames). What a
+        # program decodes to is made once per program and mode and shared (_decoded):
+        # nothing in it changes once made.
         self.pads = {}
         self.decoded = {}
         self.owner = {}
         self.positions = {}
         self.words = {}
-        self.tasks = self._decode(program, builtins)
+        self.tasks = self._decode(program)
         self.adopted = {}               # plans decoded in this run: Program -> its tasks
         if self.labels:
             from synsema.vm.loop_labels_fast import run_labels
@@ -120,51 +124,22 @@ class VM:
                 from synsema.vm.tier2 import make_runner
                 self._run = make_runner(self, run_plain, always=tier == 2)
 
-    def builtin_table(self, program):
-        """Builtin index -> (callable, needs_vm[, labelled wrapper]) for a program's code."""
-        registry = load_all()
-        builtins = {}
-        for i, name in enumerate(program.builtins):
-            b = registry[name]
-            if b.kind == "vm":
-                fn = (_labelled_vm(b.fn, not b.never_raises, not b.owns_errors)
-                      if self.labels else b.fn)
-                builtins[i] = (fn, True)
-            elif self.labels:
-                # The labels loop calls the builtin itself when no label is involved (no
-                # labelled argument, empty pc), else this wrapper.
-                builtins[i] = (b.fn, False, b.labelled(b.fn) if b.labelled
-                               else _labelled_pure(b.fn, taint=not b.never_raises))
-            else:
-                builtins[i] = (b.fn, False)
-        return builtins
-
-    def _decode(self, program, builtins):
-        """Decode every function of `program` into this run's tables; its task values."""
-        tasks = make_task_closures(program)
-        funcs = program.functions
-        decoded = {}
-        for f in funcs:
-            self.pads[f] = FramePads(f)
-        for f in funcs:
-            code, positions, words = decode_function(f, program, tasks, builtins,
-                                                     self.pads, self.labels)
-            decoded[f] = code
-            self.owner[id(code)] = f
-            self.positions[id(code)] = positions
-            self.words[id(code)] = words
-        link_callees(decoded)
-        self.decoded.update(decoded)
-        for c in tasks.values():            # task values carry this run's code and pads
-            c.code, c.pads = decoded[c.func], self.pads[c.func]
-        return tasks
+    def _decode(self, program):
+        """`program`'s functions in this run's tables; its task values."""
+        d = _decoded(program, self.labels)
+        self.pads.update(d.pads)
+        self.decoded.update(d.decoded)
+        self.owner.update(d.owner)
+        self.positions.update(d.positions)
+        self.words.update(d.words)
+        return d.tasks
 
     def adopt(self, program):
         """The task values of a plan (SPEC 17), decoded into this run once: a plan runs in
         the VM of the program that runs it, under that run's limits and labels."""
         tasks = self.adopted.get(program)
         if tasks is None:
-            tasks = self.adopted[program] = self._decode(program, self.builtin_table(program))
+            tasks = self.adopted[program] = self._decode(program)
         return tasks
 
     # ---- running ----------------------------------------------------------------------
@@ -397,7 +372,11 @@ class VM:
         try:
             return fn(llm)
         except ProviderError as e:
-            raise SynError(f"{name}: {e.message}") from None
+            # What a provider says depends on the prompt (and may quote the model's own
+            # answer: a refusal, a wrong typed value), so the error carries its labels.
+            err = SynError(f"{name}: {e.message}")
+            err.labels = labels | self.pc
+            raise err from None
         finally:
             self.tokens_used += llm.spent - before
             self.token_labels = self.token_labels | labels
@@ -484,6 +463,82 @@ class VM:
     def after_caught(self, err):
         if self.labels and err.labels:
             self.taint_try(err.labels)
+
+
+class Decoded:
+    """A program decoded for one mode (labels on or off): each function's instruction
+    list, frame pads, positions and `when`/`while` words, and the task values. VMs of the
+    program in that mode, in any number of threads, share it: the loops only read the
+    instruction lists (link_callees fills in each direct call's callee code before any
+    run), and a FramePads only ever adds the pad every VM would make alike."""
+
+    __slots__ = ("functions", "builtins", "tasks", "pads", "decoded", "owner", "positions",
+                 "words")
+
+    def __init__(self, program, labels, builtins):
+        self.functions = tuple(program.functions)
+        self.builtins = builtins
+        self.tasks = make_task_closures(program)
+        self.pads = {f: FramePads(f) for f in program.functions}
+        self.decoded, self.owner, self.positions, self.words = {}, {}, {}, {}
+        table = _builtin_table(builtins, labels)
+        for f in program.functions:
+            code, positions, words = decode_function(f, program, self.tasks, table,
+                                                     self.pads, labels)
+            self.decoded[f] = code
+            self.owner[id(code)] = f
+            self.positions[id(code)] = positions
+            self.words[id(code)] = words
+        link_callees(self.decoded)
+        for c in self.tasks.values():       # task values carry their code and pads
+            c.code, c.pads = self.decoded[c.func], self.pads[c.func]
+
+
+def _builtins_of(program):
+    """The registry's entry of each builtin the program's code calls, by index."""
+    registry = load_all()
+    return tuple(registry[name] for name in program.builtins)
+
+
+def _builtin_table(entries, labels):
+    """Builtin index -> (callable, needs_vm[, labelled wrapper]) for a program's code."""
+    builtins = {}
+    for i, b in enumerate(entries):
+        if b.kind == "vm":
+            fn = (_labelled_vm(b.fn, not b.never_raises, not b.owns_errors)
+                  if labels else b.fn)
+            builtins[i] = (fn, True)
+        elif labels:
+            # The labels loop calls the builtin itself when no label is involved (no
+            # labelled argument, empty pc), else this wrapper.
+            builtins[i] = (b.fn, False, b.labelled(b.fn) if b.labelled
+                           else _labelled_pure(b.fn, taint=not b.never_raises))
+        else:
+            builtins[i] = (b.fn, False)
+    return builtins
+
+
+def _same(xs, ys):
+    return len(xs) == len(ys) and all(x is y for x, y in zip(xs, ys))
+
+
+# Program -> {labels: Decoded}; an entry goes with its program.
+_DECODED = weakref.WeakKeyDictionary()
+
+
+def _decoded(program, labels):
+    """The program decoded for this mode: made once, then shared (a second Program.call
+    decodes nothing). Made again if what it was made from changed: the program's functions
+    or the builtins its code calls."""
+    builtins = _builtins_of(program)
+    modes = _DECODED.get(program)
+    if modes is None:
+        modes = _DECODED.setdefault(program, {})
+    d = modes.get(labels)
+    if d is None or not _same(d.builtins, builtins) or not _same(d.functions,
+                                                                 program.functions):
+        d = modes[labels] = Decoded(program, labels, builtins)
+    return d
 
 
 # Labels off, a program that loops or calls tasks from tasks runs translated (vm.tier2)

@@ -27,6 +27,9 @@ file.
 from collections import namedtuple
 
 from synsema.vm import optable as T
+# The opcodes by name, generated (CONST = 1, ...), so the compiler and VM say `O.ADD`, not
+# 11, and editors and type checkers see them.
+from synsema.vm.optable import *  # noqa: F401,F403
 
 Op = namedtuple("Op", "name code operands pops pushes flow doc")
 # pops/pushes: int, or a function of the operand tuple.
@@ -40,9 +43,6 @@ OPS = [Op(*row) for row in _TABLE]
 BY_NAME = {op.name: op for op in OPS}
 BY_CODE = {op.code: op for op in OPS}
 MAX_CODE = max(BY_CODE)
-
-# Module-level constants (CONST, ADD, ...) so the compiler and VM say `ADD`, not 11.
-globals().update({op.name: op.code for op in OPS})
 
 
 def stack_effect(op, operands):
@@ -71,7 +71,6 @@ def iter_instructions(code):
 FIRST_INTERNAL = T.FIRST_INTERNAL
 INTERNAL = {name: code for name, code, _ in T.INTERNAL}
 INTERNAL_DOCS = {code: doc for _, code, doc in T.INTERNAL}
-globals().update(INTERNAL)
 # A direct call's operand holds its callee and, filled in by the VM, the callee's decoded
 # code: op -> (index of the callee, index of the code) among its fields.
 CALLEE_AT = {op: (f.index("callee"), f.index("fcode")) for op, f in T.FIELDS.items()

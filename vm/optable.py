@@ -494,3 +494,252 @@ TAILS = [
     (108, 163, 167),  # ADD_LC_ST_LT_LL_BACK
     (109, 164, 168),  # SUB_LC_ST_CMP_LC_BACK
 ]
+
+# Each file instruction's decoding: (file operands, vm.decode.Context) ->
+# (opcode, argument)
+DECODE = {
+    1: lambda a, c: (1, c.consts[a[0]]),  # CONST
+    2: lambda a, c: (2, None),  # POP
+    3: lambda a, c: (3, a[0]),  # LOAD_LOCAL
+    4: lambda a, c: (4, a[0]),  # STORE_LOCAL
+    5: lambda a, c: (4 if c.labels and a[0] < c.fixed else 5, a[0]),  # DECLARE_LOCAL
+    6: lambda a, c: (6, a[0]),  # LOAD_GLOBAL
+    7: lambda a, c: (7, a[0]),  # STORE_GLOBAL
+    8: lambda a, c: (8, a[0]),  # DECLARE_GLOBAL
+    9: lambda a, c: (1, c.tasks[a[0]]),  # LOAD_TASK
+    10: lambda a, c: (10, (c.functions[a[0]], a[1])),  # MAKE_LAMBDA
+    11: lambda a, c: (11, None),  # ADD
+    12: lambda a, c: (12, None),  # SUB
+    13: lambda a, c: (13, None),  # MUL
+    14: lambda a, c: (14, None),  # DIV
+    15: lambda a, c: (15, None),  # MOD
+    16: lambda a, c: (16, None),  # EQ
+    17: lambda a, c: (17, None),  # NE
+    18: lambda a, c: (18, None),  # LT
+    19: lambda a, c: (19, None),  # LE
+    20: lambda a, c: (20, None),  # GT
+    21: lambda a, c: (21, None),  # GE
+    22: lambda a, c: (22, None),  # NEG
+    23: lambda a, c: (23, None),  # NOT
+    24: lambda a, c: (24, None),  # INDEX
+    25: lambda a, c: (25, c.consts[a[0]]),  # FIELD
+    26: lambda a, c: (26, a[0]),  # SET_PATH
+    27: lambda a, c: (27, a[0]),  # BUILD_LIST
+    28: lambda a, c: (28, a[0]),  # BUILD_MAP
+    29: lambda a, c: (100 if c.at[a[0]] <= c.here else 29, c.at[a[0]]),  # JUMP
+    30: lambda a, c: (30, (c.at[a[0]], a[1]) if c.labels else c.at[a[0]]),  # JUMP_IF_FALSE
+    31: lambda a, c: (31, (c.at[a[0]], a[1]) if c.labels else c.at[a[0]]),  # AND_JUMP
+    32: lambda a, c: (32, (c.at[a[0]], a[1]) if c.labels else c.at[a[0]]),  # OR_JUMP
+    33: lambda a, c: (33, c.consts[a[0]]),  # CHECK_BOOL
+    34: lambda a, c: (34, a[0] if c.labels else None),  # ITER_START
+    35: lambda a, c: (35, c.at[a[0]]),  # FOR_ITER
+    36: lambda a, c: (36, a[0]),  # CALL
+    37: lambda a, c: (37, (c.functions[a[0]], a[1], c.pads[c.functions[a[0]]][a[1]], None)),  # CALL_TASK
+    38: lambda a, c: (101 if c.builtins[a[0]][1] else 38, (c.builtins[a[0]][0], a[1], *c.builtins[a[0]][2:])),  # CALL_BUILTIN
+    39: lambda a, c: (39, None),  # RETURN
+    40: lambda a, c: (40, (c.at[a[0]], a[1]) if c.labels else c.at[a[0]]),  # TRY_BEGIN
+    41: lambda a, c: (41, None),  # TRY_END
+    42: lambda a, c: (42, a[0] if c.labels else None),  # PC_RELEASE
+    43: lambda a, c: (43, (a[0], c.at[a[1]])),  # JUMP_IF_SET
+    44: lambda a, c: (44, a[0]),  # APPEND_LOCAL
+    45: lambda a, c: (45, a[0]),  # APPEND_GLOBAL
+    46: lambda a, c: (46, a[0]),  # SET_ITEM_LOCAL
+    47: lambda a, c: (47, a[0]),  # SET_ITEM_GLOBAL
+    48: lambda a, c: (48, a[0]),  # DROP_UNDER
+    49: lambda a, c: (49, a[0]),  # ADD_TO_LOCAL
+    50: lambda a, c: (50, a[0]),  # INDEX_LOCAL
+    51: lambda a, c: (51, (tuple(c.consts[a[0]:a[0] + a[1]]), a[1])),  # BUILD_MAP_KEYS
+}
+
+# The slot a first operand names (local or global), and what the
+# instruction does with it: read, set, declare, test
+SLOT = {
+    3: ('local', 'read'),  # LOAD_LOCAL
+    4: ('local', 'set'),  # STORE_LOCAL
+    5: ('local', 'declare'),  # DECLARE_LOCAL
+    6: ('global', 'read'),  # LOAD_GLOBAL
+    7: ('global', 'set'),  # STORE_GLOBAL
+    8: ('global', 'declare'),  # DECLARE_GLOBAL
+    43: ('local', 'test'),  # JUMP_IF_SET
+    44: ('local', 'read'),  # APPEND_LOCAL
+    45: ('global', 'read'),  # APPEND_GLOBAL
+    46: ('local', 'read'),  # SET_ITEM_LOCAL
+    47: ('global', 'read'),  # SET_ITEM_GLOBAL
+    49: ('local', 'read'),  # ADD_TO_LOCAL
+    50: ('local', 'read'),  # INDEX_LOCAL
+}
+
+# The verifier's checks beyond the operands' ranges (vm/verify.py)
+CHECKS = {
+    9: 'task',  # LOAD_TASK
+    10: 'lambda',  # MAKE_LAMBDA
+    25: 'text_const',  # FIELD
+    33: 'text_const',  # CHECK_BOOL
+    37: 'task_call',  # CALL_TASK
+    38: 'builtin_arity',  # CALL_BUILTIN
+    43: 'param_default',  # JUMP_IF_SET
+    51: 'map_keys',  # BUILD_MAP_KEYS
+}
+
+# Count operands that must be at least 1: what they need
+MIN_COUNT = {
+    26: 'at least one key',  # SET_PATH
+    48: 'at least one value to drop',  # DROP_UNDER
+    51: 'at least one key',  # BUILD_MAP_KEYS
+}
+
+# Of the file opcodes (numbers, names, operand kinds): a test pins it to the .synb
+# format version (tests/test_generated.py), so a change to them bumps it.
+FILE_OPCODES_FINGERPRINT = 'bf87886039a8a927'
+
+# The opcodes by name (vm.opcodes re-exports them: O.ADD)
+CONST = 1
+POP = 2
+LOAD_LOCAL = 3
+STORE_LOCAL = 4
+DECLARE_LOCAL = 5
+LOAD_GLOBAL = 6
+STORE_GLOBAL = 7
+DECLARE_GLOBAL = 8
+LOAD_TASK = 9
+MAKE_LAMBDA = 10
+ADD = 11
+SUB = 12
+MUL = 13
+DIV = 14
+MOD = 15
+EQ = 16
+NE = 17
+LT = 18
+LE = 19
+GT = 20
+GE = 21
+NEG = 22
+NOT = 23
+INDEX = 24
+FIELD = 25
+SET_PATH = 26
+BUILD_LIST = 27
+BUILD_MAP = 28
+JUMP = 29
+JUMP_IF_FALSE = 30
+AND_JUMP = 31
+OR_JUMP = 32
+CHECK_BOOL = 33
+ITER_START = 34
+FOR_ITER = 35
+CALL = 36
+CALL_TASK = 37
+CALL_BUILTIN = 38
+RETURN = 39
+TRY_BEGIN = 40
+TRY_END = 41
+PC_RELEASE = 42
+JUMP_IF_SET = 43
+APPEND_LOCAL = 44
+APPEND_GLOBAL = 45
+SET_ITEM_LOCAL = 46
+SET_ITEM_GLOBAL = 47
+DROP_UNDER = 48
+ADD_TO_LOCAL = 49
+INDEX_LOCAL = 50
+BUILD_MAP_KEYS = 51
+JUMP_BACK = 100
+CALL_VM_BUILTIN = 101
+LOAD_LOCAL2 = 102
+ADD_LL = 103
+ADD_LC = 104
+SUB_LC = 105
+MOD_LC = 106
+ADD_LL_ST = 107
+ADD_LC_ST = 108
+SUB_LC_ST = 109
+LT_LL_JF = 110
+LT_LC_JF = 111
+CMP_LC_JF = 112
+EQ_C_JF = 113
+RETURN_LOCAL = 114
+FOR_ITER_DECL = 115
+CMP_LL_JF = 116
+CALL1_SUB_LC = 117
+ADD_RETURN = 118
+MUL_LC = 119
+SUB_LL_ST = 120
+ADD_ST = 121
+SUB_ST = 122
+MOD_LC_EQ_C_JF = 123
+LT_LC_RET_LOCAL = 124
+INDEX_L = 125
+INDEX_LL = 126
+FIELD_L = 127
+CALL_VM_BUILTIN_POP = 128
+CONST2 = 129
+DECLARE_LOCAL_LOAD = 130
+INDEX_LLL = 131
+FOR_BACK = 132
+CALL_BUILTIN1_L = 133
+ADD_C = 134
+MUL_ADD_TO = 135
+CALL1_LL = 136
+CMP_C = 137
+LT_C = 138
+CALL_BUILTIN2_C = 139
+INDEX_DECL = 140
+ADD_C_SET_ITEM = 141
+ADD_LC_RET = 142
+SUB_LC_RET = 143
+MUL_LC_RET = 144
+CALL_BUILTIN3_C = 145
+CALL_BUILTIN3_LLC = 146
+CHECK_BOOL_JF = 147
+INDEX_CALL1 = 148
+FIELD_CALL1 = 149
+CALL_BUILTIN_1 = 150
+CALL_BUILTIN_2 = 151
+CALL_BUILTIN_3 = 152
+JUMP_RELEASE = 153
+STORE_LOCAL_BACK = 154
+ADD_TO_LOCAL_BACK = 155
+ADD_LL_ST_BACK = 156
+ADD_LC_ST_BACK = 157
+APPEND_LOCAL_BACK = 158
+SET_ITEM_LOCAL_BACK = 159
+ADD_C_SET_ITEM_BACK = 160
+MUL_ADD_TO_BACK = 161
+LT_LC_BACK = 162
+LT_LL_BACK = 163
+CMP_LC_BACK = 164
+CMP_LL_BACK = 165
+ADD_LC_ST_LT_LC_BACK = 166
+ADD_LC_ST_LT_LL_BACK = 167
+SUB_LC_ST_CMP_LC_BACK = 168
+RELEASE_BACK = 169
+INDEX_LOCAL_DECL = 170
+INDEX_LOCAL_CALL1 = 171
+ADD_LC_ST_REL = 172
+STORE_LOCAL_REL = 173
+RETURN_CONST = 174
+
+__all__ = ['CONST', 'POP', 'LOAD_LOCAL', 'STORE_LOCAL', 'DECLARE_LOCAL', 'LOAD_GLOBAL',
+    'STORE_GLOBAL', 'DECLARE_GLOBAL', 'LOAD_TASK', 'MAKE_LAMBDA', 'ADD', 'SUB', 'MUL',
+    'DIV', 'MOD', 'EQ', 'NE', 'LT', 'LE', 'GT', 'GE', 'NEG', 'NOT', 'INDEX', 'FIELD',
+    'SET_PATH', 'BUILD_LIST', 'BUILD_MAP', 'JUMP', 'JUMP_IF_FALSE', 'AND_JUMP', 'OR_JUMP',
+    'CHECK_BOOL', 'ITER_START', 'FOR_ITER', 'CALL', 'CALL_TASK', 'CALL_BUILTIN', 'RETURN',
+    'TRY_BEGIN', 'TRY_END', 'PC_RELEASE', 'JUMP_IF_SET', 'APPEND_LOCAL', 'APPEND_GLOBAL',
+    'SET_ITEM_LOCAL', 'SET_ITEM_GLOBAL', 'DROP_UNDER', 'ADD_TO_LOCAL', 'INDEX_LOCAL',
+    'BUILD_MAP_KEYS', 'JUMP_BACK', 'CALL_VM_BUILTIN', 'LOAD_LOCAL2', 'ADD_LL', 'ADD_LC',
+    'SUB_LC', 'MOD_LC', 'ADD_LL_ST', 'ADD_LC_ST', 'SUB_LC_ST', 'LT_LL_JF', 'LT_LC_JF',
+    'CMP_LC_JF', 'EQ_C_JF', 'RETURN_LOCAL', 'FOR_ITER_DECL', 'CMP_LL_JF', 'CALL1_SUB_LC',
+    'ADD_RETURN', 'MUL_LC', 'SUB_LL_ST', 'ADD_ST', 'SUB_ST', 'MOD_LC_EQ_C_JF',
+    'LT_LC_RET_LOCAL', 'INDEX_L', 'INDEX_LL', 'FIELD_L', 'CALL_VM_BUILTIN_POP', 'CONST2',
+    'DECLARE_LOCAL_LOAD', 'INDEX_LLL', 'FOR_BACK', 'CALL_BUILTIN1_L', 'ADD_C',
+    'MUL_ADD_TO', 'CALL1_LL', 'CMP_C', 'LT_C', 'CALL_BUILTIN2_C', 'INDEX_DECL',
+    'ADD_C_SET_ITEM', 'ADD_LC_RET', 'SUB_LC_RET', 'MUL_LC_RET', 'CALL_BUILTIN3_C',
+    'CALL_BUILTIN3_LLC', 'CHECK_BOOL_JF', 'INDEX_CALL1', 'FIELD_CALL1', 'CALL_BUILTIN_1',
+    'CALL_BUILTIN_2', 'CALL_BUILTIN_3', 'JUMP_RELEASE', 'STORE_LOCAL_BACK',
+    'ADD_TO_LOCAL_BACK', 'ADD_LL_ST_BACK', 'ADD_LC_ST_BACK', 'APPEND_LOCAL_BACK',
+    'SET_ITEM_LOCAL_BACK', 'ADD_C_SET_ITEM_BACK', 'MUL_ADD_TO_BACK', 'LT_LC_BACK',
+    'LT_LL_BACK', 'CMP_LC_BACK', 'CMP_LL_BACK', 'ADD_LC_ST_LT_LC_BACK',
+    'ADD_LC_ST_LT_LL_BACK', 'SUB_LC_ST_CMP_LC_BACK', 'RELEASE_BACK', 'INDEX_LOCAL_DECL',
+    'INDEX_LOCAL_CALL1', 'ADD_LC_ST_REL', 'STORE_LOCAL_REL', 'RETURN_CONST',
+    'FIRST_INTERNAL']

@@ -1103,8 +1103,14 @@ def translation(program, vm):
     in two threads at once: a SystemError)."""
     with _LOCK:
         t = _CACHE.get(program)
-        if t is None:
+        # Made from the program's decoded code (vm.machine: one per program and mode,
+        # shared by its VMs, made again if the program's functions change): the same code
+        # lists, or translated again.
+        codes = [vm.decoded[f] for f in program.functions]
+        if t is None or len(t.codes) != len(codes) or \
+                any(a is not b for a, b in zip(t.codes, codes)):
             t = _CACHE[program] = Translation(program, vm)
+            t.codes = codes
         return t
 
 

@@ -15,6 +15,7 @@ from itertools import accumulate
 
 from synsema.stdlib.registry import load_all
 from synsema.vm import opcodes as O
+from synsema.vm import optable as T
 from synsema.vm.caps import is_cap
 from synsema.vm.errors import InvalidProgram
 from synsema.vm.flow import EXIT, dominator_tree, post_dominators
@@ -42,24 +43,25 @@ PARAM_TYPES = frozenset({"number", "text", "bool", "list", "map", "task", "any"}
 DEFAULTS = (Param.NO_DEFAULT, Param.DEFAULT_NOTHING, Param.DEFAULT_EXPR)
 CONST_TYPES = (int, float, str, bool, type(None))
 
-# Instructions that name a local slot as their first operand (JUMP_IF_SET only tests
+# From each instruction's definition (vm/instructions.py `slot`, `check`, `min_count`):
+# instructions that name a local slot as their first operand (JUMP_IF_SET only tests
 # whether a parameter was passed: handled apart), and those of them that only write it.
-_READS_LOCAL = frozenset(op.code for op in O.OPS
-                         if op.operands[:1] == ("local",) and op.name != "JUMP_IF_SET")
-_WRITES_LOCAL = frozenset({O.STORE_LOCAL, O.DECLARE_LOCAL})
+_READS_LOCAL = frozenset(c for c, (kind, use) in T.SLOT.items()
+                         if kind == "local" and use != "test")
+_WRITES_LOCAL = frozenset(c for c, (kind, use) in T.SLOT.items()
+                          if kind == "local" and use in ("set", "declare"))
 
-# Instructions with a check beyond their operands' ranges.
-_SPECIAL = frozenset({O.FIELD, O.CHECK_BOOL, O.LOAD_TASK, O.CALL_TASK, O.MAKE_LAMBDA,
-                      O.CALL_BUILTIN, O.JUMP_IF_SET, O.BUILD_MAP_KEYS})
+# Instructions with a check beyond their operands' ranges: code -> the check's name.
+_CHECKS = T.CHECKS
 
 # Count operands that must be at least 1: no key to set, or no value to drop (the loops
 # slice the stack with -n, and -0 is all of it).
-_MIN_COUNT = {O.SET_PATH: "at least one key", O.DROP_UNDER: "at least one value to drop",
-              O.BUILD_MAP_KEYS: "at least one key"}
+_MIN_COUNT = T.MIN_COUNT
 
 # Instructions naming a top-level variable, and those of them that set it.
 _GLOBAL_OPS = frozenset(op.code for op in O.OPS if "global" in op.operands)
-_SETS_GLOBAL = frozenset({O.STORE_GLOBAL, O.DECLARE_GLOBAL})
+_SETS_GLOBAL = frozenset(c for c, (kind, use) in T.SLOT.items()
+                         if kind == "global" and use in ("set", "declare"))
 
 # Which operand of each opcode is its jump target (None when it has none).
 _JUMP_AT = {op.code: (op.operands.index("jump") if "jump" in op.operands else None)
@@ -386,15 +388,16 @@ def _check_code(program, func, index, top, texts):
                                  f"{_MIN_COUNT[code_]}")
         if code_ in _GLOBAL_OPS:
             _check_global(program, where, pc, op, a[0], top)
-        if code_ not in _SPECIAL:
+        check = _CHECKS.get(code_)
+        if check is None:
             ops[pc] = (op, a)
             pc = end
             continue
-        if code_ == O.FIELD or code_ == O.CHECK_BOOL:
+        if check == "text_const":
             if type(consts[a[0]]) is not str:
                 raise InvalidProgram(f"in {where}, offset {pc}: {op.name} needs a text "
                                      f"constant, constant {a[0]} is {_show(consts[a[0]])}")
-        elif code_ == O.BUILD_MAP_KEYS:
+        elif check == "map_keys":
             # Its keys are the n constants from k: all in the pool, all texts.
             if a[0] + a[1] > nconsts:
                 raise InvalidProgram(f"in {where}, offset {pc}: {op.name} names constants "
@@ -411,16 +414,16 @@ def _check_code(program, func, index, top, texts):
                 raise InvalidProgram(f"in {where}, offset {pc}: its map literals name "
                                      f"{keys} keys, more than the {n} ints of its code "
                                      f"could give values to")
-        elif code_ == O.LOAD_TASK or code_ == O.CALL_TASK:
+        elif check == "task" or check == "task_call":
             callee = funcs[a[0]]
             if callee.kind != "task":
                 raise InvalidProgram(f"in {where}, offset {pc}: {op.name} names function "
                                      f"{a[0]} ({_where(callee, a[0])}), which is not a task")
-            if code_ == O.CALL_TASK and not callee.nrequired <= a[1] <= len(callee.params):
-                raise InvalidProgram(f"in {where}, offset {pc}: CALL_TASK passes {a[1]} "
+            if check == "task_call" and not callee.nrequired <= a[1] <= len(callee.params):
+                raise InvalidProgram(f"in {where}, offset {pc}: {op.name} passes {a[1]} "
                                      f"arguments to {_where(callee, a[0])}, which takes "
                                      f"{callee.arity_text()}")
-        elif code_ == O.MAKE_LAMBDA:
+        elif check == "lambda":
             callee = funcs[a[0]]
             if callee.kind != "lambda":
                 raise InvalidProgram(f"in {where}, offset {pc}: MAKE_LAMBDA names function "
@@ -429,13 +432,13 @@ def _check_code(program, func, index, top, texts):
                 raise InvalidProgram(f"in {where}, offset {pc}: MAKE_LAMBDA captures {a[1]} "
                                      f"values, the lambda at line {callee.line} has "
                                      f"{callee.ncaptures} captures")
-        elif code_ == O.JUMP_IF_SET:
+        elif check == "param_default":
             # Whether any other slot is set is no parameter's default: in the top level it
             # would be whether a `let` has run, a branch on a branch the labels never see.
             if a[0] >= len(func.params) or func.params[a[0]].default == Param.NO_DEFAULT:
                 raise InvalidProgram(f"in {where}, offset {pc}: JUMP_IF_SET tests local "
                                      f"{a[0]}, which is not a parameter with a default")
-        elif code_ == O.CALL_BUILTIN:
+        elif check == "builtin_arity":
             if registry is None:
                 registry = load_all()
             b = registry[program.builtins[a[0]]]

@@ -63,11 +63,19 @@ class ModelResponse(namedtuple("ModelResponse", "parts input_tokens output_token
 ToolDefinition = namedtuple("ToolDefinition", "name description parameters_json_schema")
 ToolDefinition.__doc__ = "A tool the model may call (a catalog entry as the model sees it)."
 
-AgentInfo = namedtuple("AgentInfo", "function_tools allow_text_output model_name op")
+AgentInfo = namedtuple("AgentInfo", "function_tools allow_text_output model_name op "
+                       "output_tools", defaults=((),))
 AgentInfo.__doc__ = ("What the call offers: function_tools ([ToolDefinition]), "
-                     "allow_text_output (always True), model_name, and op: the program's "
+                     "allow_text_output (always True), model_name, op: the program's "
                      "call (\"llm_step\", \"ask\", \"summarize\", \"classify\", \"extract\", "
-                     "or \"text\" for a plain prompt).")
+                     "or \"text\" for a plain prompt), and output_tools: for a typed "
+                     "extract, one ToolDefinition (OUTPUT_TOOL) whose parameters_json_schema "
+                     "is the type; answer with a call of it, or the value's JSON as text.")
+
+# A typed extract's type reaches the function as Pydantic AI gives structured output: an
+# output tool whose parameters are the schema (a non-object type wrapped as {"value": T},
+# as the other wires send it).
+OUTPUT_TOOL = "final_result"
 
 
 class FunctionConfig(LLMConfig):
@@ -102,6 +110,15 @@ def step_body(config, system, user, catalog, history=()):
     return body
 
 
+def extract_body(config, system, user, typ):
+    """A typed extract (SPEC 11): the type's JSON Schema goes with the request, and so is
+    on the cassette; the function sees it as info.output_tools."""
+    body = text_body(config, system, user)
+    body["op"] = "extract"
+    body["output"] = typ.wire
+    return body
+
+
 def text_body(config, system, user):
     return {"model": config.model, "op": "text",
             "messages": [{"role": "system", "content": system},
@@ -129,7 +146,10 @@ def answer(config, body):
     messages = canonical(body["messages"])      # the function may keep or change them
     tools = [ToolDefinition(t["name"], t["description"], canonical(t["parameters"]))
              for t in body.get("tools", ())]
-    info = AgentInfo(tools, True, name, body.get("op", "text"))
+    output = body.get("output")
+    outputs = [] if output is None else [ToolDefinition(
+        OUTPUT_TOOL, "The value the program asked to extract", canonical(output))]
+    info = AgentInfo(tools, True, name, body.get("op", "text"), outputs)
     try:
         got = config.function(messages, info)
     except Exception as e:  # noqa: BLE001 - the model failed: an error the program sees
@@ -140,6 +160,13 @@ def answer(config, body):
         raise ProviderError(f"function model {name} is an async function; give a plain "
                             "function (the run calls it on its own thread)")
     text, calls, tokens_in, tokens_out = _read(got, name)
+    if outputs:
+        # The output tool's arguments are the answer (the value, still to be checked);
+        # any other call is answered as a call, which extract refuses.
+        answers = [c for c in calls if c.tool_name == OUTPUT_TOOL]
+        if answers:
+            text = _arguments(answers[0], name)
+            calls = [c for c in calls if c.tool_name != OUTPUT_TOOL]
     names = {t.name for t in tools}
     tool_calls = []
     for call in calls:
@@ -183,9 +210,33 @@ def test_answer(messages, info, call_tools="all", text=None):
                       if m.get("role") == "user")
     if info.op == "llm_step" and tools and not results and not has_context:
         return [ToolCallPart(t.name, _sample_args(t.parameters_json_schema)) for t in tools]
+    if info.output_tools:       # a typed extract: a sample value of the type
+        schema = info.output_tools[0].parameters_json_schema
+        return ToolCallPart(OUTPUT_TOOL, _sample_value(schema))
     if text is not None:
         return text
     return json.dumps(results, ensure_ascii=False) if results else SUCCESS
+
+
+def _sample_value(schema):
+    """A value of a JSON Schema (the subset stdlib.llm.schema sends): the first of an
+    enum or a union, an object with every required property, an empty array."""
+    if not isinstance(schema, dict):
+        return "a"
+    if schema.get("enum"):
+        return schema["enum"][0]
+    for key in ("anyOf", "oneOf"):
+        if schema.get(key):
+            return _sample_value(schema[key][0])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {k: _sample_value(props.get(k, {})) for k in schema.get("required", [])}
+    if kind == "null":
+        return None
+    return _SAMPLES.get(kind, "a")
 
 
 def _sample_args(schema):

@@ -31,7 +31,6 @@ constants of its own run.
 """
 
 import ast
-import copy
 import sys
 import threading
 import weakref
@@ -280,10 +279,6 @@ def _terminates(stmts):
 
 
 # ---- one function ----------------------------------------------------------------------------
-
-class _Exit(Exception):
-    pass
-
 
 class FunctionTranslator:
     """The Python function of one Synsema function (its fused decoded code)."""

@@ -385,3 +385,32 @@ def _agree_if_compiles(src):
     except Exception:  # noqa: BLE001 - a template the compiler refuses: nothing to compare
         return
     both(src, max_steps=ni_gen.MAX_STEPS)
+
+
+def test_which_programs_tier_2_translates(monkeypatch):
+    from synsema.vm.loop_fast import run_plain
+    straight = compile_source('let x be 2\nprint(text(x) + "!")\n', "app.syn")
+    looping = compile_source(PROGRAMS["arithmetic and branches"], "app.syn")
+    recursive = compile_source(PROGRAMS["recursion"], "app.syn")
+    for program in (straight, looping, recursive):
+        VM(program, Options(tier="auto", out=lambda s: None)).run_main()
+    # auto: a straight-line script stays in the loop (nothing to gain from translating it)
+    assert straight not in tier2._CACHE
+    assert looping in tier2._CACHE and recursive in tier2._CACHE
+    VM(straight, Options(tier=2, out=lambda s: None)).run_main()
+    assert straight in tier2._CACHE
+    monkeypatch.setenv("SYN_TIER", "1")
+    assert VM(looping, Options(out=lambda s: None))._run is run_plain
+    monkeypatch.setenv("SYN_TIER", "2")
+    assert VM(looping, Options(out=lambda s: None))._run is not run_plain
+    # labels on: the labels loop, whatever the tier
+    assert VM(looping, Options(labels=True, tier=2))._run.__name__ == "run_labels"
+
+
+def test_a_second_vm_of_a_program_reuses_its_translation():
+    program = compile_source(PROGRAMS["recursion"], "app.syn")
+    VM(program, Options(tier=2, out=lambda s: None)).run_main()
+    first = tier2._CACHE[program]
+    out = []
+    VM(program, Options(tier=2, out=out.append)).run_main()
+    assert tier2._CACHE[program] is first and out == ["610\n"]

@@ -45,9 +45,10 @@ TIER2_TESTS := tests/test_vm.py tests/test_conformance.py tests/test_differentia
 	tests/test_noninterference.py tests/test_run_limits.py tests/test_all_errors.py \
 	tests/test_internal_errors.py tests/test_source_lines.py tests/test_fuzz.py \
 	tests/test_generated.py tests/test_values_correctness.py tests/test_stdlib_core.py \
-	tests/test_api.py tests/test_host_calls.py tests/test_plans.py tests/test_threads.py
+	tests/test_api.py tests/test_host_calls.py tests/test_plans.py tests/test_threads.py \
+	tests/test_decode_cache.py tests/test_index_local.py tests/test_accumulate.py
 test-tier2: $(STAMP)
-	SYN_TIER=2 $(VENV)/bin/python -m pytest -q $(TIER2_TESTS)
+	SYN_TIER=2 $(VENV)/bin/python -m pytest -q -n auto --dist loadgroup $(TIER2_TESTS)
 
 # The same without the tests marked slow (a batch of 200,000 items, ...).
 test-fast: $(STAMP)

@@ -156,7 +156,7 @@ class _Fold(ast.NodeTransformer):
             if isinstance(v, ast.Constant) and type(v.value) is bool:
                 if v.value is is_and:
                     continue
-                if not out:
+                if all(_pure(x) for x in out):      # decides the whole
                     return ast.Constant(not is_and)
                 out.append(v)
                 break
@@ -192,6 +192,11 @@ class _Fold(ast.NodeTransformer):
         if isinstance(node.test, ast.Constant):
             return node.body if node.test.value else node.orelse
         return node
+
+
+def _pure(node):
+    """No effect when evaluated (a decided test may skip it): no call but type()."""
+    return all(not isinstance(n, ast.Call) or _is_call(n, "type") for n in ast.walk(node))
 
 
 def _fold_block(stmts, known=None):
@@ -810,9 +815,20 @@ class FunctionTranslator:
                                   [ast.Assign([_name(f"_s{d}", ast.Store())],
                                               ast.Attribute(_name("_err"), "message",
                                                             ast.Load()))], []))
-        inner = ast.While(ast.Constant(True), dispatch, [])
-        tr = ast.Try([inner], [ast.ExceptHandler(_name("Exception"), "_e", handler)], [], [])
-        body.append(ast.While(ast.Constant(True), [tr], []))
+        only = list(blocks.values())[0] if len(blocks) == 1 else None
+        if only is not None and not self.has_try and not any(True for _ in _gotos(only)):
+            # One block that never jumps (a small task or lambda: `give x + 1`): no
+            # dispatch, no loop around it.
+            body = [st for st in body if not (isinstance(st, ast.Assign) and
+                                              isinstance(st.targets[0], ast.Name) and
+                                              st.targets[0].id == "_b")]
+            body.append(ast.Try(only, [ast.ExceptHandler(_name("Exception"), "_e", handler)],
+                                [], []))
+        else:
+            inner = ast.While(ast.Constant(True), dispatch, [])
+            tr = ast.Try([inner], [ast.ExceptHandler(_name("Exception"), "_e", handler)],
+                         [], [])
+            body.append(ast.While(ast.Constant(True), [tr], []))
         args = [ast.arg("_d"), ast.arg("_caps")] + [ast.arg(f"_l{i}") for i in range(nparams)]
         defaults = [_name("UNSET") for _ in range(nparams)]
         fdef = ast.FunctionDef(self.tr.fn_name(func), ast.arguments(

@@ -31,6 +31,7 @@ constants of its own run.
 """
 
 import ast
+import copy
 import sys
 import threading
 import weakref
@@ -376,6 +377,7 @@ class FunctionTranslator:
                     raise Declined("stack depths differ at a join")
                 if t not in blocks:
                     work.append(t)
+        _merge_blocks(blocks, set(self.try_depth))
         for b, stmts in blocks.items():
             if _jumps_to(stmts, b):
                 blocks[b] = _self_loop(stmts, b)
@@ -875,6 +877,36 @@ def _gotos(stmts):
 
 def _jumps_to(stmts, b):
     return any(x == b for _, _, x in _gotos(stmts))
+
+
+_INLINE_NODES = 80        # a block reached from several places is copied there up to this size
+
+
+def _merge_blocks(blocks, handlers):
+    """A block reached by one goto is put in its place, and so is a small one reached by a
+    few (the same statements run in the same order, without the dispatch between them);
+    the entry block and a try's handler stay (they are reached from outside the gotos)."""
+    changed = True
+    while changed:
+        changed = False
+        sites = {}
+        for a, stmts in blocks.items():
+            for lst, i, x in _gotos(stmts):
+                sites.setdefault(x, []).append((a, lst, i))
+        for b, where in sorted(sites.items()):
+            if b == 0 or b in handlers or b not in blocks:
+                continue
+            if any(a == b for a, _, _ in where):
+                continue                    # a loop: the self-loop pass makes it one
+            size = sum(1 for st in blocks[b] for _ in ast.walk(st))
+            if len(where) > 1 and (len(where) > 3 or size > _INLINE_NODES):
+                continue
+            body = blocks.pop(b)
+            for k, (a, lst, i) in enumerate(where):
+                copy_ = body if k == len(where) - 1 else copy.deepcopy(body)
+                lst[i - 1:i + 1] = copy_
+            changed = True
+            break
 
 
 def _self_loop(stmts, b):

@@ -40,6 +40,7 @@ test: $(STAMP)
 # functions) forced by SYN_TIER=2 (a CLI the tests start inherits it): the shared
 # conformance suite, the VM's, the differential, hostile-file, error and limit tests, the
 # non-interference ones (labels on runs the labels loop; their labels-off runs tier 2).
+# SYN_TIER_STRICT=1: a program tier 2 fails to translate fails the test (no fall-back).
 TIER2_TESTS := tests/test_vm.py tests/test_conformance.py tests/test_differential.py \
 	tests/test_hostile_synb.py tests/test_hostile_cli.py tests/test_hand_crafted_synb.py \
 	tests/test_noninterference.py tests/test_run_limits.py tests/test_all_errors.py \
@@ -48,7 +49,7 @@ TIER2_TESTS := tests/test_vm.py tests/test_conformance.py tests/test_differentia
 	tests/test_api.py tests/test_host_calls.py tests/test_plans.py tests/test_threads.py \
 	tests/test_decode_cache.py tests/test_index_local.py tests/test_accumulate.py
 test-tier2: $(STAMP)
-	SYN_TIER=2 $(VENV)/bin/python -m pytest -q -n auto --dist loadgroup $(TIER2_TESTS)
+	SYN_TIER=2 SYN_TIER_STRICT=1 $(VENV)/bin/python -m pytest -q -n auto --dist loadgroup $(TIER2_TESTS)
 
 # The same without the tests marked slow (a batch of 200,000 items, ...).
 test-fast: $(STAMP)

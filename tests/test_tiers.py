@@ -22,6 +22,12 @@ from synsema.vm.machine import VM, Options
 from test_differential import programs as generated_programs
 
 
+@pytest.fixture(autouse=True)
+def strict(monkeypatch):
+    # A translator failure is an error here, not a quiet fall-back to the loop.
+    monkeypatch.setattr(tier2, "_STRICT", True)
+
+
 def outcome(program, tier, src="", **opts):
     out = []
     opts.setdefault("timeout", 20)
@@ -223,6 +229,8 @@ for each i in range(100)
     set y to y * y
 """,
     "main with nothing": "print(1)\n",
+    "endless loop": "let i be 0\nwhile true\n    set i to i + 1\n",
+    "endless loop in a task": "task f()\n    while true\n        let x be 1\nf()\n",
     "tests and records": """
 let people be []
 for each i in range(30)
@@ -262,7 +270,7 @@ print(t(1))
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_both_tiers_agree(name):
-    both(PROGRAMS[name])
+    both(PROGRAMS[name], max_steps=100000)
 
 
 @pytest.mark.parametrize("name", ["recursion", "lambdas and captures", "arithmetic and branches",
@@ -414,3 +422,14 @@ def test_a_second_vm_of_a_program_reuses_its_translation():
     out = []
     VM(program, Options(tier=2, out=out.append)).run_main()
     assert tier2._CACHE[program] is first and out == ["610\n"]
+
+
+def test_a_translator_failure_leaves_the_program_to_the_loop(monkeypatch):
+    def broken(self, program, vm):
+        raise RuntimeError("a bug in the translator")
+    monkeypatch.setattr(tier2.Translation, "__init__", broken)
+    monkeypatch.setattr(tier2, "_STRICT", False)
+    program = compile_source(PROGRAMS["recursion"], "app.syn")
+    out = []
+    VM(program, Options(tier=2, out=out.append)).run_main()
+    assert out == ["610\n"]

@@ -32,6 +32,7 @@ constants of its own run.
 
 import ast
 import copy
+import os
 import sys
 import threading
 import weakref
@@ -818,7 +819,9 @@ class FunctionTranslator:
                                               ast.Attribute(_name("_err"), "message",
                                                             ast.Load()))], []))
         only = list(blocks.values())[0] if len(blocks) == 1 else None
-        if only is not None and not self.has_try and not any(True for _ in _gotos(only)):
+        if only is not None and not self.has_try and not any(
+                isinstance(n, (ast.Continue, ast.Break, ast.While))
+                for st in only for n in ast.walk(st)):
             # One block that never jumps (a small task or lambda: `give x + 1`): no
             # dispatch, no loop around it.
             body = [st for st in body if not (isinstance(st, ast.Assign) and
@@ -1034,6 +1037,17 @@ class Translation:
         self.code = compile(self.tree, f"<synsema tier 2: {program.source_name}>", "exec")
         self.vm = None
 
+    @classmethod
+    def make(cls, program, vm):
+        """The translation, or None when making it failed (a bug of the translator: the
+        loop runs the program, as if nothing had been translated)."""
+        try:
+            return cls(program, vm)
+        except Exception:  # noqa: BLE001 - never a reason for a run to fail
+            if _STRICT:
+                raise
+            return None
+
     def line(self, fi, idx, part):
         key = (fi, idx, part)
         n = self._lmap.get(key)
@@ -1152,9 +1166,16 @@ def translation(program, vm):
         codes = [vm.decoded[f] for f in program.functions]
         if t is None or len(t.codes) != len(codes) or \
                 any(a is not b for a, b in zip(t.codes, codes)):
-            t = _CACHE[program] = Translation(program, vm)
+            t = Translation.make(program, vm) or _Nothing()
             t.codes = codes
-        return t
+            _CACHE[program] = t
+        return None if type(t) is _Nothing else t
+
+
+class _Nothing:
+    """A program the translator failed on (cached, so it is not tried again)."""
+# Tests set SYN_TIER_STRICT=1: a failure to translate is an error there, not a fallback.
+_STRICT = os.environ.get("SYN_TIER_STRICT") == "1"
 
 
 _LOCK = threading.Lock()
@@ -1257,10 +1278,8 @@ def make_runner(vm, run1, always=False):
     def run(vm_, closure, args):
         b = state.get("b")
         if b is None:
-            if always or worth_translating(vm):
-                b = Bound(translation(vm.program, vm), vm, run1)
-            else:
-                b = False
+            t = translation(vm.program, vm) if always or worth_translating(vm) else None
+            b = Bound(t, vm, run1) if t is not None else False
             state["b"] = b
         if b is False:
             return run1(vm_, closure, args)

@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 CORE_STAMP := $(VENV)/.installed-core
 PIP := $(VENV)/bin/python -m pip install -q --disable-pip-version-check
 
-.PHONY: demo test test-fast bench conformance clean bench-agentdojo test-providers regen
+.PHONY: demo test test-fast bench conformance clean bench-agentdojo test-providers regen test-tier2
 
 $(CORE_STAMP): pyproject.toml
 	test -x $(VENV)/bin/python || $(PY) -m venv $(VENV)
@@ -46,7 +46,23 @@ demo: $(CORE_STAMP)
 # MCP servers): the inner loop; `make test` is what CI runs.
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest -q -n auto --dist loadgroup
+	$(MAKE) test-tier2
 	@$(SYN) fmt --check .
+
+# The tests that run programs, again with tier 2 (vm/tier2.py: tasks translated to Python
+# functions) forced by SYN_TIER=2 (a CLI the tests start inherits it): the shared
+# conformance suite, the VM's, the differential, hostile-file, error and limit tests, the
+# non-interference ones (labels on runs the labels loop; their labels-off runs tier 2).
+# SYN_TIER_STRICT=1: a program tier 2 fails to translate fails the test (no fall-back).
+TIER2_TESTS := tests/test_vm.py tests/test_conformance.py tests/test_differential.py \
+	tests/test_hostile_synb.py tests/test_hostile_cli.py tests/test_hand_crafted_synb.py \
+	tests/test_noninterference.py tests/test_run_limits.py tests/test_all_errors.py \
+	tests/test_internal_errors.py tests/test_source_lines.py tests/test_fuzz.py \
+	tests/test_generated.py tests/test_values_correctness.py tests/test_stdlib_core.py \
+	tests/test_api.py tests/test_host_calls.py tests/test_plans.py tests/test_threads.py \
+	tests/test_decode_cache.py tests/test_index_local.py tests/test_accumulate.py
+test-tier2: $(STAMP)
+	SYN_TIER=2 SYN_TIER_STRICT=1 $(VENV)/bin/python -m pytest -q -n auto --dist loadgroup $(TIER2_TESTS)
 
 # The same without the tests marked slow (a batch of 200,000 items, ...).
 test-fast: $(STAMP)

@@ -575,7 +575,8 @@ def test_recursion_within_the_depth_limit_completes():
 
 _GROUND = {"values", "errors", "digits", "display", "equality", "jsonvalues"}
 # decimal: only for an int past Python's digit limit (vm.digits), kept off start-up.
-_LAZY = {"decimal", "synsema.vm.loop_fast", "synsema.vm.loop_labels_fast"}
+_LAZY = {"decimal", "synsema.vm.tier2", "synsema.stdlib.llm", "synsema.vm.loop_fast",
+         "synsema.vm.loop_labels_fast"}
 
 
 def _imports(path):

@@ -5,6 +5,7 @@ generated from vm/instructions.py; this module holds what they share and what bu
 reach through the `vm` they are given.
 """
 
+import os
 import sys
 import time
 import weakref
@@ -43,7 +44,7 @@ class Options:
 
     def __init__(self, labels=False, ceiling=None, max_steps=None, timeout=None,
                  max_depth=1000, audit=None, llm=None, trace=False, out=None, tools=None,
-                 spans=None):
+                 spans=None, tier=None):
         self.labels = labels
         self.ceiling = ceiling          # caps.Ceiling, or None for developer mode
         self.max_steps = max_steps
@@ -57,6 +58,7 @@ class Options:
         # OpenTelemetry (stdlib.otel.Spans), set by the API when the host traces; the
         # builtins that call a model or a tool open spans through it (never the VM).
         self.spans = spans
+        self.tier = tier                # 1: the loop; 2 or "auto": vm.tier2; None: SYN_TIER
 
 
 class VM:
@@ -131,6 +133,10 @@ class VM:
         else:
             from synsema.vm.loop_fast import run_plain
             self._run = run_plain
+            tier = opts.tier or _tier()
+            if tier != 1:
+                from synsema.vm.tier2 import make_runner
+                self._run = make_runner(self, run_plain, always=tier == 2)
 
     def _decode(self, program):
         """`program`'s functions in this run's tables; its task values."""
@@ -545,6 +551,18 @@ def _decoded(program, labels, registry):
                                                                  program.functions):
         d = modes[labels] = Decoded(program, labels, builtins)
     return d
+
+
+# Labels off, a program that loops or calls tasks from tasks runs translated (vm.tier2)
+# unless SYN_TIER says otherwise.
+DEFAULT_TIER = "auto"
+
+
+def _tier():
+    """SYN_TIER=1: the loop only; 2: every program translated (vm.tier2), as the tests force
+    it; auto: a program worth it translated (vm.tier2.worth_translating)."""
+    t = os.environ.get("SYN_TIER", DEFAULT_TIER)
+    return {"1": 1, "2": 2}.get(t, "auto")
 
 
 def link_callees(decoded):

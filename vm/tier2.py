@@ -1,0 +1,1294 @@
+"""Tier 2: each function of a program translated into one Python function.
+
+The loop (vm.loop_fast) is tier 1. Tier 2 translates a function's decoded code (verified,
+superinstructions made: the same list the loop runs) into a Python function whose
+Synsema locals are Python locals, whose stack is Python variables (`_s0`, `_s1`, ... by
+depth; loads of locals and constants stay expressions), whose jumps are a dispatch over
+basic blocks and whose calls are Python calls. Each instruction is the body of its one
+definition in vm/instructions.py (vm/tier2_defs.py, generated with the loops), as a syntax
+tree: its operands are substituted as tree nodes (integers of the structure: slots,
+counts, jump targets; every other value through the constants tuple `K`, never its repr),
+its stack operations become assignments of the depth variables, the loop's frame switch
+of a call becomes a Python call. Every check of a body stays (int fast paths with `ops`
+fallbacks, the size tests of `*` and `%`, index rules, the in-place append's aliasing
+rule, the step budget at back edges and calls, depth, arity, host tools).
+
+What the loop does around the bodies is done here the same way: an error gets this
+frame's position (from the Python line of the statement that raised: each instruction
+part has its own line, so a superinstruction's part shows its own position, as the loop's
+vm.part does), the innermost open `try` catches it, a run's step budget is one chunk
+taken and returned as the loop takes and returns it, and a call past the Python stack a
+run can use continues in the loop (the budget handed over), so deep recursion is never a
+RecursionError the loop would not have.
+
+Declined (the loop runs them): labels mode (the labels loop: tier 2 is labels off); a
+function whose code the translator cannot express (a stack it cannot follow, a body
+shape it does not know): calls of it go to the loop, budget handed over.
+
+Translated on a VM's first run; the generated code object is cached on the Program per
+mode, so another VM of the same program (Program.call, `syn batch`) only binds the
+constants of its own run.
+"""
+
+import ast
+import copy
+import os
+import sys
+import threading
+import weakref
+
+from synsema.vm import ops
+from synsema.vm import tier2_defs as D
+from synsema.vm.errors import SynError
+from synsema.vm.values import UNSET, Closure, HostFn
+
+# The Python stack a run leaves free for builtins and hosts, in frames, below the limit.
+_PY_MARGIN = 200
+
+_CACHE = weakref.WeakKeyDictionary()     # Program -> Translation (labels off)
+
+
+class Declined(Exception):
+    """The translator cannot express this function: the loop runs it."""
+
+
+# ---- instruction definitions ---------------------------------------------------------------
+
+def _label_only(name):
+    return name.startswith("+") or name == "rid"
+
+
+def _parts_of(op):
+    """[(instruction name, its field names, full)] of a decoded opcode."""
+    f = D.FUSED.get(op)
+    if f is not None:
+        return f[1], f[2], f[3]
+    name = D.CODES.get(op)
+    if name is None:
+        raise Declined(f"opcode {op}")
+    return (name,), False, False
+
+
+_STRUCT = {"s", "t", "n", "kind"}        # int fields the code's shape depends on
+
+
+def _is_call(node, name):
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+        node.func.id == name
+
+
+def _name(n, ctx=None):
+    return ast.Name(n, ctx or ast.Load())
+
+
+def _const_eval(node):
+    """The value of an expression of constants (ints, unary minus, + - *, comparisons),
+    or raise ValueError."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if type(getattr(node, "_value", None)) in (int, float):     # a program constant
+        return node._value
+    if hasattr(node, "_type"):
+        return node._type
+    if isinstance(node, ast.Name) and node.id in _TYPES:
+        return _TYPES[node.id]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_const_eval(node.operand)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return not _const_eval(node.operand)
+    if isinstance(node, ast.BinOp):
+        a, b = _const_eval(node.left), _const_eval(node.right)
+        if isinstance(node.op, ast.Add):
+            return a + b
+        if isinstance(node.op, ast.Sub):
+            return a - b
+        if isinstance(node.op, ast.Mult):
+            return a * b
+    if isinstance(node, ast.Compare):
+        a = _const_eval(node.left)
+        for op, c in zip(node.ops, node.comparators):
+            b = _const_eval(c)
+            fn = _CMP.get(type(op))
+            if fn is None or not fn(a, b):
+                if fn is None:
+                    raise ValueError
+                return False
+            a = b
+        return True
+    raise ValueError
+
+
+_CMP = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
+        ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
+        ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
+        ast.Is: lambda a, b: a is b, ast.IsNot: lambda a, b: a is not b}
+_PLAIN = (int, float, str, bool, type(None))
+_TYPES = {"int": int, "float": float, "str": str, "bool": bool, "list": list, "dict": dict}
+
+
+
+
+class _Fold(ast.NodeTransformer):
+    """Names known constant replaced, expressions of constants computed, and the branches
+    an `if`/`x if c else y` of a constant test cannot take dropped."""
+
+    def __init__(self, known):
+        self.known = known
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load) and node.id in self.known:
+            return ast.Constant(self.known[node.id])
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        # type() of a program constant (a number, a text...): known when translating
+        if _is_call(node, "type") and len(node.args) == 1 and \
+                hasattr(node.args[0], "_value") and type(node.args[0]._value) in _PLAIN:
+            node._type = type(node.args[0]._value)
+        return node
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        is_and = isinstance(node.op, ast.And)
+        out = []
+        for v in node.values:
+            if hasattr(v, "_value") and type(v._value) in (int, bool):
+                v = ast.Constant(bool(v._value))     # a program constant's truth
+            if isinstance(v, ast.Constant) and type(v.value) is bool:
+                if v.value is is_and:
+                    continue
+                if all(_pure(x) for x in out):      # decides the whole
+                    return ast.Constant(not is_and)
+                out.append(v)
+                break
+            out.append(v)
+        if not out:
+            return ast.Constant(is_and)
+        if len(out) == 1:
+            return out[0]
+        node.values = out
+        return node
+
+    def _try(self, node):
+        try:
+            v = _const_eval(node)
+        except (ValueError, TypeError):
+            return node
+        return ast.Constant(v) if type(v) in (int, bool) else node
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        return self._try(node)
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        return self._try(node)
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        return self._try(node)
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.test, ast.Constant):
+            return node.body if node.test.value else node.orelse
+        return node
+
+
+def _pure(node):
+    """No effect when evaluated (a decided test may skip it): no call but type()."""
+    return all(not isinstance(n, ast.Call) or _is_call(n, "type") for n in ast.walk(node))
+
+
+def _fold_block(stmts, known=None):
+    """Constant propagation of `x = <constant>` down a block, then folding."""
+    known = dict(known or {})
+    out = []
+    for s in stmts:
+        s = _Fold(known).visit(s)
+        if isinstance(s, ast.If):
+            if isinstance(s.test, ast.Constant):
+                out += _fold_block(s.body if s.test.value else s.orelse, known)
+                continue
+            s.body = _fold_block(s.body, known) or [ast.Pass()]
+            s.orelse = _fold_block(s.orelse, known)
+        elif isinstance(s, ast.Try):
+            s.body = _fold_block(s.body, known) or [ast.Pass()]
+            for h in s.handlers:
+                h.body = _fold_block(h.body, known) or [ast.Pass()]
+            s.orelse = _fold_block(s.orelse, known)
+            s.finalbody = _fold_block(s.finalbody, known)
+        if known:
+            for n in ast.walk(s):
+                if type(n) is ast.Name and type(n.ctx) is ast.Store:
+                    known.pop(n.id, None)
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and \
+                isinstance(s.targets[0], ast.Name) and isinstance(s.value, ast.Constant) and \
+                type(s.value.value) is int:
+            known[s.targets[0].id] = s.value.value
+        out.append(s)
+    return out
+
+
+def _reads_after_write(stmts, written_name, read_name):
+    """May a read of `read_name` follow a write of `written_name` on some path?"""
+    def reads(node):
+        return any(isinstance(n, ast.Name) and n.id == read_name and
+                   isinstance(n.ctx, ast.Load) for n in ast.walk(node))
+
+    def writes(node):
+        return any(isinstance(n, ast.Name) and n.id == written_name and
+                   isinstance(n.ctx, ast.Store) for n in ast.walk(node))
+
+    def block(ss, w):
+        for s in ss:
+            if isinstance(s, ast.If):
+                if w and reads(s.test):
+                    raise StopIteration
+                w = block(s.body, w) | block(s.orelse, w)
+            elif isinstance(s, ast.Try):
+                wb = block(s.body, w)
+                wh = w or writes(ast.Module(body=s.body, type_ignores=[]))
+                for h in s.handlers:
+                    wb |= block(h.body, wh)
+                w = block(s.finalbody, wb or wh)
+            elif isinstance(s, ast.Assign):
+                if w and reads(s.value):
+                    raise StopIteration
+                w = w or writes(s)
+            else:
+                if w and reads(s):
+                    raise StopIteration
+                w = w or writes(s)
+        return w
+    try:
+        block(stmts, False)
+    except StopIteration:
+        return True
+    return False
+
+
+def _set_line(node, line):
+    """Every node of a statement on Python line `line` (which says, when it raises, which
+    instruction part it is); the loop's own names must not be left in it."""
+    for n in ast.walk(node):
+        if "lineno" in n._attributes:
+            n.lineno = n.end_lineno = line
+            n.col_offset = n.end_col_offset = 0
+            if type(n) is ast.Name and n.id.startswith("_LOOP_"):
+                raise Declined(f"the loop's {n.id[6:]}")
+    return node
+
+
+def _terminates(stmts):
+    return bool(stmts) and isinstance(stmts[-1], (ast.Return, ast.Raise, ast.Continue))
+
+
+# ---- one function ----------------------------------------------------------------------------
+
+class FunctionTranslator:
+    """The Python function of one Synsema function (its fused decoded code)."""
+
+    def __init__(self, tr, fi, func, code):
+        self.tr, self.fi, self.func, self.code = tr, fi, func, code
+        self.main = func.kind == "main"
+        self.has_try = any(
+            "TRY_BEGIN" in _parts_of(op)[0] for op, _ in code)
+        self.depth_at = {}          # block leader -> stack depth on entry
+        self.try_depth = {}         # handler target -> stack depth below the message
+        self.uses_budget = False
+
+    # -- operands
+    def fields(self, idx):
+        """[(name, {field: value node})] of the parts of instruction idx."""
+        op, arg = self.code[idx]
+        names, threaded, tail = _parts_of(op)
+        out = []
+        if len(names) == 1 and op not in D.FUSED:
+            spec = [n for n in D.INSTRUCTIONS[names[0]][4] if not _label_only(n)]
+            vals = [] if not spec else [arg] if len(spec) == 1 else list(arg)
+            out.append((names[0], dict(zip(spec, self._values(idx, spec, vals,
+                                                                len(spec) == 1)))))
+            return out, threaded, tail
+        off = 0
+        for name in names:
+            spec = list(D.INSTRUCTIONS[name][4])
+            vals = list(arg[off:off + len(spec)])
+            f = {}
+            for j, (n, v) in enumerate(zip(spec, vals)):
+                f[n.lstrip("+")] = self._value(idx, off + j, n.lstrip("+"), v)
+            out.append((name, f))
+            off += len(spec)
+        return out, threaded, tail
+
+    def _values(self, idx, spec, vals, bare):
+        return [self._value(idx, None if bare else j, n, v)
+                for j, (n, v) in enumerate(zip(spec, vals))]
+
+    def _value(self, idx, j, name, v):
+        if name in _STRUCT:
+            if type(v) is not int:
+                raise Declined(f"field {name}")
+            return ast.Constant(v)
+        return self.tr.kref(self.fi, idx, j, v)
+
+    # -- leaders
+    def leaders(self):
+        n = len(self.code)
+        lead = {0}
+        for idx in range(n):
+            parts, threaded, tail = self.fields(idx)
+            exits = False
+            for name, f in parts:
+                flow = D.INSTRUCTIONS[name][5]
+                if "t" in f and not (threaded and flow == "jump"):
+                    lead.add(f["t"].value)
+                    exits = True
+                if flow in ("return", "jump", "branch", "for_iter", "keep_or_pop", "try") or \
+                        name in ("CALL", "CALL1"):
+                    exits = True
+            if threaded:
+                t = next(f["t"].value for name, f in parts if D.INSTRUCTIONS[name][5] == "jump")
+                lead.add(t + 1)
+                exits = True
+            if exits and idx + 1 < n:
+                lead.add(idx + 1)
+        return sorted(x for x in lead if x < n)
+
+    # -- the function
+    def translate(self):
+        code = self.code
+        lead = self.leaders()
+        lead_set = set(lead)
+        self.lead_set = lead_set
+        blocks = {}
+        self.depth_at = {0: 0}
+        work = [0]
+        while work:
+            b = work.pop()
+            if b in blocks:
+                continue
+            stmts, succ = self.block(b)
+            blocks[b] = stmts
+            for t, d in succ:
+                if t >= len(code):
+                    raise Declined("jump past the end")
+                if self.depth_at.setdefault(t, d) != d:
+                    raise Declined("stack depths differ at a join")
+                if t not in blocks:
+                    work.append(t)
+        _merge_blocks(blocks, set(self.try_depth))
+        for b, stmts in blocks.items():
+            if _jumps_to(stmts, b):
+                blocks[b] = _self_loop(stmts, b)
+        return self.function(blocks)
+
+    def block(self, start):
+        """(statements, [(successor, depth)]) of the block at `start`."""
+        stack = [_name(f"_s{i}") for i in range(self.depth_at[start])]
+        out = []
+        succ = []
+        idx = start
+        while True:
+            line = self.tr.line(self.fi, idx, 0)
+            res = self.instruction(idx, stack, succ)
+            out += res[0]
+            stack = res[1]
+            if stack is None:
+                return out, succ
+            idx = res[2]
+            if idx in self.lead_set or idx >= len(self.code):
+                out += [_set_line(x, line) for x in self.goto(idx, stack, succ, line)]
+                return out, succ
+
+    def materialize(self, stack, line, below=None):
+        """Statements assigning each stack entry to its depth variable; the new stack."""
+        targets, values, new = [], [], []
+        for d, e in enumerate(stack):
+            nm = f"_s{d}"
+            if not (isinstance(e, ast.Name) and e.id == nm):
+                targets.append(_name(nm, ast.Store()))
+                values.append(e)
+            new.append(_name(nm))
+        if not targets:
+            return [], new
+        if len(targets) == 1:
+            st = ast.Assign(targets, values[0])
+        else:
+            st = ast.Assign([ast.Tuple(targets, ast.Store())], ast.Tuple(values, ast.Load()))
+        return [st], new
+
+    def goto(self, target, stack, succ, line):
+        out, new = self.materialize(stack, line)
+        succ.append((target, len(new)))
+        out += [ast.Assign([_name("_b", ast.Store())], ast.Constant(target)),
+                ast.Continue()]
+        return out
+
+    # -- one instruction
+    def instruction(self, idx, stack, succ):
+        """(statements, stack after or None, next index) of instruction idx."""
+        parts, threaded, tail = self.fields(idx)
+        out = []
+        stack = list(stack)
+        nxt = idx + 1
+        jump_dropped = False
+        for k, (name, f) in enumerate(parts):
+            line = self.tr.line(self.fi, idx, k)
+            body, ins_, outs, raw, _, flow = D.INSTRUCTIONS[name][0], *D.INSTRUCTIONS[name][1:]
+            stmts = ast.parse(body).body
+            drop_jump = threaded and flow == "jump" and not jump_dropped
+            if drop_jump:
+                jump_dropped = True
+                nxt = f["t"].value + 1
+            stmts = self.prepare(stmts, f, idx, drop_jump)
+            stmts, stack = self.part(stmts, ins_, outs, raw, stack, idx, line, succ)
+            out += [_set_line(x, line) for x in stmts]
+            if stack is None:
+                return out, None, None
+        if tail and not threaded:
+            nxt = idx + 2
+        return out, stack, nxt
+
+    def prepare(self, stmts, f, idx, drop_jump):
+        """A part's body with its operands, the loop's names and its call in place."""
+        fi = self.fi
+        main = self.main
+
+        class Sub(ast.NodeTransformer):
+            def visit_Attribute(s, node):
+                if isinstance(node.value, ast.Name) and node.value.id == "OP":
+                    if node.attr not in f:
+                        raise Declined(f"OP.{node.attr}")
+                    return f[node.attr]
+                s.generic_visit(node)
+                return node
+
+            def visit_Subscript(s, node):
+                if isinstance(node.value, ast.Name) and node.value.id == "locals_":
+                    node.slice = s.visit(node.slice)
+                    if not isinstance(node.slice, ast.Constant):
+                        raise Declined("a computed local slot")
+                    if main:
+                        return ast.Subscript(_name("glob"), node.slice, node.ctx)
+                    return _name(f"_l{node.slice.value}", node.ctx)
+                s.generic_visit(node)
+                return node
+
+            def visit_BinOp(s, node):
+                # `room - len(frames)`: the calls the depth limit allows from here;
+                # `base_depth + len(frames)`: this frame's depth.
+                if isinstance(node.op, (ast.Sub, ast.Add)) and isinstance(node.left, ast.Name) \
+                        and _is_call(node.right, "len") and \
+                        isinstance(node.right.args[0], ast.Name) and \
+                        node.right.args[0].id == "frames":
+                    if node.left.id == "room" and isinstance(node.op, ast.Sub):
+                        return ast.BinOp(_name("_maxd"), ast.Sub(), _name("_d"))
+                    if node.left.id == "base_depth" and isinstance(node.op, ast.Add):
+                        return _name("_d")
+                s.generic_visit(node)
+                return node
+
+            def visit_UnaryOp(s, node):
+                if isinstance(node.op, ast.Not) and isinstance(node.operand, ast.Name) and \
+                        node.operand.id == "frames":
+                    return ast.Constant(True)     # a Python call returns to its caller
+                s.generic_visit(node)
+                return node
+
+            def visit_Name(s, node):
+                n = node.id
+                if n == "pc":
+                    if isinstance(node.ctx, ast.Load):
+                        return ast.Constant(idx + 1)
+                    return node
+                if n == "code" and isinstance(node.ctx, ast.Load):
+                    return _name(f"_code{fi}")
+                if n == "budget":
+                    return _name("_budget", node.ctx)
+                if n == "base_depth":
+                    return _name("_base", node.ctx)
+                if n == "op":
+                    return ast.Constant(self.code[idx][0])
+                if n in ("decoded", "pads"):
+                    return _name("_" + n, node.ctx)
+                if n in ("locals_", "frames", "handlers", "room", "arg"):
+                    # Declined if it is in what is emitted (dead code after a return is not)
+                    return _name("_LOOP_" + n, node.ctx)
+                return node
+
+        stmts = self.calls(stmts, f)
+        stmts = [_TryMarks().visit(s) for s in stmts]
+        if drop_jump:
+            stmts = [s for s in stmts if not (isinstance(s, ast.Expr) and
+                                                _is_call(s.value, "JUMP"))]
+        stmts = [Sub().visit(s) for s in stmts]
+        if any(isinstance(n, ast.Name) and n.id == "_budget" for s in stmts
+               for n in ast.walk(s)):
+            self.uses_budget = True
+        return _fold_block(stmts)
+
+    def calls(self, stmts, f):
+        """The loop's frame switch (save the frame; code, locals and pc of the callee)
+        replaced by a Python call whose value is pushed."""
+        at = next((i for i, s in enumerate(stmts) if isinstance(s, ast.Expr) and
+                   isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Attribute)
+                   and isinstance(s.value.func.value, ast.Name) and
+                   s.value.func.value.id == "frames" and s.value.func.attr == "append"), None)
+        if at is None:
+            self.task_call = False
+            return stmts
+        end = next(i for i in range(at, len(stmts)) if isinstance(stmts[i], ast.Assign) and
+                   isinstance(stmts[i].targets[0], ast.Name) and
+                   stmts[i].targets[0].id == "pc")
+        if "callee" in f and "fcode" in f:         # a task called by name
+            callee = f["callee"]
+            fn = self.tr.fn_name(self.tr.kval(callee))
+            call = ("task", fn)
+        else:
+            call = ("value", None)
+        self.task_call = call[0] == "task"
+        marker = ast.Expr(ast.Call(_name("_CALL_"), [ast.Constant(call[0]),
+                                                     ast.Constant(call[1])], []))
+        return stmts[:at] + [marker] + stmts[end + 1:]
+
+    # -- the stack
+    def part(self, stmts, ins_, outs, raw, stack, idx, line, succ):
+        """Bind a part's picture and run its statements over the symbolic stack."""
+        out = []
+        env = {}
+        if not raw:
+            kept = 0
+            while kept < min(len(ins_), len(outs)) and ins_[kept] == outs[kept]:
+                kept += 1
+            popped = {}
+            for n in reversed(ins_[kept:]):
+                if not stack:
+                    raise Declined("stack underflow")
+                popped[n] = stack.pop()
+            for n in ins_[:kept]:
+                popped[n] = stack[-1]
+            stores = {x.id for s in stmts for x in ast.walk(s)
+                      if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store)}
+            for n, e in popped.items():
+                stored = n in stores
+                clash = isinstance(e, ast.Name) and _reads_after_write(stmts, e.id, n)
+                if stored or clash or not isinstance(e, (ast.Name, ast.Constant)):
+                    out.append(ast.Assign([_name(n, ast.Store())], e))
+                else:
+                    env[n] = e
+            stmts = [_Subst(env).visit(s) for s in stmts]
+            if any(hasattr(e, "_value") for e in env.values()):
+                stmts = _fold_block(stmts)      # the tests a constant input decides
+            self.env = env
+            # The outputs: a lone `v = <local or constant>` stays an expression; else each
+            # output is assigned to its depth variable (in the body when nothing after the
+            # assignment reads what that variable held).
+            self.pending = []
+            base = len(stack)
+            for j, o in enumerate(outs[kept:]):
+                d = base + j
+                nm = f"_s{d}"
+                if len(stmts) == 1 and isinstance(stmts[0], ast.Assign) and \
+                        isinstance(stmts[0].targets[0], ast.Name) and \
+                        stmts[0].targets[0].id == o and self.pure(stmts[0].value) and \
+                        len(outs) - kept == 1:
+                    self.pending.append(stmts[0].value)
+                    stmts = []
+                    continue
+                # Renamed o -> nm, a read of nm after a write of o would see the new value
+                if _reads_after_write(stmts, o, nm):
+                    self.pending.append(_name(o))
+                else:
+                    stmts = [_Rename(o, nm).visit(s) for s in stmts]
+                    self.pending.append(_name(nm))
+        else:
+            self.pending = []
+            self.env = {}
+        res = self.run(stmts, stack, idx, line, succ)
+        if res[1] is None:
+            return out + res[0], None
+        out += res[0]
+        stack = res[1]
+        for e in self.pending:
+            out += self.push(e, stack, line)
+        return out, stack
+
+    def pure(self, e):
+        if self.has_try:
+            return False
+        if isinstance(e, ast.Constant):
+            return True
+        if isinstance(e, ast.Name) and (e.id.startswith("_k") or e.id.startswith("_l")):
+            return True
+        return False
+
+    def push(self, e, stack, line):
+        d = len(stack)
+        nm = f"_s{d}"
+        if self.pure(e) or (isinstance(e, ast.Name) and e.id == nm):
+            stack.append(e)
+            return []
+        stack.append(_name(nm))
+        return [ast.Assign([_name(nm, ast.Store())], e)]
+
+    def run(self, stmts, stack, idx, line, succ):
+        """Run statements over the stack: (statements, stack after, or None when every
+        path left: a jump, a return, a raise)."""
+        out = []
+        for s in stmts:
+            if stack is None:
+                break
+            r = self.stmt(s, stack, idx, line, succ)
+            out += r[0]
+            stack = r[1]
+        return out, stack
+
+    def expr(self, e, stack):
+        """An expression with its stack reads (pop(), stack[-k], stack[-k:]) resolved."""
+        return _StackExpr(stack).visit(e)
+
+    def stmt(self, s, stack, idx, line, succ):
+        stack = list(stack)
+        if isinstance(s, ast.Expr) and _is_call(s.value, "JUMP"):
+            t = s.value.args[0]
+            if not isinstance(t, ast.Constant):
+                raise Declined("a computed jump")
+            return self.goto(t.value, stack, succ, line), None
+        if isinstance(s, ast.Expr) and _is_call(s.value, "_CALL_"):
+            return self.call(s.value, stack, idx, line)
+        if isinstance(s, ast.Expr) and _is_call(s.value, "_TRY_"):
+            # The handler's stack: this one, then the error's message; every entry in its
+            # depth variable (has_try: no entry stays an expression in such a function).
+            t = s.value.args[0].value
+            out, stack = self.materialize(stack, line)
+            d = len(stack)
+            if self.try_depth.setdefault(t, d) != d:
+                raise Declined("a handler reached at two depths")
+            succ.append((t, d + 1))
+            out.append(ast.Expr(ast.Call(ast.Attribute(
+                _name("_h"), "append", ast.Load()), [ast.Constant(t)], [])))
+            return out, stack
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and \
+                isinstance(s.targets[0], ast.Name) and s.targets[0].id == "new":
+            v = self.expr(s.value, stack)
+            if not isinstance(v, ast.List):
+                raise Declined("call arguments")
+            self.new_args = list(v.elts)
+            if self.task_call:
+                return [], stack
+            return [ast.Assign(s.targets, v)], stack
+        if isinstance(s, ast.Continue):     # this instruction is done: on to the next
+            return self.goto(idx + 1, stack, succ, line), None
+        if isinstance(s, ast.Expr) and _is_call(s.value, "push"):
+            e = self.expr(s.value.args[0], stack)
+            return self.push(e, stack, line), stack
+        if isinstance(s, ast.Expr) and _is_call(s.value, "pop") and not s.value.args:
+            stack.pop()
+            return [], stack
+        if isinstance(s, ast.Delete):
+            t = s.targets[0]
+            if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and \
+                    t.value.id == "stack" and isinstance(t.slice, ast.Slice) and \
+                    t.slice.upper is None and t.slice.step is None:
+                k = _const_eval(t.slice.lower)
+                if not (k < 0 and -k <= len(stack)):
+                    raise Declined("stack slice")
+                del stack[k:]
+                return [], stack
+            raise Declined("del")
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and \
+                isinstance(s.targets[0], ast.Subscript) and \
+                isinstance(s.targets[0].value, ast.Name) and s.targets[0].value.id == "stack":
+            k = _const_eval(s.targets[0].slice)
+            e = self.expr(s.value, stack)
+            if k != -1:
+                raise Declined("stack store")
+            stack.pop()
+            return self.push(e, stack, line), stack
+        if isinstance(s, ast.If):
+            test = self.expr(s.test, stack)
+            pre = self.invalidate(test, stack, line)
+            b_out, b_st = self.run(s.body, list(stack), idx, line, succ)
+            o_out, o_st = self.run(s.orelse, list(stack), idx, line, succ)
+            if b_st is not None and o_st is not None and \
+                    [ast.dump(x) for x in b_st] != [ast.dump(x) for x in o_st]:
+                if len(b_st) != len(o_st):
+                    raise Declined("branches leave different stacks")
+                m1, b_st = self.materialize(b_st, line)
+                m2, o_st = self.materialize(o_st, line)
+                b_out += m1
+                o_out += m2
+            node = ast.If(test, b_out or [ast.Pass()], o_out)
+            after = b_st if b_st is not None else o_st
+            return pre + [node], after
+        if isinstance(s, ast.Try):
+            if s.orelse:
+                raise Declined("try/else")
+            b_out, b_st = self.run(s.body, list(stack), idx, line, succ)
+            handlers = []
+            for h in s.handlers:
+                h_out, h_st = self.run(h.body, list(stack), idx, line, succ)
+                if h_st is not None and b_st is not None and \
+                        [ast.dump(x) for x in h_st] != [ast.dump(x) for x in b_st]:
+                    raise Declined("a handler's stack")
+                if b_st is None:
+                    b_st = h_st
+                handlers.append(ast.ExceptHandler(h.type, h.name, h_out or [ast.Pass()]))
+            f_out, f_st = self.run(s.finalbody, list(b_st if b_st is not None else stack),
+                                   idx, line, succ)
+            if s.finalbody and (f_st is None or len(f_st) != len(b_st or stack)):
+                raise Declined("finally")
+            node = ast.Try(b_out or [ast.Pass()], handlers, [], f_out)
+            return [node], b_st
+        if isinstance(s, (ast.Return, ast.Raise)):
+            s = self.expr(s, stack)
+            return [s], None
+        if isinstance(s, (ast.Assign, ast.AugAssign, ast.Expr, ast.Pass)):
+            s = self.expr(s, stack)
+            pre = self.invalidate(s, stack, line)
+            return pre + [s], stack
+        raise Declined(type(s).__name__)
+
+    def invalidate(self, s, stack, line):
+        """Before a statement storing into a local: the stack entries that are that local
+        get their depth variables (they hold the value from before the store)."""
+        stored = {n.id for n in ast.walk(s) if isinstance(n, ast.Name) and
+                  isinstance(n.ctx, ast.Store) and n.id.startswith("_l")}
+        out = []
+        for d, e in enumerate(stack):
+            if isinstance(e, ast.Name) and e.id in stored:
+                nm = f"_s{d}"
+                out.append(ast.Assign([_name(nm, ast.Store())], e))
+                stack[d] = _name(nm)
+        return out
+
+    def call(self, marker, stack, idx, line):
+        """A Synsema call as a Python call: the translated callee at depth _d + 1 while the
+        run's Python stack has room (else the loop runs it, _deep); its value pushed."""
+        kind, fn = marker.args[0].value, marker.args[1].value
+        args = self.new_args
+        if kind == "task":
+            direct = ast.Call(_name(fn), [ast.BinOp(_name("_d"), ast.Add(), ast.Constant(1)),
+                                          ast.Tuple([], ast.Load()), *args], [])
+            deep = ast.Call(_name("_deep"), [_name(fn + "_func"), ast.Tuple([], ast.Load()),
+                                             ast.List(list(args), ast.Load()),
+                                             ast.BinOp(_name("_d"), ast.Add(),
+                                                       ast.Constant(1))], [])
+        else:
+            fnx = ast.Subscript(_name("_T"), ast.Attribute(_name("callee"), "func",
+                                                           ast.Load()), ast.Load())
+            caps = ast.Attribute(_name("callee"), "captures", ast.Load())
+            direct = ast.Call(fnx, [ast.BinOp(_name("_d"), ast.Add(), ast.Constant(1)), caps,
+                                    *args], [])
+            deep = ast.Call(_name("_deep"), [ast.Attribute(_name("callee"), "func",
+                                                           ast.Load()), caps,
+                                             ast.List(list(args), ast.Load()),
+                                             ast.BinOp(_name("_d"), ast.Add(),
+                                                       ast.Constant(1))], [])
+        e = ast.IfExp(ast.Compare(_name("_d"), [ast.Lt()], [_name("_dlim")]), direct, deep)
+        e = _Subst(self.env).visit(e)
+        return self.push(e, stack, line), stack
+
+    # -- the Python function
+    def function(self, blocks):
+        func = self.func
+        fi = self.fi
+        nparams = len(func.params)
+        nlets = func.nlocals - func.fixed
+        body = []
+        if self.uses_budget:
+            body.append(ast.Nonlocal(["_budget"]))
+        if not self.main:
+            lets = [_name(f"_l{nparams + i}", ast.Store()) for i in range(nlets)]
+            if lets:
+                body.append(ast.Assign(lets, ast.Constant(None)))
+            if func.ncaptures:
+                caps = [_name(f"_l{nparams + nlets + i}", ast.Store())
+                        for i in range(func.ncaptures)]
+                body.append(ast.Assign([ast.Tuple(caps, ast.Store())], _name("_caps")))
+        if self.has_try:
+            body.append(ast.Assign([_name("_h", ast.Store())], ast.List([], ast.Load())))
+        body.append(ast.Assign([_name("_b", ast.Store())], ast.Constant(0)))
+        dispatch = _tree(sorted(blocks), blocks)
+        handler = _template(_CATCH if self.has_try else _RERAISE, _FI_=fi)
+        for t, d in sorted(self.try_depth.items()):
+            handler.append(ast.If(ast.Compare(_name("_b"), [ast.Eq()], [ast.Constant(t)]),
+                                  [ast.Assign([_name(f"_s{d}", ast.Store())],
+                                              ast.Attribute(_name("_err"), "message",
+                                                            ast.Load()))], []))
+        only = list(blocks.values())[0] if len(blocks) == 1 else None
+        if only is not None and not self.has_try and not any(
+                isinstance(n, (ast.Continue, ast.Break, ast.While))
+                for st in only for n in ast.walk(st)):
+            # One block that never jumps (a small task or lambda: `give x + 1`): no
+            # dispatch, no loop around it.
+            body = [st for st in body if not (isinstance(st, ast.Assign) and
+                                              isinstance(st.targets[0], ast.Name) and
+                                              st.targets[0].id == "_b")]
+            body.append(ast.Try(only, [ast.ExceptHandler(_name("Exception"), "_e", handler)],
+                                [], []))
+        else:
+            inner = ast.While(ast.Constant(True), dispatch, [])
+            tr = ast.Try([inner], [ast.ExceptHandler(_name("Exception"), "_e", handler)],
+                         [], [])
+            body.append(ast.While(ast.Constant(True), [tr], []))
+        args = [ast.arg("_d"), ast.arg("_caps")] + [ast.arg(f"_l{i}") for i in range(nparams)]
+        defaults = [_name("UNSET") for _ in range(nparams)]
+        fdef = ast.FunctionDef(self.tr.fn_name(func), ast.arguments(
+            [], args, None, [], [], None, defaults), body, [], None)
+        return fdef
+
+
+# What the loop does with an error (vm/instructions.py LOOP), for this frame: its position
+# added to the error's trace; caught by the innermost open try of this function (the
+# message goes to the handler's depth variable), else passed to the caller's frame.
+_CATCH = """
+_err = _fail(_e, _FI_)
+if not _err.catchable or not _h:
+    raise _err from None
+_b = _h.pop()
+_err.trace.clear()
+_err.secret_frames = 0
+"""
+_RERAISE = """
+raise _fail(_e, _FI_) from None
+"""
+
+
+def _template(text, **consts):
+    """Fixed scaffolding, parsed; its placeholder names replaced by constants."""
+    env = {k: ast.Constant(v) for k, v in consts.items()}
+    return [_Subst(env).visit(s) for s in ast.parse(text).body]
+
+
+def _gotos(stmts):
+    """Each `_b = X; continue` (a goto) in a block's statements, as (list, index, X)."""
+    for i, st in enumerate(stmts):
+        if isinstance(st, ast.Continue) and i and isinstance(stmts[i - 1], ast.Assign) and \
+                isinstance(stmts[i - 1].targets[0], ast.Name) and \
+                stmts[i - 1].targets[0].id == "_b":
+            yield stmts, i, stmts[i - 1].value.value
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(st, field, None)
+            if inner:
+                yield from _gotos(inner)
+        for h in getattr(st, "handlers", ()):
+            yield from _gotos(h.body)
+
+
+def _jumps_to(stmts, b):
+    return any(x == b for _, _, x in _gotos(stmts))
+
+
+_INLINE_NODES = 80        # a block reached from several places is copied there up to this size
+
+
+def _merge_blocks(blocks, handlers):
+    """A block reached by one goto is put in its place, and so is a small one reached by a
+    few (the same statements run in the same order, without the dispatch between them);
+    the entry block and a try's handler stay (they are reached from outside the gotos)."""
+    changed = True
+    while changed:
+        changed = False
+        sites = {}
+        for a, stmts in blocks.items():
+            for lst, i, x in _gotos(stmts):
+                sites.setdefault(x, []).append((a, lst, i))
+        for b, where in sorted(sites.items()):
+            if b == 0 or b in handlers or b not in blocks:
+                continue
+            if any(a == b for a, _, _ in where):
+                continue                    # a loop: the self-loop pass makes it one
+            size = sum(1 for st in blocks[b] for _ in ast.walk(st))
+            if len(where) > 1 and (len(where) > 3 or size > _INLINE_NODES):
+                continue
+            body = blocks.pop(b)
+            for k, (a, lst, i) in enumerate(where):
+                copy_ = body if k == len(where) - 1 else copy.deepcopy(body)
+                lst[i - 1:i + 1] = copy_
+            changed = True
+            break
+
+
+def _self_loop(stmts, b):
+    """A block that jumps to itself (a loop of one block: a `for each` whose body has no
+    branch) as a Python `while` loop: its jumps to itself go round without the dispatch,
+    its other jumps leave the loop for the dispatch."""
+    for lst, i, x in list(_gotos(stmts)):
+        if x == b:
+            lst[i - 1] = ast.Pass(lineno=lst[i].lineno, end_lineno=lst[i].lineno,
+                                  col_offset=0, end_col_offset=0)
+        else:
+            lst[i] = ast.Break(lineno=lst[i].lineno, end_lineno=lst[i].lineno, col_offset=0,
+                               end_col_offset=0)
+    return [ast.While(ast.Constant(True), stmts, []), ast.Continue()]
+
+
+def _tree(keys, blocks):
+    """The dispatch over blocks: `if _b < K` tests, halving, down to one block."""
+    if len(keys) == 1:
+        return blocks[keys[0]]
+    mid = len(keys) // 2
+    return [ast.If(ast.Compare(_name("_b"), [ast.Lt()], [ast.Constant(keys[mid])]),
+                   _tree(keys[:mid], blocks), _tree(keys[mid:], blocks))]
+
+
+class _TryMarks(ast.NodeTransformer):
+    """The loop's handler list: `handlers.append((t, ...))` is `_TRY_(t)` (the translator
+    knows the stack depth), `handlers.pop()` this function's own list's."""
+
+    def visit_Call(self, node):
+        fn = node.func
+        if isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name) and \
+                fn.value.id == "handlers":
+            if fn.attr == "append":
+                return ast.Call(_name("_TRY_"), [node.args[0].elts[0]], [])
+            if fn.attr == "pop" and not node.args:
+                return ast.Call(ast.Attribute(_name("_h"), "pop", ast.Load()), [], [])
+        self.generic_visit(node)
+        return node
+
+
+class _Subst(ast.NodeTransformer):
+    def __init__(self, env):
+        self.env = env
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load) and node.id in self.env:
+            return self.env[node.id]
+        return node
+
+
+class _Rename(ast.NodeTransformer):
+    def __init__(self, old, new):
+        self.old, self.new = old, new
+
+    def visit_Name(self, node):
+        if node.id == self.old:
+            return _name(self.new, node.ctx)
+        return node
+
+
+class _StackExpr(ast.NodeTransformer):
+    """pop(), stack[-k], stack[-k:] in an expression: the symbolic stack's entries."""
+
+    def __init__(self, stack):
+        self.stack = stack
+
+    def visit_Call(self, node):
+        if _is_call(node, "pop") and not node.args:
+            if not self.stack:
+                raise Declined("stack underflow")
+            return self.stack.pop()
+        self.generic_visit(node)
+        return node
+
+    def visit_Subscript(self, node):
+        if isinstance(node.value, ast.Name) and node.value.id == "stack":
+            if not isinstance(node.ctx, ast.Load):
+                raise Declined("stack store")
+            st = self.stack
+            if isinstance(node.slice, ast.Slice):
+                if node.slice.upper is not None or node.slice.step is not None:
+                    raise Declined("stack slice")
+                k = _const_eval(node.slice.lower)
+                if not (k < 0 and -k <= len(st)):
+                    raise Declined("stack slice")
+                return ast.List(list(st[k:]), ast.Load())
+            k = _const_eval(node.slice)
+            if not (k < 0 and -k <= len(st)):
+                raise Declined("stack index")
+            return st[k]
+        self.generic_visit(node)
+        return node
+
+
+# ---- a program -------------------------------------------------------------------------------
+
+class Translation:
+    """The generated code of a program (labels off): a factory that, given a run's constants,
+    makes its functions."""
+
+    def __init__(self, program, vm):
+        self.program = program
+        self.index = {id(f): i for i, f in enumerate(program.functions)}
+        self.krefs = []             # (function index, instruction, field or None)
+        self._kmap = {}
+        # Python line -> (function index, instruction, part); line 1 is the scaffolding's
+        self.lines = [None, (None, -1, 0)]
+        self._lmap = {}
+        self.declined = {}          # function index -> why
+        self.fnames = {}
+        self.vm = vm
+        defs = []
+        for fi, f in enumerate(program.functions):
+            try:
+                ft = FunctionTranslator(self, fi, f, vm.decoded[f])
+                defs.append(ft.translate())
+                self.fnames[fi] = ft
+            except Declined as e:
+                self.declined[fi] = str(e)
+            except (ValueError, KeyError, IndexError, AttributeError, StopIteration) as e:
+                self.declined[fi] = f"{type(e).__name__}: {e}"
+        self.translated = [fi for fi in range(len(program.functions)) if fi not in self.declined]
+        self.tree = self.module(defs)
+        self.code = compile(self.tree, f"<synsema tier 2: {program.source_name}>", "exec")
+        self.vm = None
+
+    @classmethod
+    def make(cls, program, vm):
+        """The translation, or None when making it failed (a bug of the translator: the
+        loop runs the program, as if nothing had been translated)."""
+        try:
+            return cls(program, vm)
+        except Exception:  # noqa: BLE001 - never a reason for a run to fail
+            if _STRICT:
+                raise
+            return None
+
+    def line(self, fi, idx, part):
+        key = (fi, idx, part)
+        n = self._lmap.get(key)
+        if n is None:
+            n = self._lmap[key] = len(self.lines)
+            self.lines.append(key)
+        return n
+
+    def kref(self, fi, idx, j, value):
+        key = (fi, idx, j)
+        n = self._kmap.get(key)
+        if n is None:
+            n = self._kmap[key] = len(self.krefs)
+            self.krefs.append(key)
+        node = _name(f"_k{n}")
+        node._value = value
+        return node
+
+    def kval(self, node):
+        return node._value
+
+    def fn_name(self, func):
+        return f"_f{self.index[id(func)]}"
+
+    def module(self, defs):
+        nk = len(self.krefs)
+        nf = len(self.program.functions)
+        head = ast.parse(
+            "def _factory(_K, _F, _C, vm, _fail, _T):\n"
+            "    _budget = 0\n"
+            "    _base = 0\n"
+            "    _dlim = 0\n"
+            "    _maxd = vm.max_depth\n"
+            "    glob = vm.globals\n"
+            "    _decoded, _pads = vm.decoded, vm.pads\n"
+            "    add, sub, mul, div, mod = ops.add, ops.sub, ops.mul, ops.div, ops.mod\n"
+            "    lt, le, gt, ge, eq = ops.lt, ops.le, ops.gt, ops.ge, ops.eq\n"
+            "    index = ops.index\n"
+            "    compare = ops.compare_kind\n"
+            "    refcount = sys.getrefcount\n").body[0]
+        body = head.body
+        if nk:
+            body.append(ast.Assign([ast.Tuple([_name(f"_k{i}", ast.Store()) for i in range(nk)],
+                                              ast.Store())], _name("_K")))
+        body.append(ast.Assign([ast.Tuple([_name(f"_code{i}", ast.Store()) for i in range(nf)]
+                                          + [ast.Name("_", ast.Store())], ast.Store())],
+                               ast.BinOp(_name("_C"), ast.Add(),
+                                         ast.Tuple([ast.Constant(None)], ast.Load()))))
+        body.append(ast.Assign([ast.Tuple([_name(f"_f{i}_func", ast.Store()) for i in range(nf)]
+                                          + [ast.Name("_", ast.Store())], ast.Store())],
+                               ast.BinOp(_name("_F"), ast.Add(),
+                                         ast.Tuple([ast.Constant(None)], ast.Load()))))
+        # A function the translator declined: the loop runs it (_deep).
+        for fi in self.declined:
+            stub = _template("def _STUB_(_d, _caps, *args):\n"
+                             "    return _deep(_FUNC_, _caps, list(args), _d)\n")[0]
+            stub.name = f"_f{fi}"
+            stub = _Rename("_FUNC_", f"_f{fi}_func").visit(stub)
+            body.append(stub)
+        body += defs
+        body += ast.parse(_ENTRY).body
+        table = ast.Dict([_name(f"_f{fi}_func") for fi in range(nf)],
+                         [_name(f"_f{fi}") for fi in range(nf)])
+        body.append(ast.Return(ast.Tuple([table, _name("_enter"), _name("_deep")],
+                                         ast.Load())))
+        mod = ast.Module(body=[head], type_ignores=[])
+        for n in ast.walk(mod):
+            if "lineno" in n._attributes and not hasattr(n, "lineno"):
+                n.lineno = n.end_lineno = 1
+                n.col_offset = n.end_col_offset = 0
+        return mod
+
+
+# The entry of a run (vm.machine: VM._run): its budget chunk, as the loop takes and returns
+# it. A run nested in a builtin (vm.call: `call`, a callback, call_tool) runs in the loop,
+# as the loop itself would run it: a recursion through builtins nests the same Python
+# frames per level in both tiers, so it stops where the loop's does.
+_ENTRY = """
+def _enter(fn, closure, args, dlim):
+    nonlocal _budget, _base, _dlim
+    saved = _budget, _base, _dlim, vm._run
+    _base = base = vm.depth
+    _dlim = dlim
+    _budget = vm.take_budget(_maxd - base)
+    vm._run = _run1
+    try:
+        return fn(base, closure.captures, *args)
+    finally:
+        vm.return_budget(_budget)
+        _budget, _base, _dlim, vm._run = saved
+
+
+def _deep(func, caps, args, d):
+    nonlocal _budget
+    vm.return_budget(_budget)
+    _budget = 0
+    saved = vm.depth
+    vm.depth = d
+    try:
+        return _run1(vm, Closure(func, caps, _decoded[func], _pads[func]), args)
+    finally:
+        vm.depth = saved
+        _budget = vm.take_budget(_maxd - d + 1)
+"""
+
+
+def translation(program, vm):
+    """The program's Translation (labels off), made once per Program: under a lock, since
+    VMs of one Program run in several threads (and CPython 3.11 cannot compile syntax trees
+    in two threads at once: a SystemError)."""
+    with _LOCK:
+        t = _CACHE.get(program)
+        # Made from the program's decoded code (vm.machine: one per program and mode,
+        # shared by its VMs, made again if the program's functions change): the same code
+        # lists, or translated again.
+        codes = [vm.decoded[f] for f in program.functions]
+        if t is None or len(t.codes) != len(codes) or \
+                any(a is not b for a, b in zip(t.codes, codes)):
+            t = Translation.make(program, vm) or _Nothing()
+            t.codes = codes
+            _CACHE[program] = t
+        return None if type(t) is _Nothing else t
+
+
+class _Nothing:
+    """A program the translator failed on (cached, so it is not tried again)."""
+# Tests set SYN_TIER_STRICT=1: a failure to translate is an error there, not a fallback.
+_STRICT = os.environ.get("SYN_TIER_STRICT") == "1"
+
+
+_LOCK = threading.Lock()
+
+
+class _Funcs(dict):
+    """Function -> its translated Python function; another program's (a plan's task
+    value) runs in the loop."""
+
+    def __init__(self, deep):
+        super().__init__()
+        self.deep = deep
+
+    def __missing__(self, func):
+        deep = self.deep
+        return lambda d, caps, *args: deep(func, caps, list(args), d)
+
+
+class Bound:
+    """A translation's functions for one VM."""
+
+    def __init__(self, t, vm, run1):
+        self.vm = vm
+        funcs = t.program.functions
+        K = tuple(_operand(vm.decoded[funcs[fi]], idx, j) for fi, idx, j in t.krefs)
+        C = tuple(vm.decoded[f] for f in funcs)
+        positions = [vm.positions[id(vm.decoded[f])] for f in funcs]
+        lines = t.lines
+
+        def fail(e, fi):
+            err = vm.as_error(e)
+            _, idx, part = lines[e.__traceback__.tb_lineno]
+            func = funcs[fi]
+            pos = positions[fi]
+            parts = pos.parts.get(idx)
+            if parts is not None:
+                p = parts[part]
+            elif 0 <= idx < len(pos):
+                p = pos[idx]
+            else:
+                p = (func.line, func.col)
+            vm.part = None
+            err.trace.append((func, p[0], p[1]))
+            return err
+
+        table = _Funcs(None)
+        ns = {"ops": ops, "sys": sys, "UNSET": UNSET, "Closure": Closure, "HostFn": HostFn,
+              "SynError": SynError, "_run1": run1}
+        exec(t.code, ns)
+        fns, self.enter, table.deep = ns["_factory"](K, tuple(funcs), C, vm, fail, table)
+        table.update(fns)
+        self.table = table
+        self.translated = {funcs[fi] for fi in t.translated}
+
+
+def _operand(code, idx, j):
+    arg = code[idx][1]
+    return arg if j is None else arg[j]
+
+
+def _py_depth():
+    f = sys._getframe(1)
+    n = 0
+    while f is not None:
+        n += 1
+        f = f.f_back
+    return n
+
+
+def worth_translating(vm):
+    """Does the program loop or call tasks from tasks (so that its run is likely to outlast
+    its translation)? A straight-line script (a few builtin and tool calls) stays in the
+    loop: it would pay the translation and gain nothing."""
+    for f, code in vm.decoded.items():
+        for op, _ in code:
+            parts, threaded, _ = _parts_of_or_none(op)
+            if threaded or "JUMP_BACK" in parts:
+                return True
+            if f.kind != "main" and any(p in _CALLS for p in parts):
+                return True
+    return False
+
+
+_CALLS = {"CALL", "CALL1", "CALL_TASK", "CALL_TASK1"}
+
+
+def _parts_of_or_none(op):
+    try:
+        return _parts_of(op)
+    except Declined:
+        return (), False, False
+
+
+def make_runner(vm, run1, always=False):
+    """The VM's run function (VM._run) with tier 2: a translated function where there is
+    one, else the loop. `always`: translate whatever the program is (SYN_TIER=2); else only
+    a program worth it (worth_translating)."""
+    state = {}
+
+    def run(vm_, closure, args):
+        b = state.get("b")
+        if b is None:
+            t = translation(vm.program, vm) if always or worth_translating(vm) else None
+            b = Bound(t, vm, run1) if t is not None else False
+            state["b"] = b
+        if b is False:
+            return run1(vm_, closure, args)
+        func = closure.func if type(closure) is Closure else None
+        if func is None or func not in b.translated:
+            return run1(vm_, closure, args)
+        if func.kind != "main":
+            # The arity check of the loop's entry (a builtin calling a task value).
+            vm.pads[func][len(args)]
+        dlim = vm.depth + max(0, sys.getrecursionlimit() - _py_depth() - _PY_MARGIN)
+        return b.enter(b.table[func], closure, args, dlim)
+    return run

@@ -33,7 +33,7 @@ def installs(commands):
 def test_make_demo_installs_the_core_alone(tmp_path):
     out = dry_run("demo", tmp_path)
     assert installs(out) == ["."]          # no extra: not Ray, not the MCP SDK, no tests
-    assert "syn run examples/weather_agent.syn" in out
+    assert "syn agent \"Pay my landlord" in out and "--cassette-mode replay" in out
 
 
 def test_make_test_installs_every_extra_and_runs_in_parallel(tmp_path):

@@ -13,12 +13,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import ni_gen
-from synsema.cli.report import Source, runtime_error
+from synsema.runtime.report import Source, runtime_error
 from synsema.compiler import compile_source
 from synsema.stdlib.hosttools import tool
 from synsema.vm import tier2
 from synsema.vm.errors import SynError
-from synsema.vm.machine import VM, Options
+from synsema.runtime.machine import VM
+from synsema.vm.machine import Options
 from test_differential import programs as generated_programs
 
 

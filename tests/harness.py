@@ -7,6 +7,7 @@
     o = run(src, task="main", args={"x": 1})    # the top level, then task main(x: 1)
     o = run(src, tier=1)                        # SYN_TIER forced for this run (1 or 2)
     text = output(src)                          # what it printed; fails the test on an error
+    o = failure(src)                            # the Outcome; fails the test on a success
     o = run_cli("run", "app.syn", input="...")  # the real `syn` command, in a subprocess
 
 An Outcome holds what `syn` would show: `code` (its exit code, 0 on success), `out` (what the
@@ -18,7 +19,6 @@ result, or of the error), `error` (the synsema.Error, or None).
 import contextlib
 import os
 import subprocess
-import sys
 import textwrap
 from dataclasses import dataclass, field
 
@@ -44,6 +44,19 @@ class Outcome:
     @property
     def lines(self):
         return self.out.splitlines()
+
+    @property
+    def message(self):
+        """The error's own message, as `recover` would bind it: no file, position, caret
+        or stack (a compile error: its first one); "" on success."""
+        e = self.error
+        if e is None:
+            return ""
+        if getattr(e, "host_message", None) is not None:
+            return e.host_message
+        if isinstance(e, synsema.CompileError) and e.errors:
+            return e.errors[0].message
+        return self.err
 
 
 @contextlib.contextmanager
@@ -99,6 +112,14 @@ def output(source, **kw):
         raise AssertionError(f"the program failed (exit {o.code}): {o.err}\n"
                              f"it printed: {o.out!r}") from o.error
     return o.out
+
+
+def failure(source, **kw):
+    """The Outcome of `source`, which must fail: the test fails when it succeeds."""
+    o = run(source, **kw)
+    if o.code == 0:
+        raise AssertionError(f"the program succeeded; it printed {o.out!r}")
+    return o
 
 
 def run_cli(*args, input=None, cwd=None, env=None, timeout=60):

@@ -8,6 +8,7 @@
     o = run(src, tier=1)                        # SYN_TIER forced for this run (1 or 2)
     text = output(src)                          # what it printed; fails the test on an error
     o = failure(src)                            # the Outcome; fails the test on a success
+    r = result(src, cap_set="stdout")           # the synsema.Result; a failure is raised
     o = run_cli("run", "app.syn", input="...")  # the real `syn` command, in a subprocess
 
 An Outcome holds what `syn` would show: `code` (its exit code, 0 on success), `out` (what the
@@ -103,6 +104,21 @@ def run(source, *, labels=False, cap_set=None, tools=None, provider=None, task=N
             return Outcome(e.exit_code, getattr(e, "output", "") or "", e.message,
                            labels=frozenset(getattr(e, "labels", ()) or ()), error=e)
     return Outcome(0, result.output, "", result.value, result.labels, result=result)
+
+
+def result(source, *, task=None, args=None, tier=None, name="t.syn", dedent=True, **settings):
+    """The synsema.Result of `source` run as `run` runs it, for a test about the API's own
+    behaviour: a failure is raised (the synsema.Error), and nothing is limited but what
+    `settings` (the keywords of Program.run / Program.call) limit."""
+    if dedent:
+        source = textwrap.dedent(source)
+    with forced_tier(tier):
+        prog = synsema.compile_source(source, name)
+        if task is None:
+            if args is not None:
+                raise TypeError("result(args=...) needs task=")
+            return prog.run(**settings)
+        return prog.call(task, args, **settings)
 
 
 def output(source, **kw):

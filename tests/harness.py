@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import synsema
 
-from conftest import syn_command
+from conftest import syn_command, syn_env
 
 
 @dataclass(frozen=True)
@@ -142,11 +142,7 @@ def run_cli(*args, input=None, cwd=None, env=None, timeout=60):
     """The real `syn` command (this interpreter's) run with `args`, `input` on its stdin:
     an Outcome of its exit code, stdout and stderr (`err` as printed, trailing newline
     dropped). The model settings of the environment are left out."""
-    e = {k: v for k, v in os.environ.items()
-         if not (k.startswith("SYN_LLM") or k in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"))}
-    if env:
-        e.update(env)
     p = subprocess.run(syn_command() + [str(a) for a in args], capture_output=True,
-                       text=True, cwd=cwd, env=e, timeout=timeout, input=input,
+                       text=True, cwd=cwd, env=syn_env(env), timeout=timeout, input=input,
                        stdin=None if input is not None else subprocess.DEVNULL)
     return Outcome(p.returncode, p.stdout, p.stderr.rstrip("\n"))

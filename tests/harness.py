@@ -14,7 +14,9 @@
 An Outcome holds what `syn` would show: `code` (its exit code, 0 on success), `out` (what the
 program printed, also when it failed half-way), `err` (the error message as `syn` prints
 it, "" on success), `value` (a task's result, as Python), `labels` (the labels of the
-result, or of the error), `error` (the synsema.Error, or None).
+result, or of the error), `error` (the synsema.Error, or None); `message` is the error's
+bare message, as `recover` binds it. `run` stops a runaway program after 10 s (timeout=).
+The public API has no keyword for the VM's tier: tier= sets SYN_TIER around the run.
 """
 
 import contextlib

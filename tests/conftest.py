@@ -41,6 +41,15 @@ def syn_command():
     return [sys.executable, "-m", "synsema"]
 
 
+def syn_env(extra=None):
+    """The environment a `syn` subprocess runs in: this one without the model settings
+    (SYN_LLM*, provider keys), plus `extra`."""
+    e = {k: v for k, v in os.environ.items()
+         if not (k.startswith("SYN_LLM") or k in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"))}
+    e.update(extra or {})
+    return e
+
+
 def load_script(relative):
     """Import a script that is not part of the package (tools/, docs/) by its path."""
     path = ROOT / relative
@@ -52,18 +61,13 @@ def load_script(relative):
 
 @pytest.fixture
 def syn(tmp_path):
-    """Run the `syn` command: syn("run", "app.syn", cwd=..., input=...) -> CompletedProcess."""
+    """Run the `syn` command: syn("run", "app.syn", cwd=...) -> CompletedProcess (run in
+    the test's temporary folder; harness.run_cli gives an Outcome, and takes input=)."""
 
     def run(*args, cwd=None, env=None, timeout=60):
-        e = dict(os.environ)
-        for k in list(e):
-            if k.startswith("SYN_LLM") or k in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
-                del e[k]
-        if env:
-            e.update(env)
         return subprocess.run(syn_command() + [str(a) for a in args], capture_output=True,
-                              text=True, cwd=cwd or tmp_path, env=e, timeout=timeout,
-                              stdin=subprocess.DEVNULL)
+                              text=True, cwd=cwd or tmp_path, env=syn_env(env),
+                              timeout=timeout, stdin=subprocess.DEVNULL)
     return run
 
 

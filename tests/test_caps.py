@@ -4,7 +4,6 @@ call_tool, the checks builtins make at the moment of use, and --audit lines.
 End-to-end checks use the `syn` command; the rest run in-process for speed.
 """
 
-import io
 import json
 import textwrap
 import threading
@@ -12,28 +11,18 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from synsema.runtime.report import Source, runtime_error
+import harness
+
 from synsema.compiler import compile_source
 from synsema.vm import caps as C
-from synsema.vm.errors import StartRefused, SynError
 from synsema.runtime.machine import VM, Options
 
 
 def run(src, cap=None, labels=False, audit=None):
-    """(exit code, stdout, error report) of an in-process run."""
-    prog = compile_source(textwrap.dedent(src), "app.syn")
-    buf = io.StringIO()
-    opts = Options(labels=labels, ceiling=C.Ceiling.parse(cap) if cap is not None else None,
-                   out=buf.write, audit=audit)
-    try:
-        vm = VM(prog, opts)
-    except StartRefused as e:
-        return 3, "", ", ".join(e.missing)
-    try:
-        vm.run_main()
-        return 0, buf.getvalue(), ""
-    except SynError as e:
-        return e.exit_code, buf.getvalue(), runtime_error(e, Source("app.syn"))
+    """(exit code, stdout, error report) of an in-process run (tests/harness.py)."""
+    o = harness.run(src, name="app.syn", cap_set=cap, labels=labels, audit=audit,
+                    timeout=None)
+    return o.code, o.out, o.err
 
 
 # ---- ceiling parsing ---------------------------------------------------------------------
@@ -394,12 +383,9 @@ def test_audit_line_for_llm_use(syn, write, tmp_path):
 
 
 def test_denied_use_writes_no_capability_line(tmp_path):
-    from synsema.vm.audit import Audit
     path = tmp_path / "a.jsonl"
-    a = Audit(str(path))
     code, _, _ = run('try\n    http_get("https://evil.com/")\nrecover e\n    let w be 0\n',
-                     audit=a)
-    a.close()
+                     audit=str(path))
     assert code == 0
     assert not any(json.loads(l).get("event") == "capability"
                    for l in path.read_text().splitlines())

@@ -1,12 +1,15 @@
 """The resolver and code generator: every compile-time check of names, scopes, tasks,
 requires, arity and intent (SPEC 2-5, 9), and the determinism and size of .synb output."""
 
+from functools import partial
+
 import pytest
 
 from conftest import SHARED
+from harness import failure, output
 from synsema.compiler import compile_source
 from synsema.vm.codec import decode, encode
-from synsema.vm.errors import CompileError, SynError
+from synsema.vm.errors import CompileError
 from synsema.runtime.machine import VM, Options
 
 
@@ -19,10 +22,7 @@ def cerr(src):
     return e
 
 
-def run(src):
-    out = []
-    VM(compile_source(src, "app.syn"), Options(out=out.append, timeout=10)).run_main()
-    return "".join(out)
+run = partial(output, dedent=False, name="app.syn")     # what a program prints (harness)
 
 
 # ---- undeclared names and suggestions -----------------------------------------------------
@@ -146,9 +146,7 @@ def test_tasks_are_hoisted_and_see_every_global():
            "    give helper() + late\n"     # ... and sees a global declared anywhere
            "task helper()\n"
            "    give \">\"\n")
-    with pytest.raises(SynError) as info:
-        run(src)
-    assert info.value.message == "'late' is not set yet (declared at line 2)"
+    assert failure(src, dedent=False).message == "'late' is not set yet (declared at line 2)"
     assert run(src.replace("print(show())\nlet", "let", 1)) == ">x\n"
 
 
@@ -282,9 +280,8 @@ def test_builtin_arity_is_checked_at_compile_time():
 
 
 def test_arity_of_a_task_value_is_checked_at_run_time():
-    with pytest.raises(SynError) as info:
-        run("task f(a)\n    give a\nlet g be f\nprint(g(1, 2))\n")
-    assert info.value.message == "task 'f' takes 1 argument, got 2"
+    e = failure("task f(a)\n    give a\nlet g be f\nprint(g(1, 2))\n")
+    assert e.code == 1 and e.message == "task 'f' takes 1 argument, got 2"
 
 
 # ---- require ------------------------------------------------------------------------------

@@ -2,32 +2,23 @@
 class. Each attempt must end in a label_violation (exit 3) or give the same public output
 whatever the secret; each legitimate program must give its permitted result."""
 
-import io
 import textwrap
 
 import pytest
 
+import harness
+
 from synsema.compiler import compile_source
 from synsema.vm.caps import Ceiling, CeilingError
-from synsema.vm.errors import LabelViolation, LimitReached, SynError
+from synsema.vm.errors import SynError
 from synsema.runtime.machine import VM, Options
 
 
 def run(src, cap="stdout", labels=True, trace=False):
     """(exit code, stdout, error message) of `src` run in-process as `syn run` would."""
-    prog = compile_source(textwrap.dedent(src), "app.syn")
-    buf = io.StringIO()
-    vm = VM(prog, Options(labels=labels, ceiling=Ceiling.parse(cap), out=buf.write,
-                          trace=trace))
-    try:
-        vm.run_main()
-        return 0, buf.getvalue(), ""
-    except LabelViolation as e:
-        return 3, buf.getvalue(), e.message
-    except LimitReached as e:
-        return 4, buf.getvalue(), e.message
-    except SynError as e:
-        return e.exit_code, buf.getvalue(), e.message
+    o = harness.run(src, name="app.syn", labels=labels, cap_set=cap, trace=trace,
+                    timeout=None)
+    return o.code, o.out, o.message
 
 
 def same_for_every_secret(template, secrets, cap="stdout"):

@@ -4,6 +4,7 @@ refused with a message naming the item, offline too, and the labels of everythin
 
 import os
 import sys
+from functools import partial
 
 import pytest
 
@@ -12,6 +13,7 @@ from synsema.stdlib.llm import ProviderError
 from synsema.stdlib.llm.history import messages
 
 sys.path.insert(0, os.path.dirname(__file__))
+from harness import result  # noqa: E402
 from llm_server import LLMServer, anthropic_text, anthropic_tools, openai_text, openai_tools  # noqa: E402
 
 STEP = {"kind": "tool", "name": "get_weather", "args": {"city": "Lima"}, "id": "c1", "tokens": 3}
@@ -96,8 +98,7 @@ def test_the_unanswered_call_and_the_second_answer_are_named():
 
 # ---- in a program --------------------------------------------------------------------------
 
-def run(source, **kw):
-    return synsema.compile_source(source, "h.syn").run(**kw)
+run = partial(result, name="h.syn", dedent=False)     # the API's Result (tests/harness.py)
 
 
 def test_offline_a_history_is_checked_and_the_error_is_catchable():

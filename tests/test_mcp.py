@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+from functools import partial
 
 import pytest
 from mcp import ClientSession, StdioServerParameters
@@ -21,6 +22,7 @@ from synsema.stdlib.hostcall import PC_NOTE
 from synsema.vm.errors import SynError
 
 from conftest import ROOT, syn_command
+from harness import result
 
 # They start MCP servers (the SDK's, syn serve): make test-fast skips the module.
 pytestmark = pytest.mark.slow
@@ -31,8 +33,7 @@ EXAMPLE = ROOT / "examples" / "mcp"
 INBOX = [sys.executable, str(EXAMPLE / "inbox_server.py")]
 
 
-def run(src, **kw):
-    return synsema.compile_source(src, "app.syn").run(**kw)
+run = partial(result, name="app.syn", dedent=False)   # the API's Result (tests/harness.py)
 
 
 # ---- JSON Schema -> parameters (no server needed) -----------------------------------------

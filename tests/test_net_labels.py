@@ -2,15 +2,12 @@
 `require net("HOST", "L")` and `net=L@HOST` in the ceiling; a redirect is checked again."""
 
 import http.server
-import io
 import threading
 
 import pytest
 
-from synsema.compiler import compile_source
-from synsema.vm.caps import Ceiling
-from synsema.vm.errors import LabelViolation, StartRefused
-from synsema.runtime.machine import VM, Options
+import synsema
+from harness import result
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -47,11 +44,9 @@ def port():
 
 
 def run(src, cap):
-    out = io.StringIO()
-    vm = VM(compile_source(src, "app.syn"),
-            Options(labels=True, ceiling=Ceiling.parse(cap), out=out.write, timeout=20))
-    vm.run_main()
-    return out.getvalue()
+    """What `src` prints, labels on, under the host ceiling `cap` (a failure is raised)."""
+    return result(src, name="app.syn", dedent=False, labels=True, cap_set=cap,
+                  timeout=20).output
 
 
 PROG = ('require net("127.0.0.1", "customers")\n'
@@ -69,21 +64,21 @@ def test_labelled_data_goes_where_the_ceiling_grants_it(port):
 
 def test_without_the_ceiling_item_the_program_does_not_start(port):
     src = PROG.format(port=port)
-    with pytest.raises(StartRefused, match="customers"):
+    with pytest.raises(synsema.Refused, match="customers"):
         run(src, "stdout,net=127.0.0.1,net=localhost,declassify=customers")
 
 
 def test_without_the_require_it_is_a_violation(port):
     src = PROG.format(port=port).replace('require net("127.0.0.1", "customers")\n',
                                          'require net("127.0.0.1")\n')
-    with pytest.raises(LabelViolation, match="customers"):
+    with pytest.raises(synsema.LabelViolation, match="customers"):
         run(src, "stdout,net=customers@127.0.0.1,net=customers@localhost,declassify=customers")
 
 
 def test_a_redirect_to_a_host_without_the_label_is_a_violation(port):
     src = PROG.format(port=port).replace("/\" + id", "/away\" + id").replace(
         'require net("localhost", "customers")', 'require net("localhost")')
-    with pytest.raises(LabelViolation, match="customers"):
+    with pytest.raises(synsema.LabelViolation, match="customers"):
         run(src, "stdout,net=customers@127.0.0.1,net=localhost,declassify=customers")
 
 
@@ -99,13 +94,13 @@ def test_the_response_carries_the_labels_of_what_was_sent(port):
     assert run(src, cap) == '["customers"]\n["customers"]\n'
     leak = PROG.format(port=port).replace('print(declassify(r, "the echo is fine"))\n',
                                           'print(r)\n')
-    with pytest.raises(LabelViolation, match="customers"):
+    with pytest.raises(synsema.LabelViolation, match="customers"):
         run(leak, cap)
     onward = PROG.format(port=port).replace(
         'require net("localhost", "customers")', 'require net("localhost")').replace(
         'print(declassify(r, "the echo is fine"))\n',
         'let again be http_get("http://localhost:{port}/" + r)\n'.format(port=port))
-    with pytest.raises(LabelViolation, match="customers"):
+    with pytest.raises(synsema.LabelViolation, match="customers"):
         run(onward, "stdout,net=customers@127.0.0.1,net=localhost,declassify=customers")
 
 

@@ -8,46 +8,33 @@ localhost are two host names for it, so a redirect from one to the other is a cr
 redirect that never leaves the machine.
 """
 
-import io
 import json
 import os
 import random
 import re
 import socket
 import sys
-import textwrap
 
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
+import harness  # noqa: E402
 from llm_server import (KEY, LLMServer, anthropic_text, openai_error, openai_text,  # noqa: E402
                         openai_tools, provider_for)
 
-from synsema.runtime.report import Source, runtime_error  # noqa: E402
 from synsema.compiler import compile_source  # noqa: E402
 from synsema.stdlib import net  # noqa: E402
 from synsema.stdlib.llm import LLMConfig, ProviderError  # noqa: E402
 from synsema.stdlib.llm.errors import scrub  # noqa: E402
 from synsema.vm import caps as C  # noqa: E402
-from synsema.vm.errors import CompileError, StartRefused, SynError  # noqa: E402
-from synsema.runtime.machine import VM, Options  # noqa: E402
+from synsema.vm.errors import CompileError  # noqa: E402
 
 
 def run(src, cap=None, audit=None):
-    """(exit code, stdout, error report) of an in-process run."""
-    prog = compile_source(textwrap.dedent(src), "app.syn")
-    buf = io.StringIO()
-    opts = Options(ceiling=C.Ceiling.parse(cap) if cap is not None else None,
-                   out=buf.write, audit=audit)
-    try:
-        vm = VM(prog, opts)
-    except StartRefused as e:
-        return 3, "", ", ".join(e.missing)
-    try:
-        vm.run_main()
-        return 0, buf.getvalue(), ""
-    except SynError as e:
-        return e.exit_code, buf.getvalue(), runtime_error(e, Source("app.syn"))
+    """(exit code, stdout, error report) of an in-process run (tests/harness.py)."""
+    o = harness.run(src, name="app.syn", cap_set=cap, audit=audit,
+                    timeout=None)
+    return o.code, o.out, o.err
 
 
 @pytest.fixture
@@ -193,17 +180,14 @@ def test_redirect_to_an_ungranted_host_is_not_followed(a, b):
 
 
 def test_redirect_to_a_granted_host_is_followed_and_audited(a, b, tmp_path):
-    from synsema.vm.audit import Audit
     a.reply(raw="moved", status=302, headers={"Location": local(b) + "/there"})
     b.reply(raw="arrived")
     path = tmp_path / "audit.jsonl"
-    audit = Audit(str(path))
     code, out, err = run(f'''\
         require net("127.0.0.1")
         require net("localhost")
         print(http_get("{a.url}/start"))
-    ''', audit=audit)
-    audit.close()
+    ''', audit=str(path))
     assert (code, out) == (0, "arrived\n"), err
     assert [r["path"] for r in b.requests] == ["/there"]
     hosts = [e["host"] for e in map(json.loads, path.read_text().splitlines())

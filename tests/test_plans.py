@@ -7,7 +7,6 @@ launder the labels of its source or tools, run past the caller's limits, crash t
 compiler or the VM with any text. The rest check that what a plan may do works.
 """
 
-import io
 import random
 import resource
 import subprocess
@@ -16,43 +15,23 @@ import textwrap
 import pytest
 
 import synsema
-from synsema.runtime.report import Source, runtime_error
 from synsema.compiler import compile_plan, compile_source
-from synsema.stdlib.toolbox import collect
 from synsema.stdlib.llm import prompts
 from synsema.stdlib.plans import OFFLINE_PLAN, strip_fence
 from synsema.stdlib.host import load_all
 from synsema.stdlib.registry import PLAN_REMOVED
-from synsema.vm.caps import Ceiling
 from synsema.vm.errors import LabelViolation, LimitReached, PlanRejected, SynError
 from synsema.runtime.machine import VM, Options
 
+import harness
 from conftest import syn_command
 
 
-class Ran:
-    def __init__(self, code, out, err, value=None):
-        self.code, self.out, self.err, self.value = code, out, err, value
-
-    def __repr__(self):
-        return f"Ran(code={self.code}, out={self.out!r}, err={self.err!r})"
-
-
 def run(src, labels=False, cap=None, max_steps=None, max_depth=1000, tools=None):
-    """Compile and run a caller program in-process; the exit code the CLI would give."""
-    prog = compile_source(textwrap.dedent(src), "app.syn")
-    buf = io.StringIO()
-    opts = Options(labels=labels, ceiling=Ceiling.parse(cap) if cap is not None else None,
-                   out=buf.write, max_steps=max_steps, max_depth=max_depth,
-                   tools=collect(tools) if tools else None)
-    try:
-        vm = VM(prog, opts)
-        vm.run_main()
-        return Ran(0, buf.getvalue(), "")
-    except SynError as e:
-        code = 3 if isinstance(e, LabelViolation) else 4 if isinstance(e, LimitReached) \
-            else e.exit_code
-        return Ran(code, buf.getvalue(), runtime_error(e, Source("app.syn")))
+    """Compile and run a caller program in-process: the harness's Outcome (code, out, err,
+    as the CLI would give them)."""
+    return harness.run(src, name="app.syn", labels=labels, cap_set=cap, max_steps=max_steps,
+                       max_depth=max_depth, tools=tools, timeout=None)
 
 
 def q(plan):

@@ -6,6 +6,7 @@ turned such an error into an unlabelled text and printed the prompt."""
 import pytest
 
 import synsema
+from harness import result
 
 SECRET = "swordfish-4111"
 
@@ -30,9 +31,8 @@ def wrong_typed_value(messages, info):
 
 
 def run(source, function, cap_set="stdout,llm,llm=vault@function"):
-    prog = synsema.compile_source(source, "leak.syn")
-    return prog.run(labels=True, cap_set=cap_set,
-                    provider=synsema.FunctionModel(function))
+    return result(source, name="leak.syn", dedent=False, labels=True, cap_set=cap_set,
+                  provider=synsema.FunctionModel(function))
 
 
 @pytest.mark.parametrize("source", [LEAK, LEAK.replace("ask(secret)",

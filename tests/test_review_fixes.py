@@ -4,11 +4,11 @@ ending the host's process (sys.exit), a model answer nested too deeply, label na
 could never be granted."""
 
 import json
-import textwrap
 
 import pytest
 
 import synsema
+from harness import result
 
 TOOLS = '''
 import sys
@@ -53,9 +53,7 @@ def tools(tmp_path, monkeypatch):
     return oddtools.toolbox
 
 
-def run(src, **kw):
-    prog = synsema.compile_source(textwrap.dedent(src), "t.syn")
-    return prog.run(**kw)
+run = result        # the API's Result of the dedented source (tests/harness.py)
 
 
 def test_a_host_tool_text_with_a_lone_surrogate_is_a_catchable_error(tools):

@@ -15,13 +15,15 @@ import pytest
 
 import synsema
 from synsema import Labelled
+from harness import result
 
 OPEN = "stdout,stdout=untrusted,stdout=platform,tool=*"
 
 
 def run(head, body, tools, task="main", args=None, cap_set=OPEN, labels=True):
-    prog = synsema.compile_source(head + textwrap.dedent(body), "agent.syn")
-    return prog.call(task, args or {}, tools=tools, cap_set=cap_set, labels=labels)
+    """The API's Result of `task` of HEAD + BODY (tests/harness.py); a failure is raised."""
+    return result(head + textwrap.dedent(body), name="agent.syn", dedent=False, task=task,
+                  args=args or {}, tools=tools, cap_set=cap_set, labels=labels)
 
 
 BOOKED = []

@@ -4,26 +4,22 @@ lexer must refuse, integers of any length (SPEC 4), display and equality that ne
 that cannot tell shared storage from a copy, and one display of values for the model."""
 
 import sys
+from functools import partial
 
 import pytest
 
-from synsema.compiler import compile_source
 from synsema.vm.display import display
 from synsema.vm.equality import equal
 from synsema.vm.jsonvalues import json_decode, json_encode, lone_surrogate
 from synsema.stdlib.llm import convert, prompts
 from synsema.vm.digits import int_of_digits, int_text
 from synsema.vm.errors import SynError
-from synsema.runtime.machine import VM, Options
+from harness import failure, output
 
 NAN = "let inf be 1e308 * 10\nlet n be inf - inf\n"      # a program's way to a nan
 
 
-def run(src, **opts):
-    out = []
-    opts.setdefault("timeout", 20)
-    VM(compile_source(src, "app.syn"), Options(out=out.append, **opts)).run_main()
-    return "".join(out)
+run = partial(output, dedent=False, name="app.syn", timeout=20)  # what it prints (harness)
 
 
 def lines(src, **opts):
@@ -102,9 +98,7 @@ def test_round_to_minus_a_huge_number_of_digits_is_zero_at_once():
 
 
 def _error(src):
-    with pytest.raises(SynError) as info:
-        run(src)
-    return info.value
+    return failure(src, dedent=False, name="app.syn", timeout=20)
 
 
 # ---- display and == never raise -----------------------------------------------------------

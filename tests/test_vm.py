@@ -1,23 +1,25 @@
-"""Programs run in-process (compile_source + VM): values, operators, value semantics,
-closures, calls (SPEC 4-5), errors with positions and the Synsema stack (SPEC 6), and the
-resource limits of SPEC 13."""
+"""Programs run in-process: values, operators, value semantics, closures, calls (SPEC 4-5),
+errors with positions and the Synsema stack (SPEC 6), and the resource limits of SPEC 13.
+What a program prints, and how a run ends, come from the test harness (the public API);
+`error` drives the VM itself, for the frames of the Synsema stack it records."""
 
 import sys
+from functools import partial
 
 import pytest
 
+from harness import failure, output
+
 from synsema.compiler import compile_source
-from synsema.vm.errors import LimitReached, SynError
-from synsema.vm.caps import Ceiling
+import synsema
+from synsema.vm.errors import SynError
 from synsema.runtime.machine import VM, Options
 
 
-def run(src, **opts):
-    """The program's printed output; a runaway program stops after 10 s."""
-    out = []
-    opts.setdefault("timeout", 10)
-    VM(compile_source(src, "app.syn"), Options(out=out.append, **opts)).run_main()
-    return "".join(out)
+# The program's printed output (a failure fails the test); a runaway stops after 10 s.
+run = partial(output, name="app.syn", dedent=False)
+# The Outcome of a program that must fail: its exit code and bare message.
+fails = partial(failure, name="app.syn", dedent=False)
 
 
 def error(src, **opts):
@@ -194,7 +196,7 @@ def test_base_case_guards(labels):
 def test_base_case_guard_under_labels_carries_the_label():
     src = ('task fib(n)\n    when n < 2\n        give n\n    give fib(n - 1) + fib(n - 2)\n'
            'let r be fib(private(6, "c"))\nprint(labels_of(r))\n')
-    assert run(src, labels=True, ceiling=Ceiling.parse("stdout,stdout=c")) == '["c"]\n'
+    assert run(src, labels=True, cap_set="stdout,stdout=c") == '["c"]\n'
 
 
 def test_and_or_short_circuit():
@@ -439,13 +441,18 @@ def test_try_inside_a_loop_and_nested_try():
     assert run(src) == "115\ninner+outer\n"
 
 
+def limit(src, **kw):
+    """The Outcome of a run that must end at a resource limit (exit 4)."""
+    o = fails(src, **kw)
+    assert o.code == 4 and isinstance(o.error, synsema.LimitExceeded), o
+    return o
+
+
 def test_limits_are_not_caught_by_try():
-    with pytest.raises(LimitReached):
-        run("try\n    while true\n        print(nothing)\nrecover e\n    print(e)\n",
-            max_steps=1000)
+    limit("try\n    while true\n        print(nothing)\nrecover e\n    print(e)\n",
+          max_steps=1000)
     src = "task f(n)\n    try\n        give f(n + 1)\n    recover e\n        give e\nprint(f(0))\n"
-    with pytest.raises(LimitReached):
-        run(src, max_depth=50)
+    limit(src, max_depth=50)
 
 
 # ---- runtime error positions and the stack ------------------------------------------------
@@ -485,9 +492,8 @@ def test_fail_message_is_exact_and_not_prefixed():
 # ---- limits ------------------------------------------------------------------------------
 
 def test_infinite_loop_stopped_by_max_steps():
-    with pytest.raises(LimitReached) as info:
-        run("let i be 0\nwhile true\n    set i to i + 1\n", max_steps=20000)
-    assert info.value.message == "step limit (20000, --max-steps) reached"
+    o = limit("let i be 0\nwhile true\n    set i to i + 1\n", max_steps=20000)
+    assert o.message == "step limit (20000, --max-steps) reached"
 
 
 def test_max_steps_is_not_reached_by_a_small_program():
@@ -496,43 +502,36 @@ def test_max_steps_is_not_reached_by_a_small_program():
 
 
 def test_max_steps_counts_recursive_calls_too():
-    with pytest.raises(LimitReached) as info:
-        run("task f(n)\n    when n == 0\n        give 0\n    give f(n - 1) + f(n - 1)\n"
-            "print(f(40))\n", max_steps=5000)
-    assert info.value.message == "step limit (5000, --max-steps) reached"
+    o = limit("task f(n)\n    when n == 0\n        give 0\n    give f(n - 1) + f(n - 1)\n"
+              "print(f(40))\n", max_steps=5000)
+    assert o.message == "step limit (5000, --max-steps) reached"
 
 
 def test_timeout():
-    with pytest.raises(LimitReached) as info:
-        run("while true\n    let x be 1\n", timeout=0.3)
-    assert info.value.message == "time limit (0.3 s, --timeout) reached"
-    with pytest.raises(LimitReached) as info:
-        run("while true\n    let x be 1\n", timeout=1)
-    assert info.value.message == "time limit (1 s, --timeout) reached"
+    o = limit("while true\n    let x be 1\n", timeout=0.3)
+    assert o.message == "time limit (0.3 s, --timeout) reached"
+    o = limit("while true\n    let x be 1\n", timeout=1)
+    assert o.message == "time limit (1 s, --timeout) reached"
 
 
 def test_max_depth():
     src = "task f(n)\n    give f(n + 1)\nprint(f(0))\n"
-    with pytest.raises(LimitReached) as info:
-        run(src, max_depth=50)
-    assert info.value.message == "call depth limit (50, --max-depth) reached"
+    o = limit(src, max_depth=50)
+    assert o.message == "call depth limit (50, --max-depth) reached"
 
 
 def test_deep_recursion_hits_the_default_depth_limit_not_python_recursion():
     src = "task f(n)\n    give f(n + 1)\nprint(f(0))\n"
-    with pytest.raises(LimitReached) as info:
-        run(src)
-    assert info.value.message == "call depth limit (1000, --max-depth) reached"
-    assert not isinstance(info.value, RecursionError)
+    o = limit(src)      # not a RecursionError (an internal error, exit 70)
+    assert o.message == "call depth limit (1000, --max-depth) reached"
 
 
 def test_deep_recursion_through_call_and_lambdas_has_no_python_recursion_error():
     old = sys.getrecursionlimit()
     try:
         src = 'task f(n)\n    give call((m) => f(m), {"m": n + 1})\nprint(f(0))\n'
-        with pytest.raises(LimitReached) as info:
-            run(src, max_depth=400)
-        assert info.value.message == "call depth limit (400, --max-depth) reached"
+        o = limit(src, max_depth=400)
+        assert o.message == "call depth limit (400, --max-depth) reached"
     finally:
         sys.setrecursionlimit(old)
 
@@ -557,18 +556,17 @@ def test_the_depth_limit_is_exact(kind, labels):
     deepest = 62 if kind == "lambda at the bottom" else 63
     src = DEPTH_PROGRAMS[kind]
     run(src.format(n=deepest), max_depth=64, labels=labels)
-    with pytest.raises(LimitReached, match="call depth limit"):
-        run(src.format(n=deepest + 1), max_depth=64, labels=labels)
+    assert "call depth limit" in limit(src.format(n=deepest + 1), max_depth=64,
+                                       labels=labels).message
     # a step limit smaller than the depth allows still stops the same program first
-    with pytest.raises(LimitReached, match="step limit"):
-        run(src.format(n=deepest), max_depth=64, max_steps=30, labels=labels)
+    assert "step limit" in limit(src.format(n=deepest), max_depth=64, max_steps=30,
+                                 labels=labels).message
 
 
 def test_recursion_within_the_depth_limit_completes():
     src = "task f(n)\n    when n == 0\n        give 0\n    give 1 + f(n - 1)\nprint(f(900))\n"
     assert run(src) == "900\n"
-    with pytest.raises(LimitReached):
-        run(src, max_depth=100)
+    limit(src, max_depth=100)
 
 
 # ---- layering and builtin facts -----------------------------------------------------------

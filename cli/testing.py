@@ -30,7 +30,7 @@ from synsema.runtime import run
 from synsema.runtime.threads import in_big_stack
 from synsema.cli.output import flush_stdout, write_stdout
 from synsema.runtime.report import json_text, printable, runtime_error, shown_frames, shown_message
-from synsema.vm.errors import StartRefused, SynError
+from synsema.vm.errors import Refused, SynError
 
 
 def find_files(paths):
@@ -151,7 +151,7 @@ def _run_tests(report, entry, program, source, opts, captured, select, verbose, 
     from synsema.runtime.machine import VM
     try:
         vm = VM(program, opts)
-    except StartRefused as e:
+    except Refused as e:
         # That file's tests cannot run; the other files' still can.
         msg = (f"error: {printable(path)}: the program requires capabilities the host "
                f"ceiling (--cap-set) does not grant: {printable(', '.join(e.missing))}; its "

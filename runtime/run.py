@@ -144,25 +144,24 @@ def start(program, opts):
     from synsema.runtime.machine import VM
     try:
         return VM(program, opts)
-    except E.StartRefused as e:
+    except Refused as e:
         flag = "--cap-set" if opts.from_cli else "cap_set="
         raise Refused("error: the program requires capabilities the host ceiling "
                       f"({flag}) does not grant: {', '.join(e.missing)}; the program "
-                      "does not start") from None
+                      "does not start", e.missing) from None
 
 
 def failure(e, source, ceiling=None):
     """The API error for an error that ended a run, with the report `syn` prints (what
-    the run's host ceiling lets out shown, SPEC 10)."""
-    from synsema.vm.machine import InternalError as Bug
+    the run's host ceiling lets out shown, SPEC 10): a LabelViolation, LimitExceeded or
+    InternalError is given as one of its own class (`reported`), a catchable error as a
+    RunError (ToolRefused for a refused host tool call)."""
     text = runtime_error(e, source, ceiling).rstrip("\n")
-    if isinstance(e, Bug):
+    if isinstance(e, InternalError):
         err = InternalError(text + "\ninternal error: this is a bug in syn, not in your "
                             "program; please report it with the program that shows it")
-    elif isinstance(e, E.LabelViolation):
-        err = LabelViolation(text)
-    elif isinstance(e, E.LimitReached):
-        err = LimitExceeded(text)
+    elif isinstance(e, (LabelViolation, LimitExceeded)):
+        err = type(e)(text)
     elif e.refusal is not None:
         tool, parameter, _, accepts, reader = e.refusal
         err = ToolRefused(text, tool, parameter, accepts=accepts, reader=reader)
@@ -171,9 +170,10 @@ def failure(e, source, ceiling=None):
     # Where a labelled error happened (its position, the call stack) can depend on the
     # data: a host that passes errors on to another sink (syn batch, syn serve) checks
     # `labels` first and withholds the whole report (see `public_message`).
-    err.labels = frozenset(e.labels) if e.catchable or isinstance(e, E.LabelViolation) \
+    err.labels = frozenset(e.labels) if e.catchable or isinstance(e, LabelViolation) \
         else frozenset()
-    err.violation = isinstance(e, E.LabelViolation)
+    err.violation = isinstance(e, LabelViolation)
+    err.reported = True
     # The host's own view of the message, labelled data included (a host tool's refusal
     # names the parameter and labels): kept off the exception's text and its chain, so a
     # traceback or a log line never shows it; pass it to no sink.

@@ -83,7 +83,7 @@ from synsema.stdlib.tooldocs import parse_docstring  # noqa: F401  (hosttools.pa
 from synsema.vm.display import show_key
 from synsema.vm.caps import is_label
 from synsema.vm.errors import HostError, SynError
-from synsema.vm.errors import LimitReached
+from synsema.vm.errors import LimitExceeded
 from synsema.vm.suggest import did_you_mean
 from synsema.vm.values import norm_key
 from synsema.stdlib.pyvalues import (MAX_DEPTH,  # noqa: F401 (H.MAX_DEPTH)
@@ -294,8 +294,14 @@ class HostTool(_Frozen):
         except _Cancelled as e:
             # (a tool coroutine cancelled mid-way is a failed call, recorded as one)
             raise SynError(f"host tool '{self.name}' failed: {e.message}") from None
-        except (KeyboardInterrupt, LimitReached):
-            raise       # Ctrl-C, or the run given up on (runtime.threads.HostThread): the run ends
+        except KeyboardInterrupt:
+            raise       # Ctrl-C: the run ends
+        except LimitExceeded as e:
+            if not e.reported:
+                raise   # the run given up on (runtime.threads.HostThread): the run ends
+            # A nested run's synsema.LimitExceeded (the tool ran a program of its own): the
+            # tool's failure, never this run's limit.
+            raise SynError(f"host tool '{self.name}' failed: {_one_line(e)}") from e
         except BaseException as e:  # noqa: BLE001 - every exception a tool raises
             # Anything the tool raises is the program's to catch: a sys.exit() in a tool
             # too (it would end the host's whole process), and any other BaseException (an

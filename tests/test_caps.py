@@ -15,7 +15,7 @@ import pytest
 from synsema.runtime.report import Source, runtime_error
 from synsema.compiler import compile_source
 from synsema.vm import caps as C
-from synsema.vm.errors import StartRefused, SynError
+from synsema.vm.errors import Refused, SynError
 from synsema.runtime.machine import VM, Options
 
 
@@ -27,7 +27,7 @@ def run(src, cap=None, labels=False, audit=None):
                    out=buf.write, audit=audit)
     try:
         vm = VM(prog, opts)
-    except StartRefused as e:
+    except Refused as e:
         return 3, "", ", ".join(e.missing)
     try:
         vm.run_main()

@@ -9,7 +9,7 @@ import pytest
 
 from synsema.compiler import compile_source
 from synsema.vm.caps import Ceiling, CeilingError
-from synsema.vm.errors import LabelViolation, LimitReached, SynError
+from synsema.vm.errors import LabelViolation, LimitExceeded, SynError
 from synsema.runtime.machine import VM, Options
 
 
@@ -24,7 +24,7 @@ def run(src, cap="stdout", labels=True, trace=False):
         return 0, buf.getvalue(), ""
     except LabelViolation as e:
         return 3, buf.getvalue(), e.message
-    except LimitReached as e:
+    except LimitExceeded as e:
         return 4, buf.getvalue(), e.message
     except SynError as e:
         return e.exit_code, buf.getvalue(), e.message

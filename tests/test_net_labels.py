@@ -9,7 +9,7 @@ import pytest
 
 from synsema.compiler import compile_source
 from synsema.vm.caps import Ceiling
-from synsema.vm.errors import LabelViolation, StartRefused
+from synsema.vm.errors import LabelViolation, Refused
 from synsema.runtime.machine import VM, Options
 
 
@@ -69,7 +69,7 @@ def test_labelled_data_goes_where_the_ceiling_grants_it(port):
 
 def test_without_the_ceiling_item_the_program_does_not_start(port):
     src = PROG.format(port=port)
-    with pytest.raises(StartRefused, match="customers"):
+    with pytest.raises(Refused, match="customers"):
         run(src, "stdout,net=127.0.0.1,net=localhost,declassify=customers")
 
 

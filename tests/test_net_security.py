@@ -29,7 +29,7 @@ from synsema.stdlib import net  # noqa: E402
 from synsema.stdlib.llm import LLMConfig, ProviderError  # noqa: E402
 from synsema.stdlib.llm.errors import scrub  # noqa: E402
 from synsema.vm import caps as C  # noqa: E402
-from synsema.vm.errors import CompileError, StartRefused, SynError  # noqa: E402
+from synsema.vm.errors import CompileError, Refused, SynError  # noqa: E402
 from synsema.runtime.machine import VM, Options  # noqa: E402
 
 
@@ -41,7 +41,7 @@ def run(src, cap=None, audit=None):
                    out=buf.write, audit=audit)
     try:
         vm = VM(prog, opts)
-    except StartRefused as e:
+    except Refused as e:
         return 3, "", ", ".join(e.missing)
     try:
         vm.run_main()

@@ -24,7 +24,7 @@ from synsema.stdlib.plans import OFFLINE_PLAN, strip_fence
 from synsema.stdlib.host import load_all
 from synsema.stdlib.registry import PLAN_REMOVED
 from synsema.vm.caps import Ceiling
-from synsema.vm.errors import LabelViolation, LimitReached, PlanRejected, SynError
+from synsema.vm.errors import LabelViolation, LimitExceeded, PlanRejected, SynError
 from synsema.runtime.machine import VM, Options
 
 from conftest import syn_command
@@ -50,7 +50,7 @@ def run(src, labels=False, cap=None, max_steps=None, max_depth=1000, tools=None)
         vm.run_main()
         return Ran(0, buf.getvalue(), "")
     except SynError as e:
-        code = 3 if isinstance(e, LabelViolation) else 4 if isinstance(e, LimitReached) \
+        code = 3 if isinstance(e, LabelViolation) else 4 if isinstance(e, LimitExceeded) \
             else e.exit_code
         return Ran(code, buf.getvalue(), runtime_error(e, Source("app.syn")))
 
@@ -530,7 +530,7 @@ def test_random_and_mutated_plans_never_crash_the_compiler_or_the_vm():
         try:
             run_plan(vm, text, vm.globals[prog.globals.index("tools")])
             kinds["ok"] += 1
-        except LimitReached:
+        except LimitExceeded:
             kinds["limit"] += 1
         except SynError as e:
             assert e.catchable or isinstance(e, LabelViolation), (text, e)

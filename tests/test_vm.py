@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from synsema.compiler import compile_source
-from synsema.vm.errors import LimitReached, SynError
+from synsema.vm.errors import LimitExceeded, SynError
 from synsema.vm.caps import Ceiling
 from synsema.runtime.machine import VM, Options
 
@@ -440,11 +440,11 @@ def test_try_inside_a_loop_and_nested_try():
 
 
 def test_limits_are_not_caught_by_try():
-    with pytest.raises(LimitReached):
+    with pytest.raises(LimitExceeded):
         run("try\n    while true\n        print(nothing)\nrecover e\n    print(e)\n",
             max_steps=1000)
     src = "task f(n)\n    try\n        give f(n + 1)\n    recover e\n        give e\nprint(f(0))\n"
-    with pytest.raises(LimitReached):
+    with pytest.raises(LimitExceeded):
         run(src, max_depth=50)
 
 
@@ -485,7 +485,7 @@ def test_fail_message_is_exact_and_not_prefixed():
 # ---- limits ------------------------------------------------------------------------------
 
 def test_infinite_loop_stopped_by_max_steps():
-    with pytest.raises(LimitReached) as info:
+    with pytest.raises(LimitExceeded) as info:
         run("let i be 0\nwhile true\n    set i to i + 1\n", max_steps=20000)
     assert info.value.message == "step limit (20000, --max-steps) reached"
 
@@ -496,31 +496,31 @@ def test_max_steps_is_not_reached_by_a_small_program():
 
 
 def test_max_steps_counts_recursive_calls_too():
-    with pytest.raises(LimitReached) as info:
+    with pytest.raises(LimitExceeded) as info:
         run("task f(n)\n    when n == 0\n        give 0\n    give f(n - 1) + f(n - 1)\n"
             "print(f(40))\n", max_steps=5000)
     assert info.value.message == "step limit (5000, --max-steps) reached"
 
 
 def test_timeout():
-    with pytest.raises(LimitReached) as info:
+    with pytest.raises(LimitExceeded) as info:
         run("while true\n    let x be 1\n", timeout=0.3)
     assert info.value.message == "time limit (0.3 s, --timeout) reached"
-    with pytest.raises(LimitReached) as info:
+    with pytest.raises(LimitExceeded) as info:
         run("while true\n    let x be 1\n", timeout=1)
     assert info.value.message == "time limit (1 s, --timeout) reached"
 
 
 def test_max_depth():
     src = "task f(n)\n    give f(n + 1)\nprint(f(0))\n"
-    with pytest.raises(LimitReached) as info:
+    with pytest.raises(LimitExceeded) as info:
         run(src, max_depth=50)
     assert info.value.message == "call depth limit (50, --max-depth) reached"
 
 
 def test_deep_recursion_hits_the_default_depth_limit_not_python_recursion():
     src = "task f(n)\n    give f(n + 1)\nprint(f(0))\n"
-    with pytest.raises(LimitReached) as info:
+    with pytest.raises(LimitExceeded) as info:
         run(src)
     assert info.value.message == "call depth limit (1000, --max-depth) reached"
     assert not isinstance(info.value, RecursionError)
@@ -530,7 +530,7 @@ def test_deep_recursion_through_call_and_lambdas_has_no_python_recursion_error()
     old = sys.getrecursionlimit()
     try:
         src = 'task f(n)\n    give call((m) => f(m), {"m": n + 1})\nprint(f(0))\n'
-        with pytest.raises(LimitReached) as info:
+        with pytest.raises(LimitExceeded) as info:
             run(src, max_depth=400)
         assert info.value.message == "call depth limit (400, --max-depth) reached"
     finally:
@@ -557,17 +557,17 @@ def test_the_depth_limit_is_exact(kind, labels):
     deepest = 62 if kind == "lambda at the bottom" else 63
     src = DEPTH_PROGRAMS[kind]
     run(src.format(n=deepest), max_depth=64, labels=labels)
-    with pytest.raises(LimitReached, match="call depth limit"):
+    with pytest.raises(LimitExceeded, match="call depth limit"):
         run(src.format(n=deepest + 1), max_depth=64, labels=labels)
     # a step limit smaller than the depth allows still stops the same program first
-    with pytest.raises(LimitReached, match="step limit"):
+    with pytest.raises(LimitExceeded, match="step limit"):
         run(src.format(n=deepest), max_depth=64, max_steps=30, labels=labels)
 
 
 def test_recursion_within_the_depth_limit_completes():
     src = "task f(n)\n    when n == 0\n        give 0\n    give 1 + f(n - 1)\nprint(f(900))\n"
     assert run(src) == "900\n"
-    with pytest.raises(LimitReached):
+    with pytest.raises(LimitExceeded):
         run(src, max_depth=100)
 
 

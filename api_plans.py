@@ -219,11 +219,11 @@ def _result(host, body, box, *, tools=None, labels=False, **settings):
     buffer = io.StringIO()
     vm = None
     try:
-        opts = R.options(host._program, buffer.write, tools=tools, labels=labels,
+        opts = R.options(host.compiled, buffer.write, tools=tools, labels=labels,
                           **settings)
         try:
             try:
-                vm = R.start(host._program, opts)
+                vm = R.start(host.compiled, opts)
             except api.Refused as e:
                 flag = "--cap-set" if opts.from_cli else "cap_set="
                 raise api.Refused(f"error: the host ceiling ({flag}) does not grant what "

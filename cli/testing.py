@@ -129,7 +129,7 @@ def _run_file(report, path, select, verbose, values, provider):
         return None
     except OSError as e:
         return f"error: cannot read {path}: {e.strerror or e}", runner.EXIT_USAGE
-    program, source = prog._program, prog._source
+    program, source = prog.compiled, prog.source
     captured = io.StringIO()
     try:
         opts = runner.vm_options(values, prog, captured.write, provider)

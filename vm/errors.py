@@ -20,10 +20,9 @@ errors that exist for a host alone.
 An error inside a run is a value the program's `try` may see (when `catchable`) and the
 VM unwinds with its trace; the host's error is the report that run ended with:
 runtime.run.failure makes it, an instance of the same class for the three that are both
-(`reported` true) and a RunError (ToolRefused) for every catchable one. A reported error
-that reaches a run again -- a host tool that ran a nested run and let its
-synsema.LimitExceeded out -- is that tool's failure, never the outer run's own limit
-(stdlib.hosttools).
+(`reported` true) and a RunError (ToolRefused) for every catchable one. What a host tool
+raises -- a synsema.LimitExceeded of a nested run it let out, say -- is that tool's
+failure, never the outer run's own limit (stdlib.hosttools).
 
 Exit codes (SPEC section 13), each class's `exit_code`: 1 compile/runtime error, 2 usage,
 3 ceiling or label_violation, 4 resource limit, 70 internal error.

@@ -40,10 +40,9 @@ __all__ = ["compile_file", "compile_source", "load", "Program", "Result", "Usage
 
 
 # ---- errors ---------------------------------------------------------------------------------
-
-# ---- errors ---------------------------------------------------------------------------------
-# Every failure of the API is a synsema.Error (runtime.errors, re-exported above): the
-# message `syn` prints and the code it exits with.
+# Every failure of the API is a synsema.Error: the message `syn` prints and the code it
+# exits with (exit_code, SPEC 13). One hierarchy, each class defined once in vm.errors
+# (runtime.errors adds the host's own), re-exported above.
 
 # ---- loading --------------------------------------------------------------------------------
 

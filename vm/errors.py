@@ -33,8 +33,9 @@ from synsema.vm.values import EMPTY     # no labels: one frozenset for the whole
 
 class HostError(Exception):
     """synsema.Error: the base of every error the embedding API raises to its host
-    (api.py subclasses it; a host tool declared wrongly raises hosttools.ToolError, one
-    too). Defined here, beneath stdlib/ and api.py, so both can derive from it.
+    (runtime/errors.py subclasses it; a host tool declared wrongly raises
+    hosttools.ToolError, one too). Defined here, beneath stdlib/ and runtime/, so all
+    can derive from it.
     `message`: the text `syn` prints; `exit_code`: its exit; `labels`: the labels of a run
     error (under labels; empty otherwise); `host_message`: a run error's own message even
     when `message` withholds it -- for the host only."""

@@ -28,11 +28,10 @@ from synsema.runtime.errors import (ArgumentError, CompileError, Error,  # noqa:
                                     LimitExceeded, Refused, RunError, SourceError, ToolRefused,
                                     UsageError)
 from synsema.runtime.providers import FunctionModel, Provider, TestModel  # noqa: F401
-from synsema.runtime.report import Source, compile_error, printable, shown_message
+from synsema.runtime.report import Source, compile_error, printable
 from synsema.runtime.run import public_message  # noqa: F401  (re-exported)
 from synsema.runtime.threads import OVERTIME, in_big_stack, in_worker  # noqa: F401
 from synsema.vm import errors as E
-from synsema.vm.values import UNSET, Closure, Labeled
 
 __all__ = ["compile_file", "compile_source", "load", "Program", "Result", "Usage", "Provider",
            "FunctionModel", "TestModel", "Error", "CompileError", "SourceError", "InvalidProgram",
@@ -41,10 +40,9 @@ __all__ = ["compile_file", "compile_source", "load", "Program", "Result", "Usage
 
 
 # ---- errors ---------------------------------------------------------------------------------
-
-# ---- errors ---------------------------------------------------------------------------------
-# Every failure of the API is a synsema.Error (runtime.errors, re-exported above): the
-# message `syn` prints and the code it exits with.
+# Every failure of the API is a synsema.Error: the message `syn` prints and the code it
+# exits with (exit_code, SPEC 13). One hierarchy, each class defined once in vm.errors
+# (runtime.errors adds the host's own), re-exported above.
 
 # ---- loading --------------------------------------------------------------------------------
 
@@ -189,7 +187,8 @@ def _usage(vm):
 
 class Program:
     """A compiled, verified program (immutable). `call` and `run` build a fresh VM each
-    time; `name` is its source file name, `tasks` the names of its tasks."""
+    time; `name` is its source file name, `tasks` the names of its tasks; `compiled` and
+    `source` what it was made from (for tools built on the API, as `syn` is)."""
     __slots__ = ("_program", "_source")
 
     def __init__(self, program, source):
@@ -209,6 +208,19 @@ class Program:
     @property
     def tasks(self):
         return tuple(f.name for f in self._program.tasks())
+
+    @property
+    def compiled(self):
+        """The compiled program (a vm.program.Program: its code, tasks, requires, intent),
+        as a .synb holds it (vm.codec.encode writes one); read it, never change it."""
+        return self._program
+
+    @property
+    def source(self):
+        """The source it was compiled from (a runtime.report.Source: `name` as errors show
+        it, `lines` for their carets, `text` as read by compile_file); for a loaded .synb
+        the source beside it, its `lines` None when there is none."""
+        return self._source
 
     def call(self, task, args=None, *, tools=None, cap_set=None, labels=False,
              provider=None, max_steps=None, timeout=None, max_depth=1000, args_labels=(),
@@ -269,7 +281,7 @@ class Program:
     def _result(self, task, args, _box=None, **settings):
         buffer = io.StringIO()
         if task is not None:
-            args = self._python_args(task, args)
+            args = run.python_args(self._program, task, args)
         box = {} if _box is None else _box
         try:
             vm, raw = self._execute(task, args, buffer.write, box=box, **settings)
@@ -277,136 +289,22 @@ class Program:
             # What the run printed and did before it failed: the host's own record, as a
             # Result would have it (the host gave the tools).
             e.output = buffer.getvalue()
-            run = box.get("vm")
-            e.tool_calls = list(getattr(run, "tool_calls", []))
-            e.tokens = getattr(run, "tokens_used", 0)
-            e.usage = _usage(run)
+            failed = box.get("vm")
+            e.tool_calls = list(getattr(failed, "tool_calls", []))
+            e.tokens = getattr(failed, "tokens_used", 0)
+            e.usage = _usage(failed)
             raise
-        value, labels = raw, frozenset()
-        if type(raw) is Labeled:
-            value, labels = raw.v, frozenset(raw.l)
-        if value is not None:
-            from synsema.stdlib.pyvalues import Unholdable, to_python
-            try:
-                value = to_python(value)
-            except Unholdable as e:
-                err = RunError(f"{printable(self.name)}: error: the result of task "
-                               f"'{printable(task)}' cannot leave the program: it holds "
-                               f"{printable(e.render())}")
-                # Whether a labelled result holds a task value (or two keys Python would
-                # merge) depends on the data: the error is as labelled as the result (a sink withholds it, public_message).
-                err.labels = labels
-                err.output = buffer.getvalue()
-                raise err from None
+        try:
+            value, labels = run.python_value(self._program, task, raw)
+        except RunError as e:
+            e.output = buffer.getvalue()
+            raise
         return Result(value, labels, buffer.getvalue(), list(getattr(vm, "tool_calls", [])),
                       vm.tokens_used, _usage(vm))
 
-    def _python_args(self, task, args):
-        """The Synsema map of a Python dict of arguments, converted by the rules every
-        value crossing the boundary follows (stdlib.pyvalues)."""
-        if args is None:
-            return {}
-        from synsema.stdlib.pyvalues import Unholdable, from_python
-        if not isinstance(args, dict):
-            said = f"args must be a dict of named arguments, got {type(args).__name__}"
-        else:
-            try:
-                return from_python(args)
-            except Unholdable as e:
-                said = f"a value Synsema cannot hold ({e.render()})"
-        raise ArgumentError(f"{printable(self.name)}: error: bad arguments for task "
-                            f"'{printable(task)}': {printable(said)}")
-
-    def _execute(self, task, args, out, *, args_labels=(), llm_flags=None, result_to=None,
-                 box=None, result_on_stdout=False, **settings):
-        """One run: the top level, then (task not None) the task called with the Synsema
-        map `args`. Returns (vm, the raw result). `out` receives what print writes (the CLI
-        streams it); with `result_to`, a result other than nothing is written to it as a
-        line of JSON, a stdout sink under labels (`syn --call`). `box`, a dict, gets the VM
-        as soon as it exists, so a caller can read the tokens and tool calls of a run that
-        failed half-way (`syn batch` counts them against its budget)."""
-        prog = self._program
-        index = self._task_index(task) if task is not None else None
-        labels = settings.get("labels")
-        if isinstance(args_labels, str) or not isinstance(args_labels, (list, tuple, set,
-                                                                        frozenset)):
-            raise UsageError("usage error: args_labels must be a list of label names, like "
-                             f"[\"customers\"], got {type(args_labels).__name__}")
-        if args_labels and not labels:      # it would do nothing: no label is tracked
-            raise UsageError("usage error: args_labels= needs labels=True")
-        # checked before anything runs; E.EMPTY when nothing is labelled
-        arg_labels = run.label_set(args_labels) if labels else E.EMPTY
-        opts = run.options(prog, out, llm_flags=llm_flags, **settings)
-        spans, vm, raw = opts.spans, None, None
-        if spans is not None:
-            spans.start_run(prog, task, labels, settings.get("cap_set"))
-        try:
-            vm = run.start(prog, opts)
-            if box is not None:
-                box["vm"] = vm
-
-            def body():
-                vm.run_main()
-                if index is None:
-                    return None
-                # SPEC 14: the top level runs, then the call, its arguments checked as
-                # call_tool checks them
-                positional = self._arguments(index, task, args, arg_labels, vm.ceiling)
-                if arg_labels:
-                    positional = [a if a is UNSET else Labeled(a, arg_labels)
-                                  for a in positional]
-                return vm.call(vm.tasks[index], positional)
-            try:
-                raw = in_big_stack(body, vm)
-                if result_to is not None and raw is not None:
-                    run.write_result(vm, task, raw, result_to, result_on_stdout)
-            except E.SynError as e:
-                # A labelled error's own message is the data: never chain it.
-                raise run.failure(e, self._source, vm.ceiling) from (None if e.labels or isinstance(
-                    e, E.LabelViolation) else e)
-        except Error as e:
-            if spans is not None:
-                # As a guarded sink shows it; an error before the VM started (a refused
-                # start) is made from no data.
-                spans.end_run(vm, error=e, message=e.message if vm is None else
-                              public_message(e, vm.ceiling))
-                spans = None
-            raise
-        finally:
-            if spans is not None:       # the run ended (or was interrupted)
-                spans.end_run(vm, raw.l if type(raw) is Labeled else ())
-            run.release(opts)
-        return vm, raw
-
-    def _task_index(self, name):
-        funcs = self._program.functions
-        for i, f in enumerate(funcs):
-            if f.kind == "task" and f.name == name:
-                return i
-        from synsema.vm.suggest import did_you_mean
-        raise UsageError(f"usage error: {printable(self.name)} has no task '{printable(name)}'"
-                         f"{did_you_mean(str(name), list(self.tasks))}")
-
-    def _arguments(self, index, task, args, labels=E.EMPTY, ceiling=None):
-        """The positional arguments of the call, checked exactly as call_tool checks them;
-        `labels`: those --args-label puts on every value (an error about one carries them,
-        shown when `ceiling` lets them out)."""
-        from synsema.stdlib.vmbuiltins import named_args
-        func = self._program.functions[index]
-        try:
-            for p in func.params:
-                if p.type == "task" and (p.name in args or p.default == p.NO_DEFAULT):
-                    # JSON (and Python's values) hold data, never a task value
-                    raise E.SynError(f"'{p.name}' is a task parameter, and a task cannot "
-                                     "come from outside the program; call a task whose "
-                                     "parameters are data")
-            return named_args("call_tool", Closure(func), args, True, labels)
-        except E.SynError as e:
-            said = shown_message(e, ceiling)    # withheld when it tells of a labelled value
-            err = ArgumentError(f"{printable(self.name)}: error: bad arguments for task "
-                                f"'{printable(task)}': {said}")
-            err.labels = frozenset(e.labels)
-            raise err from None
+    def _execute(self, task, args, out, **settings):
+        # (runtime.run.execute: what `syn` runs, through program.compiled and .source)
+        return run.execute(self._program, self._source, task, args, out, **settings)
 
 
 # The names this module used before the run machinery moved to synsema.runtime, for code

@@ -219,18 +219,17 @@ def _result(host, body, box, *, tools=None, labels=False, **settings):
     buffer = io.StringIO()
     vm = None
     try:
-        opts = R.options(host._program, buffer.write, tools=tools, labels=labels,
+        opts = R.options(host.compiled, buffer.write, tools=tools, labels=labels,
                           **settings)
         try:
             try:
-                vm = R.start(host._program, opts)
+                vm = R.start(host.compiled, opts)
             except api.Refused as e:
                 flag = "--cap-set" if opts.from_cli else "cap_set="
-                missing = e.message.split("does not grant: ", 1)[1].split(";")[0]
                 raise api.Refused(f"error: the host ceiling ({flag}) does not grant what "
-                                  f"the plan's run needs: {missing} (each tool given needs "
-                                  "tool=NAME; a planner, llm); the plan does not start"
-                                  ) from None
+                                  f"the plan's run needs: {', '.join(e.missing)} (each tool "
+                                  "given needs tool=NAME; a planner, llm); the plan does not "
+                                  "start", e.missing) from None
             box["vm"] = vm
 
             def run():

@@ -93,8 +93,8 @@ class Worker:
         self.settings = item_settings(values)
         self.ceiling = _ceiling(values, self.program)
         self.args_labels = tuple(values.get("args_label") or ())
-        self.index = self.program._task_index(self.task)
-        params = self.program._program.functions[self.index].params
+        self.index = run.task_index(self.program.compiled, self.task)
+        params = self.program.compiled.functions[self.index].params
         self.takes_id = any(p.name == "id" for p in params)
         self.input_name = payload["input_name"]
         self.fail_fast = bool(values.get("fail_fast"))
@@ -154,10 +154,12 @@ class Worker:
         return line, result["status"], spent, result["tokens"] is None, _line_bytes(record)
 
     def _call(self, args, out, result_to, box):
-        """Program._execute, the VM kept in `box` for the tokens and tool calls of an item
-        that failed half-way: they count against the batch budget all the same."""
-        return self.program._execute(self.task, args, out, args_labels=self.args_labels,
-                                     result_to=result_to, box=box, **self.settings)[1]
+        """runtime.run.execute, the VM kept in `box` for the tokens and tool calls of an
+        item that failed half-way: they count against the batch budget all the same."""
+        program = self.program
+        return run.execute(program.compiled, program.source, self.task, args, out,
+                           args_labels=self.args_labels, result_to=result_to, box=box,
+                           **self.settings)[1]
 
 
 def item_settings(values):
@@ -171,7 +173,7 @@ def item_settings(values):
 def _ceiling(values, program):
     """The host ceiling of the run options (checked already), for the results file."""
     from synsema.vm.caps import Ceiling
-    return Ceiling.for_program(values.get("cap_set"), program._program.requires)
+    return Ceiling.for_program(values.get("cap_set"), program.compiled.requires)
 
 
 def _public_calls(vm, ceiling):
@@ -379,20 +381,20 @@ def _payload(program, task, values, input_name):
     bad lines). Every setting is checked here first, so a bad one is one usage error
     (exit 2), not one error per item."""
     from synsema.vm.codec import encode
-    program._task_index(task)
+    run.task_index(program.compiled, task)
     if values.get("address") and values.get("engine") != "ray":
         raise Stop("usage error: --address needs --engine ray", runner.EXIT_USAGE)
     settings = item_settings(values)
     # Started only to check the settings: each item starts and stops its own.
-    run.release(run.options(program._program, None, **settings))
+    run.release(run.options(program.compiled, None, **settings))
     if values.get("labels"):
         run.label_set(values.get("args_label") or ())   # the names, before any item runs
     values = dict(values)
     for key in ("audit", "cassette"):     # workers (Ray's above all) run elsewhere
         if values.get(key):
             values[key] = os.path.abspath(values[key])
-    return {"synb": encode(program._program), "name": program._source.name,   # as errors say it
-            "lines": program._source.lines, "task": task, "values": values,
+    return {"synb": encode(program.compiled), "name": program.source.name,   # as errors say it
+            "lines": program.source.lines, "task": task, "values": values,
             "input_name": input_name}
 
 

@@ -118,7 +118,7 @@ def compile_cmd(source, output):
         _done(code)
     from synsema.vm.codec import decode, encode
     from synsema.vm.errors import InvalidProgram
-    data = encode(program._program)
+    data = encode(program.compiled)
     try:
         # The loader's check, before the file is written: what it would refuse (a bound
         # the compiler does not check at the source's place, like the stack depth of
@@ -292,7 +292,7 @@ def _outline(source, as_json):
         _done(code)
     from synsema.cli.describe import outline, outline_text
     from synsema.runtime.report import json_text
-    data = outline(program._program)
+    data = outline(program.compiled)
     _echo(json_text(data, indent=2) if as_json else outline_text(data))
     _done(runner.EXIT_OK)
 
@@ -329,7 +329,7 @@ def inspect_cmd(program, as_json):
         _done(code)
     from synsema.cli.describe import manifest, manifest_text
     from synsema.runtime.report import json_text
-    data = manifest(prog._program, os.path.getsize(program))
+    data = manifest(prog.compiled, os.path.getsize(program))
     _echo(json_text(data, indent=2) if as_json else manifest_text(data))
     _done(runner.EXIT_OK)
 
@@ -364,7 +364,7 @@ def dis_cmd(path):
     from synsema.vm.dis import disassemble
     from synsema.runtime.report import printable
     # Names and source lines come from the file: shown with control characters escaped.
-    write_stdout(printable(disassemble(prog._program, prog._source.lines), lines=True))
+    write_stdout(printable(disassemble(prog.compiled, prog.source.lines), lines=True))
     _done(runner.EXIT_OK)
 
 

@@ -88,7 +88,7 @@ def source_beside(synb_path, program):
     """The source file a .synb's error carets read (api.load, report.Source.beside), or
     None: the one file besides the .synb that `syn exec` reads."""
     from synsema.runtime.report import plain_file_name
-    name = program._program.source_name
+    name = program.compiled.source_name
     if not plain_file_name(name):
         return None
     return os.path.join(os.path.dirname(synb_path), name)
@@ -97,7 +97,7 @@ def source_beside(synb_path, program):
 def calls_models(program):
     """Can the loaded program call a model at all (else no model setting is read)?"""
     from synsema.runtime.run import reaches_model
-    return reaches_model(program._program)
+    return reaches_model(program.compiled)
 
 
 def program_files(path, program):

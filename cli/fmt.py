@@ -47,7 +47,7 @@ def fmt(paths, check, diff):
         if program is None:
             worst = max(worst, code)
             continue
-        text = program._source.text     # as read by compile_file (a byte-order mark too)
+        text = program.source.text     # as read by compile_file (a byte-order mark too)
         try:
             new = formatted(text, path)         # errors name the file as given
         except CompileError as e:       # brackets nested deeper than the formatter goes

@@ -118,13 +118,13 @@ def trace_offline(program, values, provider=None):
     vm_options takes it. Raises api.UsageError for bad provider settings."""
     if not values.get("trace"):
         return
-    prog = program._program
+    prog = program.compiled
     if not runs.reaches_model(prog):
         return          # the program cannot call a model
     if provider is None:
         if runs.llm_for(prog, None, llm_flags(values)) is not None:
             return
-    elif provider._config is not None:
+    elif not provider.offline:
         return
     err('trace: model: none configured, so every model call answers "[no llm provider]" '
         "(offline; set SYN_LLM_URL or a provider key" +
@@ -148,7 +148,7 @@ def vm_options(values, program, out, provider=None):
     """vm.machine.Options of the run options for `program` (an api.Program), print going
     to `out`, the model `provider` an api.Provider (None: the environment's and the
     flags'); raises api.UsageError for a bad value."""
-    return runs.options(program._program, out, provider=provider, **settings(values))
+    return runs.options(program.compiled, out, provider=provider, **settings(values))
 
 
 def run(program, values):
@@ -163,9 +163,9 @@ def run(program, values):
                     raise api.UsageError(f"usage error: {flag} needs --call TASK")
         args = call_args(values) if task is not None else None
         trace_offline(program, values)
-        program._execute(task, args, write_stdout, result_to=write_stdout,
-                         result_on_stdout=True, args_labels=values.get("args_label") or (),
-                         **settings(values))
+        runs.execute(program.compiled, program.source, task, args, write_stdout,
+                     result_to=write_stdout, result_on_stdout=True,
+                     args_labels=values.get("args_label") or (), **settings(values))
     except api.Error as e:
         return outcome(e)
     return EXIT_OK

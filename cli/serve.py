@@ -16,6 +16,7 @@
 * What a task prints goes to the server's stderr (stdout is the protocol over stdio).
 """
 
+import io
 import json
 import sys
 
@@ -23,6 +24,7 @@ from synsema import api
 from synsema.cli import runner
 from synsema.cli.output import interrupted
 from synsema.cli.options import ENTRY_OPTIONS, RUN_OPTIONS
+from synsema.runtime import run as runs
 from synsema.runtime.report import printable
 from synsema.stdlib.pyvalues import Unholdable, from_python
 from synsema.vm.errors import SynError
@@ -119,7 +121,7 @@ class _App:
         from synsema.vm.caps import Ceiling, CeilingError
         from synsema.vm.suggest import did_you_mean
         self.program = program
-        data = outline(program._program)
+        data = outline(program.compiled)
         tasks = {t["name"]: t for t in data["tasks"]}
         for name in expose:
             if name not in tasks:
@@ -145,7 +147,7 @@ class _App:
         self.args_labels = tuple(values.get("args_label") or ())
         cap_set = values.get("cap_set")
         try:
-            self.ceiling = Ceiling.for_program(cap_set, program._program.requires)
+            self.ceiling = Ceiling.for_program(cap_set, program.compiled.requires)
         except CeilingError as e:
             raise api.UsageError(f"usage error: {e}") from None
         self.server_name = data["source"].rsplit(".", 1)[0]
@@ -156,25 +158,28 @@ class _App:
             return _error(f"no tool '{name}' here; the tools are {', '.join(sorted(self.names))}")
         if not isinstance(arguments, dict):
             return _error("the arguments must be a JSON object")
+        out = io.StringIO()
         try:
-            # Program.call, with the CLI's --llm-* settings (_result takes them too)
-            result = self.program._result(name, arguments, args_labels=self.args_labels,
-                                          **self.settings)
+            # As Program.call runs it, with the CLI's --llm-* settings
+            compiled = self.program.compiled
+            args = runs.python_args(compiled, name, arguments)
+            _, raw = runs.execute(compiled, self.program.source, name, args, out.write,
+                                  args_labels=self.args_labels, **self.settings)
+            value, labels = runs.python_value(compiled, name, raw)
         except api.Error as e:
-            if e.output:            # what the task printed goes to stderr, as on success
-                sys.stderr.write(e.output)
+            if out.getvalue():      # what the task printed goes to stderr, as on success
+                sys.stderr.write(out.getvalue())
                 sys.stderr.flush()
             return _error(api.public_message(e, self.ceiling))   # the client is a sink
-        if result.output:
-            sys.stderr.write(result.output)
+        if out.getvalue():
+            sys.stderr.write(out.getvalue())
             sys.stderr.flush()
-        blocked = self.ceiling.blocked(result.labels)
+        blocked = self.ceiling.blocked(labels)
         if blocked:
             # Which labels a result carries can depend on the data: not named here.
             return _error(f"the result of task '{name}' carries labels the host ceiling "
                           "(--cap-set) does not let out (stdout=LABEL), so an MCP client, "
                           "a sink like stdout, may not receive it")
-        value = result.value
         if isinstance(value, str) or value is None:
             text = value
         else:
@@ -215,7 +220,7 @@ def _task_doc(program, task):
     beside a .synb when it is readable there (as error carets are)."""
     from synsema.compiler.doc import task_doc
     try:
-        lines = program._source.lines
+        lines = program.source.lines
     except Exception:  # noqa: BLE001 - a source that cannot be read describes nothing
         lines = None
     if not lines:

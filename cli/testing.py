@@ -30,7 +30,7 @@ from synsema.runtime import run
 from synsema.runtime.threads import in_big_stack
 from synsema.cli.output import flush_stdout, write_stdout
 from synsema.runtime.report import json_text, printable, runtime_error, shown_frames, shown_message
-from synsema.vm.errors import StartRefused, SynError
+from synsema.vm.errors import Refused, SynError
 
 
 def find_files(paths):
@@ -129,7 +129,7 @@ def _run_file(report, path, select, verbose, values, provider):
         return None
     except OSError as e:
         return f"error: cannot read {path}: {e.strerror or e}", runner.EXIT_USAGE
-    program, source = prog._program, prog._source
+    program, source = prog.compiled, prog.source
     captured = io.StringIO()
     try:
         opts = runner.vm_options(values, prog, captured.write, provider)
@@ -151,7 +151,7 @@ def _run_tests(report, entry, program, source, opts, captured, select, verbose, 
     from synsema.runtime.machine import VM
     try:
         vm = VM(program, opts)
-    except StartRefused as e:
+    except Refused as e:
         # That file's tests cannot run; the other files' still can.
         msg = (f"error: {printable(path)}: the program requires capabilities the host "
                f"ceiling (--cap-set) does not grant: {printable(', '.join(e.missing))}; its "

@@ -1,6 +1,10 @@
 """The errors a host sees (SPEC 16): every failure of a compile or a run, as the API
 raises it; `message` is what `syn` prints, `exit_code` the code it exits with (SPEC 13).
-The API (synsema.Error, synsema.CompileError, ...) re-exports them."""
+The API (synsema.Error, synsema.CompileError, ...) re-exports them.
+
+One hierarchy (vm.errors): the errors a run or a compile can end with are defined there,
+and are the same classes here; this module defines only the ones a host alone sees
+(UsageError, RunError, ArgumentError, ToolRefused, SourceError)."""
 
 from synsema.vm import errors as E
 
@@ -9,9 +13,15 @@ from synsema.vm import errors as E
 Error = E.HostError
 
 
-# The compiler's and the loader's errors are the host's too (vm.errors: one hierarchy).
+# The compiler's, the loader's and the VM's errors are the host's too (vm.errors: one
+# hierarchy): the VM raises LabelViolation, LimitExceeded and InternalError as a run
+# unwinds, and the host is given the same class with the report (runtime.run.failure).
 CompileError = E.CompileError
 InvalidProgram = E.InvalidProgram
+Refused = E.Refused
+LabelViolation = E.LabelViolation
+LimitExceeded = E.LimitExceeded
+InternalError = E.InternalError
 
 
 class SourceError:
@@ -62,30 +72,8 @@ class ToolRefused(RunError):
         self.labels = frozenset(labels)
 
 
-class LabelViolation(Error):
-    """Labelled data would have reached a sink the host ceiling does not open (SPEC 10)."""
-    exit_code = 3
-
-
-class Refused(Error):
-    """The program requires capabilities the ceiling (cap_set) does not grant."""
-    exit_code = 3
-
-
-class LimitExceeded(Error):
-    """max_steps, timeout, max_depth, max_requests or max_tokens was reached; the message
-    names it (`token limit (500, --max-tokens) reached`)."""
-    exit_code = 4
-
-
-class InternalError(Error):
-    """A bug in Synsema, not in the program; `__cause__` is the internal error."""
-    exit_code = 70
-
-
 # Hosts know these as synsema.api's (tracebacks and pickles name them so), where they
 # were defined before the run machinery moved to synsema.runtime.
-for _cls in (UsageError, RunError, ArgumentError, ToolRefused,
-             LabelViolation, Refused, LimitExceeded, InternalError, SourceError):
+for _cls in (UsageError, RunError, ArgumentError, ToolRefused, SourceError):
     _cls.__module__ = "synsema.api"
 del _cls

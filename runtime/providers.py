@@ -25,6 +25,12 @@ class Provider:
     def __setattr__(self, name, value):
         raise AttributeError("a synsema.Provider is immutable")
 
+    @property
+    def offline(self):
+        """True for a provider that answers no model (`Provider()`: every model call
+        answers "[no llm provider]")."""
+        return self._config is None
+
     def __repr__(self):
         shown = [f"{k}={getattr(self, k)!r}" for k in ("url", "api", "model", "cassette",
                                                        "cassette_mode") if getattr(self, k)]
@@ -105,6 +111,8 @@ class FunctionModel:
 
     def __setattr__(self, name, value):
         raise AttributeError("a synsema.FunctionModel is immutable")
+
+    offline = False     # as Provider's: a function model answers every call
 
     def __repr__(self):
         shown = f"FunctionModel({self.model_name!r}"

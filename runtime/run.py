@@ -9,9 +9,10 @@ from synsema.runtime import MAX_DEPTH
 from synsema.runtime.errors import (ArgumentError, InternalError, LabelViolation,  # noqa: F401
                                     LimitExceeded, Refused, RunError, ToolRefused, UsageError)
 from synsema.runtime.providers import llm_for, reaches_model  # noqa: F401  (reaches_model: re-exported)
-from synsema.runtime.report import runtime_error
+from synsema.runtime.report import printable, runtime_error, shown_message
+from synsema.runtime.threads import in_big_stack
 from synsema.vm import errors as E
-from synsema.vm.values import Labeled
+from synsema.vm.values import UNSET, Closure, Labeled
 
 
 # ---- running --------------------------------------------------------------------------------
@@ -144,25 +145,24 @@ def start(program, opts):
     from synsema.runtime.machine import VM
     try:
         return VM(program, opts)
-    except E.StartRefused as e:
+    except Refused as e:
         flag = "--cap-set" if opts.from_cli else "cap_set="
         raise Refused("error: the program requires capabilities the host ceiling "
                       f"({flag}) does not grant: {', '.join(e.missing)}; the program "
-                      "does not start") from None
+                      "does not start", e.missing) from None
 
 
 def failure(e, source, ceiling=None):
     """The API error for an error that ended a run, with the report `syn` prints (what
-    the run's host ceiling lets out shown, SPEC 10)."""
-    from synsema.vm.machine import InternalError as Bug
+    the run's host ceiling lets out shown, SPEC 10): a LabelViolation, LimitExceeded or
+    InternalError is given as one of its own class (`reported`), a catchable error as a
+    RunError (ToolRefused for a refused host tool call)."""
     text = runtime_error(e, source, ceiling).rstrip("\n")
-    if isinstance(e, Bug):
+    if isinstance(e, InternalError):
         err = InternalError(text + "\ninternal error: this is a bug in syn, not in your "
                             "program; please report it with the program that shows it")
-    elif isinstance(e, E.LabelViolation):
-        err = LabelViolation(text)
-    elif isinstance(e, E.LimitReached):
-        err = LimitExceeded(text)
+    elif isinstance(e, (LabelViolation, LimitExceeded)):
+        err = type(e)(text)
     elif e.refusal is not None:
         tool, parameter, _, accepts, reader = e.refusal
         err = ToolRefused(text, tool, parameter, accepts=accepts, reader=reader)
@@ -171,14 +171,155 @@ def failure(e, source, ceiling=None):
     # Where a labelled error happened (its position, the call stack) can depend on the
     # data: a host that passes errors on to another sink (syn batch, syn serve) checks
     # `labels` first and withholds the whole report (see `public_message`).
-    err.labels = frozenset(e.labels) if e.catchable or isinstance(e, E.LabelViolation) \
+    err.labels = frozenset(e.labels) if e.catchable or isinstance(e, LabelViolation) \
         else frozenset()
-    err.violation = isinstance(e, E.LabelViolation)
+    err.violation = isinstance(e, LabelViolation)
+    err.reported = True
     # The host's own view of the message, labelled data included (a host tool's refusal
     # names the parameter and labels): kept off the exception's text and its chain, so a
     # traceback or a log line never shows it; pass it to no sink.
     err.host_message = e.message
     return err
+
+
+def execute(compiled, source, task, args, out, *, args_labels=(), llm_flags=None,
+            result_to=None, box=None, result_on_stdout=False, **settings):
+    """One run of a compiled program (api.Program.compiled; `source` its Source, for the
+    carets of an error): the top level, then (task not None) the task called with the
+    Synsema map `args`; `settings` those of options(). Returns (vm, the raw result). `out` receives what print writes (the CLI
+    streams it); with `result_to`, a result other than nothing is written to it as a
+    line of JSON, a stdout sink under labels (`syn --call`). `box`, a dict, gets the VM
+    as soon as it exists, so a caller can read the tokens and tool calls of a run that
+    failed half-way (`syn batch` counts them against its budget)."""
+    prog = compiled
+    index = task_index(compiled, task) if task is not None else None
+    labels = settings.get("labels")
+    if isinstance(args_labels, str) or not isinstance(args_labels, (list, tuple, set,
+                                                                    frozenset)):
+        raise UsageError("usage error: args_labels must be a list of label names, like "
+                         f"[\"customers\"], got {type(args_labels).__name__}")
+    if args_labels and not labels:      # it would do nothing: no label is tracked
+        raise UsageError("usage error: args_labels= needs labels=True")
+    # checked before anything runs; E.EMPTY when nothing is labelled
+    arg_labels = label_set(args_labels) if labels else E.EMPTY
+    opts = options(prog, out, llm_flags=llm_flags, **settings)
+    spans, vm, raw = opts.spans, None, None
+    if spans is not None:
+        spans.start_run(prog, task, labels, settings.get("cap_set"))
+    try:
+        vm = start(prog, opts)
+        if box is not None:
+            box["vm"] = vm
+
+        def body():
+            vm.run_main()
+            if index is None:
+                return None
+            # SPEC 14: the top level runs, then the call, its arguments checked as
+            # call_tool checks them
+            positional = task_arguments(compiled, index, task, args, arg_labels,
+                                        vm.ceiling)
+            if arg_labels:
+                positional = [a if a is UNSET else Labeled(a, arg_labels)
+                              for a in positional]
+            return vm.call(vm.tasks[index], positional)
+        try:
+            raw = in_big_stack(body, vm)
+            if result_to is not None and raw is not None:
+                write_result(vm, task, raw, result_to, result_on_stdout)
+        except E.SynError as e:
+            # A labelled error's own message is the data: never chain it.
+            raise failure(e, source, vm.ceiling) from (None if e.labels or isinstance(
+                e, E.LabelViolation) else e)
+    except E.HostError as e:
+        if spans is not None:
+            # As a guarded sink shows it; an error before the VM started (a refused
+            # start) is made from no data.
+            spans.end_run(vm, error=e, message=e.message if vm is None else
+                          public_message(e, vm.ceiling))
+            spans = None
+        raise
+    finally:
+        if spans is not None:       # the run ended (or was interrupted)
+            spans.end_run(vm, raw.l if type(raw) is Labeled else ())
+        release(opts)
+    return vm, raw
+
+
+def task_index(compiled, name):
+    """The index of task `name` among the functions of a compiled program; a UsageError
+    (with a did-you-mean) when it has no such task."""
+    funcs = compiled.functions
+    for i, f in enumerate(funcs):
+        if f.kind == "task" and f.name == name:
+            return i
+    from synsema.vm.suggest import did_you_mean
+    known = [f.name for f in compiled.tasks()]
+    raise UsageError(f"usage error: {printable(compiled.source_name)} has no task "
+                     f"'{printable(name)}'{did_you_mean(str(name), known)}")
+
+
+def task_arguments(compiled, index, task, args, labels=E.EMPTY, ceiling=None):
+    """The positional arguments of the call, checked exactly as call_tool checks them;
+    `labels`: those --args-label puts on every value (an error about one carries them,
+    shown when `ceiling` lets them out)."""
+    from synsema.stdlib.vmbuiltins import named_args
+    func = compiled.functions[index]
+    try:
+        for p in func.params:
+            if p.type == "task" and (p.name in args or p.default == p.NO_DEFAULT):
+                # JSON (and Python's values) hold data, never a task value
+                raise E.SynError(f"'{p.name}' is a task parameter, and a task cannot "
+                                 "come from outside the program; call a task whose "
+                                 "parameters are data")
+        return named_args("call_tool", Closure(func), args, True, labels)
+    except E.SynError as e:
+        said = shown_message(e, ceiling)    # withheld when it tells of a labelled value
+        err = ArgumentError(f"{printable(compiled.source_name)}: error: bad arguments for "
+                            f"task '{printable(task)}': {said}")
+        err.labels = frozenset(e.labels)
+        raise err from None
+
+
+def python_args(compiled, task, args):
+    """The Synsema map of a Python dict of arguments for `task` (Program.call's `args`),
+    converted by the rules every value crossing the boundary follows (stdlib.pyvalues); an
+    ArgumentError when it is not a dict or holds what Synsema cannot."""
+    if args is None:
+        return {}
+    from synsema.stdlib.pyvalues import Unholdable, from_python
+    if not isinstance(args, dict):
+        said = f"args must be a dict of named arguments, got {type(args).__name__}"
+    else:
+        try:
+            return from_python(args)
+        except Unholdable as e:
+            said = f"a value Synsema cannot hold ({e.render()})"
+    raise ArgumentError(f"{printable(compiled.source_name)}: error: bad arguments for task "
+                        f"'{printable(task)}': {printable(said)}")
+
+
+def python_value(compiled, task, raw):
+    """(value, labels): the raw result of `task` (execute's) as a Python value and the
+    labels it carries; a RunError when it holds what Python cannot (a task value, two
+    keys that are one in Python)."""
+    value, labels = raw, frozenset()
+    if type(raw) is Labeled:
+        value, labels = raw.v, frozenset(raw.l)
+    if value is None:
+        return value, labels
+    from synsema.stdlib.pyvalues import Unholdable, to_python
+    try:
+        return to_python(value), labels
+    except Unholdable as e:
+        err = RunError(f"{printable(compiled.source_name)}: error: the result of task "
+                       f"'{printable(task)}' cannot leave the program: it holds "
+                       f"{printable(e.render())}")
+        # Whether a labelled result holds a task value (or two keys Python would merge)
+        # depends on the data: the error is as labelled as the result (a sink withholds
+        # it, public_message).
+        err.labels = labels
+        raise err from None
 
 
 def public_message(err, ceiling):

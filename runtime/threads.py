@@ -37,13 +37,13 @@ class HostThread:
         reply = {"done": threading.Event()}
         with self.lock:
             if self.closed:         # the host gave up on the run (its time limit)
-                raise E.LimitReached("the run was given up on; no more host tool calls")
+                raise E.LimitExceeded("the run was given up on; no more host tool calls")
             self.queue.put((fn, kwargs, reply))
         # A call the host took but never ran (interrupted between taking and running it)
         # would leave this thread waiting for good: it looks again now and then.
         while not reply["done"].wait(0.25):
             if self.closed:
-                raise E.LimitReached("the run was given up on; no more host tool calls")
+                raise E.LimitExceeded("the run was given up on; no more host tool calls")
         if "error" in reply:
             raise reply["error"]
         return reply["value"]
@@ -67,7 +67,7 @@ class HostThread:
             except queue.Empty:
                 return
             if item is not self.DONE:
-                item[2]["error"] = E.LimitReached("the run was given up on; no more host "
+                item[2]["error"] = E.LimitExceeded("the run was given up on; no more host "
                                                   "tool calls")
                 item[2]["done"].set()
 

@@ -83,7 +83,7 @@ from synsema.stdlib.tooldocs import parse_docstring  # noqa: F401  (hosttools.pa
 from synsema.vm.display import show_key
 from synsema.vm.caps import is_label
 from synsema.vm.errors import HostError, SynError
-from synsema.vm.errors import LimitReached
+from synsema.vm.errors import LimitExceeded
 from synsema.vm.suggest import did_you_mean
 from synsema.vm.values import norm_key
 from synsema.stdlib.pyvalues import (MAX_DEPTH,  # noqa: F401 (H.MAX_DEPTH)
@@ -219,6 +219,29 @@ def run_awaitable(coro):
                 raise _Cancelled("cancelled: the run was given up on while the tool ran")
 
 
+class _ToolsLimit(Exception):
+    """A LimitExceeded the tool itself raised (a nested run's), told apart from the run's
+    own end that a call may meet (given up on: runtime.threads.HostThread)."""
+
+    def __init__(self, error):
+        super().__init__(error.message)
+        self.error = error
+
+
+def _own_limits(fn, kwargs):
+    try:
+        return fn(**kwargs)
+    except LimitExceeded as e:
+        raise _ToolsLimit(e) from None
+
+
+async def _own_limits_awaited(coro):
+    try:
+        return await coro
+    except LimitExceeded as e:
+        raise _ToolsLimit(e) from None
+
+
 class _Cancelled(SynError):
     """run_awaitable gave up on a tool coroutine (the run was given up on)."""
 
@@ -288,19 +311,21 @@ class HostTool(_Frozen):
             else:
                 kwargs[p.name] = p._py_default if p.has_default else None
         try:
-            result = on_host_thread(self.fn, kwargs)
+            result = on_host_thread(_own_limits, {"fn": self.fn, "kwargs": kwargs})
             if type(result) is types.CoroutineType:        # an `async def` tool
-                result = run_awaitable(result)
+                result = run_awaitable(_own_limits_awaited(result))
         except _Cancelled as e:
             # (a tool coroutine cancelled mid-way is a failed call, recorded as one)
             raise SynError(f"host tool '{self.name}' failed: {e.message}") from None
-        except (KeyboardInterrupt, LimitReached):
+        except (KeyboardInterrupt, LimitExceeded):
             raise       # Ctrl-C, or the run given up on (runtime.threads.HostThread): the run ends
         except BaseException as e:  # noqa: BLE001 - every exception a tool raises
             # Anything the tool raises is the program's to catch: a sys.exit() in a tool
-            # too (it would end the host's whole process), and any other BaseException (an
+            # too (it would end the host's whole process), a synsema.LimitExceeded (a
+            # nested run's: never this run's limit), and any other BaseException (an
             # asyncio.CancelledError, GeneratorExit, a library's own). Ctrl-C still stops
             # the run.
+            e = e.error if type(e) is _ToolsLimit else e
             raise SynError(f"host tool '{self.name}' failed: {_one_line(e)}") from e
         return to_synsema(result, self.name, labels)
 

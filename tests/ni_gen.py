@@ -25,7 +25,7 @@ import sys
 from synsema.runtime.report import Source, runtime_error
 from synsema.compiler import compile_source
 from synsema.vm.caps import Ceiling
-from synsema.vm.errors import CompileError, LabelViolation, LimitReached, SynError
+from synsema.vm.errors import CompileError, LabelViolation, LimitExceeded, SynError
 from synsema.runtime.machine import VM, InternalError, Options
 
 MAX_STEPS = 20000
@@ -536,7 +536,7 @@ def run(source, labels=True):
             code = 70
         elif isinstance(e, LabelViolation):
             code = 3
-        elif isinstance(e, LimitReached):
+        elif isinstance(e, LimitExceeded):
             code = 4
         else:
             code = 1

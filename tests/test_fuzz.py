@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from synsema.compiler import compile_source
-from synsema.vm.errors import CompileError, StartRefused, SynError
+from synsema.vm.errors import CompileError, Refused, SynError
 from synsema.runtime.machine import VM, InternalError, Options
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,7 +55,7 @@ def test_mutated_programs_never_raise_python_exceptions(seed):
             try:
                 VM(program, Options(labels=labels, out=lambda text: None, max_steps=20000,
                                     timeout=2)).run_main()
-            except StartRefused:
+            except Refused:
                 pass
             except SynError as e:
                 assert not isinstance(e, InternalError), (e.message, source)

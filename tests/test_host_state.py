@@ -99,14 +99,14 @@ def test_a_run_given_up_on_gets_no_more_tool_calls_served():
     # When the host stops waiting (Ctrl-C, a time limit past one long operation), a call
     # the run had posted fails, and a later one is refused, instead of waiting forever.
     from synsema.runtime.threads import HostThread as _HostThread
-    from synsema.vm.errors import LimitReached
+    from synsema.vm.errors import LimitExceeded
     host = _HostThread()
     got = {}
 
     def vm_side():
         try:
             host.post(lambda: 1, {})
-        except LimitReached as e:
+        except LimitExceeded as e:
             got["first"] = str(e)
 
     t = threading.Thread(target=vm_side)
@@ -116,7 +116,7 @@ def test_a_run_given_up_on_gets_no_more_tool_calls_served():
     host.close()
     t.join(5)
     assert "given up on" in got["first"]
-    with pytest.raises(LimitReached):
+    with pytest.raises(LimitExceeded):
         host.post(lambda: 1, {})
 
 

@@ -87,7 +87,7 @@ def test_a_source_that_is_not_a_small_regular_file_is_not_read(compiled, syn, tm
         beside.write_text(DIV)
         monkeypatch.setattr(report, "MAX_SOURCE_BYTES", 5)
         prog = synsema.load(synb)
-        assert prog._source.lines is None
+        assert prog.source.lines is None
         return
     p = no_traceback(syn("exec", synb, timeout=20))
     assert p.returncode == 1 and p.stderr == ("app.syn:2:9: error: division by zero\n"
@@ -98,7 +98,7 @@ def test_the_source_is_read_only_when_a_line_of_it_is_wanted(compiled, tmp_path)
     synb = compiled(DIV)
     prog = synsema.load(synb)
     (tmp_path / "app.syn").write_text("changed 1\nchanged 2\n")
-    assert prog._source.lines == ["changed 1", "changed 2"]
+    assert prog.source.lines == ["changed 1", "changed 2"]
 
 
 @pytest.mark.parametrize("name", ["", ".", "..", "a/b.syn", "/etc/passwd", "a\0b", 7])

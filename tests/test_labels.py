@@ -21,7 +21,7 @@ import pytest
 from synsema.runtime.report import Source, runtime_error
 from synsema.compiler import compile_source
 from synsema.vm.caps import Ceiling
-from synsema.vm.errors import LabelViolation, LimitReached, SynError
+from synsema.vm.errors import LabelViolation, LimitExceeded, SynError
 from synsema.runtime.machine import VM, Options
 
 SECRET = "hunter2"
@@ -50,7 +50,7 @@ def run(src, labels=True, cap=None, audit=None, out=None):
     except SynError as e:
         if isinstance(e, LabelViolation):
             code = 3
-        elif isinstance(e, LimitReached):
+        elif isinstance(e, LimitExceeded):
             code = 4
         else:
             code = e.exit_code

@@ -238,3 +238,47 @@ def test_one_error_hierarchy():
     with pytest.raises(E.CompileError):         # the compiler's own raise, the same class
         from synsema.compiler import compile_source
         compile_source("let x be\n", "t.syn")
+
+
+# A namedtuple's underscored names are its public interface (Result._replace, ...).
+_NAMEDTUPLE = {"_asdict", "_field_defaults", "_fields", "_make", "_replace"}
+
+
+def _api_private_names():
+    """{private attribute name: the API classes that have it}: every class the package
+    offers (synsema.Program, synsema.Provider, synsema.HostTool, ...)."""
+    import inspect
+
+    import synsema
+    names = {}
+    for public in dir(synsema):
+        cls = getattr(synsema, public)
+        if not inspect.isclass(cls):
+            continue
+        for attr in dir(cls):
+            if attr.startswith("_") and not attr.startswith("__") and not (
+                    issubclass(cls, tuple) and attr in _NAMEDTUPLE):
+                names.setdefault(attr, set()).add(f"synsema.{public}")
+    return names
+
+
+def test_above_the_api_no_private_attribute_of_an_api_object_is_read():
+    """The CLI is built on the API through its public names: `program.compiled`, never
+    `program._program`. Outside api.py and api_plans.py (the API's own), no module of
+    the CLI's layer reads an attribute that is private to a class the API offers, on
+    anything but `self` or `cls` (its own class's attribute of the same name)."""
+    private = _api_private_names()
+    assert {"_program", "_source", "_config"} <= set(private)   # the check checks something
+    wrong = []
+    for path in SOURCES:
+        if LAYERS[_package(_module(path))] < LAYERS["cli"]:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr in private and not (
+                    isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+                owners = ", ".join(sorted(private[node.attr]))
+                wrong.append(f"{path.relative_to(ROOT)}:{node.lineno}: .{node.attr} "
+                             f"(private to {owners})")
+    assert not wrong, ("private attributes of API objects read above the API:\n"
+                       + "\n".join(wrong))

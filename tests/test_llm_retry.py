@@ -13,7 +13,7 @@ from llm_server import (KEY, LLMServer, anthropic_error, anthropic_text, openai_
 
 from synsema.stdlib.llm import ProviderError  # noqa: E402
 from synsema.stdlib.llm.retry import backoff, retry_after, retryable  # noqa: E402
-from synsema.vm.errors import LimitReached  # noqa: E402
+from synsema.vm.errors import LimitExceeded  # noqa: E402
 
 ADD = {"name": "add", "describe": "Add two numbers", "params": ["a: number", "b: number"],
        "optional": ["b"]}
@@ -196,7 +196,7 @@ def test_a_stalled_server_is_bounded_by_the_runs_time_limit(server):
     provider, sleeps = provider_for(server)
     provider.bound(time.monotonic() + 0.5, 0.5, None)
     started = time.monotonic()
-    with pytest.raises(LimitReached) as err:
+    with pytest.raises(LimitExceeded) as err:
         step(provider)
     assert time.monotonic() - started < 2.0
     assert err.value.message == ("time limit (0.5 s, --timeout) reached while waiting for "
@@ -209,7 +209,7 @@ def test_a_retry_wait_longer_than_the_time_left_is_not_started(server):
                  headers={"Retry-After": "30"})
     provider, sleeps = provider_for(server)
     provider.bound(time.monotonic() + 5, 5, None)
-    with pytest.raises(LimitReached, match=r"time limit \(5 s, --timeout\)"):
+    with pytest.raises(LimitExceeded, match=r"time limit \(5 s, --timeout\)"):
         step(provider)
     assert sleeps == [] and len(server.requests) == 1
 
@@ -217,7 +217,7 @@ def test_a_retry_wait_longer_than_the_time_left_is_not_started(server):
 def test_no_time_left_sends_nothing(server):
     provider, _ = provider_for(server)
     provider.bound(time.monotonic() - 1, 2, None)
-    with pytest.raises(LimitReached):
+    with pytest.raises(LimitExceeded):
         step(provider)
     assert server.requests == []
 

@@ -20,7 +20,7 @@ from synsema.stdlib.llm import prompts
 from synsema.stdlib.plans import OFFLINE_PLAN, strip_fence
 from synsema.stdlib.host import load_all
 from synsema.stdlib.registry import PLAN_REMOVED
-from synsema.vm.errors import LabelViolation, LimitReached, PlanRejected, SynError
+from synsema.vm.errors import LabelViolation, LimitExceeded, PlanRejected, SynError
 from synsema.runtime.machine import VM, Options
 
 import harness
@@ -509,7 +509,7 @@ def test_random_and_mutated_plans_never_crash_the_compiler_or_the_vm():
         try:
             run_plan(vm, text, vm.globals[prog.globals.index("tools")])
             kinds["ok"] += 1
-        except LimitReached:
+        except LimitExceeded:
             kinds["limit"] += 1
         except SynError as e:
             assert e.catchable or isinstance(e, LabelViolation), (text, e)

@@ -74,7 +74,7 @@ def program_tasks():
             program = synsema.compile_source(path.read_text(encoding="utf-8"), path.name)
         except Exception:       # noqa: BLE001 - conformance cases of compile errors
             continue
-        out.append((path, outline(program._program)))
+        out.append((path, outline(program.compiled)))
     assert len(out) >= 20, "expected the example and conformance programs"
     return out
 

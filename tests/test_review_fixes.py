@@ -232,7 +232,7 @@ def test_an_integer_too_long_to_read_is_refused_wherever_it_is_read():
             run('let s be "7"\nfor each i in range(21)\n    set s to s + s\n' + src)
     # A crafted .synb with such a constant is refused when it is read.
     from synsema.vm.errors import InvalidProgram
-    prog = synsema.compile_source("print(1)\n", "t.syn")._program
+    prog = synsema.compile_source("print(1)\n", "t.syn").compiled
     prog.consts.append(10 ** MAX_DIGITS)                # one digit too many
     with pytest.raises(InvalidProgram, match="large integer constant: number too large"):
         codec.decode(codec.encode(prog))

@@ -1,25 +1,31 @@
-"""Every error of Synsema, in one hierarchy (the API re-exports it: synsema.Error, ...).
+"""Every error of Synsema, in one hierarchy: each defined here, once; the API re-exports
+them (synsema.Error, synsema.LimitExceeded, ...), runtime/errors.py adding only the
+errors that exist for a host alone.
 
     HostError (synsema.Error)     what a host sees: message, exit_code, labels
     ├── CompileError              the source does not compile (the compiler's, and the API's
     │   └── PlanRejected            with the report rendered); a plan that does not compile
     ├── InvalidProgram            a .synb the loader refuses
-    └── runtime.errors            UsageError, RunError (ArgumentError, ToolRefused),
-                                  LabelViolation, Refused, LimitExceeded, InternalError
+    ├── Refused                   the ceiling does not grant the requires (exit 3)
+    ├── LabelViolation  ┐         (also SynErrors, below: the VM raises them, and the host
+    ├── LimitExceeded   ├──────    is given the same class, with the report as message)
+    ├── InternalError   ┘
+    └── runtime.errors            UsageError, RunError (ArgumentError, ToolRefused)
     SynError                      inside a run: an error the program may catch
     ├── CapabilityDenied
-    ├── LabelViolation            never caught; the host sees synsema.LabelViolation
-    ├── LimitReached              never caught; the host sees synsema.LimitExceeded
-    └── InternalError             a bug in Synsema; the host sees synsema.InternalError
-    StartRefused                  the ceiling does not grant the requires; synsema.Refused
+    ├── LabelViolation            never caught in the language; exit 3
+    ├── LimitExceeded             never caught; exit 4 (a resource limit)
+    └── InternalError             never caught; a bug in Synsema, exit 70
 
-An error inside a run is a value the program's `try` may see and the VM unwinds with its
-trace; the host's error is the report that run ended with (runtime.run.failure makes it).
-They stay apart so that what a host tool raises (a nested run's synsema.LimitExceeded,
-say) is that tool's failure, never the outer run's own limit.
+An error inside a run is a value the program's `try` may see (when `catchable`) and the
+VM unwinds with its trace; the host's error is the report that run ended with:
+runtime.run.failure makes it, an instance of the same class for the three that are both
+(`reported` true) and a RunError (ToolRefused) for every catchable one. What a host tool
+raises -- a synsema.LimitExceeded of a nested run it let out, say -- is that tool's
+failure, never the outer run's own limit (stdlib.hosttools).
 
-Exit codes (SPEC section 13): 1 compile/runtime error, 2 usage, 3 ceiling or
-label_violation, 4 resource limit, 70 internal error.
+Exit codes (SPEC section 13), each class's `exit_code`: 1 compile/runtime error, 2 usage,
+3 ceiling or label_violation, 4 resource limit, 70 internal error.
 """
 
 from synsema.vm.values import EMPTY     # no labels: one frozenset for the whole VM
@@ -27,8 +33,9 @@ from synsema.vm.values import EMPTY     # no labels: one frozenset for the whole
 
 class HostError(Exception):
     """synsema.Error: the base of every error the embedding API raises to its host
-    (api.py subclasses it; a host tool declared wrongly raises hosttools.ToolError, one
-    too). Defined here, beneath stdlib/ and api.py, so both can derive from it.
+    (runtime/errors.py subclasses it; a host tool declared wrongly raises
+    hosttools.ToolError, one too). Defined here, beneath stdlib/ and runtime/, so all
+    can derive from it.
     `message`: the text `syn` prints; `exit_code`: its exit; `labels`: the labels of a run
     error (under labels; empty otherwise); `host_message`: a run error's own message even
     when `message` withholds it -- for the host only."""
@@ -62,10 +69,16 @@ class SynError(Exception):
     `refusal`: for a host tool call that was refused (stdlib.hostcall), (tool, parameter,
     labels it carried, labels it accepts, reader); the embedding API raises
     synsema.ToolRefused for it. None for every other error.
+
+    `catchable`: whether a `try`/`recover` sees it (SPEC, `try`): labels violations, limits and
+    internal errors end the run. `reported`: true on the error a run ended with as the
+    API gives it to the host (runtime.run.failure: its message is the report), false while
+    it unwinds a run.
     """
     exit_code = 1
     catchable = True
     refusal = None
+    reported = False
 
     def __init__(self, message, labels=EMPTY):
         super().__init__(message)
@@ -81,22 +94,36 @@ class CapabilityDenied(SynError):
     """A builtin was used without the capability it needs (catchable, exit 1)."""
 
 
-class LabelViolation(SynError):
-    """Labelled data would reach a sink, or a forbidden declassify/upgrade. Never caught."""
+class LabelViolation(SynError, HostError):
+    """Labelled data would reach a sink the host ceiling does not open, or a forbidden
+    declassify/upgrade (SPEC 10). Never caught in the language; exit 3. The host is given
+    one too (synsema.LabelViolation), its message the report."""
     exit_code = 3
     catchable = False
+    violation = True
 
 
-class LimitReached(SynError):
-    """A resource limit (--max-steps, --timeout, --max-depth). Never caught; exit 4."""
+class LimitExceeded(SynError, HostError):
+    """A resource limit was reached: max_steps, timeout, max_depth, max_requests or
+    max_tokens (--max-steps, ...), or memory; the message names it (`token limit (500,
+    --max-tokens) reached`). Never caught in the language; exit 4. The host is given one
+    too (synsema.LimitExceeded), its message the report."""
     exit_code = 4
     catchable = False
 
 
-class InternalError(SynError):
-    """A Python exception escaped an operation: a bug in Synsema, exit 70."""
+class InternalError(SynError, HostError):
+    """A Python exception escaped an operation: a bug in Synsema, not in the program;
+    exit 70. As the host is given it (synsema.InternalError), `__cause__` is the error
+    the run ended with, and that one's `original` the Python exception."""
     exit_code = 70
     catchable = False
+
+
+for _cls in (LabelViolation, LimitExceeded, InternalError):
+    # Hosts know these as synsema.api's (tracebacks and pickles name them so).
+    _cls.__module__ = "synsema.api"
+del _cls
 
 
 class CompileError(HostError):
@@ -150,9 +177,16 @@ class InvalidProgram(HostError):
 InvalidProgram.__module__ = "synsema.api"
 
 
-class StartRefused(Exception):
-    """The program's requires exceed the host ceiling (exit 3). `missing` lists them."""
+class Refused(HostError):
+    """The program requires capabilities the host ceiling (cap_set, --cap-set) does not
+    grant; the program does not start (exit 3). `missing`: those it lacks, as the
+    requires say them. The VM raises it with them as its message; the API's message is
+    the whole sentence (runtime.run.start)."""
+    exit_code = 3
 
-    def __init__(self, missing):
-        super().__init__(", ".join(missing))
-        self.missing = missing
+    def __init__(self, message, missing=()):
+        super().__init__(message)
+        self.missing = list(missing)
+
+
+Refused.__module__ = "synsema.api"

@@ -14,7 +14,7 @@ from synsema.vm import caps as C
 from synsema.vm import opcodes as O
 from synsema.vm.decode import FramePads, decode_function, make_task_closures
 from synsema.vm.errors import (EMPTY, CapabilityDenied, InternalError, LabelViolation,  # noqa: F401
-                               LimitReached, StartRefused, SynError)
+                               LimitExceeded, Refused, SynError)
 from synsema.vm.program import cap_text
 from synsema.vm.labels import call_under, taint_try
 from synsema.vm.values import UNSET, Closure, HostFn, Labeled, type_name
@@ -98,7 +98,8 @@ class VM:
         self.gprogram = program
         self.caps, missing = C.agent_set(program.requires, self.ceiling)
         if missing:
-            raise StartRefused([cap_text(c) for c in missing])
+            missing = [cap_text(c) for c in missing]
+            raise Refused(", ".join(missing), missing)
         self.tool = None                # name of the task call_tool is running, if any
         self.tool_requires = ()         # and what that task declared
         self.caller_tool = None         # the tool that ran it by call_tool, if any
@@ -212,7 +213,7 @@ class VM:
         if self.abandoned:
             raise self.given_up()
         if self.max_steps is not None and self.steps >= self.max_steps:
-            raise LimitReached(f"step limit ({self.max_steps}, --max-steps) reached")
+            raise LimitExceeded(f"step limit ({self.max_steps}, --max-steps) reached")
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise self.time_limit()
         return self.take_budget(room)
@@ -220,13 +221,13 @@ class VM:
     def time_limit(self, note=""):
         t = self.timeout
         shown = int(t) if float(t).is_integer() else t
-        return LimitReached(f"time limit ({shown} s, --timeout) reached{note}")
+        return LimitExceeded(f"time limit ({shown} s, --timeout) reached{note}")
 
     def given_up(self):
         """The error of a run its host gave up on (api._in_big_stack: the time limit past
         one long operation, or Ctrl-C): it may act no more."""
         if self.timeout is None:
-            return LimitReached("the run was interrupted: it may act no more")
+            return LimitExceeded("the run was interrupted: it may act no more")
         return self.time_limit()
 
     def tick_call(self, budget, room):
@@ -237,7 +238,7 @@ class VM:
         return self.tick(budget, room)
 
     def depth_limit(self):
-        return LimitReached(f"call depth limit ({self.max_depth}, --max-depth) reached")
+        return LimitExceeded(f"call depth limit ({self.max_depth}, --max-depth) reached")
 
     # ---- errors -----------------------------------------------------------------------
 
@@ -259,7 +260,7 @@ class VM:
         if isinstance(exc, RecursionError):
             # Python's own stack, not --max-depth: calls made through a builtin (call,
             # call_tool, a callback) each nest the interpreter, so they end sooner.
-            return LimitReached(
+            return LimitExceeded(
                 f"call depth limit reached at {self.depth} calls through builtins (call, "
                 "call_tool, callbacks), which nest the interpreter and stop sooner than "
                 f"--max-depth ({self.max_depth}); call the task directly to recurse deeper")
@@ -268,7 +269,7 @@ class VM:
         # too large"); any other Python exception, OverflowError included, is a bug in
         # Synsema and ends the run as an internal error (exit 70).
         if isinstance(exc, MemoryError):
-            return LimitReached("out of memory")
+            return LimitExceeded("out of memory")
         if isinstance(exc, KeyboardInterrupt):
             raise exc
         err = InternalError(f"{type(exc).__name__}: {exc}")

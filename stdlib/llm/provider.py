@@ -17,7 +17,7 @@ import json
 import time
 
 from synsema.stdlib import net
-from synsema.vm.errors import LimitReached
+from synsema.vm.errors import LimitExceeded
 from synsema.vm.errors import SynError
 from synsema.vm.jsonvalues import json_decode, without_surrogates
 
@@ -161,7 +161,7 @@ class Provider:
     # one exchange: cassette, else the network with retries -------------------------------
     def _exchange(self, body):
         if self.max_requests is not None and self.requests >= self.max_requests:
-            raise LimitReached(f"request limit ({self.max_requests}, --max-requests) reached")
+            raise LimitExceeded(f"request limit ({self.max_requests}, --max-requests) reached")
         self.requests += 1
         url, path = self.wire.endpoint(self.config)
         request = {"method": "POST", "path": path, "body": body}
@@ -221,7 +221,7 @@ class Provider:
                 self._remaining, self.note)
         except retry.OutOfTime:
             shown = "" if self.limit is None else f"{self.limit:g} s, "
-            raise LimitReached(f"time limit ({shown}--timeout) reached while waiting for "
+            raise LimitExceeded(f"time limit ({shown}--timeout) reached while waiting for "
                                f"the model ({self.who})") from None
         return status, text, attempts
 
@@ -287,7 +287,7 @@ class Provider:
                 self.tokens_out = (self.tokens_out or 0) + tokens_out
             if self.max_tokens is not None and self.spent > self.max_tokens:
                 # no count in the message: under --labels it can be the model's to set
-                raise LimitReached(f"token limit ({self.max_tokens}, {self.token_flag}) "
+                raise LimitExceeded(f"token limit ({self.max_tokens}, {self.token_flag}) "
                                    "reached")
             # A \uD800 escape the server did not pair is no character: it could not be
             # printed or sent on, so it reads as an undecodable byte does.

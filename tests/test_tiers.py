@@ -266,6 +266,27 @@ print([tools["add"](2, 3), tools["mul"](2, 3)])
 let t be 5
 print(t(1))
 """,
+    "calls of values in tasks": """
+task apply(f, x)
+    give f(x)
+task apply3(f, a, b, c)
+    give f(a, b, c)
+task guarded(f, x)
+    try
+        give f(x) + 1
+    recover e
+        give "caught: " + e
+let g be (a, b, c) => a + b + c
+let out be [apply((x) => x * 2, 4), apply3(g, 1, 2, 3)]
+let i be 0
+while i < 5
+    set out to append(out, apply((x) => x + i, i))
+    set out to append(out, guarded(i, 1))
+    set i to i + 1
+set out to append(out, guarded((x) => x + "a", 1))
+print(out)
+print(apply(nothing, 1))
+""",
 }
 
 
@@ -276,7 +297,8 @@ def test_both_tiers_agree(name):
 
 @pytest.mark.parametrize("name", ["recursion", "lambdas and captures", "arithmetic and branches",
                                   "try and recover across calls", "lists, maps, aliasing",
-                                  "text building", "globals from tasks"])
+                                  "text building", "globals from tasks",
+                                  "calls of values in tasks"])
 def test_the_programs_are_translated(name):
     """What these tests compare is tier 2's own code, not the loop it falls back to."""
     names, declined = translated(PROGRAMS[name])
@@ -329,6 +351,10 @@ for each c in ["Lima", "Cusco"]
 print(out)
 let f be host_tool("weather.lookup")
 print(call_tool(f, {"city": "Puno"}))
+task ask(g, c)
+    let r be g(c)
+    give r + "!"
+print(ask(f, "Quito"))
 print(f(3))
 """
     program = compile_source(src, "app.syn")
@@ -346,7 +372,7 @@ print(f(3))
     assert res[0] == res[1]
     assert res[0][1] is not None and "Lima" in res[0][0]
     assert calls[:len(calls) // 2] == calls[len(calls) // 2:]
-    assert calls[:3] == ["Lima", "Cusco", "Puno"]
+    assert calls[:4] == ["Lima", "Cusco", "Puno", "Quito"]
 
 
 @pytest.mark.parametrize("twin", ["fib", "while loop", "text building", "list+map building",

@@ -196,6 +196,30 @@ class _Fold(ast.NodeTransformer):
         return node
 
 
+_CMP_OPS = (("<=", "le"), (">", "gt"), (">=", "ge"), ("==", "eq"), ("!=", "ne"))
+
+
+class _Compare(ast.NodeTransformer):
+    """`compare(kind, a, b)` (ops.compare_kind) of a kind known when translating, inline:
+    the comparison itself for two ints, and for EQ/NE of two texts (what compare_kind and
+    equality.equal answer for them), else the kind's own function (le, gt, ge, eq, ne) as
+    compare_kind calls it."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if not (_is_call(node, "compare") and len(node.args) == 3 and
+                isinstance(node.args[0], ast.Constant) and
+                type(node.args[0].value) is int and 0 <= node.args[0].value < 5 and
+                all(isinstance(x, (ast.Name, ast.Constant)) for x in node.args[1:])):
+            return node
+        sym, fn = _CMP_OPS[node.args[0].value]
+        test = "type(a) is int and type(b) is int"
+        if sym in ("==", "!="):
+            test = f"({test} or type(a) is str and type(b) is str)"
+        e = ast.parse(f"(a {sym} b) if {test} else {fn}(a, b)", mode="eval").body
+        return _Subst({"a": node.args[1], "b": node.args[2]}).visit(e)
+
+
 def _pure(node):
     """No effect when evaluated (a decided test may skip it): no call but type()."""
     return all(not isinstance(n, ast.Call) or _is_call(n, "type") for n in ast.walk(node))
@@ -279,6 +303,40 @@ def _set_line(node, line):
             if type(n) is ast.Name and n.id.startswith("_LOOP_"):
                 raise Declined(f"the loop's {n.id[6:]}")
     return node
+
+
+def _has_continue(node):
+    return any(isinstance(n, ast.Continue) for n in ast.walk(node))
+
+
+def _raises(s):
+    """A statement that always raises: ops.not_callable(...)."""
+    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and \
+        isinstance(s.value.func, ast.Attribute) and s.value.func.attr == "not_callable" and \
+        isinstance(s.value.func.value, ast.Name) and s.value.func.value.id == "ops"
+
+
+def _absorb(stmts):
+    """A last part's `continue` (this instruction is done: a host tool's call of a call
+    instruction) as a path that falls through to the part's end: the statements after the
+    `if` holding it are moved into its other paths. Both paths then end at the instruction's
+    end with the same stack, and the next instruction is reached by one goto instead of
+    two (the block merging puts it in place: no dispatch after a call)."""
+    out = []
+    for i, s in enumerate(stmts):
+        if isinstance(s, ast.Continue):
+            return out
+        if _raises(s):
+            # it raises itself: `raise` of it ends the path for the translator too
+            out.append(ast.Raise(exc=s.value, cause=None))
+            return out
+        out.append(s)
+        if isinstance(s, ast.If) and _has_continue(s):
+            rest = stmts[i + 1:]
+            s.body = _absorb(s.body + copy.deepcopy(rest)) or [ast.Pass()]
+            s.orelse = _absorb(s.orelse + rest)
+            return out
+    return out
 
 
 def _terminates(stmts):
@@ -382,6 +440,7 @@ class FunctionTranslator:
         for b, stmts in blocks.items():
             if _jumps_to(stmts, b):
                 blocks[b] = _self_loop(stmts, b)
+            _forward(blocks[b])
         return self.function(blocks)
 
     def block(self, start):
@@ -443,6 +502,10 @@ class FunctionTranslator:
                 jump_dropped = True
                 nxt = f["t"].value + 1
             stmts = self.prepare(stmts, f, idx, drop_jump)
+            if k == len(parts) - 1 and not threaded and not tail:
+                stmts = _absorb(stmts)
+            self.new_list = None
+            self.new_used = False
             stmts, stack = self.part(stmts, ins_, outs, raw, stack, idx, line, succ)
             out += [_set_line(x, line) for x in stmts]
             if stack is None:
@@ -523,7 +586,7 @@ class FunctionTranslator:
         if drop_jump:
             stmts = [s for s in stmts if not (isinstance(s, ast.Expr) and
                                                 _is_call(s.value, "JUMP"))]
-        stmts = [Sub().visit(s) for s in stmts]
+        stmts = [_Compare().visit(Sub().visit(s)) for s in stmts]
         if any(isinstance(n, ast.Name) and n.id == "_budget" for s in stmts
                for n in ast.walk(s)):
             self.uses_budget = True
@@ -651,6 +714,28 @@ class FunctionTranslator:
 
     def stmt(self, s, stack, idx, line, succ):
         stack = list(stack)
+        pre = []
+        reads_new = any(isinstance(n, ast.Name) and n.id == "new" and
+                        isinstance(n.ctx, ast.Load) for n in ast.walk(s))
+        if self.new_list is None and reads_new and self.new_used:
+            raise Declined("a call's argument list read twice")
+        if self.new_list is not None:
+            v = self.new_list
+            if reads_new:
+                s = _Subst({"new": v}).visit(s)
+                self.new_list = None
+                self.new_used = True
+            else:
+                names = {n.id for n in ast.walk(v) if isinstance(n, ast.Name)} | {"new"}
+                if any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and
+                       n.id in names or _is_call(n, "push") or isinstance(n, ast.Delete)
+                       for n in ast.walk(s)):
+                    # its elements may change: the list is built here
+                    self.new_list = None
+                    pre = [ast.Assign([_name("new", ast.Store())], v)]
+        if pre:
+            out, st = self.stmt(s, stack, idx, line, succ)
+            return pre + out, st
         if isinstance(s, ast.Expr) and _is_call(s.value, "JUMP"):
             t = s.value.args[0]
             if not isinstance(t, ast.Constant):
@@ -678,7 +763,11 @@ class FunctionTranslator:
             self.new_args = list(v.elts)
             if self.task_call:
                 return [], stack
-            return [ast.Assign(s.targets, v)], stack
+            # A call value's argument list: only a host tool's call reads it (vm.call_host),
+            # built there (a translated callee takes the arguments themselves).
+            self.new_list = v
+            self.new_used = False
+            return [], stack
         if isinstance(s, ast.Continue):     # this instruction is done: on to the next
             return self.goto(idx + 1, stack, succ, line), None
         if isinstance(s, ast.Expr) and _is_call(s.value, "push"):
@@ -926,6 +1015,39 @@ def _self_loop(stmts, b):
     return [ast.While(ast.Constant(True), stmts, []), ast.Continue()]
 
 
+def _glob_slot(node):
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and \
+            node.value.id == "glob" and isinstance(node.slice, ast.Constant):
+        return node.slice.value
+    return None
+
+
+def _forward(stmts):
+    """`glob[g] = x` then `y = glob[g]` (the top level's `let v be ..` and a read of v
+    next): y takes x, the list is not read again. In every statement list, recursively."""
+    i = 0
+    while i < len(stmts):
+        st = stmts[i]
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(st, field, None)
+            if inner:
+                _forward(inner)
+        for h in getattr(st, "handlers", ()):
+            _forward(h.body)
+        if i + 1 < len(stmts) and isinstance(st, ast.Assign) and len(st.targets) == 1 and \
+                _glob_slot(st.targets[0]) is not None and isinstance(st.value, ast.Name):
+            nx = stmts[i + 1]
+            if isinstance(nx, ast.Assign) and len(nx.targets) == 1 and \
+                    isinstance(nx.targets[0], ast.Name) and \
+                    _glob_slot(nx.value) == _glob_slot(st.targets[0]):
+                if nx.targets[0].id == st.value.id:
+                    del stmts[i + 1]
+                else:
+                    nx.value = ast.Name(st.value.id, ast.Load(), lineno=nx.lineno,
+                                        end_lineno=nx.lineno, col_offset=0, end_col_offset=0)
+        i += 1
+
+
 def _tree(keys, blocks):
     """The dispatch over blocks: `if _b < K` tests, halving, down to one block."""
     if len(keys) == 1:
@@ -1084,7 +1206,7 @@ class Translation:
             "    glob = vm.globals\n"
             "    _decoded, _pads = vm.decoded, vm.pads\n"
             "    add, sub, mul, div, mod = ops.add, ops.sub, ops.mul, ops.div, ops.mod\n"
-            "    lt, le, gt, ge, eq = ops.lt, ops.le, ops.gt, ops.ge, ops.eq\n"
+            "    lt, le, gt, ge, eq, ne = ops.lt, ops.le, ops.gt, ops.ge, ops.eq, ops.ne\n"
             "    index = ops.index\n"
             "    compare = ops.compare_kind\n"
             "    refcount = sys.getrefcount\n").body[0]

@@ -1012,7 +1012,96 @@ def _self_loop(stmts, b):
         else:
             lst[i] = ast.Break(lineno=lst[i].lineno, end_lineno=lst[i].lineno, col_offset=0,
                                end_col_offset=0)
-    return [ast.While(ast.Constant(True), stmts, []), ast.Continue()]
+    pre = _hoist_type_tests(stmts)
+    return pre + [ast.While(ast.Constant(True), stmts, []), ast.Continue()]
+
+
+_TESTED = ("int", "str", "list", "dict", "float")
+
+
+def _type_test(n):
+    """(variable, type name) of `type(v) is T` of a local or stack variable, or None."""
+    if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.Is) and \
+            _is_call(n.left, "type") and len(n.left.args) == 1 and \
+            isinstance(n.left.args[0], ast.Name) and n.left.args[0].id[:2] in ("_l", "_s") and \
+            isinstance(n.comparators[0], ast.Name) and n.comparators[0].id in _TESTED:
+        return n.left.args[0].id, n.comparators[0].id
+    return None
+
+
+def _hoist_type_tests(stmts):
+    """In a loop of one block, `type(v) is T` tested more often than v is assigned (a
+    local the loop never sets, an index used twice): the test's value kept in a variable,
+    computed before the loop and again after each assignment of v. Returns the statements
+    to run before the loop; the loop's statements are changed in place."""
+    uses, simple, stores = {}, {}, {}
+
+    def hot(node):
+        # the tests on the usual path: not in an `else`/`elif` or an except handler
+        if isinstance(node, ast.If):
+            hot(node.test)
+            for x in node.body:
+                hot(x)
+            return
+        if isinstance(node, ast.Try):
+            for x in node.body + node.finalbody:
+                hot(x)
+            return
+        if isinstance(node, ast.While):
+            for x in node.body:
+                hot(x)
+            return
+        key = _type_test(node)
+        if key is not None:
+            uses[key] = uses.get(key, 0) + 1
+        for x in ast.iter_child_nodes(node):
+            hot(x)
+    for st in stmts:
+        hot(st)
+        for n in ast.walk(st):
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and \
+                    isinstance(n.targets[0], ast.Name):
+                simple[n.targets[0].id] = simple.get(n.targets[0].id, 0) + 1
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                stores[n.id] = stores.get(n.id, 0) + 1
+    keep = {(v, t) for (v, t), k in uses.items()
+            if stores.get(v, 0) == simple.get(v, 0) and k > stores.get(v, 0)}
+    if not keep:
+        return []
+
+    def flag(v, t):
+        return f"_t{v}_{t}"
+
+    def test(v, t):
+        return ast.Assign([_name(flag(v, t), ast.Store())],
+                          ast.Compare(ast.Call(_name("type"), [_name(v)], []), [ast.Is()],
+                                      [_name(t)]))
+
+    class Use(ast.NodeTransformer):
+        def visit_Compare(self, node):
+            key = _type_test(node)
+            if key in keep:
+                return _name(flag(*key))
+            self.generic_visit(node)
+            return node
+
+    def walk(lst):
+        out = []
+        for st in lst:
+            st = Use().visit(st)
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(st, field, None)
+                if inner:
+                    setattr(st, field, walk(inner))
+            for h in getattr(st, "handlers", ()):
+                h.body = walk(h.body)
+            out.append(st)
+            if isinstance(st, ast.Assign) and len(st.targets) == 1 and \
+                    isinstance(st.targets[0], ast.Name):
+                out += [test(v, t) for v, t in sorted(keep) if v == st.targets[0].id]
+        return out
+    stmts[:] = walk(stmts)
+    return [test(v, t) for v, t in sorted(keep)]
 
 
 def _glob_slot(node):

@@ -266,6 +266,26 @@ print([tools["add"](2, 3), tools["mul"](2, 3)])
 let t be 5
 print(t(1))
 """,
+    "arithmetic chains of mixed values": """
+let xs be [1, 2.5, "a", 3, 100000000000000000000000, -4, true]
+let out be []
+for each x in xs
+    for each y in xs
+        try
+            set out to append(out, (x * y + 1) % 7)
+        recover e
+            set out to append(out, e)
+print(out)
+task dot(a, b)
+    let s be 0
+    for each i in range(len(a))
+        set s to s + a[i] * b[i]
+    give s
+print(dot([1, 2, 3], [4, 5, 6]))
+print(dot([1.5, 2], [2, 2]))
+print(dot([100000000000000000000000, 2], [100000000000000000000000, 3]))
+print(dot(["a", "b"], [2, 3]))
+""",
     "calls of values in tasks": """
 task apply(f, x)
     give f(x)
@@ -298,7 +318,8 @@ def test_both_tiers_agree(name):
 @pytest.mark.parametrize("name", ["recursion", "lambdas and captures", "arithmetic and branches",
                                   "try and recover across calls", "lists, maps, aliasing",
                                   "text building", "globals from tasks",
-                                  "calls of values in tasks"])
+                                  "calls of values in tasks",
+                                  "arithmetic chains of mixed values"])
 def test_the_programs_are_translated(name):
     """What these tests compare is tier 2's own code, not the loop it falls back to."""
     names, declined = translated(PROGRAMS[name])

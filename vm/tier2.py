@@ -437,6 +437,8 @@ class FunctionTranslator:
                 if t not in blocks:
                     work.append(t)
         _merge_blocks(blocks, set(self.try_depth))
+        for b in blocks:
+            blocks[b] = _specialize(blocks[b])
         for b, stmts in blocks.items():
             if _jumps_to(stmts, b):
                 blocks[b] = _self_loop(stmts, b)
@@ -1102,6 +1104,105 @@ def _hoist_type_tests(stmts):
         return out
     stmts[:] = walk(stmts)
     return [test(v, t) for v, t in sorted(keep)]
+
+
+_INT_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Mod)
+
+
+def _int_result(st):
+    """Z of `if type(x) is int and type(y) is int ...: Z = x op y` (+ - * %, the int fast
+    path of an arithmetic instruction; an operand may be an int constant): Z is an int
+    when that path ran."""
+    if not isinstance(st, ast.If) or len(st.body) != 1:
+        return None
+    a = st.body[0]
+    if not (isinstance(a, ast.Assign) and len(a.targets) == 1 and
+            isinstance(a.targets[0], ast.Name) and isinstance(a.value, ast.BinOp) and
+            isinstance(a.value.op, _INT_OPS)):
+        return None
+    conj = st.test.values if isinstance(st.test, ast.BoolOp) and \
+        isinstance(st.test.op, ast.And) else [st.test]
+    ints = {k[0] for k in map(_type_test_any, conj) if k is not None and k[1] == "int"}
+    for x in (a.value.left, a.value.right):
+        if isinstance(x, ast.Name) and x.id in ints:
+            continue
+        if type(getattr(x, "_value", None)) is int or \
+                (isinstance(x, ast.Constant) and type(x.value) is int):
+            continue
+        return None
+    return a.targets[0].id
+
+
+def _type_test_any(n):
+    """(variable, type name) of `type(v) is T` of any variable, or None."""
+    if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.Is) and \
+            _is_call(n.left, "type") and len(n.left.args) == 1 and \
+            isinstance(n.left.args[0], ast.Name) and isinstance(n.comparators[0], ast.Name) \
+            and n.comparators[0].id in _TYPES_KNOWN:
+        return n.left.args[0].id, n.comparators[0].id
+    return None
+
+
+_TYPES_KNOWN = ("int", "str", "list", "dict", "float", "bool")
+
+
+class _KnownInt(ast.NodeTransformer):
+    def __init__(self, z):
+        self.z = z
+
+    def visit_Compare(self, node):
+        k = _type_test_any(node)
+        if k is not None and k[0] == self.z:
+            return ast.Constant(k[1] == "int")
+        self.generic_visit(node)
+        return node
+
+
+def _leaves(node):
+    return any(isinstance(n, (ast.Continue, ast.Break, ast.Return, ast.While))
+               for n in ast.walk(node))
+
+
+def _specialize(stmts):
+    """An arithmetic instruction's int path followed by another instruction that tests
+    the result's type (`s + a * b`, `(i * 3 + j) % 7`): the second one is put on both
+    paths (with the copies between them), and on the int path its tests of that type are
+    decided. The same statements run in the same order on each path."""
+    out = list(stmts)
+    i = 0
+    while i < len(out):
+        st = out[i]
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(st, field, None)
+            if inner:
+                setattr(st, field, _specialize(inner))
+        for h in getattr(st, "handlers", ()):
+            h.body = _specialize(h.body)
+        z = _int_result(st)
+        if z is not None:
+            j = i + 1
+            while j < len(out) and isinstance(out[j], ast.Assign) and \
+                    len(out[j].targets) == 1 and isinstance(out[j].targets[0], ast.Name) and \
+                    out[j].targets[0].id != z and \
+                    isinstance(out[j].value, (ast.Name, ast.Constant)):
+                j += 1
+            nx = out[j] if j < len(out) else None
+            if isinstance(nx, ast.If) and not _leaves(nx) and any(
+                    k is not None and k[0] == z for k in map(_type_test_any, ast.walk(nx.test))):
+                moved = out[i + 1:j + 1]
+                known = copy.deepcopy(moved)
+                test_if = known[-1]
+                while True:         # the tests of the if/elif chain, not its bodies
+                    test_if.test = _KnownInt(z).visit(test_if.test)
+                    if len(test_if.orelse) == 1 and isinstance(test_if.orelse[0], ast.If):
+                        test_if = test_if.orelse[0]
+                    else:
+                        break
+                st.body = st.body + _fold_block(known)
+                st.orelse = st.orelse + moved
+                del out[i + 1:j + 1]
+        i += 1
+    return out
 
 
 def _glob_slot(node):

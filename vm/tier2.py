@@ -868,8 +868,13 @@ class FunctionTranslator:
                                              ast.BinOp(_name("_d"), ast.Add(),
                                                        ast.Constant(1))], [])
         else:
-            fnx = ast.Subscript(_name("_T"), ast.Attribute(_name("callee"), "func",
-                                                           ast.Load()), ast.Load())
+            # The callee's translated function: _T is an exact dict (a subscript of it is
+            # the interpreter's fast one); a function of another program (a plan's task
+            # value) is not in it, and runs in the loop (_miss).
+            fnx = _name("_fn")
+            look = _template("try:\n    _fn = _T[callee.func]\n"
+                             "except KeyError:\n    _fn = _miss(callee.func)\n")
+            look = [_Subst(self.env).visit(x) for x in look]
             caps = ast.Attribute(_name("callee"), "captures", ast.Load())
             direct = ast.Call(fnx, [ast.BinOp(_name("_d"), ast.Add(), ast.Constant(1)), caps,
                                     *args], [])
@@ -880,7 +885,9 @@ class FunctionTranslator:
                                                        ast.Constant(1))], [])
         e = ast.IfExp(ast.Compare(_name("_d"), [ast.Lt()], [_name("_dlim")]), direct, deep)
         e = _Subst(self.env).visit(e)
-        return self.push(e, stack, line), stack
+        if kind == "task":
+            return self.push(e, stack, line), stack
+        return look + self.push(e, stack, line), stack
 
     # -- the Python function
     def function(self, blocks):
@@ -1452,6 +1459,10 @@ def _enter(fn, closure, args, dlim):
         _budget, _base, _dlim, vm._run = saved
 
 
+def _miss(func):
+    return lambda d, caps, *args: _deep(func, caps, list(args), d)
+
+
 def _deep(func, caps, args, d):
     nonlocal _budget
     vm.return_budget(_budget)
@@ -1493,19 +1504,6 @@ _STRICT = os.environ.get("SYN_TIER_STRICT") == "1"
 _LOCK = threading.Lock()
 
 
-class _Funcs(dict):
-    """Function -> its translated Python function; another program's (a plan's task
-    value) runs in the loop."""
-
-    def __init__(self, deep):
-        super().__init__()
-        self.deep = deep
-
-    def __missing__(self, func):
-        deep = self.deep
-        return lambda d, caps, *args: deep(func, caps, list(args), d)
-
-
 class Bound:
     """A translation's functions for one VM."""
 
@@ -1533,11 +1531,11 @@ class Bound:
             err.trace.append((func, p[0], p[1]))
             return err
 
-        table = _Funcs(None)
+        table = {}
         ns = {"ops": ops, "sys": sys, "UNSET": UNSET, "Closure": Closure, "HostFn": HostFn,
               "SynError": SynError, "_run1": run1}
         exec(t.code, ns)
-        fns, self.enter, table.deep = ns["_factory"](K, tuple(funcs), C, vm, fail, table)
+        fns, self.enter, _ = ns["_factory"](K, tuple(funcs), C, vm, fail, table)
         table.update(fns)
         self.table = table
         self.translated = {funcs[fi] for fi in t.translated}

@@ -443,6 +443,7 @@ class FunctionTranslator:
             if _jumps_to(stmts, b):
                 blocks[b] = _self_loop(stmts, b)
             _forward(blocks[b])
+            _next_as_for(blocks[b])
         return self.function(blocks)
 
     def block(self, start):
@@ -1212,6 +1213,42 @@ def _specialize(stmts):
     return out
 
 
+def _next_as_for(stmts):
+    """`v = next(it, UNSET)` then `if v is UNSET: <exhausted>` (FOR_ITER) as
+    `for v in it: break` with `else: v = UNSET; <exhausted>`: the interpreter's own step
+    of an iterator instead of a call of next(). The `else` is outside the `for`, so a
+    `break` or `continue` there is the enclosing loop's, as before. In every statement
+    list, recursively."""
+    i = 0
+    while i < len(stmts):
+        st = stmts[i]
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(st, field, None)
+            if inner:
+                _next_as_for(inner)
+        for h in getattr(st, "handlers", ()):
+            _next_as_for(h.body)
+        if i + 1 < len(stmts) and isinstance(st, ast.Assign) and len(st.targets) == 1 and \
+                isinstance(st.targets[0], ast.Name) and _is_call(st.value, "next") and \
+                len(st.value.args) == 2 and isinstance(st.value.args[1], ast.Name) and \
+                st.value.args[1].id == "UNSET" and isinstance(st.value.args[0], ast.Name):
+            v = st.targets[0].id
+            nx = stmts[i + 1]
+            if isinstance(nx, ast.If) and isinstance(nx.test, ast.Compare) and \
+                    isinstance(nx.test.left, ast.Name) and nx.test.left.id == v and \
+                    len(nx.test.ops) == 1 and isinstance(nx.test.ops[0], ast.Is) and \
+                    isinstance(nx.test.comparators[0], ast.Name) and \
+                    nx.test.comparators[0].id == "UNSET":
+                at = dict(lineno=st.lineno, end_lineno=st.lineno, col_offset=0,
+                          end_col_offset=0)
+                reset = ast.Assign([ast.Name(v, ast.Store(), **at)],
+                                   ast.Name("UNSET", ast.Load(), **at), **at)
+                loop = ast.For(ast.Name(v, ast.Store(), **at), st.value.args[0],
+                               [ast.Break(**at)], [reset] + nx.body, **at)
+                stmts[i:i + 2] = [loop] + nx.orelse
+        i += 1
+
+
 def _glob_slot(node):
     if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and \
             node.value.id == "glob" and isinstance(node.slice, ast.Constant):
@@ -1366,6 +1403,11 @@ class Translation:
             if _STRICT:
                 raise
             return None
+
+    def source(self):
+        """The generated Python, as text (for reading it: `translation(program, vm)
+        .source()`; the code object is compiled from the tree, not from this text)."""
+        return ast.unparse(self.tree)
 
     def line(self, fi, idx, part):
         key = (fi, idx, part)

@@ -937,6 +937,7 @@ class FunctionTranslator:
         defaults = [_name("UNSET") for _ in range(nparams)]
         fdef = ast.FunctionDef(self.tr.fn_name(func), ast.arguments(
             [], args, None, [], [], None, defaults), body, [], None)
+        _drop_dead_copies(fdef)
         return fdef
 
 
@@ -1247,6 +1248,37 @@ def _next_as_for(stmts):
                                [ast.Break(**at)], [reset] + nx.body, **at)
                 stmts[i:i + 2] = [loop] + nx.orelse
         i += 1
+
+
+def _drop_dead_copies(fdef):
+    """`x = <constant or variable>` of a name the function never reads (a body's count
+    `n` once its uses are decided, a copy made for a path the translation removed): not
+    made. The function's nonlocal names (the step budget) are read elsewhere: kept; so is
+    `x = UNSET` (an exhausted loop drops its last item: a reference the in-place append's
+    aliasing rule would count)."""
+    read = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and
+            not isinstance(n.ctx, ast.Store)}
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Nonlocal):
+            read.update(n.names)
+
+    def dead(st):
+        return isinstance(st, ast.Assign) and len(st.targets) == 1 and \
+            isinstance(st.targets[0], ast.Name) and st.targets[0].id not in read and \
+            isinstance(st.value, (ast.Constant, ast.Name)) and \
+            not (isinstance(st.value, ast.Name) and st.value.id == "UNSET")
+
+    for n in ast.walk(fdef):
+        for field in ("body", "orelse", "finalbody"):
+            lst = getattr(n, field, None)
+            if isinstance(lst, list) and any(dead(st) for st in lst):
+                kept = [st for st in lst if not dead(st)]
+                if not kept and field in ("body", "finalbody") and \
+                        not isinstance(n, ast.FunctionDef):
+                    line = lst[0].lineno
+                    kept = [ast.Pass(lineno=line, end_lineno=line, col_offset=0,
+                                     end_col_offset=0)]
+                setattr(n, field, kept)
 
 
 def _glob_slot(node):

@@ -1116,6 +1116,8 @@ def _hoist_type_tests(stmts):
 
 
 _INT_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Mod)
+_BETWEEN = 4
+_MOVE_NODES = 200         # the most a statement put on both paths may hold
 
 
 def _int_result(st):
@@ -1178,25 +1180,31 @@ def _specialize(stmts):
     paths (with the copies between them), and on the int path its tests of that type are
     decided. The same statements run in the same order on each path."""
     out = list(stmts)
-    i = 0
-    while i < len(out):
-        st = out[i]
+    for st in out:
         for field in ("body", "orelse", "finalbody"):
             inner = getattr(st, field, None)
             if inner:
                 setattr(st, field, _specialize(inner))
         for h in getattr(st, "handlers", ()):
             h.body = _specialize(h.body)
+    # from the last: an instruction put on both paths of the one before it may already
+    # hold the one after it (`(i * 7) % n` then an index by it)
+    for i in range(len(out) - 1, -1, -1):
+        st = out[i]
         z = _int_result(st)
         if z is not None:
             j = i + 1
-            while j < len(out) and isinstance(out[j], ast.Assign) and \
-                    len(out[j].targets) == 1 and isinstance(out[j].targets[0], ast.Name) and \
-                    out[j].targets[0].id != z and \
-                    isinstance(out[j].value, (ast.Name, ast.Constant)):
+            # statements between them: a few that set other variables (loads, builtin
+            # calls), without branches
+            while j < len(out) and j - i <= _BETWEEN and \
+                    isinstance(out[j], (ast.Assign, ast.Expr)) and \
+                    not any(isinstance(n, ast.Name) and n.id == z and
+                            isinstance(n.ctx, ast.Store) for n in ast.walk(out[j])) and \
+                    not _leaves(out[j]):
                 j += 1
             nx = out[j] if j < len(out) else None
-            if isinstance(nx, ast.If) and not _leaves(nx) and any(
+            if isinstance(nx, ast.If) and not _leaves(nx) and \
+                    sum(1 for x in out[i + 1:j + 1] for _ in ast.walk(x)) <= _MOVE_NODES and any(
                     k is not None and k[0] == z for k in map(_type_test_any, ast.walk(nx.test))):
                 moved = out[i + 1:j + 1]
                 known = copy.deepcopy(moved)
@@ -1210,7 +1218,6 @@ def _specialize(stmts):
                 st.body = st.body + _fold_block(known)
                 st.orelse = st.orelse + moved
                 del out[i + 1:j + 1]
-        i += 1
     return out
 
 
@@ -1290,7 +1297,8 @@ def _glob_slot(node):
 
 def _forward(stmts):
     """`glob[g] = x` then `y = glob[g]` (the top level's `let v be ..` and a read of v
-    next): y takes x, the list is not read again. In every statement list, recursively."""
+    next, maybe after other reads of the top level's variables): y takes x, the list is
+    not read again. In every statement list, recursively."""
     i = 0
     while i < len(stmts):
         st = stmts[i]
@@ -1300,17 +1308,26 @@ def _forward(stmts):
                 _forward(inner)
         for h in getattr(st, "handlers", ()):
             _forward(h.body)
-        if i + 1 < len(stmts) and isinstance(st, ast.Assign) and len(st.targets) == 1 and \
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and \
                 _glob_slot(st.targets[0]) is not None and isinstance(st.value, ast.Name):
-            nx = stmts[i + 1]
-            if isinstance(nx, ast.Assign) and len(nx.targets) == 1 and \
-                    isinstance(nx.targets[0], ast.Name) and \
-                    _glob_slot(nx.value) == _glob_slot(st.targets[0]):
-                if nx.targets[0].id == st.value.id:
-                    del stmts[i + 1]
-                else:
-                    nx.value = ast.Name(st.value.id, ast.Load(), lineno=nx.lineno,
+            g, x = _glob_slot(st.targets[0]), st.value.id
+            # the loads that follow it (of any slot, into variables other than x)
+            j = i + 1
+            while j < len(stmts):
+                nx = stmts[j]
+                if not (isinstance(nx, ast.Assign) and len(nx.targets) == 1 and
+                        isinstance(nx.targets[0], ast.Name) and
+                        _glob_slot(nx.value) is not None):
+                    break
+                if _glob_slot(nx.value) == g:
+                    if nx.targets[0].id == x:
+                        del stmts[j]
+                        continue
+                    nx.value = ast.Name(x, ast.Load(), lineno=nx.lineno,
                                         end_lineno=nx.lineno, col_offset=0, end_col_offset=0)
+                if nx.targets[0].id == x:
+                    break
+                j += 1
         i += 1
 
 

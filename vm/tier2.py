@@ -718,8 +718,9 @@ class FunctionTranslator:
     def stmt(self, s, stack, idx, line, succ):
         stack = list(stack)
         pre = []
-        reads_new = any(isinstance(n, ast.Name) and n.id == "new" and
-                        isinstance(n.ctx, ast.Load) for n in ast.walk(s))
+        reads_new = (self.new_list is not None or self.new_used) and any(
+            isinstance(n, ast.Name) and n.id == "new" and isinstance(n.ctx, ast.Load)
+            for n in ast.walk(s))
         if self.new_list is None and reads_new and self.new_used:
             raise Declined("a call's argument list read twice")
         if self.new_list is not None:
@@ -1263,29 +1264,35 @@ def _drop_dead_copies(fdef):
     made. The function's nonlocal names (the step budget) are read elsewhere: kept; so is
     `x = UNSET` (an exhausted loop drops its last item: a reference the in-place append's
     aliasing rule would count)."""
-    read = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and
-            not isinstance(n.ctx, ast.Store)}
+    read = set()
+    lists = []
     for n in ast.walk(fdef):
-        if isinstance(n, ast.Nonlocal):
+        t = type(n)
+        if t is ast.Name:
+            if type(n.ctx) is not ast.Store:
+                read.add(n.id)
+        elif t is ast.Nonlocal:
             read.update(n.names)
+        elif t is not ast.FunctionDef:
+            for field in ("body", "orelse", "finalbody"):
+                lst = getattr(n, field, None)
+                if lst and type(lst) is list and any(type(x) is ast.Assign for x in lst):
+                    lists.append((n, field, lst))
 
     def dead(st):
-        return isinstance(st, ast.Assign) and len(st.targets) == 1 and \
-            isinstance(st.targets[0], ast.Name) and st.targets[0].id not in read and \
+        return type(st) is ast.Assign and len(st.targets) == 1 and \
+            type(st.targets[0]) is ast.Name and st.targets[0].id not in read and \
             isinstance(st.value, (ast.Constant, ast.Name)) and \
-            not (isinstance(st.value, ast.Name) and st.value.id == "UNSET")
+            not (type(st.value) is ast.Name and st.value.id == "UNSET")
 
-    for n in ast.walk(fdef):
-        for field in ("body", "orelse", "finalbody"):
-            lst = getattr(n, field, None)
-            if isinstance(lst, list) and any(dead(st) for st in lst):
-                kept = [st for st in lst if not dead(st)]
-                if not kept and field in ("body", "finalbody") and \
-                        not isinstance(n, ast.FunctionDef):
-                    line = lst[0].lineno
-                    kept = [ast.Pass(lineno=line, end_lineno=line, col_offset=0,
-                                     end_col_offset=0)]
-                setattr(n, field, kept)
+    for n, field, lst in lists:
+        if any(dead(st) for st in lst):
+            kept = [st for st in lst if not dead(st)]
+            if not kept and field in ("body", "finalbody"):
+                line = lst[0].lineno
+                kept = [ast.Pass(lineno=line, end_lineno=line, col_offset=0,
+                                 end_col_offset=0)]
+            setattr(n, field, kept)
 
 
 def _glob_slot(node):

@@ -13,6 +13,13 @@ of a call becomes a Python call. Every check of a body stays (int fast paths wit
 fallbacks, the size tests of `*` and `%`, index rules, the in-place append's aliasing
 rule, the step budget at back edges and calls, depth, arity, host tools).
 
+Then passes over the blocks' trees (each says what it keeps): _specialize (an instruction
+testing an arithmetic result's type on both paths of its int test), _self_loop with
+_hoist_type_tests (a loop's repeated type tests in variables), _forward (the top level's
+store then load), _next_as_for (FOR_ITER as a Python `for`), _drop_dead_copies; and while
+translating: _Compare (a comparison of a known kind inline), _absorb (a call value's host
+path falls through). Translation.source() is the generated Python as text.
+
 What the loop does around the bodies is done here the same way: an error gets this
 frame's position (from the Python line of the statement that raised: each instruction
 part has its own line, so a superinstruction's part shows its own position, as the loop's

@@ -481,3 +481,23 @@ def test_a_translator_failure_leaves_the_program_to_the_loop(monkeypatch):
     out = []
     VM(program, Options(tier=2, out=out.append)).run_main()
     assert out == ["610\n"]
+
+
+def test_a_straight_line_script_does_not_import_tier2():
+    # vm.tier2_gate decides without vm.tier2 (and `ast`, its import cost at start-up).
+    import subprocess
+    import sys
+    code = ("import sys\n"
+            "from synsema.compiler import compile_source\n"
+            "from synsema.runtime.machine import VM\n"
+            "from synsema.vm.machine import Options\n"
+            "out = []\n"
+            "VM(compile_source('print(1)\\n', 'a.syn'), Options(out=out.append, tier='auto'))"
+            ".run_main()\n"
+            "assert out == ['1\\n'], out\n"
+            "assert 'synsema.vm.tier2' not in sys.modules\n"
+            "VM(compile_source('let i be 0\\nwhile i < 3\\n    set i to i + 1\\nprint(i)\\n',"
+            " 'b.syn'), Options(out=out.append, tier='auto')).run_main()\n"
+            "assert out[-1] == '3\\n' and 'synsema.vm.tier2' in sys.modules\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

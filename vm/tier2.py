@@ -1660,30 +1660,6 @@ def _py_depth():
     return n
 
 
-def worth_translating(vm):
-    """Does the program loop or call tasks from tasks (so that its run is likely to outlast
-    its translation)? A straight-line script (a few builtin and tool calls) stays in the
-    loop: it would pay the translation and gain nothing."""
-    for f, code in vm.decoded.items():
-        for op, _ in code:
-            parts, threaded, _ = _parts_of_or_none(op)
-            if threaded or "JUMP_BACK" in parts:
-                return True
-            if f.kind != "main" and any(p in _CALLS for p in parts):
-                return True
-    return False
-
-
-_CALLS = {"CALL", "CALL1", "CALL_TASK", "CALL_TASK1"}
-
-
-def _parts_of_or_none(op):
-    try:
-        return _parts_of(op)
-    except Declined:
-        return (), False, False
-
-
 def make_runner(vm, run1, always=False):
     """The VM's run function (VM._run) with tier 2: a translated function where there is
     one, else the loop. `always`: translate whatever the program is (SYN_TIER=2); else only
@@ -1693,6 +1669,8 @@ def make_runner(vm, run1, always=False):
     def run(vm_, closure, args):
         b = state.get("b")
         if b is None:
+            if not always:
+                from synsema.vm.tier2_gate import worth_translating
             t = translation(vm.program, vm) if always or worth_translating(vm) else None
             b = Bound(t, vm, run1) if t is not None else False
             state["b"] = b

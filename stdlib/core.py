@@ -94,6 +94,13 @@ def _store_key(name, k):
 @builtin("text", 1, never_raises=True)
 def b_text(x):
     """The printed form of any value, as a text."""
+    if type(x) is int:
+        # display's int case without its two calls (text(i) is common); past CPython's
+        # digit limit str() refuses and display converts it itself
+        try:
+            return str(x)
+        except ValueError:
+            pass
     return display(x)
 
 

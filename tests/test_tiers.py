@@ -266,6 +266,47 @@ print([tools["add"](2, 3), tools["mul"](2, 3)])
 let t be 5
 print(t(1))
 """,
+    "arithmetic chains of mixed values": """
+let xs be [1, 2.5, "a", 3, 100000000000000000000000, -4, true]
+let out be []
+for each x in xs
+    for each y in xs
+        try
+            set out to append(out, (x * y + 1) % 7)
+        recover e
+            set out to append(out, e)
+print(out)
+task dot(a, b)
+    let s be 0
+    for each i in range(len(a))
+        set s to s + a[i] * b[i]
+    give s
+print(dot([1, 2, 3], [4, 5, 6]))
+print(dot([1.5, 2], [2, 2]))
+print(dot([100000000000000000000000, 2], [100000000000000000000000, 3]))
+print(dot(["a", "b"], [2, 3]))
+""",
+    "calls of values in tasks": """
+task apply(f, x)
+    give f(x)
+task apply3(f, a, b, c)
+    give f(a, b, c)
+task guarded(f, x)
+    try
+        give f(x) + 1
+    recover e
+        give "caught: " + e
+let g be (a, b, c) => a + b + c
+let out be [apply((x) => x * 2, 4), apply3(g, 1, 2, 3)]
+let i be 0
+while i < 5
+    set out to append(out, apply((x) => x + i, i))
+    set out to append(out, guarded(i, 1))
+    set i to i + 1
+set out to append(out, guarded((x) => x + "a", 1))
+print(out)
+print(apply(nothing, 1))
+""",
 }
 
 
@@ -276,7 +317,9 @@ def test_both_tiers_agree(name):
 
 @pytest.mark.parametrize("name", ["recursion", "lambdas and captures", "arithmetic and branches",
                                   "try and recover across calls", "lists, maps, aliasing",
-                                  "text building", "globals from tasks"])
+                                  "text building", "globals from tasks",
+                                  "calls of values in tasks",
+                                  "arithmetic chains of mixed values"])
 def test_the_programs_are_translated(name):
     """What these tests compare is tier 2's own code, not the loop it falls back to."""
     names, declined = translated(PROGRAMS[name])
@@ -329,6 +372,10 @@ for each c in ["Lima", "Cusco"]
 print(out)
 let f be host_tool("weather.lookup")
 print(call_tool(f, {"city": "Puno"}))
+task ask(g, c)
+    let r be g(c)
+    give r + "!"
+print(ask(f, "Quito"))
 print(f(3))
 """
     program = compile_source(src, "app.syn")
@@ -346,7 +393,7 @@ print(f(3))
     assert res[0] == res[1]
     assert res[0][1] is not None and "Lima" in res[0][0]
     assert calls[:len(calls) // 2] == calls[len(calls) // 2:]
-    assert calls[:3] == ["Lima", "Cusco", "Puno"]
+    assert calls[:4] == ["Lima", "Cusco", "Puno", "Quito"]
 
 
 @pytest.mark.parametrize("twin", ["fib", "while loop", "text building", "list+map building",
@@ -434,3 +481,23 @@ def test_a_translator_failure_leaves_the_program_to_the_loop(monkeypatch):
     out = []
     VM(program, Options(tier=2, out=out.append)).run_main()
     assert out == ["610\n"]
+
+
+def test_a_straight_line_script_does_not_import_tier2():
+    # vm.tier2_gate decides without vm.tier2 (and `ast`, its import cost at start-up).
+    import subprocess
+    import sys
+    code = ("import sys\n"
+            "from synsema.compiler import compile_source\n"
+            "from synsema.runtime.machine import VM\n"
+            "from synsema.vm.machine import Options\n"
+            "out = []\n"
+            "VM(compile_source('print(1)\\n', 'a.syn'), Options(out=out.append, tier='auto'))"
+            ".run_main()\n"
+            "assert out == ['1\\n'], out\n"
+            "assert 'synsema.vm.tier2' not in sys.modules\n"
+            "VM(compile_source('let i be 0\\nwhile i < 3\\n    set i to i + 1\\nprint(i)\\n',"
+            " 'b.syn'), Options(out=out.append, tier='auto')).run_main()\n"
+            "assert out[-1] == '3\\n' and 'synsema.vm.tier2' in sys.modules\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -573,8 +573,10 @@ def test_recursion_within_the_depth_limit_completes():
 
 _GROUND = {"values", "errors", "digits", "display", "equality", "jsonvalues"}
 # decimal: only for an int past Python's digit limit (vm.digits), kept off start-up.
-_LAZY = {"decimal", "synsema.vm.tier2", "synsema.stdlib.llm", "synsema.vm.loop_fast",
-         "synsema.vm.loop_labels_fast"}
+# vm.tier2_gate: the tier 2 decision (a labels-on or SYN_TIER=1 run needs none);
+# vm.tier2: only for a program worth translating (its `ast` is dear at start-up).
+_LAZY = {"decimal", "synsema.vm.tier2", "synsema.vm.tier2_gate", "synsema.stdlib.llm",
+         "synsema.vm.loop_fast", "synsema.vm.loop_labels_fast"}
 
 
 def _imports(path):

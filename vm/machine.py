@@ -136,7 +136,7 @@ class VM:
             self._run = run_plain
             tier = opts.tier or _tier()
             if tier != 1:
-                from synsema.vm.tier2 import make_runner
+                from synsema.vm.tier2_gate import make_runner
                 self._run = make_runner(self, run_plain, always=tier == 2)
 
     def _decode(self, program):
@@ -561,7 +561,7 @@ DEFAULT_TIER = "auto"
 
 def _tier():
     """SYN_TIER=1: the loop only; 2: every program translated (vm.tier2), as the tests force
-    it; auto: a program worth it translated (vm.tier2.worth_translating)."""
+    it; auto: a program worth it translated (vm.tier2_gate.worth_translating)."""
     t = os.environ.get("SYN_TIER", DEFAULT_TIER)
     return {"1": 1, "2": 2}.get(t, "auto")
 

@@ -13,6 +13,13 @@ of a call becomes a Python call. Every check of a body stays (int fast paths wit
 fallbacks, the size tests of `*` and `%`, index rules, the in-place append's aliasing
 rule, the step budget at back edges and calls, depth, arity, host tools).
 
+Then passes over the blocks' trees (each says what it keeps): _specialize (an instruction
+testing an arithmetic result's type on both paths of its int test), _self_loop with
+_hoist_type_tests (a loop's repeated type tests in variables), _forward (the top level's
+store then load), _next_as_for (FOR_ITER as a Python `for`), _drop_dead_copies; and while
+translating: _Compare (a comparison of a known kind inline), _absorb (a call value's host
+path falls through). Translation.source() is the generated Python as text.
+
 What the loop does around the bodies is done here the same way: an error gets this
 frame's position (from the Python line of the statement that raised: each instruction
 part has its own line, so a superinstruction's part shows its own position, as the loop's
@@ -196,6 +203,30 @@ class _Fold(ast.NodeTransformer):
         return node
 
 
+_CMP_OPS = (("<=", "le"), (">", "gt"), (">=", "ge"), ("==", "eq"), ("!=", "ne"))
+
+
+class _Compare(ast.NodeTransformer):
+    """`compare(kind, a, b)` (ops.compare_kind) of a kind known when translating, inline:
+    the comparison itself for two ints, and for EQ/NE of two texts (what compare_kind and
+    equality.equal answer for them), else the kind's own function (le, gt, ge, eq, ne) as
+    compare_kind calls it."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if not (_is_call(node, "compare") and len(node.args) == 3 and
+                isinstance(node.args[0], ast.Constant) and
+                type(node.args[0].value) is int and 0 <= node.args[0].value < 5 and
+                all(isinstance(x, (ast.Name, ast.Constant)) for x in node.args[1:])):
+            return node
+        sym, fn = _CMP_OPS[node.args[0].value]
+        test = "type(a) is int and type(b) is int"
+        if sym in ("==", "!="):
+            test = f"({test} or type(a) is str and type(b) is str)"
+        e = ast.parse(f"(a {sym} b) if {test} else {fn}(a, b)", mode="eval").body
+        return _Subst({"a": node.args[1], "b": node.args[2]}).visit(e)
+
+
 def _pure(node):
     """No effect when evaluated (a decided test may skip it): no call but type()."""
     return all(not isinstance(n, ast.Call) or _is_call(n, "type") for n in ast.walk(node))
@@ -279,6 +310,40 @@ def _set_line(node, line):
             if type(n) is ast.Name and n.id.startswith("_LOOP_"):
                 raise Declined(f"the loop's {n.id[6:]}")
     return node
+
+
+def _has_continue(node):
+    return any(isinstance(n, ast.Continue) for n in ast.walk(node))
+
+
+def _raises(s):
+    """A statement that always raises: ops.not_callable(...)."""
+    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and \
+        isinstance(s.value.func, ast.Attribute) and s.value.func.attr == "not_callable" and \
+        isinstance(s.value.func.value, ast.Name) and s.value.func.value.id == "ops"
+
+
+def _absorb(stmts):
+    """A last part's `continue` (this instruction is done: a host tool's call of a call
+    instruction) as a path that falls through to the part's end: the statements after the
+    `if` holding it are moved into its other paths. Both paths then end at the instruction's
+    end with the same stack, and the next instruction is reached by one goto instead of
+    two (the block merging puts it in place: no dispatch after a call)."""
+    out = []
+    for i, s in enumerate(stmts):
+        if isinstance(s, ast.Continue):
+            return out
+        if _raises(s):
+            # it raises itself: `raise` of it ends the path for the translator too
+            out.append(ast.Raise(exc=s.value, cause=None))
+            return out
+        out.append(s)
+        if isinstance(s, ast.If) and _has_continue(s):
+            rest = stmts[i + 1:]
+            s.body = _absorb(s.body + copy.deepcopy(rest)) or [ast.Pass()]
+            s.orelse = _absorb(s.orelse + rest)
+            return out
+    return out
 
 
 def _terminates(stmts):
@@ -379,9 +444,13 @@ class FunctionTranslator:
                 if t not in blocks:
                     work.append(t)
         _merge_blocks(blocks, set(self.try_depth))
+        for b in blocks:
+            blocks[b] = _specialize(blocks[b])
         for b, stmts in blocks.items():
             if _jumps_to(stmts, b):
                 blocks[b] = _self_loop(stmts, b)
+            _forward(blocks[b])
+            _next_as_for(blocks[b])
         return self.function(blocks)
 
     def block(self, start):
@@ -443,6 +512,10 @@ class FunctionTranslator:
                 jump_dropped = True
                 nxt = f["t"].value + 1
             stmts = self.prepare(stmts, f, idx, drop_jump)
+            if k == len(parts) - 1 and not threaded and not tail:
+                stmts = _absorb(stmts)
+            self.new_list = None
+            self.new_used = False
             stmts, stack = self.part(stmts, ins_, outs, raw, stack, idx, line, succ)
             out += [_set_line(x, line) for x in stmts]
             if stack is None:
@@ -523,7 +596,7 @@ class FunctionTranslator:
         if drop_jump:
             stmts = [s for s in stmts if not (isinstance(s, ast.Expr) and
                                                 _is_call(s.value, "JUMP"))]
-        stmts = [Sub().visit(s) for s in stmts]
+        stmts = [_Compare().visit(Sub().visit(s)) for s in stmts]
         if any(isinstance(n, ast.Name) and n.id == "_budget" for s in stmts
                for n in ast.walk(s)):
             self.uses_budget = True
@@ -651,6 +724,29 @@ class FunctionTranslator:
 
     def stmt(self, s, stack, idx, line, succ):
         stack = list(stack)
+        pre = []
+        reads_new = (self.new_list is not None or self.new_used) and any(
+            isinstance(n, ast.Name) and n.id == "new" and isinstance(n.ctx, ast.Load)
+            for n in ast.walk(s))
+        if self.new_list is None and reads_new and self.new_used:
+            raise Declined("a call's argument list read twice")
+        if self.new_list is not None:
+            v = self.new_list
+            if reads_new:
+                s = _Subst({"new": v}).visit(s)
+                self.new_list = None
+                self.new_used = True
+            else:
+                names = {n.id for n in ast.walk(v) if isinstance(n, ast.Name)} | {"new"}
+                if any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and
+                       n.id in names or _is_call(n, "push") or isinstance(n, ast.Delete)
+                       for n in ast.walk(s)):
+                    # its elements may change: the list is built here
+                    self.new_list = None
+                    pre = [ast.Assign([_name("new", ast.Store())], v)]
+        if pre:
+            out, st = self.stmt(s, stack, idx, line, succ)
+            return pre + out, st
         if isinstance(s, ast.Expr) and _is_call(s.value, "JUMP"):
             t = s.value.args[0]
             if not isinstance(t, ast.Constant):
@@ -678,7 +774,11 @@ class FunctionTranslator:
             self.new_args = list(v.elts)
             if self.task_call:
                 return [], stack
-            return [ast.Assign(s.targets, v)], stack
+            # A call value's argument list: only a host tool's call reads it (vm.call_host),
+            # built there (a translated callee takes the arguments themselves).
+            self.new_list = v
+            self.new_used = False
+            return [], stack
         if isinstance(s, ast.Continue):     # this instruction is done: on to the next
             return self.goto(idx + 1, stack, succ, line), None
         if isinstance(s, ast.Expr) and _is_call(s.value, "push"):
@@ -777,8 +877,13 @@ class FunctionTranslator:
                                              ast.BinOp(_name("_d"), ast.Add(),
                                                        ast.Constant(1))], [])
         else:
-            fnx = ast.Subscript(_name("_T"), ast.Attribute(_name("callee"), "func",
-                                                           ast.Load()), ast.Load())
+            # The callee's translated function: _T is an exact dict (a subscript of it is
+            # the interpreter's fast one); a function of another program (a plan's task
+            # value) is not in it, and runs in the loop (_miss).
+            fnx = _name("_fn")
+            look = _template("try:\n    _fn = _T[callee.func]\n"
+                             "except KeyError:\n    _fn = _miss(callee.func)\n")
+            look = [_Subst(self.env).visit(x) for x in look]
             caps = ast.Attribute(_name("callee"), "captures", ast.Load())
             direct = ast.Call(fnx, [ast.BinOp(_name("_d"), ast.Add(), ast.Constant(1)), caps,
                                     *args], [])
@@ -789,7 +894,9 @@ class FunctionTranslator:
                                                        ast.Constant(1))], [])
         e = ast.IfExp(ast.Compare(_name("_d"), [ast.Lt()], [_name("_dlim")]), direct, deep)
         e = _Subst(self.env).visit(e)
-        return self.push(e, stack, line), stack
+        if kind == "task":
+            return self.push(e, stack, line), stack
+        return look + self.push(e, stack, line), stack
 
     # -- the Python function
     def function(self, blocks):
@@ -838,6 +945,7 @@ class FunctionTranslator:
         defaults = [_name("UNSET") for _ in range(nparams)]
         fdef = ast.FunctionDef(self.tr.fn_name(func), ast.arguments(
             [], args, None, [], [], None, defaults), body, [], None)
+        _drop_dead_copies(fdef)
         return fdef
 
 
@@ -923,7 +1031,318 @@ def _self_loop(stmts, b):
         else:
             lst[i] = ast.Break(lineno=lst[i].lineno, end_lineno=lst[i].lineno, col_offset=0,
                                end_col_offset=0)
-    return [ast.While(ast.Constant(True), stmts, []), ast.Continue()]
+    pre = _hoist_type_tests(stmts)
+    return pre + [ast.While(ast.Constant(True), stmts, []), ast.Continue()]
+
+
+_TESTED = ("int", "str", "list", "dict", "float")
+
+
+def _type_test(n):
+    """(variable, type name) of `type(v) is T` of a local or stack variable, or None."""
+    if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.Is) and \
+            _is_call(n.left, "type") and len(n.left.args) == 1 and \
+            isinstance(n.left.args[0], ast.Name) and n.left.args[0].id[:2] in ("_l", "_s") and \
+            isinstance(n.comparators[0], ast.Name) and n.comparators[0].id in _TESTED:
+        return n.left.args[0].id, n.comparators[0].id
+    return None
+
+
+def _hoist_type_tests(stmts):
+    """In a loop of one block, `type(v) is T` tested more often than v is assigned (a
+    local the loop never sets, an index used twice): the test's value kept in a variable,
+    computed before the loop and again after each assignment of v. Returns the statements
+    to run before the loop; the loop's statements are changed in place."""
+    uses, simple, stores = {}, {}, {}
+
+    def hot(node):
+        # the tests on the usual path: not in an `else`/`elif` or an except handler
+        if isinstance(node, ast.If):
+            hot(node.test)
+            for x in node.body:
+                hot(x)
+            return
+        if isinstance(node, ast.Try):
+            for x in node.body + node.finalbody:
+                hot(x)
+            return
+        if isinstance(node, ast.While):
+            for x in node.body:
+                hot(x)
+            return
+        key = _type_test(node)
+        if key is not None:
+            uses[key] = uses.get(key, 0) + 1
+        for x in ast.iter_child_nodes(node):
+            hot(x)
+    for st in stmts:
+        hot(st)
+        for n in ast.walk(st):
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and \
+                    isinstance(n.targets[0], ast.Name):
+                simple[n.targets[0].id] = simple.get(n.targets[0].id, 0) + 1
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                stores[n.id] = stores.get(n.id, 0) + 1
+    keep = {(v, t) for (v, t), k in uses.items()
+            if stores.get(v, 0) == simple.get(v, 0) and k > stores.get(v, 0)}
+    if not keep:
+        return []
+
+    def flag(v, t):
+        return f"_t{v}_{t}"
+
+    def test(v, t):
+        return ast.Assign([_name(flag(v, t), ast.Store())],
+                          ast.Compare(ast.Call(_name("type"), [_name(v)], []), [ast.Is()],
+                                      [_name(t)]))
+
+    class Use(ast.NodeTransformer):
+        def visit_Compare(self, node):
+            key = _type_test(node)
+            if key in keep:
+                return _name(flag(*key))
+            self.generic_visit(node)
+            return node
+
+    def walk(lst):
+        out = []
+        for st in lst:
+            st = Use().visit(st)
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(st, field, None)
+                if inner:
+                    setattr(st, field, walk(inner))
+            for h in getattr(st, "handlers", ()):
+                h.body = walk(h.body)
+            out.append(st)
+            if isinstance(st, ast.Assign) and len(st.targets) == 1 and \
+                    isinstance(st.targets[0], ast.Name):
+                out += [test(v, t) for v, t in sorted(keep) if v == st.targets[0].id]
+        return out
+    stmts[:] = walk(stmts)
+    return [test(v, t) for v, t in sorted(keep)]
+
+
+_INT_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Mod)
+_BETWEEN = 4
+_MOVE_NODES = 200         # the most a statement put on both paths may hold
+
+
+def _int_result(st):
+    """Z of `if type(x) is int and type(y) is int ...: Z = x op y` (+ - * %, the int fast
+    path of an arithmetic instruction; an operand may be an int constant): Z is an int
+    when that path ran."""
+    if not isinstance(st, ast.If) or len(st.body) != 1:
+        return None
+    a = st.body[0]
+    if not (isinstance(a, ast.Assign) and len(a.targets) == 1 and
+            isinstance(a.targets[0], ast.Name) and isinstance(a.value, ast.BinOp) and
+            isinstance(a.value.op, _INT_OPS)):
+        return None
+    conj = st.test.values if isinstance(st.test, ast.BoolOp) and \
+        isinstance(st.test.op, ast.And) else [st.test]
+    ints = {k[0] for k in map(_type_test_any, conj) if k is not None and k[1] == "int"}
+    for x in (a.value.left, a.value.right):
+        if isinstance(x, ast.Name) and x.id in ints:
+            continue
+        if type(getattr(x, "_value", None)) is int or \
+                (isinstance(x, ast.Constant) and type(x.value) is int):
+            continue
+        return None
+    return a.targets[0].id
+
+
+def _type_test_any(n):
+    """(variable, type name) of `type(v) is T` of any variable, or None."""
+    if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.Is) and \
+            _is_call(n.left, "type") and len(n.left.args) == 1 and \
+            isinstance(n.left.args[0], ast.Name) and isinstance(n.comparators[0], ast.Name) \
+            and n.comparators[0].id in _TYPES_KNOWN:
+        return n.left.args[0].id, n.comparators[0].id
+    return None
+
+
+_TYPES_KNOWN = ("int", "str", "list", "dict", "float", "bool")
+
+
+class _KnownInt(ast.NodeTransformer):
+    def __init__(self, z):
+        self.z = z
+
+    def visit_Compare(self, node):
+        k = _type_test_any(node)
+        if k is not None and k[0] == self.z:
+            return ast.Constant(k[1] == "int")
+        self.generic_visit(node)
+        return node
+
+
+def _leaves(node):
+    return any(isinstance(n, (ast.Continue, ast.Break, ast.Return, ast.While))
+               for n in ast.walk(node))
+
+
+def _specialize(stmts):
+    """An arithmetic instruction's int path followed by another instruction that tests
+    the result's type (`s + a * b`, `(i * 3 + j) % 7`): the second one is put on both
+    paths (with the copies between them), and on the int path its tests of that type are
+    decided. The same statements run in the same order on each path."""
+    out = list(stmts)
+    for st in out:
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(st, field, None)
+            if inner:
+                setattr(st, field, _specialize(inner))
+        for h in getattr(st, "handlers", ()):
+            h.body = _specialize(h.body)
+    # from the last: an instruction put on both paths of the one before it may already
+    # hold the one after it (`(i * 7) % n` then an index by it)
+    for i in range(len(out) - 1, -1, -1):
+        st = out[i]
+        z = _int_result(st)
+        if z is not None:
+            j = i + 1
+            # statements between them: a few that set other variables (loads, builtin
+            # calls), without branches
+            while j < len(out) and j - i <= _BETWEEN and \
+                    isinstance(out[j], (ast.Assign, ast.Expr)) and \
+                    not any(isinstance(n, ast.Name) and n.id == z and
+                            isinstance(n.ctx, ast.Store) for n in ast.walk(out[j])) and \
+                    not _leaves(out[j]):
+                j += 1
+            nx = out[j] if j < len(out) else None
+            if isinstance(nx, ast.If) and not _leaves(nx) and \
+                    sum(1 for x in out[i + 1:j + 1] for _ in ast.walk(x)) <= _MOVE_NODES and any(
+                    k is not None and k[0] == z for k in map(_type_test_any, ast.walk(nx.test))):
+                moved = out[i + 1:j + 1]
+                known = copy.deepcopy(moved)
+                test_if = known[-1]
+                while True:         # the tests of the if/elif chain, not its bodies
+                    test_if.test = _KnownInt(z).visit(test_if.test)
+                    if len(test_if.orelse) == 1 and isinstance(test_if.orelse[0], ast.If):
+                        test_if = test_if.orelse[0]
+                    else:
+                        break
+                st.body = st.body + _fold_block(known)
+                st.orelse = st.orelse + moved
+                del out[i + 1:j + 1]
+    return out
+
+
+def _next_as_for(stmts):
+    """`v = next(it, UNSET)` then `if v is UNSET: <exhausted>` (FOR_ITER) as
+    `for v in it: break` with `else: v = UNSET; <exhausted>`: the interpreter's own step
+    of an iterator instead of a call of next(). The `else` is outside the `for`, so a
+    `break` or `continue` there is the enclosing loop's, as before. In every statement
+    list, recursively."""
+    i = 0
+    while i < len(stmts):
+        st = stmts[i]
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(st, field, None)
+            if inner:
+                _next_as_for(inner)
+        for h in getattr(st, "handlers", ()):
+            _next_as_for(h.body)
+        if i + 1 < len(stmts) and isinstance(st, ast.Assign) and len(st.targets) == 1 and \
+                isinstance(st.targets[0], ast.Name) and _is_call(st.value, "next") and \
+                len(st.value.args) == 2 and isinstance(st.value.args[1], ast.Name) and \
+                st.value.args[1].id == "UNSET" and isinstance(st.value.args[0], ast.Name):
+            v = st.targets[0].id
+            nx = stmts[i + 1]
+            if isinstance(nx, ast.If) and isinstance(nx.test, ast.Compare) and \
+                    isinstance(nx.test.left, ast.Name) and nx.test.left.id == v and \
+                    len(nx.test.ops) == 1 and isinstance(nx.test.ops[0], ast.Is) and \
+                    isinstance(nx.test.comparators[0], ast.Name) and \
+                    nx.test.comparators[0].id == "UNSET":
+                at = dict(lineno=st.lineno, end_lineno=st.lineno, col_offset=0,
+                          end_col_offset=0)
+                reset = ast.Assign([ast.Name(v, ast.Store(), **at)],
+                                   ast.Name("UNSET", ast.Load(), **at), **at)
+                loop = ast.For(ast.Name(v, ast.Store(), **at), st.value.args[0],
+                               [ast.Break(**at)], [reset] + nx.body, **at)
+                stmts[i:i + 2] = [loop] + nx.orelse
+        i += 1
+
+
+def _drop_dead_copies(fdef):
+    """`x = <constant or variable>` of a name the function never reads (a body's count
+    `n` once its uses are decided, a copy made for a path the translation removed): not
+    made. The function's nonlocal names (the step budget) are read elsewhere: kept; so is
+    `x = UNSET` (an exhausted loop drops its last item: a reference the in-place append's
+    aliasing rule would count)."""
+    read = set()
+    lists = []
+    for n in ast.walk(fdef):
+        t = type(n)
+        if t is ast.Name:
+            if type(n.ctx) is not ast.Store:
+                read.add(n.id)
+        elif t is ast.Nonlocal:
+            read.update(n.names)
+        elif t is not ast.FunctionDef:
+            for field in ("body", "orelse", "finalbody"):
+                lst = getattr(n, field, None)
+                if lst and type(lst) is list and any(type(x) is ast.Assign for x in lst):
+                    lists.append((n, field, lst))
+
+    def dead(st):
+        return type(st) is ast.Assign and len(st.targets) == 1 and \
+            type(st.targets[0]) is ast.Name and st.targets[0].id not in read and \
+            isinstance(st.value, (ast.Constant, ast.Name)) and \
+            not (type(st.value) is ast.Name and st.value.id == "UNSET")
+
+    for n, field, lst in lists:
+        if any(dead(st) for st in lst):
+            kept = [st for st in lst if not dead(st)]
+            if not kept and field in ("body", "finalbody"):
+                line = lst[0].lineno
+                kept = [ast.Pass(lineno=line, end_lineno=line, col_offset=0,
+                                 end_col_offset=0)]
+            setattr(n, field, kept)
+
+
+def _glob_slot(node):
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and \
+            node.value.id == "glob" and isinstance(node.slice, ast.Constant):
+        return node.slice.value
+    return None
+
+
+def _forward(stmts):
+    """`glob[g] = x` then `y = glob[g]` (the top level's `let v be ..` and a read of v
+    next, maybe after other reads of the top level's variables): y takes x, the list is
+    not read again. In every statement list, recursively."""
+    i = 0
+    while i < len(stmts):
+        st = stmts[i]
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(st, field, None)
+            if inner:
+                _forward(inner)
+        for h in getattr(st, "handlers", ()):
+            _forward(h.body)
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and \
+                _glob_slot(st.targets[0]) is not None and isinstance(st.value, ast.Name):
+            g, x = _glob_slot(st.targets[0]), st.value.id
+            # the loads that follow it (of any slot, into variables other than x)
+            j = i + 1
+            while j < len(stmts):
+                nx = stmts[j]
+                if not (isinstance(nx, ast.Assign) and len(nx.targets) == 1 and
+                        isinstance(nx.targets[0], ast.Name) and
+                        _glob_slot(nx.value) is not None):
+                    break
+                if _glob_slot(nx.value) == g:
+                    if nx.targets[0].id == x:
+                        del stmts[j]
+                        continue
+                    nx.value = ast.Name(x, ast.Load(), lineno=nx.lineno,
+                                        end_lineno=nx.lineno, col_offset=0, end_col_offset=0)
+                if nx.targets[0].id == x:
+                    break
+                j += 1
+        i += 1
 
 
 def _tree(keys, blocks):
@@ -1048,6 +1467,11 @@ class Translation:
                 raise
             return None
 
+    def source(self):
+        """The generated Python, as text (for reading it: `translation(program, vm)
+        .source()`; the code object is compiled from the tree, not from this text)."""
+        return ast.unparse(self.tree)
+
     def line(self, fi, idx, part):
         key = (fi, idx, part)
         n = self._lmap.get(key)
@@ -1084,7 +1508,7 @@ class Translation:
             "    glob = vm.globals\n"
             "    _decoded, _pads = vm.decoded, vm.pads\n"
             "    add, sub, mul, div, mod = ops.add, ops.sub, ops.mul, ops.div, ops.mod\n"
-            "    lt, le, gt, ge, eq = ops.lt, ops.le, ops.gt, ops.ge, ops.eq\n"
+            "    lt, le, gt, ge, eq, ne = ops.lt, ops.le, ops.gt, ops.ge, ops.eq, ops.ne\n"
             "    index = ops.index\n"
             "    compare = ops.compare_kind\n"
             "    refcount = sys.getrefcount\n").body[0]
@@ -1140,6 +1564,10 @@ def _enter(fn, closure, args, dlim):
         _budget, _base, _dlim, vm._run = saved
 
 
+def _miss(func):
+    return lambda d, caps, *args: _deep(func, caps, list(args), d)
+
+
 def _deep(func, caps, args, d):
     nonlocal _budget
     vm.return_budget(_budget)
@@ -1181,19 +1609,6 @@ _STRICT = os.environ.get("SYN_TIER_STRICT") == "1"
 _LOCK = threading.Lock()
 
 
-class _Funcs(dict):
-    """Function -> its translated Python function; another program's (a plan's task
-    value) runs in the loop."""
-
-    def __init__(self, deep):
-        super().__init__()
-        self.deep = deep
-
-    def __missing__(self, func):
-        deep = self.deep
-        return lambda d, caps, *args: deep(func, caps, list(args), d)
-
-
 class Bound:
     """A translation's functions for one VM."""
 
@@ -1221,11 +1636,11 @@ class Bound:
             err.trace.append((func, p[0], p[1]))
             return err
 
-        table = _Funcs(None)
+        table = {}
         ns = {"ops": ops, "sys": sys, "UNSET": UNSET, "Closure": Closure, "HostFn": HostFn,
               "SynError": SynError, "_run1": run1}
         exec(t.code, ns)
-        fns, self.enter, table.deep = ns["_factory"](K, tuple(funcs), C, vm, fail, table)
+        fns, self.enter, _ = ns["_factory"](K, tuple(funcs), C, vm, fail, table)
         table.update(fns)
         self.table = table
         self.translated = {funcs[fi] for fi in t.translated}
@@ -1245,30 +1660,6 @@ def _py_depth():
     return n
 
 
-def worth_translating(vm):
-    """Does the program loop or call tasks from tasks (so that its run is likely to outlast
-    its translation)? A straight-line script (a few builtin and tool calls) stays in the
-    loop: it would pay the translation and gain nothing."""
-    for f, code in vm.decoded.items():
-        for op, _ in code:
-            parts, threaded, _ = _parts_of_or_none(op)
-            if threaded or "JUMP_BACK" in parts:
-                return True
-            if f.kind != "main" and any(p in _CALLS for p in parts):
-                return True
-    return False
-
-
-_CALLS = {"CALL", "CALL1", "CALL_TASK", "CALL_TASK1"}
-
-
-def _parts_of_or_none(op):
-    try:
-        return _parts_of(op)
-    except Declined:
-        return (), False, False
-
-
 def make_runner(vm, run1, always=False):
     """The VM's run function (VM._run) with tier 2: a translated function where there is
     one, else the loop. `always`: translate whatever the program is (SYN_TIER=2); else only
@@ -1278,6 +1669,8 @@ def make_runner(vm, run1, always=False):
     def run(vm_, closure, args):
         b = state.get("b")
         if b is None:
+            if not always:
+                from synsema.vm.tier2_gate import worth_translating
             t = translation(vm.program, vm) if always or worth_translating(vm) else None
             b = Bound(t, vm, run1) if t is not None else False
             state["b"] = b

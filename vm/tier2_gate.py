@@ -1,0 +1,54 @@
+"""Whether a run is worth tier 2 (vm/tier2.py), decided without importing it.
+
+vm/tier2.py builds on `ast` (about 8 ms to import, as much as the rest of `syn exec`'s
+own start-up): a straight-line script, which tier 2 would not translate anyway, never
+imports it. The VM's run function (VM._run) with SYN_TIER unset or `auto` or `2` is
+make_runner's: on the first run it picks the loop, or tier 2's runner (imported then).
+"""
+
+from synsema.vm import tier2_defs as D
+
+_CALLS = {"CALL", "CALL1", "CALL_TASK", "CALL_TASK1"}
+
+
+def _parts(op):
+    """(instruction names, threaded) of a decoded opcode; () for one tier 2 cannot name."""
+    f = D.FUSED.get(op)
+    if f is not None:
+        return f[1], f[2]
+    name = D.CODES.get(op)
+    return ((name,), False) if name is not None else ((), False)
+
+
+def worth_translating(vm):
+    """Does the program loop or call tasks from tasks (so that its run is likely to outlast
+    its translation)? A straight-line script (a few builtin and tool calls) stays in the
+    loop: it would pay the translation and gain nothing."""
+    for f, code in vm.decoded.items():
+        for op, _ in code:
+            parts, threaded = _parts(op)
+            if threaded or "JUMP_BACK" in parts:
+                return True
+            if f.kind != "main" and any(p in _CALLS for p in parts):
+                return True
+    return False
+
+
+def make_runner(vm, run1, always=False):
+    """VM._run: the first run decides (always: SYN_TIER=2) between the loop (run1) and
+    vm.tier2.make_runner's run, which then is the VM's run function."""
+    state = {}
+
+    def run(vm_, closure, args):
+        r = state.get("r")
+        if r is None:
+            if always or worth_translating(vm):
+                from synsema.vm.tier2 import make_runner as tier2_runner
+                r = tier2_runner(vm, run1, always=True)     # decided here
+            else:
+                r = run1
+            state["r"] = r
+        if vm._run is run:
+            vm._run = r
+        return r(vm_, closure, args)
+    return run

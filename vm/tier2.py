@@ -971,6 +971,17 @@ def _template(text, **consts):
     return [_Subst(env).visit(s) for s in ast.parse(text).body]
 
 
+def _inner_lists(st):
+    """(holder, field, list) of each statement list nested in `st`: its body, orelse and
+    finalbody, then each handler's body -- what the passes below recurse into."""
+    for field in ("body", "orelse", "finalbody"):
+        inner = getattr(st, field, None)
+        if inner:
+            yield st, field, inner
+    for h in getattr(st, "handlers", ()):
+        yield h, "body", h.body
+
+
 def _gotos(stmts):
     """Each `_b = X; continue` (a goto) in a block's statements, as (list, index, X)."""
     for i, st in enumerate(stmts):
@@ -978,12 +989,8 @@ def _gotos(stmts):
                 isinstance(stmts[i - 1].targets[0], ast.Name) and \
                 stmts[i - 1].targets[0].id == "_b":
             yield stmts, i, stmts[i - 1].value.value
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(st, field, None)
-            if inner:
-                yield from _gotos(inner)
-        for h in getattr(st, "handlers", ()):
-            yield from _gotos(h.body)
+        for _, _, inner in _inner_lists(st):
+            yield from _gotos(inner)
 
 
 def _jumps_to(stmts, b):
@@ -1108,12 +1115,8 @@ def _hoist_type_tests(stmts):
         out = []
         for st in lst:
             st = Use().visit(st)
-            for field in ("body", "orelse", "finalbody"):
-                inner = getattr(st, field, None)
-                if inner:
-                    setattr(st, field, walk(inner))
-            for h in getattr(st, "handlers", ()):
-                h.body = walk(h.body)
+            for holder, field, inner in list(_inner_lists(st)):
+                setattr(holder, field, walk(inner))
             out.append(st)
             if isinstance(st, ast.Assign) and len(st.targets) == 1 and \
                     isinstance(st.targets[0], ast.Name):
@@ -1189,12 +1192,8 @@ def _specialize(stmts):
     decided. The same statements run in the same order on each path."""
     out = list(stmts)
     for st in out:
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(st, field, None)
-            if inner:
-                setattr(st, field, _specialize(inner))
-        for h in getattr(st, "handlers", ()):
-            h.body = _specialize(h.body)
+        for holder, field, inner in list(_inner_lists(st)):
+            setattr(holder, field, _specialize(inner))
     # from the last: an instruction put on both paths of the one before it may already
     # hold the one after it (`(i * 7) % n` then an index by it)
     for i in range(len(out) - 1, -1, -1):
@@ -1238,12 +1237,8 @@ def _next_as_for(stmts):
     i = 0
     while i < len(stmts):
         st = stmts[i]
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(st, field, None)
-            if inner:
-                _next_as_for(inner)
-        for h in getattr(st, "handlers", ()):
-            _next_as_for(h.body)
+        for _, _, inner in _inner_lists(st):
+            _next_as_for(inner)
         if i + 1 < len(stmts) and isinstance(st, ast.Assign) and len(st.targets) == 1 and \
                 isinstance(st.targets[0], ast.Name) and _is_call(st.value, "next") and \
                 len(st.value.args) == 2 and isinstance(st.value.args[1], ast.Name) and \
@@ -1316,12 +1311,8 @@ def _forward(stmts):
     i = 0
     while i < len(stmts):
         st = stmts[i]
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(st, field, None)
-            if inner:
-                _forward(inner)
-        for h in getattr(st, "handlers", ()):
-            _forward(h.body)
+        for _, _, inner in _inner_lists(st):
+            _forward(inner)
         if isinstance(st, ast.Assign) and len(st.targets) == 1 and \
                 _glob_slot(st.targets[0]) is not None and isinstance(st.value, ast.Name):
             g, x = _glob_slot(st.targets[0]), st.value.id

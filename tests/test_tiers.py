@@ -307,6 +307,62 @@ set out to append(out, guarded((x) => x + "a", 1))
 print(out)
 print(apply(nothing, 1))
 """,
+    # A call value's callee is looked up in a table of the functions already called with
+    # that many arguments (vm/tier2.py callee_cache): the same function called with
+    # another count (a default parameter's two counts, a wrong one) after it is there,
+    # values that are no function after functions at the same call, a lambda handed down
+    # a recursion; the last call is a wrong count, uncaught, inside a task.
+    "call values: arity and callables after a cached call": """
+task twice(f, x)
+    give f(f(x))
+task pair(f, a)
+    give f(a, a)
+task opt(a, b = 5)
+    give a * b
+let k be 2
+let ops be [(x) => x + k, (x) => x * 2, opt]
+let total be 0
+for each i in range(30)
+    set total to total + twice(ops[i % 3], i)
+print(total)
+let log be []
+for each i in range(6)
+    let f be ops[i % 3]
+    try
+        set log to append(log, pair(f, i))
+    recover e
+        set log to append(log, e)
+    try
+        set log to append(log, [f(i), opt(i, i)])
+    recover e
+        set log to append(log, e)
+print(log)
+let bad be [3, "x", nothing, {"a": 1}]
+for each v in bad
+    try
+        print(twice(v, 1))
+    recover e
+        print(e)
+task relay(g, n)
+    when n == 0
+        give g(0)
+    give relay(g, n - 1) + 1
+print(relay((x) => x + 100, 5))
+print(pair((a, b) => a - b, 4))
+print(pair(ops[0], 1))
+""",
+    "recursion through call values": """
+task down(g, n)
+    when n == 0
+        give 0
+    give 1 + g(g, n - 1)
+let via be (g, n) => 1 + down(g, n)
+print(down(down, 40))
+print(via(down, 40))
+print(down(via, 10))
+print(down((g, n) => down(g, n) + 1, 60))
+print(down(down, 2000))
+""",
 }
 
 
@@ -319,7 +375,9 @@ def test_both_tiers_agree(name):
                                   "try and recover across calls", "lists, maps, aliasing",
                                   "text building", "globals from tasks",
                                   "calls of values in tasks",
-                                  "arithmetic chains of mixed values"])
+                                  "arithmetic chains of mixed values",
+                                  "call values: arity and callables after a cached call",
+                                  "recursion through call values"])
 def test_the_programs_are_translated(name):
     """What these tests compare is tier 2's own code, not the loop it falls back to."""
     names, declined = translated(PROGRAMS[name])
@@ -328,7 +386,9 @@ def test_the_programs_are_translated(name):
 
 @pytest.mark.parametrize("name", ["recursion", "lambdas and captures", "arithmetic and branches",
                                   "try and recover across calls", "deep recursion",
-                                  "text building", "big numbers"])
+                                  "text building", "big numbers",
+                                  "call values: arity and callables after a cached call",
+                                  "recursion through call values"])
 def test_a_step_limit_stops_both_at_the_same_instruction(name):
     src = PROGRAMS[name]
     full = both(src)["steps"]
@@ -344,6 +404,7 @@ def test_a_step_limit_stops_both_at_the_same_instruction(name):
 def test_a_depth_limit_stops_both_at_the_same_call(depth):
     both(PROGRAMS["deep recursion"], max_depth=depth)
     both(PROGRAMS["recursion through builtins"], max_depth=depth)
+    both(PROGRAMS["recursion through call values"], max_depth=depth)
 
 
 def test_recursion_deeper_than_pythons_stack_continues_in_the_loop():

@@ -363,6 +363,7 @@ class FunctionTranslator:
         self.depth_at = {}          # block leader -> stack depth on entry
         self.try_depth = {}         # handler target -> stack depth below the message
         self.uses_budget = False
+        self.cached_fn = False      # this instruction's call value found its callee
 
     # -- operands
     def fields(self, idx):
@@ -511,6 +512,7 @@ class FunctionTranslator:
             if drop_jump:
                 jump_dropped = True
                 nxt = f["t"].value + 1
+            self.cached_fn = False
             stmts = self.prepare(stmts, f, idx, drop_jump)
             if k == len(parts) - 1 and not threaded and not tail:
                 stmts = _absorb(stmts)
@@ -600,7 +602,38 @@ class FunctionTranslator:
         if any(isinstance(n, ast.Name) and n.id == "_budget" for s in stmts
                for n in ast.walk(s)):
             self.uses_budget = True
-        return _fold_block(stmts)
+        stmts = _fold_block(stmts)
+        if self.call_kind == "value":
+            stmts = self.callee_cache(stmts)
+        return stmts
+
+    def callee_cache(self, stmts):
+        """A call value's callee: its translated function from the run's table of the
+        functions already called with this many arguments (`_A<n>`, keyed by the
+        closure's function), one dict read; only a function not in it yet takes the
+        instruction's path (its code and frame pads, the pad for n arguments: the arity
+        check, which raises for a count it does not take) and is entered in it
+        (`_look`). Whether n arguments fit depends on the function alone, so a function
+        in `_A<n>` has passed that check; nothing else on the path can raise."""
+        def assigns(st, name):
+            return isinstance(st, ast.Assign) and len(st.targets) == 1 and \
+                isinstance(st.targets[0], ast.Name) and st.targets[0].id == name
+        start = next((i for i, st in enumerate(stmts) if assigns(st, "fcode")), None)
+        end = next((i for i, st in enumerate(stmts) if assigns(st, "pad")), None)
+        if start is None or end is None or end < start:
+            return stmts
+        v = stmts[end].value
+        if not (isinstance(v, ast.Subscript) and isinstance(v.value, ast.Name) and
+                v.value.id == "fpads" and isinstance(v.slice, ast.Constant) and
+                type(v.slice.value) is int):
+            return stmts
+        n = v.slice.value
+        self.tr.arities.add(n)
+        hit = _template(f"_fn = _A{n}[callee.func]\n")
+        miss = stmts[start:end + 1] + _template(f"_fn = _look(_A{n}, callee.func)\n")
+        node = ast.Try(hit, [ast.ExceptHandler(_name("KeyError"), None, miss)], [], [])
+        self.cached_fn = True
+        return stmts[:start] + [node] + stmts[end + 1:]
 
     def calls(self, stmts, f):
         """The loop's frame switch (save the frame; code, locals and pc of the callee)
@@ -611,6 +644,7 @@ class FunctionTranslator:
                    s.value.func.value.id == "frames" and s.value.func.attr == "append"), None)
         if at is None:
             self.task_call = False
+            self.call_kind = None
             return stmts
         end = next(i for i in range(at, len(stmts)) if isinstance(stmts[i], ast.Assign) and
                    isinstance(stmts[i].targets[0], ast.Name) and
@@ -622,6 +656,7 @@ class FunctionTranslator:
         else:
             call = ("value", None)
         self.task_call = call[0] == "task"
+        self.call_kind = call[0]
         marker = ast.Expr(ast.Call(_name("_CALL_"), [ast.Constant(call[0]),
                                                      ast.Constant(call[1])], []))
         return stmts[:at] + [marker] + stmts[end + 1:]
@@ -877,13 +912,16 @@ class FunctionTranslator:
                                              ast.BinOp(_name("_d"), ast.Add(),
                                                        ast.Constant(1))], [])
         else:
-            # The callee's translated function: _T is an exact dict (a subscript of it is
-            # the interpreter's fast one); a function of another program (a plan's task
-            # value) is not in it, and runs in the loop (_miss).
+            # The callee's translated function: _T (or callee_cache's _A<n>) is an exact
+            # dict (a subscript of it is the interpreter's fast one); a function of another
+            # program (a plan's task value) is not in it, and runs in the loop (_miss).
             fnx = _name("_fn")
-            look = _template("try:\n    _fn = _T[callee.func]\n"
-                             "except KeyError:\n    _fn = _miss(callee.func)\n")
-            look = [_Subst(self.env).visit(x) for x in look]
+            if self.cached_fn:      # callee_cache has set _fn
+                look = []
+            else:
+                look = _template("try:\n    _fn = _T[callee.func]\n"
+                                 "except KeyError:\n    _fn = _miss(callee.func)\n")
+                look = [_Subst(self.env).visit(x) for x in look]
             caps = ast.Attribute(_name("callee"), "captures", ast.Load())
             direct = ast.Call(fnx, [ast.BinOp(_name("_d"), ast.Add(), ast.Constant(1)), caps,
                                     *args], [])
@@ -1431,6 +1469,7 @@ class Translation:
         self._lmap = {}
         self.declined = {}          # function index -> why
         self.fnames = {}
+        self.arities = set()        # argument counts of call values (_A<n>)
         self.vm = vm
         defs = []
         for fi, f in enumerate(program.functions):
@@ -1504,6 +1543,9 @@ class Translation:
             "    compare = ops.compare_kind\n"
             "    refcount = sys.getrefcount\n").body[0]
         body = head.body
+        # The functions called as values with n arguments that took n (callee_cache)
+        for n in sorted(self.arities):
+            body.append(ast.Assign([_name(f"_A{n}", ast.Store())], ast.Dict([], [])))
         if nk:
             body.append(ast.Assign([ast.Tuple([_name(f"_k{i}", ast.Store()) for i in range(nk)],
                                               ast.Store())], _name("_K")))
@@ -1557,6 +1599,14 @@ def _enter(fn, closure, args, dlim):
 
 def _miss(func):
     return lambda d, caps, *args: _deep(func, caps, list(args), d)
+
+
+def _look(arity, func):
+    try:
+        fn = arity[func] = _T[func]
+    except KeyError:                # another program's function: not kept
+        fn = _miss(func)
+    return fn
 
 
 def _deep(func, caps, args, d):

@@ -416,6 +416,23 @@ def test_recursion_deeper_than_pythons_stack_continues_in_the_loop():
     both(src, max_depth=30000, max_steps=35011)
 
 
+def test_calls_of_values_deeper_than_pythons_stack_continue_in_the_loop():
+    # A call proves the Python stack's room from the step budget (vm/tier2.py
+    # _room_in_budget): the chunks are smaller there; the step and depth limits stop the
+    # run at the same call, before, at and past the depth where the loop takes over.
+    src = ("task down(g, n)\n    when n == 0\n        give 0\n    give 1 + g(g, n - 1)\n"
+           "let via be (g, n) => down(g, n)\n"
+           "let i be 0\nwhile i < 3\n    print(down(via, 6000 + i))\n    set i to i + 1\n")
+    full = both(src, max_depth=30000)
+    assert full["out"] == "6000\n6001\n6002\n"
+    rng = random.Random(7)
+    for n in sorted({1, 2, 500, full["steps"] - 1} | {rng.randrange(1, full["steps"])
+                                                      for _ in range(12)}):
+        both(src, max_depth=30000, max_steps=n)
+    for depth in (900, 2000, 11999, 12001, 12003):
+        both(src, max_depth=depth)
+
+
 def test_host_tools_in_both_tiers():
     calls = []
 

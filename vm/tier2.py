@@ -18,7 +18,10 @@ testing an arithmetic result's type on both paths of its int test), _self_loop w
 _hoist_type_tests (a loop's repeated type tests in variables), _forward (the top level's
 store then load), _next_as_for (FOR_ITER as a Python `for`), _drop_dead_copies; and while
 translating: _Compare (a comparison of a known kind inline), _absorb (a call value's host
-path falls through). Translation.source() is the generated Python as text.
+path falls through), callee_cache (a call value's translated callee from a table of the
+functions already called with that many arguments: the arity checked once per function
+and count), _room_in_budget (a call makes no test of the Python stack's room while the
+step budget proves it). Translation.source() is the generated Python as text.
 
 What the loop does around the bodies is done here the same way: an error gets this
 frame's position (from the Python line of the statement that raised: each instruction
@@ -602,9 +605,12 @@ class FunctionTranslator:
         if any(isinstance(n, ast.Name) and n.id == "_budget" for s in stmts
                for n in ast.walk(s)):
             self.uses_budget = True
+        stmts = [_Ticks().visit(s) for s in stmts]
         stmts = _fold_block(stmts)
         if self.call_kind == "value":
             stmts = self.callee_cache(stmts)
+        if self.call_kind is not None:
+            stmts = _room_in_budget(stmts)
         return stmts
 
     def callee_cache(self, stmts):
@@ -903,6 +909,9 @@ class FunctionTranslator:
         """A Synsema call as a Python call: the translated callee at depth _d + 1 while the
         run's Python stack has room (else the loop runs it, _deep); its value pushed."""
         kind, fn = marker.args[0].value, marker.args[1].value
+        # _room_in_budget: False on the path where the budget proves the Python stack has
+        # room for this call (no test of _dlim)
+        test_room = len(marker.args) < 3 or marker.args[2].value
         args = self.new_args
         if kind == "task":
             direct = ast.Call(_name(fn), [ast.BinOp(_name("_d"), ast.Add(), ast.Constant(1)),
@@ -930,7 +939,10 @@ class FunctionTranslator:
                                              ast.List(list(args), ast.Load()),
                                              ast.BinOp(_name("_d"), ast.Add(),
                                                        ast.Constant(1))], [])
-        e = ast.IfExp(ast.Compare(_name("_d"), [ast.Lt()], [_name("_dlim")]), direct, deep)
+        if test_room:
+            e = ast.IfExp(ast.Compare(_name("_d"), [ast.Lt()], [_name("_dlim")]), direct, deep)
+        else:
+            e = direct
         e = _Subst(self.env).visit(e)
         if kind == "task":
             return self.push(e, stack, line), stack
@@ -1001,6 +1013,41 @@ _err.secret_frames = 0
 _RERAISE = """
 raise _fail(_e, _FI_) from None
 """
+
+
+class _Ticks(ast.NodeTransformer):
+    """vm.tick / vm.tick_call as the run's _tick / _tick_call, whose chunks the Python
+    stack's room bounds too (_room_in_budget)."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        f = node.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and \
+                f.value.id == "vm" and f.attr in ("tick", "tick_call"):
+            node.func = _name("_" + f.attr)
+        return node
+
+
+def _room_in_budget(stmts):
+    """A call's step charge then its call: the call on two paths. The step budget of a
+    run is taken in chunks no larger than the calls the depth limit allows from where it
+    is taken (vm.take_budget), and here no larger than the calls the Python stack has room
+    for either (_tick, _tick_call, _enter, _deep: below _dlim); each call spends a step
+    and goes one deeper, so while the charge leaves the budget above 0, this frame is
+    below _dlim: the call is made without testing it. Only the path that took a new chunk
+    tests it (and goes to the loop, _deep, past it). The limits are unchanged: a chunk
+    never runs past the step limit, its size only decides when it is checked."""
+    for i, st in enumerate(stmts[:-1]):
+        nx = stmts[i + 1]
+        if isinstance(st, ast.If) and not st.orelse and len(st.body) == 1 and \
+                isinstance(st.body[0], ast.Assign) and _is_call(st.body[0].value, "_tick_call") \
+                and isinstance(nx, ast.Expr) and _is_call(nx.value, "_CALL_"):
+            def marker(test):
+                return ast.Expr(ast.Call(_name("_CALL_"), nx.value.args[:2] +
+                                         [ast.Constant(test)], []))
+            node = ast.If(st.test, st.body + [marker(True)], [marker(False)])
+            return stmts[:i] + [node] + stmts[i + 2:]
+    return stmts
 
 
 def _template(text, **consts):
@@ -1588,7 +1635,7 @@ def _enter(fn, closure, args, dlim):
     saved = _budget, _base, _dlim, vm._run
     _base = base = vm.depth
     _dlim = dlim
-    _budget = vm.take_budget(_maxd - base)
+    _budget = vm.take_budget(min(_maxd, dlim) - base)
     vm._run = _run1
     try:
         return fn(base, closure.captures, *args)
@@ -1599,6 +1646,18 @@ def _enter(fn, closure, args, dlim):
 
 def _miss(func):
     return lambda d, caps, *args: _deep(func, caps, list(args), d)
+
+
+# vm.tick_call and vm.tick, with a chunk the Python stack's room bounds too (its calls
+# below _dlim: _room_in_budget); room is the calls the depth limit allows.
+def _tick_call(budget, room):
+    if room <= 0:
+        raise vm.depth_limit()
+    return vm.tick(budget, min(room, room + _dlim - _maxd))
+
+
+def _tick(budget, room):
+    return vm.tick(budget, min(room, room + _dlim - _maxd))
 
 
 def _look(arity, func):
@@ -1619,7 +1678,7 @@ def _deep(func, caps, args, d):
         return _run1(vm, Closure(func, caps, _decoded[func], _pads[func]), args)
     finally:
         vm.depth = saved
-        _budget = vm.take_budget(_maxd - d + 1)
+        _budget = vm.take_budget(min(_maxd, _dlim) - d + 1)
 """
 
 

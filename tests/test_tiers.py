@@ -422,14 +422,14 @@ def test_calls_of_values_deeper_than_pythons_stack_continue_in_the_loop():
     # run at the same call, before, at and past the depth where the loop takes over.
     src = ("task down(g, n)\n    when n == 0\n        give 0\n    give 1 + g(g, n - 1)\n"
            "let via be (g, n) => down(g, n)\n"
-           "let i be 0\nwhile i < 3\n    print(down(via, 6000 + i))\n    set i to i + 1\n")
+           "let i be 0\nwhile i < 3\n    print(down(via, 11000 + i))\n    set i to i + 1\n")
     full = both(src, max_depth=30000)
-    assert full["out"] == "6000\n6001\n6002\n"
+    assert full["out"] == "11000\n11001\n11002\n"
     rng = random.Random(7)
     for n in sorted({1, 2, 500, full["steps"] - 1} | {rng.randrange(1, full["steps"])
                                                       for _ in range(12)}):
         both(src, max_depth=30000, max_steps=n)
-    for depth in (900, 2000, 11999, 12001, 12003):
+    for depth in (900, 2000, 20001, 22001, 22003):
         both(src, max_depth=depth)
 
 

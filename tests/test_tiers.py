@@ -40,9 +40,14 @@ def outcome(program, tier, src="", **opts):
         value = None
         err = (type(e).__name__, e.message, e.exit_code, e.catchable,
                [(f.name, line, col) for f, line, col in e.trace], e.secret_frames,
-               runtime_error(e, Source("app.syn", src.splitlines())))
+               runtime_error(e, Source("app.syn", src.splitlines())),
+               sorted(e.labels), sorted(e.secret_pc))
     return {"out": "".join(out), "value": repr(value), "error": err, "steps": vm.steps,
-            "depth": vm.depth, "tools": list(vm.tool_calls)}
+            "depth": vm.depth, "tools": list(vm.tool_calls),
+            # labels: what the run leaves of the pc (nothing, once it ended) and the
+            # labels of each tool call, of every value the program printed or gave
+            "pc": (sorted(vm.pc), len(vm.pc_stack), vm.stamp) if vm.labels else None,
+            "tool_labels": [sorted(x) for x in vm.tool_call_labels]}
 
 
 def both(src, **opts):
@@ -56,6 +61,10 @@ def both(src, **opts):
         # sooner. The error, its kind of message and the exit code are the same.
         a = dict(a, error=(a["error"][0], re.sub(r"\d+", "N", a["error"][1])) + a["error"][2:4])
         b = dict(b, error=(b["error"][0], re.sub(r"\d+", "N", b["error"][1])) + b["error"][2:4])
+        # and the labels state counts the levels that ran (labels on: one stamp a level)
+        for x in (a, b):
+            if x["pc"] is not None:
+                x["pc"] = x["pc"][:2]
     assert a == b, src
     return a
 
@@ -63,10 +72,10 @@ def both(src, **opts):
 _PY_LIMIT = "calls through builtins"
 
 
-def translated(src):
+def translated(src, labels=False):
     """The functions of src that tier 2 translated (not left to the loop), by name."""
     program = compile_source(src, "app.syn")
-    vm = VM(program, Options(tier=2, out=lambda s: None))
+    vm = VM(program, Options(tier=2, out=lambda s: None, labels=labels))
     t = tier2.translation(program, vm)
     return {program.functions[fi].name for fi in t.translated}, t.declined
 
@@ -529,25 +538,26 @@ def test_which_programs_tier_2_translates(monkeypatch):
     for program in (straight, looping, recursive):
         VM(program, Options(tier="auto", out=lambda s: None)).run_main()
     # auto: a straight-line script stays in the loop (nothing to gain from translating it)
-    assert straight not in tier2._CACHE
-    assert looping in tier2._CACHE and recursive in tier2._CACHE
+    assert straight not in tier2._CACHE[False]
+    assert looping in tier2._CACHE[False] and recursive in tier2._CACHE[False]
     VM(straight, Options(tier=2, out=lambda s: None)).run_main()
-    assert straight in tier2._CACHE
+    assert straight in tier2._CACHE[False]
     monkeypatch.setenv("SYN_TIER", "1")
     assert VM(looping, Options(out=lambda s: None))._run is run_plain
     monkeypatch.setenv("SYN_TIER", "2")
     assert VM(looping, Options(out=lambda s: None))._run is not run_plain
-    # labels on: the labels loop, whatever the tier
-    assert VM(looping, Options(labels=True, tier=2))._run.__name__ == "run_labels"
+    # labels on: tier 2 too (its labels variant), the labels loop with SYN_TIER=1
+    assert VM(looping, Options(labels=True, tier=2))._run.__name__ != "run_labels"
+    assert VM(looping, Options(labels=True, tier=1))._run.__name__ == "run_labels"
 
 
 def test_a_second_vm_of_a_program_reuses_its_translation():
     program = compile_source(PROGRAMS["recursion"], "app.syn")
     VM(program, Options(tier=2, out=lambda s: None)).run_main()
-    first = tier2._CACHE[program]
+    first = tier2._CACHE[False][program]
     out = []
     VM(program, Options(tier=2, out=out.append)).run_main()
-    assert tier2._CACHE[program] is first and out == ["610\n"]
+    assert tier2._CACHE[False][program] is first and out == ["610\n"]
 
 
 def test_a_translator_failure_leaves_the_program_to_the_loop(monkeypatch):
@@ -579,3 +589,184 @@ def test_a_straight_line_script_does_not_import_tier2():
             "assert out[-1] == '3\\n' and 'synsema.vm.tier2' in sys.modules\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+# ---- labels on: tier 2's labels variant against the labels loop ---------------------------
+
+LABELS_PROGRAMS = {
+    "branch on a secret, release, sink": """
+let s be private(7, "pii")
+let n be 0
+let i be 0
+while i < 20
+    when s > i
+        print("under")
+    set n to n + 1
+    set i to i + 1
+print(n)
+print(s)
+""",
+    "no sensitive upgrade in a task": """
+task f(x)
+    let y be 0
+    when x > 3
+        set y to 1
+    give y
+print(f(2))
+print(f(private(5, "pii")))
+""",
+    "a labelled value through calls and lambdas": """
+task double(x)
+    give x * 2
+let k be private(3, "secret")
+let f be (a) => a + k
+let out be []
+for each i in range(5)
+    set out to append(out, f(double(i)))
+print(declassify(out, "secret"))
+print(out)
+""",
+    "try and recover under labels": """
+task risky(x)
+    when x > 2
+        give 1 / 0
+    give x
+let s be private(4, "pii")
+let r be 0
+try
+    set r to risky(s)
+recover e
+    print(declassify(e, "pii"))
+print("after")
+let z be 0
+try
+    let q be risky(1)
+    set z to q
+recover e
+    print(e)
+print(z)
+""",
+    "set after a labelled error was caught": """
+let s be private(0, "pii")
+let seen be false
+try
+    let q be 10 / s
+recover e
+    set seen to true
+print(seen)
+""",
+    "labelled containers, indexes, fields": """
+let people be [{"name": "Ana", "age": private(31, "pii")}, {"name": "Bo", "age": 22}]
+let names be []
+let older be 0
+for each p in people
+    set names to append(names, p["name"])
+    when p.age >= 30
+        set older to older + 1
+print(names)
+print(declassify(older, "pii"))
+let m be {"a": private("x", "k"), "b": "y"}
+set m["c"] to m["a"] + m["b"]
+print(declassify(m, "k"))
+""",
+    "recursion with a labelled argument and a deep error": """
+task down(n)
+    when n == 0
+        give 1 / 0
+    give down(n - 1) + 1
+task safe(n)
+    when n == 0
+        give 0
+    give safe(n - 1) + 1
+print(safe(private(20, "pii")))
+print(down(private(5, "pii")))
+""",
+    "a labelled task value called": """
+task hi(x)
+    give "hi " + x
+let t be private(hi, "secret")
+let r be t("bo")
+print(declassify(r, "secret"))
+let c be 0
+when private(true, "secret")
+    let q be hi("x")
+    set c to c + 1
+""",
+    "containers built of labelled values keep their labels": """
+let s be private("x", "pii")
+let n be private(2, "k")
+let m be {"a": s, "b": 1}
+let l be [s, n, 3]
+let m2 be {s: 1}
+print(labels_of(m))
+print(labels_of(m["a"]))
+print(labels_of(l))
+print(labels_of(l[1]))
+print(labels_of(m2))
+print(labels_of({"k": n + 1}))
+print(labels_of([n * 2]))
+print({"k": s})
+""",
+    "and or and conditions on labelled bools": """
+let a be private(true, "pii")
+let b be false
+let n be 0
+when a and not b
+    let k be 1
+when b or a
+    let k be 2
+for each x in private([1, 2, 3], "pii")
+    let y be x + 1
+print(n)
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_both_tiers_agree_with_labels(name):
+    both(PROGRAMS[name], max_steps=100000, labels=True)
+
+
+@pytest.mark.parametrize("name", sorted(LABELS_PROGRAMS))
+def test_labelled_programs_agree(name):
+    both(LABELS_PROGRAMS[name], max_steps=100000, labels=True)
+    assert not translated(LABELS_PROGRAMS[name], labels=True)[1]
+
+
+@pytest.mark.parametrize("name", sorted(LABELS_PROGRAMS))
+def test_labelled_programs_agree_under_step_limits(name):
+    src = LABELS_PROGRAMS[name]
+    full = both(src, labels=True)["steps"]
+    for n in sorted({1, 2, max(1, full // 3), max(1, full // 2), max(1, full - 1), full}):
+        both(src, max_steps=n, labels=True)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_the_programs_are_translated_with_labels(name):
+    assert not translated(PROGRAMS[name], labels=True)[1]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_noninterference_generator_programs_agree_with_labels(seed):
+    template, pairs = ni_gen.generate(seed)
+    for src in (ni_gen.fill(template, pairs[0][0], pairs[1][0]),
+                ni_gen.fill(template, pairs[0][1], pairs[1][1])):
+        try:
+            compile_source(src, "app.syn")
+        except Exception:  # noqa: BLE001 - a template the compiler refuses
+            continue
+        both(src, max_steps=ni_gen.MAX_STEPS, labels=True)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(generated_programs())
+def test_generated_programs_agree_with_labels(src):
+    both(src, max_steps=200000, labels=True)
+
+
+def test_labels_translation_is_cached_apart_from_the_plain_one():
+    program = compile_source(PROGRAMS["recursion"], "app.syn")
+    VM(program, Options(tier=2, out=lambda s: None)).run_main()
+    VM(program, Options(tier=2, labels=True, out=lambda s: None)).run_main()
+    plain, labelled = tier2._CACHE[False][program], tier2._CACHE[True][program]
+    assert plain is not labelled and labelled.labels and not plain.labels

@@ -861,7 +861,8 @@ if LABELS:
     from synsema.vm.labels import (_CMP, _append_precise, _binary, _index_precise, _join,
                                    _local_name, _plain_seq, _raise_labelled, _recompute,
                                    _set_item_precise, _store, _unary, _upgrade_check,
-                                   _withhold_frames, drop_frames, push_pc, release, taint_try)
+                                   _withhold_frames, caught, drop_frames, push_pc, release,
+                                   taint_try)
     from synsema.vm.values import Labeled
 
 
@@ -932,21 +933,9 @@ def run(vm, closure, args, HOISTED):
                 del stack[depth:]
                 if LABELS:
                     # The try entry holds every label raised inside the block; entries
-                    # above it (from the block and the tasks it called) have been merged
-                    # into it.
-                    st = vm.pc_stack
-                    if entry in st:
-                        del st[st.index(entry) + 1:]
-                    else:
-                        st.append(entry)
-                    if entry in vm.try_entries:
-                        del vm.try_entries[vm.try_entries.index(entry):]
-                    entry[0] = entry[0] | err.labels
-                    vm.stamp += 1
-                    entry[3] = vm.stamp
-                    for t in vm.try_entries:      # the enclosing tries (SPEC 10)
-                        t[0] = t[0] | err.labels
-                    _recompute(vm)
+                    # above it (from the block and the tasks it called) are merged into
+                    # it (one rule for both tiers: vm.labels.caught).
+                    caught(vm, entry, err.labels)
                 err.trace.clear()
                 err.secret_frames = 0
                 if LABELS and err.labels:

@@ -89,6 +89,47 @@ def _withhold_frames(err, pcs, base_depth, nframes):
                 err.secret_pc = err.secret_pc | e[0]
 
 
+def withhold_frame(err, pcs, depth):
+    """_withhold_frames one frame at a time (tier 2: each translated function adds its own
+    frame to an error's trace as the error passes through it, innermost first): the frame
+    at `depth` ran under a labelled pc when an entry at or below its depth holds labels;
+    it is withheld when every entry before it in the trace is (the secret ones are a
+    prefix, as there)."""
+    low = min((e[1] for e in pcs if e[0]), default=None)
+    if low is None or low > depth:
+        return
+    if err.secret_frames == len(err.trace) - 1:
+        err.secret_frames += 1
+        for e in pcs:
+            if e[0]:
+                err.secret_pc = err.secret_pc | e[0]
+
+
+def caught(vm, entry, labels):
+    """An error labelled `labels` is caught by the try whose pc entry is `entry`: the
+    entries above it (from the block and the tasks it called) end, merged into it; the
+    try's entry and every enclosing try's take the error's labels (SPEC 10); the pc is
+    recomputed."""
+    st = vm.pc_stack
+    if entry in st:
+        del st[st.index(entry) + 1:]
+    else:
+        st.append(entry)
+    if entry in vm.try_entries:
+        del vm.try_entries[vm.try_entries.index(entry):]
+    entry[0] = entry[0] | labels
+    vm.stamp += 1
+    entry[3] = vm.stamp
+    for t in vm.try_entries:      # the enclosing tries (SPEC 10)
+        t[0] = t[0] | labels
+    _recompute(vm)
+
+
+def _caught_message(err):
+    """What a `recover` binds: the message, labelled as the error is."""
+    return Labeled(err.message, err.labels) if err.labels else err.message
+
+
 def drop_frames(vm, depth):
     """A function at `depth` returns (or is unwound): its pc entries end."""
     st = vm.pc_stack
@@ -231,6 +272,14 @@ _CMP = (ops.le, ops.gt, ops.ge, ops.eq, ops.ne)     # by kind: CMP in vm/instruc
 
 def _local_name(func, slot):
     return func.local_names[slot] if slot < len(func.local_names) else f"local {slot}"
+
+
+def _store_value(vm, old, stamps, slot, v, name):
+    """_store of a variable held elsewhere (tier 2: a Python local): its new value."""
+    if vm.pc:
+        _upgrade_check(vm, old, stamps[slot] if stamps else 0, name)
+        v = _join(v, vm.pc)
+    return v
 
 
 def _store(vm, where, stamps, slot, v, name):

@@ -11,7 +11,7 @@ from synsema.vm.errors import SynError
 from synsema.vm.values import UNSET, Closure, HostFn
 from synsema.vm import precise as P
 from synsema.vm.errors import EMPTY
-from synsema.vm.labels import _CMP, _append_precise, _binary, _index_precise, _join, _local_name, _plain_seq, _raise_labelled, _recompute, _set_item_precise, _store, _unary, _upgrade_check, _withhold_frames, drop_frames, push_pc, release, taint_try
+from synsema.vm.labels import _CMP, _append_precise, _binary, _index_precise, _join, _local_name, _plain_seq, _raise_labelled, _recompute, _set_item_precise, _store, _unary, _upgrade_check, _withhold_frames, caught, drop_frames, push_pc, release, taint_try
 from synsema.vm.values import Labeled
 
 # below_K[op] is op < K: the dispatch tests read these
@@ -2419,19 +2419,7 @@ def run_labels(vm, closure, args,
                 while len(frames) > frame_depth:
                     code, pc, locals_, stamps = frames.pop()
                 del stack[depth:]
-                st = vm.pc_stack
-                if entry in st:
-                    del st[st.index(entry) + 1:]
-                else:
-                    st.append(entry)
-                if entry in vm.try_entries:
-                    del vm.try_entries[vm.try_entries.index(entry):]
-                entry[0] = entry[0] | err.labels
-                vm.stamp += 1
-                entry[3] = vm.stamp
-                for t in vm.try_entries:
-                    t[0] = t[0] | err.labels
-                _recompute(vm)
+                caught(vm, entry, err.labels)
                 err.trace.clear()
                 err.secret_frames = 0
                 if err.labels:

@@ -129,15 +129,14 @@ class VM:
         self.tasks = self._decode(program)
         self.adopted = {}               # plans decoded in this run: Program -> its tasks
         if self.labels:
-            from synsema.vm.loop_labels_fast import run_labels
-            self._run = run_labels
+            from synsema.vm.loop_labels_fast import run_labels as run1
         else:
-            from synsema.vm.loop_fast import run_plain
-            self._run = run_plain
-            tier = opts.tier or _tier()
-            if tier != 1:
-                from synsema.vm.tier2_gate import make_runner
-                self._run = make_runner(self, run_plain, always=tier == 2)
+            from synsema.vm.loop_fast import run_plain as run1
+        self._run = run1
+        tier = opts.tier or _tier()
+        if tier != 1:
+            from synsema.vm.tier2_gate import make_runner
+            self._run = make_runner(self, run1, always=tier == 2)
 
     def _decode(self, program):
         """`program`'s functions in this run's tables; its task values."""

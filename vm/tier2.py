@@ -49,13 +49,16 @@ import weakref
 
 from synsema.vm import ops
 from synsema.vm import tier2_defs as D
-from synsema.vm.errors import SynError
-from synsema.vm.values import UNSET, Closure, HostFn
+from synsema.vm import labels as L
+from synsema.vm import precise as P
+from synsema.vm.errors import EMPTY, SynError
+from synsema.vm.values import UNSET, Closure, HostFn, Labeled
 
 # The Python stack a run leaves free for builtins and hosts, in frames, below the limit.
 _PY_MARGIN = 200
 
-_CACHE = weakref.WeakKeyDictionary()     # Program -> Translation (labels off)
+# Program -> Translation, one per labels mode
+_CACHE = {False: weakref.WeakKeyDictionary(), True: weakref.WeakKeyDictionary()}
 
 
 class Declined(Exception):
@@ -68,18 +71,19 @@ def _label_only(name):
     return name.startswith("+") or name == "rid"
 
 
-def _parts_of(op):
-    """[(instruction name, its field names, full)] of a decoded opcode."""
-    f = D.FUSED.get(op)
+def _parts_of(op, labels=False):
+    """(instruction names, threaded, tail) of a decoded opcode, in the tables of a mode."""
+    _, fused, codes = D.TABLES[labels]
+    f = fused.get(op)
     if f is not None:
         return f[1], f[2], f[3]
-    name = D.CODES.get(op)
+    name = codes.get(op)
     if name is None:
         raise Declined(f"opcode {op}")
     return (name,), False, False
 
 
-_STRUCT = {"s", "t", "n", "kind"}        # int fields the code's shape depends on
+_STRUCT = {"s", "t", "n", "kind", "rid"}     # int fields: the code's shape, release ids
 
 
 def _is_call(node, name):
@@ -133,7 +137,9 @@ _CMP = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
         ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
         ast.Is: lambda a, b: a is b, ast.IsNot: lambda a, b: a is not b}
 _PLAIN = (int, float, str, bool, type(None))
-_TYPES = {"int": int, "float": float, "str": str, "bool": bool, "list": list, "dict": dict}
+# `Labeled` too: a program constant never carries labels, so `type(K) is Labeled` is False
+_TYPES = {"int": int, "float": float, "str": str, "bool": bool, "list": list, "dict": dict,
+          "Labeled": Labeled}
 
 
 
@@ -360,9 +366,11 @@ class FunctionTranslator:
 
     def __init__(self, tr, fi, func, code):
         self.tr, self.fi, self.func, self.code = tr, fi, func, code
+        self.labels = tr.labels
+        self.defs, self.fused, _ = D.TABLES[tr.labels]
         self.main = func.kind == "main"
         self.has_try = any(
-            "TRY_BEGIN" in _parts_of(op)[0] for op, _ in code)
+            "TRY_BEGIN" in _parts_of(op, self.labels)[0] for op, _ in code)
         self.depth_at = {}          # block leader -> stack depth on entry
         self.try_depth = {}         # handler target -> stack depth below the message
         self.uses_budget = False
@@ -372,17 +380,19 @@ class FunctionTranslator:
     def fields(self, idx):
         """[(name, {field: value node})] of the parts of instruction idx."""
         op, arg = self.code[idx]
-        names, threaded, tail = _parts_of(op)
+        names, threaded, tail = _parts_of(op, self.labels)
         out = []
-        if len(names) == 1 and op not in D.FUSED:
-            spec = [n for n in D.INSTRUCTIONS[names[0]][4] if not _label_only(n)]
+        if len(names) == 1 and op not in self.fused:
+            # labels off, an instruction decoded alone has no label-only fields
+            spec = [n.lstrip("+") for n in self.defs[names[0]][4]
+                    if self.labels or not _label_only(n)]
             vals = [] if not spec else [arg] if len(spec) == 1 else list(arg)
             out.append((names[0], dict(zip(spec, self._values(idx, spec, vals,
                                                                 len(spec) == 1)))))
             return out, threaded, tail
         off = 0
         for name in names:
-            spec = list(D.INSTRUCTIONS[name][4])
+            spec = list(self.defs[name][4])
             vals = list(arg[off:off + len(spec)])
             f = {}
             for j, (n, v) in enumerate(zip(spec, vals)):
@@ -410,7 +420,7 @@ class FunctionTranslator:
             parts, threaded, tail = self.fields(idx)
             exits = False
             for name, f in parts:
-                flow = D.INSTRUCTIONS[name][5]
+                flow = self.defs[name][5]
                 if "t" in f and not (threaded and flow == "jump"):
                     lead.add(f["t"].value)
                     exits = True
@@ -418,7 +428,7 @@ class FunctionTranslator:
                         name in ("CALL", "CALL1"):
                     exits = True
             if threaded:
-                t = next(f["t"].value for name, f in parts if D.INSTRUCTIONS[name][5] == "jump")
+                t = next(f["t"].value for name, f in parts if self.defs[name][5] == "jump")
                 lead.add(t + 1)
                 exits = True
             if exits and idx + 1 < n:
@@ -509,7 +519,7 @@ class FunctionTranslator:
         jump_dropped = False
         for k, (name, f) in enumerate(parts):
             line = self.tr.line(self.fi, idx, k)
-            body, ins_, outs, raw, _, flow = D.INSTRUCTIONS[name][0], *D.INSTRUCTIONS[name][1:]
+            body, ins_, outs, raw, _, flow = self.defs[name]
             stmts = ast.parse(body).body
             drop_jump = threaded and flow == "jump" and not jump_dropped
             if drop_jump:
@@ -533,6 +543,9 @@ class FunctionTranslator:
         """A part's body with its operands, the loop's names and its call in place."""
         fi = self.fi
         main = self.main
+        nslots = self.func.nlocals + self.func.ncaptures
+        if self.labels:
+            stmts = [_StoreLocal(main).visit(s) for s in stmts]
 
         class Sub(ast.NodeTransformer):
             def visit_Attribute(s, node):
@@ -568,6 +581,15 @@ class FunctionTranslator:
                 s.generic_visit(node)
                 return node
 
+            def visit_Call(s, node):
+                # `len(locals_)`: the frame's size (labels: a new stamps list)
+                if _is_call(node, "len") and isinstance(node.args[0], ast.Name) and \
+                        node.args[0].id == "locals_":
+                    return ast.Call(_name("len"), [_name("glob")], []) if main else \
+                        ast.Constant(nslots)
+                s.generic_visit(node)
+                return node
+
             def visit_UnaryOp(s, node):
                 if isinstance(node.op, ast.Not) and isinstance(node.operand, ast.Name) and \
                         node.operand.id == "frames":
@@ -585,6 +607,8 @@ class FunctionTranslator:
                     return _name(f"_code{fi}")
                 if n == "budget":
                     return _name("_budget", node.ctx)
+                if n == "stamps":           # labels: this frame's declaration stamps
+                    return _name("_st", node.ctx)
                 if n == "base_depth":
                     return _name("_base", node.ctx)
                 if n == "op":
@@ -665,7 +689,14 @@ class FunctionTranslator:
         self.call_kind = call[0]
         marker = ast.Expr(ast.Call(_name("_CALL_"), [ast.Constant(call[0]),
                                                      ast.Constant(call[1])], []))
-        return stmts[:at] + [marker] + stmts[end + 1:]
+        # Labels: a labelled callee raises the pc for its call, at its own depth (the
+        # loop pushes after saving the frame: `base_depth + len(frames)` is the callee's)
+        # and the callee's return (or the run's end, or the catching try) drops it.
+        keep = []
+        for st in stmts[at + 1:end]:
+            if any(_is_call(n, "push_pc") for n in ast.walk(st)):
+                keep.append(_Deeper().visit(st))
+        return stmts[:at] + keep + [marker] + stmts[end + 1:]
 
     # -- the stack
     def part(self, stmts, ins_, outs, raw, stack, idx, line, succ):
@@ -761,7 +792,10 @@ class FunctionTranslator:
 
     def expr(self, e, stack):
         """An expression with its stack reads (pop(), stack[-k], stack[-k:]) resolved."""
-        return _StackExpr(stack).visit(e)
+        e = _StackExpr(stack).visit(e)
+        if self.labels:
+            e = _LabelledIn().visit(e)
+        return e
 
     def stmt(self, s, stack, idx, line, succ):
         stack = list(stack)
@@ -804,8 +838,11 @@ class FunctionTranslator:
             if self.try_depth.setdefault(t, d) != d:
                 raise Declined("a handler reached at two depths")
             succ.append((t, d + 1))
+            entry = [ast.Constant(t)]
+            if len(s.value.args) > 1:           # labels: the try's pc entry with it
+                entry = [ast.Tuple([ast.Constant(t), s.value.args[1]], ast.Load())]
             out.append(ast.Expr(ast.Call(ast.Attribute(
-                _name("_h"), "append", ast.Load()), [ast.Constant(t)], [])))
+                _name("_h"), "append", ast.Load()), entry, [])))
             return out, stack
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and \
                 isinstance(s.targets[0], ast.Name) and s.targets[0].id == "new":
@@ -850,6 +887,8 @@ class FunctionTranslator:
             return self.push(e, stack, line), stack
         if isinstance(s, ast.If):
             test = self.expr(s.test, stack)
+            if isinstance(test, ast.Constant):      # decided now (_LabelledIn)
+                return self.run(s.body if test.value else s.orelse, stack, idx, line, succ)
             pre = self.invalidate(test, stack, line)
             b_out, b_st = self.run(s.body, list(stack), idx, line, succ)
             o_out, o_st = self.run(s.orelse, list(stack), idx, line, succ)
@@ -965,16 +1004,25 @@ class FunctionTranslator:
                 caps = [_name(f"_l{nparams + nlets + i}", ast.Store())
                         for i in range(func.ncaptures)]
                 body.append(ast.Assign([ast.Tuple(caps, ast.Store())], _name("_caps")))
+        if self.labels:
+            # the frame's declaration stamps, as the labels loop makes them for a call
+            size = ast.Call(_name("len"), [_name("glob")], []) if self.main else \
+                ast.Constant(func.nlocals + func.ncaptures)
+            body += _template("_st = [vm.stamp] * _N_ if pcs else None\n", _N_=0)
+            body[-1].value.body.right = size
         if self.has_try:
             body.append(ast.Assign([_name("_h", ast.Store())], ast.List([], ast.Load())))
         body.append(ast.Assign([_name("_b", ast.Store())], ast.Constant(0)))
         dispatch = _tree(sorted(blocks), blocks)
-        handler = _template(_CATCH if self.has_try else _RERAISE, _FI_=fi)
+        handler = _template((_L_CATCH if self.has_try else _L_RERAISE) if self.labels else
+                            (_CATCH if self.has_try else _RERAISE), _FI_=fi)
+        message = ast.Attribute(_name("_err"), "message", ast.Load())
+        if self.labels:
+            message = _template("_M_ = _caught_message(_err)\n")[0].value
         for t, d in sorted(self.try_depth.items()):
             handler.append(ast.If(ast.Compare(_name("_b"), [ast.Eq()], [ast.Constant(t)]),
                                   [ast.Assign([_name(f"_s{d}", ast.Store())],
-                                              ast.Attribute(_name("_err"), "message",
-                                                            ast.Load()))], []))
+                                              copy.deepcopy(message))], []))
         only = list(blocks.values())[0] if len(blocks) == 1 else None
         if only is not None and not self.has_try and not any(
                 isinstance(n, (ast.Continue, ast.Break, ast.While))
@@ -1012,6 +1060,29 @@ _err.secret_frames = 0
 """
 _RERAISE = """
 raise _fail(_e, _FI_) from None
+"""
+# The same with labels (vm.labels.caught: the loop's handler, for the try that catches;
+# withhold_frame: a frame that ran under a labelled pc is not shown where the error is
+# reported, as the loop's _withhold_frames says of its frames).
+_L_CATCH = """
+_err = _fail(_e, _FI_)
+if vm.pc:
+    _err.labels = _err.labels | vm.pc
+if not _err.catchable or not _h:
+    if vm.pc:
+        withhold_frame(_err, pcs, _d)
+    raise _err from None
+_b, _entry = _h.pop()
+caught(vm, _entry, _err.labels)
+_err.trace.clear()
+_err.secret_frames = 0
+"""
+_L_RERAISE = """
+_err = _fail(_e, _FI_)
+if vm.pc:
+    _err.labels = _err.labels | vm.pc
+    withhold_frame(_err, pcs, _d)
+raise _err from None
 """
 
 
@@ -1127,12 +1198,14 @@ def _self_loop(stmts, b):
     return pre + [ast.While(ast.Constant(True), stmts, []), ast.Continue()]
 
 
-_TESTED = ("int", "str", "list", "dict", "float")
+_TESTED = ("int", "str", "list", "dict", "float", "Labeled")
 
 
 def _type_test(n):
-    """(variable, type name) of `type(v) is T` of a local or stack variable, or None."""
-    if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.Is) and \
+    """(variable, type name) of `type(v) is T` (or `is not`) of a local or stack variable,
+    or None."""
+    if isinstance(n, ast.Compare) and len(n.ops) == 1 and \
+            isinstance(n.ops[0], (ast.Is, ast.IsNot)) and \
             _is_call(n.left, "type") and len(n.left.args) == 1 and \
             isinstance(n.left.args[0], ast.Name) and n.left.args[0].id[:2] in ("_l", "_s") and \
             isinstance(n.comparators[0], ast.Name) and n.comparators[0].id in _TESTED:
@@ -1192,6 +1265,8 @@ def _hoist_type_tests(stmts):
         def visit_Compare(self, node):
             key = _type_test(node)
             if key in keep:
+                if isinstance(node.ops[0], ast.IsNot):
+                    return ast.UnaryOp(ast.Not(), _name(flag(*key)))
                 return _name(flag(*key))
             self.generic_visit(node)
             return node
@@ -1213,31 +1288,38 @@ def _hoist_type_tests(stmts):
 
 _INT_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Mod)
 _BETWEEN = 4
-_MOVE_NODES = 200         # the most a statement put on both paths may hold
+_MOVE_NODES = 360         # the most a statement put on both paths may hold (a labels
+                          # index: about 200)
 
 
 def _int_result(st):
-    """Z of `if type(x) is int and type(y) is int ...: Z = x op y` (+ - * %, the int fast
-    path of an arithmetic instruction; an operand may be an int constant): Z is an int
-    when that path ran."""
+    """(Z, type name) of `if type(x) is int and type(y) is int ...: Z = x op y` (+ - * %,
+    the int fast path of an arithmetic instruction; an operand may be an int constant): Z
+    is an int when that path ran; of `Z = x < y` (a comparison's), a bool."""
     if not isinstance(st, ast.If) or len(st.body) != 1:
         return None
     a = st.body[0]
     if not (isinstance(a, ast.Assign) and len(a.targets) == 1 and
-            isinstance(a.targets[0], ast.Name) and isinstance(a.value, ast.BinOp) and
-            isinstance(a.value.op, _INT_OPS)):
+            isinstance(a.targets[0], ast.Name)):
+        return None
+    if isinstance(a.value, ast.BinOp) and isinstance(a.value.op, _INT_OPS):
+        kind, operands = "int", (a.value.left, a.value.right)
+    elif isinstance(a.value, ast.Compare) and len(a.value.ops) == 1 and \
+            isinstance(a.value.ops[0], _ORDER_OPS):
+        kind, operands = "bool", (a.value.left, a.value.comparators[0])
+    else:
         return None
     conj = st.test.values if isinstance(st.test, ast.BoolOp) and \
         isinstance(st.test.op, ast.And) else [st.test]
     ints = {k[0] for k in map(_type_test_any, conj) if k is not None and k[1] == "int"}
-    for x in (a.value.left, a.value.right):
+    for x in operands:
         if isinstance(x, ast.Name) and x.id in ints:
             continue
         if type(getattr(x, "_value", None)) is int or \
                 (isinstance(x, ast.Constant) and type(x.value) is int):
             continue
         return None
-    return a.targets[0].id
+    return a.targets[0].id, kind
 
 
 def _type_test_any(n):
@@ -1250,17 +1332,21 @@ def _type_test_any(n):
     return None
 
 
-_TYPES_KNOWN = ("int", "str", "list", "dict", "float", "bool")
+_TYPES_KNOWN = ("int", "str", "list", "dict", "float", "bool", "Labeled")
+_ORDER_OPS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 
 class _KnownInt(ast.NodeTransformer):
-    def __init__(self, z):
-        self.z = z
+    """Type tests of the names in `zs` (a result and its copies) decided: their type is
+    `kind` (an int or a bool: never Labeled)."""
+
+    def __init__(self, zs, kind="int"):
+        self.zs, self.kind = zs, kind
 
     def visit_Compare(self, node):
         k = _type_test_any(node)
-        if k is not None and k[0] == self.z:
-            return ast.Constant(k[1] == "int")
+        if k is not None and k[0] in self.zs:
+            return ast.Constant(k[1] == self.kind)
         self.generic_visit(node)
         return node
 
@@ -1283,26 +1369,38 @@ def _specialize(stmts):
     # hold the one after it (`(i * 7) % n` then an index by it)
     for i in range(len(out) - 1, -1, -1):
         st = out[i]
-        z = _int_result(st)
-        if z is not None:
+        res = _int_result(st)
+        if res is not None:
+            z, kind = res
+            zs = {z}            # the result and its copies (`c = _s0`: a branch's input)
             j = i + 1
             # statements between them: a few that set other variables (loads, builtin
-            # calls), without branches
+            # calls; with labels, a builtin's call is an `if` of its labelled and plain
+            # paths), none leaving the block
             while j < len(out) and j - i <= _BETWEEN and \
-                    isinstance(out[j], (ast.Assign, ast.Expr)) and \
+                    isinstance(out[j], (ast.Assign, ast.Expr, ast.If)) and \
                     not any(isinstance(n, ast.Name) and n.id == z and
                             isinstance(n.ctx, ast.Store) for n in ast.walk(out[j])) and \
                     not _leaves(out[j]):
+                a = out[j]
+                stored = {n.id for n in ast.walk(a) if isinstance(n, ast.Name) and
+                          isinstance(n.ctx, ast.Store)}
+                zs -= stored
+                if isinstance(a, ast.Assign) and len(a.targets) == 1 and \
+                        isinstance(a.targets[0], ast.Name) and isinstance(a.value, ast.Name) \
+                        and a.value.id in zs | {z}:
+                    zs.add(a.targets[0].id)
+                zs.add(z)
                 j += 1
             nx = out[j] if j < len(out) else None
             if isinstance(nx, ast.If) and not _leaves(nx) and \
                     sum(1 for x in out[i + 1:j + 1] for _ in ast.walk(x)) <= _MOVE_NODES and any(
-                    k is not None and k[0] == z for k in map(_type_test_any, ast.walk(nx.test))):
+                    k is not None and k[0] in zs for k in map(_type_test_any, ast.walk(nx.test))):
                 moved = out[i + 1:j + 1]
                 known = copy.deepcopy(moved)
                 test_if = known[-1]
                 while True:         # the tests of the if/elif chain, not its bodies
-                    test_if.test = _KnownInt(z).visit(test_if.test)
+                    test_if.test = _KnownInt(zs, kind).visit(test_if.test)
                     if len(test_if.orelse) == 1 and isinstance(test_if.orelse[0], ast.If):
                         test_if = test_if.orelse[0]
                     else:
@@ -1439,11 +1537,91 @@ class _TryMarks(ast.NodeTransformer):
         if isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name) and \
                 fn.value.id == "handlers":
             if fn.attr == "append":
-                return ast.Call(_name("_TRY_"), [node.args[0].elts[0]], [])
+                # (target, stack depth, frame depth[, the try's pc entry: labels])
+                elts = node.args[0].elts
+                return ast.Call(_name("_TRY_"), [elts[0]] + elts[3:], [])
             if fn.attr == "pop" and not node.args:
                 return ast.Call(ast.Attribute(_name("_h"), "pop", ast.Load()), [], [])
         self.generic_visit(node)
         return node
+
+    def visit_Subscript(self, node):
+        # labels: `handlers.pop()[3]`, the try's entry: this function's (target, entry)
+        self.generic_visit(node)
+        if _is_call_attr(node.value, "_h", "pop") and isinstance(node.slice, ast.Constant):
+            return ast.Subscript(node.value, ast.Constant(1), node.ctx)
+        return node
+
+
+def _is_call_attr(node, obj, attr):
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+        isinstance(node.func.value, ast.Name) and node.func.value.id == obj and \
+        node.func.attr == attr
+
+
+class _Deeper(ast.NodeTransformer):
+    """`base_depth + len(frames)` after the loop saved the frame: one deeper."""
+
+    def visit_BinOp(self, node):
+        if isinstance(node.op, ast.Add) and isinstance(node.left, ast.Name) and \
+                node.left.id == "base_depth" and _is_call(node.right, "len"):
+            return ast.BinOp(node, ast.Add(), ast.Constant(1))
+        self.generic_visit(node)
+        return node
+
+
+class _StoreLocal(ast.NodeTransformer):
+    """Labels: `_store(vm, locals_, stamps, s, v, name)` (a `set` of a local through the
+    checked store: no sensitive upgrade, the pc joined) with locals as Python variables:
+    `locals_[s] = _store_value(vm, locals_[s], stamps, s, v, name)`. The top level's
+    locals are the globals' list: there `_store` stores into it."""
+
+    def __init__(self, main):
+        self.main = main
+
+    def visit_Expr(self, node):
+        c = node.value
+        if _is_call(c, "_store") and isinstance(c.args[1], ast.Name) and \
+                c.args[1].id == "locals_":
+            if self.main:
+                c.args[1] = _name("glob")
+                return node
+            slot = ast.Subscript(_name("locals_"), c.args[3], ast.Load())
+            value = ast.Call(_name("_store_value"), [c.args[0], slot] + c.args[2:], [])
+            return ast.Assign([ast.Subscript(_name("locals_"), copy.deepcopy(c.args[3]),
+                                             ast.Store())], value)
+        return node
+
+
+class _LabelledIn(ast.NodeTransformer):
+    """Labels: `Labeled in map(type, [a, b, ..])` (is any of these values labelled?) as
+    `type(a) is Labeled or type(b) is Labeled ..`: no list, no map, no iteration; a
+    program constant's test dropped (a constant never carries labels), and what that
+    decides folded."""
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) == 1 and isinstance(node.ops[0], ast.In) and \
+                isinstance(node.left, ast.Name) and node.left.id == "Labeled" and \
+                _is_call(node.comparators[0], "map") and \
+                isinstance(node.comparators[0].args[0], ast.Name) and \
+                node.comparators[0].args[0].id == "type" and \
+                isinstance(node.comparators[0].args[1], ast.List) and \
+                all(isinstance(x, (ast.Name, ast.Constant))
+                    for x in node.comparators[0].args[1].elts):
+            tests = [ast.Compare(ast.Call(_name("type"), [x], []), [ast.Is()],
+                                 [_name("Labeled")])
+                     for x in node.comparators[0].args[1].elts
+                     if not (isinstance(x, ast.Constant) or
+                             hasattr(x, "_value") and type(x._value) in _PLAIN)]
+            if not tests:
+                return ast.Constant(False)
+            return tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests)
+        return node
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        return _Fold({}).visit(node)
 
 
 class _Subst(ast.NodeTransformer):
@@ -1508,6 +1686,7 @@ class Translation:
 
     def __init__(self, program, vm):
         self.program = program
+        self.labels = vm.labels
         self.index = {id(f): i for i, f in enumerate(program.functions)}
         self.krefs = []             # (function index, instruction, field or None)
         self._kmap = {}
@@ -1530,7 +1709,9 @@ class Translation:
                 self.declined[fi] = f"{type(e).__name__}: {e}"
         self.translated = [fi for fi in range(len(program.functions)) if fi not in self.declined]
         self.tree = self.module(defs)
-        self.code = compile(self.tree, f"<synsema tier 2: {program.source_name}>", "exec")
+        mode = ", labels" if self.labels else ""
+        self.code = compile(self.tree, f"<synsema tier 2{mode}: {program.source_name}>",
+                            "exec")
         self.vm = None
 
     @classmethod
@@ -1588,7 +1769,9 @@ class Translation:
             "    lt, le, gt, ge, eq, ne = ops.lt, ops.le, ops.gt, ops.ge, ops.eq, ops.ne\n"
             "    index = ops.index\n"
             "    compare = ops.compare_kind\n"
-            "    refcount = sys.getrefcount\n").body[0]
+            "    refcount = sys.getrefcount\n"
+            "    pcs = vm.pc_stack\n"          # labels: mutated in place only
+            "    gstamps = vm.global_stamps\n").body[0]
         body = head.body
         # The functions called as values with n arguments that took n (callee_cache)
         for n in sorted(self.arities):
@@ -1642,6 +1825,8 @@ def _enter(fn, closure, args, dlim):
     finally:
         vm.return_budget(_budget)
         _budget, _base, _dlim, vm._run = saved
+        if pcs:                 # labels: the run's pc entries end with it
+            drop_frames(vm, base)
 
 
 def _miss(func):
@@ -1686,8 +1871,9 @@ def translation(program, vm):
     """The program's Translation (labels off), made once per Program: under a lock, since
     VMs of one Program run in several threads (and CPython 3.11 cannot compile syntax trees
     in two threads at once: a SystemError)."""
+    cache = _CACHE[bool(vm.labels)]
     with _LOCK:
-        t = _CACHE.get(program)
+        t = cache.get(program)
         # Made from the program's decoded code (vm.machine: one per program and mode,
         # shared by its VMs, made again if the program's functions change): the same code
         # lists, or translated again.
@@ -1696,7 +1882,7 @@ def translation(program, vm):
                 any(a is not b for a, b in zip(t.codes, codes)):
             t = Translation.make(program, vm) or _Nothing()
             t.codes = codes
-            _CACHE[program] = t
+            cache[program] = t
         return None if type(t) is _Nothing else t
 
 
@@ -1738,12 +1924,21 @@ class Bound:
 
         table = {}
         ns = {"ops": ops, "sys": sys, "UNSET": UNSET, "Closure": Closure, "HostFn": HostFn,
-              "SynError": SynError, "_run1": run1}
+              "SynError": SynError, "_run1": run1, **_LABELS_NS}
         exec(t.code, ns)
         fns, self.enter, _ = ns["_factory"](K, tuple(funcs), C, vm, fail, table)
         table.update(fns)
         self.table = table
         self.translated = {funcs[fi] for fi in t.translated}
+
+
+# What the labels bodies name (the labels loop's globals), and the handlers' helpers.
+_LABELS_NS = {n: getattr(L, n) for n in (
+    "_CMP", "_append_precise", "_binary", "_index_precise", "_join", "_local_name",
+    "_plain_seq", "_raise_labelled", "_set_item_precise", "_store", "_unary",
+    "_upgrade_check", "drop_frames", "push_pc", "release", "taint_try", "caught",
+    "withhold_frame", "_caught_message", "_store_value")}
+_LABELS_NS.update(Labeled=Labeled, EMPTY=EMPTY, P=P)
 
 
 def _operand(code, idx, j):

@@ -11,12 +11,13 @@ from synsema.vm import tier2_defs as D
 _CALLS = {"CALL", "CALL1", "CALL_TASK", "CALL_TASK1"}
 
 
-def _parts(op):
+def _parts(op, labels):
     """(instruction names, threaded) of a decoded opcode; () for one tier 2 cannot name."""
-    f = D.FUSED.get(op)
+    _, fused, codes = D.TABLES[labels]
+    f = fused.get(op)
     if f is not None:
         return f[1], f[2]
-    name = D.CODES.get(op)
+    name = codes.get(op)
     return ((name,), False) if name is not None else ((), False)
 
 
@@ -24,9 +25,10 @@ def worth_translating(vm):
     """Does the program loop or call tasks from tasks (so that its run is likely to outlast
     its translation)? A straight-line script (a few builtin and tool calls) stays in the
     loop: it would pay the translation and gain nothing."""
+    labels = bool(vm.labels)
     for f, code in vm.decoded.items():
         for op, _ in code:
-            parts, threaded = _parts(op)
+            parts, threaded = _parts(op, labels)
             if threaded or "JUMP_BACK" in parts:
                 return True
             if f.kind != "main" and any(p in _CALLS for p in parts):

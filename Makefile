@@ -50,19 +50,24 @@ test: $(STAMP)
 	@$(SYN) fmt --check .
 
 # The tests that run programs, again with tier 2 (vm/tier2.py: tasks translated to Python
-# functions) forced by SYN_TIER=2 (a CLI the tests start inherits it): the shared
-# conformance suite, the VM's, the differential, hostile-file, error and limit tests, the
-# non-interference ones (labels on runs the labels loop; their labels-off runs tier 2).
-# SYN_TIER_STRICT=1: a program tier 2 fails to translate fails the test (no fall-back).
+# functions, labels off and on) forced by SYN_TIER=2 (a CLI the tests start inherits it):
+# the shared conformance suite, the VM's, the differential, hostile-file, error and limit
+# tests, the labels and non-interference ones. SYN_TIER_STRICT=1: a program tier 2 fails
+# to translate fails the test (no fall-back). The non-interference property runs 80 of its
+# generated programs here (240 with the loop): each is translated afresh, at about a
+# second a program (tests/test_tiers.py compares the tiers on them directly).
 TIER2_TESTS := tests/test_vm.py tests/test_conformance.py tests/test_differential.py \
 	tests/test_hostile_synb.py tests/test_hostile_cli.py tests/test_hand_crafted_synb.py \
 	tests/test_noninterference.py tests/test_run_limits.py tests/test_all_errors.py \
 	tests/test_internal_errors.py tests/test_source_lines.py tests/test_fuzz.py \
 	tests/test_generated.py tests/test_values_correctness.py tests/test_stdlib_core.py \
 	tests/test_api.py tests/test_host_calls.py tests/test_plans.py tests/test_threads.py \
-	tests/test_decode_cache.py tests/test_index_local.py tests/test_accumulate.py
+	tests/test_decode_cache.py tests/test_index_local.py tests/test_accumulate.py \
+	tests/test_labels.py tests/test_label_leaks.py tests/test_label_precision.py \
+	tests/test_label_side_channels.py tests/test_noninterference_containers.py \
+	tests/test_net_labels.py tests/test_provider_error_labels.py
 test-tier2: $(STAMP)
-	SYN_TIER=2 SYN_TIER_STRICT=1 $(VENV)/bin/python -m pytest -q -n auto --dist loadgroup $(TIER2_TESTS)
+	SYN_TIER=2 SYN_TIER_STRICT=1 SYN_NI_PROGRAMS=80 $(VENV)/bin/python -m pytest -q -n auto --dist loadgroup $(TIER2_TESTS)
 
 # The same without the tests marked slow (a batch of 200,000 items, ...).
 test-fast: $(STAMP)

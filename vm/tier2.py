@@ -1156,6 +1156,17 @@ def _jumps_to(stmts, b):
 _INLINE_NODES = 80        # a block reached from several places is copied there up to this size
 
 
+def _larger(stmts, n):
+    """Do the statements hold more than n nodes? (Counting stops there.)"""
+    count = 0
+    for st in stmts:
+        for _ in ast.walk(st):
+            count += 1
+            if count > n:
+                return True
+    return False
+
+
 def _merge_blocks(blocks, handlers):
     """A block reached by one goto is put in its place, and so is a small one reached by a
     few (the same statements run in the same order, without the dispatch between them);
@@ -1172,8 +1183,9 @@ def _merge_blocks(blocks, handlers):
                 continue
             if any(a == b for a, _, _ in where):
                 continue                    # a loop: the self-loop pass makes it one
-            size = sum(1 for st in blocks[b] for _ in ast.walk(st))
-            if len(where) > 1 and (len(where) > 3 or size > _INLINE_NODES):
+            # (the size only of a block reached by two or three: counting every block's
+            # nodes on every round made this pass quadratic in the function's size)
+            if len(where) > 1 and (len(where) > 3 or _larger(blocks[b], _INLINE_NODES)):
                 continue
             body = blocks.pop(b)
             for k, (a, lst, i) in enumerate(where):
@@ -1288,7 +1300,7 @@ def _hoist_type_tests(stmts):
 
 _INT_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Mod)
 _BETWEEN = 4
-_MOVE_NODES = 360         # the most a statement put on both paths may hold (a labels
+_MOVE_NODES = 200         # the most a statement put on both paths may hold (a labels
                           # index: about 200)
 
 
@@ -1378,7 +1390,7 @@ def _specialize(stmts):
             # calls; with labels, a builtin's call is an `if` of its labelled and plain
             # paths), none leaving the block
             while j < len(out) and j - i <= _BETWEEN and \
-                    isinstance(out[j], (ast.Assign, ast.Expr, ast.If)) and \
+                    isinstance(out[j], (ast.Assign, ast.Expr)) and \
                     not any(isinstance(n, ast.Name) and n.id == z and
                             isinstance(n.ctx, ast.Store) for n in ast.walk(out[j])) and \
                     not _leaves(out[j]):
@@ -1685,7 +1697,9 @@ class Translation:
     makes its functions."""
 
     def __init__(self, program, vm):
-        self.program = program
+        # Not the Program itself: _CACHE holds a translation while its Program lives (a
+        # weak key), which a reference from the translation back to it would make forever.
+        self.functions = tuple(program.functions)
         self.labels = vm.labels
         self.index = {id(f): i for i, f in enumerate(program.functions)}
         self.krefs = []             # (function index, instruction, field or None)
@@ -1756,7 +1770,7 @@ class Translation:
 
     def module(self, defs):
         nk = len(self.krefs)
-        nf = len(self.program.functions)
+        nf = len(self.functions)
         head = ast.parse(
             "def _factory(_K, _F, _C, vm, _fail, _T):\n"
             "    _budget = 0\n"
@@ -1900,7 +1914,7 @@ class Bound:
 
     def __init__(self, t, vm, run1):
         self.vm = vm
-        funcs = t.program.functions
+        funcs = t.functions
         K = tuple(_operand(vm.decoded[funcs[fi]], idx, j) for fi, idx, j in t.krefs)
         C = tuple(vm.decoded[f] for f in funcs)
         positions = [vm.positions[id(vm.decoded[f])] for f in funcs]

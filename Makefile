@@ -53,7 +53,7 @@ test: $(STAMP)
 # functions, labels off and on) forced by SYN_TIER=2 (a CLI the tests start inherits it):
 # the shared conformance suite, the VM's, the differential, hostile-file, error and limit
 # tests, the labels and non-interference ones. SYN_TIER_STRICT=1: a program tier 2 fails
-# to translate fails the test (no fall-back). The non-interference property runs 80 of its
+# to translate fails the test (no fall-back). The non-interference property runs 40 of its
 # generated programs here (240 with the loop): each is translated afresh, at about a
 # second a program (tests/test_tiers.py compares the tiers on them directly).
 TIER2_TESTS := tests/test_vm.py tests/test_conformance.py tests/test_differential.py \
@@ -67,7 +67,7 @@ TIER2_TESTS := tests/test_vm.py tests/test_conformance.py tests/test_differentia
 	tests/test_label_side_channels.py tests/test_noninterference_containers.py \
 	tests/test_net_labels.py tests/test_provider_error_labels.py
 test-tier2: $(STAMP)
-	SYN_TIER=2 SYN_TIER_STRICT=1 SYN_NI_PROGRAMS=80 $(VENV)/bin/python -m pytest -q -n auto --dist loadgroup $(TIER2_TESTS)
+	SYN_TIER=2 SYN_TIER_STRICT=1 SYN_NI_PROGRAMS=40 $(VENV)/bin/python -m pytest -q -n auto --dist loadgroup $(TIER2_TESTS)
 
 # The same without the tests marked slow (a batch of 200,000 items, ...).
 test-fast: $(STAMP)

@@ -1,5 +1,7 @@
 """--labels on against --labels off, on the same decoded programs (bench/twins.py): the
-price of information-flow tracking when every value is public. Ratio = on / off."""
+price of information-flow tracking when every value is public. Ratio = on / off; and
+labels on against the Python twin (issue 31: at most 6x for fib and the general
+programs)."""
 
 import pytest
 
@@ -31,3 +33,18 @@ def test_labels(benchmark, report, programs, twin, labels):
     report.median(f"labels/{twin.name}/{side}", benchmark)
     report.ratio(f"{twin.name}: --labels on / off", f"labels/{twin.name}/on",
                  f"labels/{twin.name}/off", 1.5, 1.2)
+
+
+# Issue 31's labels-on target: fib and the general programs (the ones with the 5x target
+# labels off) at most 6x their Python twin.
+LABELS_TARGET = {t.name: 6.0 for t in (FIB,) + tuple(GENERAL)}
+
+
+@pytest.mark.parametrize("twin", PROGRAMS, ids=[t.name.replace(" ", "_") for t in PROGRAMS])
+def test_labels_python_twin(benchmark, report, twin):
+    benchmark.group = f"labels: {twin.name} ({twin.describe})"
+    got = twin.show_result(measure(benchmark, twin.python))
+    assert got == twin.expected()
+    report.median(f"labels/{twin.name}/python", benchmark)
+    report.ratio(f"{twin.name}: --labels on / Python", f"labels/{twin.name}/on",
+                 f"labels/{twin.name}/python", LABELS_TARGET.get(twin.name))

@@ -3,7 +3,7 @@ exactly the same: the same output, the same error (message, exit code, every fra
 trace with its position, its report), the same steps counted, the same host tool calls, a
 step or depth limit reached at the same instruction. Programs: hand-written ones for each
 thing the translator does, the bench programs, the differential tests' generated programs
-and the non-interference generator's (labels off), each also under step limits swept
+and the non-interference generator's (labels off and on), each also under step limits swept
 across its whole run."""
 
 import random
@@ -706,6 +706,44 @@ print(labels_of(m2))
 print(labels_of({"k": n + 1}))
 print(labels_of([n * 2]))
 print({"k": s})
+""",
+    "leak attempts: early return, a caught error, a counter across calls": """
+task early(x)
+    when x > 3
+        give 1
+    give 0
+task boom(x)
+    when x > 3
+        give 1 / 0
+    give 0
+task count(xs, k)
+    let n be 0
+    for each x in xs
+        when x == k
+            set n to n + 1
+    give n
+let s be private(5, "pii")
+let r be early(s)
+let flag be 0
+try
+    let q be boom(s)
+recover e
+    let seen be 1
+let n be count([1, 5, 5], s)
+print(labels_of(r))
+print(labels_of(n))
+set flag to r
+print(flag)
+""",
+    "a set under a labelled branch in a loop of a task": """
+task f(xs)
+    let last be 0
+    for each x in xs
+        when x > 2
+            set last to x
+    give last
+print(f([1, 2, 3]))
+print(f(private([1, 4], "pii")))
 """,
     "and or and conditions on labelled bools": """
 let a be private(true, "pii")

@@ -5,7 +5,7 @@ Output (committed; a test checks they are current):
     vm/loop_labels_fast.py   the labels loop: the same bodies with their LABELS parts
     vm/optable.py            the opcode table, decoded operand fields, jump positions and
                              the superinstruction patterns the decoder fuses
-    vm/tier2_defs.py         the bodies (labels off) tier 2 translates from (gen_tier2.py)
+    vm/tier2_defs.py         the bodies (labels off and on) tier 2 translates from (gen_tier2.py)
     docs/bytecode.md         its opcode table (by docs/gen_opcodes.py, run after them)
 
 Each loop dispatches with a tree of range tests (op < K, each read from a table of bools:

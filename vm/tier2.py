@@ -31,9 +31,18 @@ taken and returned as the loop takes and returns it, and a call past the Python 
 run can use continues in the loop (the budget handed over), so deep recursion is never a
 RecursionError the loop would not have.
 
-Declined (the loop runs them): labels mode (the labels loop: tier 2 is labels off); a
-function whose code the translator cannot express (a stack it cannot follow, a body
-shape it does not know): calls of it go to the loop, budget handed over.
+Labels on: the same translation of the labels bodies (vm/tier2_defs.py L_*: the labels
+loop's), with what the loop keeps per frame kept per function: its declaration stamps
+(`_st`, as the loop makes them at a call), its depth `_d` (the pc stack's entries are by
+depth: a labelled condition's entry ends at its release or the function's return, as
+there), a `try`'s pc entry beside its handler (vm.labels.caught), and an uncaught error's
+frame withheld when it ran under a labelled pc (vm.labels.withhold_frame). _LabelledIn
+and the `Labeled` entry of _TYPES decide a constant's labels tests; _specialize knows an
+int path's result is plain.
+
+Declined (the loop runs them): a function whose code the translator cannot express (a
+stack it cannot follow, a body shape it does not know): calls of it go to the loop,
+budget handed over.
 
 Translated on a VM's first run; the generated code object is cached on the Program per
 mode, so another VM of the same program (Program.call, `syn batch`) only binds the
@@ -1693,8 +1702,8 @@ class _StackExpr(ast.NodeTransformer):
 # ---- a program -------------------------------------------------------------------------------
 
 class Translation:
-    """The generated code of a program (labels off): a factory that, given a run's constants,
-    makes its functions."""
+    """The generated code of a program (labels off or on: vm.labels): a factory that, given
+    a run's constants, makes its functions."""
 
     def __init__(self, program, vm):
         # Not the Program itself: _CACHE holds a translation while its Program lives (a
@@ -1882,7 +1891,7 @@ def _deep(func, caps, args, d):
 
 
 def translation(program, vm):
-    """The program's Translation (labels off), made once per Program: under a lock, since
+    """The program's Translation (one per labels mode), made once per Program: under a lock, since
     VMs of one Program run in several threads (and CPython 3.11 cannot compile syntax trees
     in two threads at once: a SystemError)."""
     cache = _CACHE[bool(vm.labels)]

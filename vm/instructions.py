@@ -859,7 +859,7 @@ if LABELS:
     from synsema.vm import precise as P
     from synsema.vm.errors import EMPTY
     from synsema.vm.labels import (_CMP, _append_precise, _binary, _index_precise, _join,
-                                   _local_name, _plain_seq, _raise_labelled, _recompute,
+                                   _local_name, _plain_seq, _raise_labelled,
                                    _set_item_precise, _store, _unary, _upgrade_check,
                                    _withhold_frames, caught, drop_frames, push_pc, release,
                                    taint_try)

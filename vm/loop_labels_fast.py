@@ -11,7 +11,7 @@ from synsema.vm.errors import SynError
 from synsema.vm.values import UNSET, Closure, HostFn
 from synsema.vm import precise as P
 from synsema.vm.errors import EMPTY
-from synsema.vm.labels import _CMP, _append_precise, _binary, _index_precise, _join, _local_name, _plain_seq, _raise_labelled, _recompute, _set_item_precise, _store, _unary, _upgrade_check, _withhold_frames, caught, drop_frames, push_pc, release, taint_try
+from synsema.vm.labels import _CMP, _append_precise, _binary, _index_precise, _join, _local_name, _plain_seq, _raise_labelled, _set_item_precise, _store, _unary, _upgrade_check, _withhold_frames, caught, drop_frames, push_pc, release, taint_try
 from synsema.vm.values import Labeled
 
 # below_K[op] is op < K: the dispatch tests read these

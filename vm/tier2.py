@@ -335,10 +335,16 @@ def _has_continue(node):
 
 
 def _raises(s):
-    """A statement that always raises: ops.not_callable(...)."""
-    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and \
-        isinstance(s.value.func, ast.Attribute) and s.value.func.attr == "not_callable" and \
-        isinstance(s.value.func.value, ast.Name) and s.value.func.value.id == "ops"
+    """A statement that always raises: ops.not_callable(...), or with labels
+    _raise_labelled(vm, labels, ops.not_callable, ...)."""
+    def not_callable(f):
+        return isinstance(f, ast.Attribute) and f.attr == "not_callable" and \
+            isinstance(f.value, ast.Name) and f.value.id == "ops"
+    if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)):
+        return False
+    c = s.value
+    return not_callable(c.func) or (_is_call(c, "_raise_labelled") and len(c.args) >= 3 and
+                                    not_callable(c.args[2]))
 
 
 def _absorb(stmts):
@@ -657,11 +663,20 @@ class FunctionTranslator:
         def assigns(st, name):
             return isinstance(st, ast.Assign) and len(st.targets) == 1 and \
                 isinstance(st.targets[0], ast.Name) and st.targets[0].id == name
+        def pad_of(st):
+            # `pad = fpads[n]`; with labels `if clab: pad = _raise_labelled(.., fpads
+            # .__getitem__, n)` (a labelled callee's arity error carries its labels)
+            # `else: pad = fpads[n]`: the same check, which a cached function has passed
+            if assigns(st, "pad"):
+                return st.value
+            if isinstance(st, ast.If) and len(st.orelse) == 1 and assigns(st.orelse[0], "pad"):
+                return st.orelse[0].value
+            return None
         start = next((i for i, st in enumerate(stmts) if assigns(st, "fcode")), None)
-        end = next((i for i, st in enumerate(stmts) if assigns(st, "pad")), None)
+        end = next((i for i, st in enumerate(stmts) if pad_of(st) is not None), None)
         if start is None or end is None or end < start:
             return stmts
-        v = stmts[end].value
+        v = pad_of(stmts[end])
         if not (isinstance(v, ast.Subscript) and isinstance(v.value, ast.Name) and
                 v.value.id == "fpads" and isinstance(v.slice, ast.Constant) and
                 type(v.slice.value) is int):
@@ -1118,15 +1133,24 @@ def _room_in_budget(stmts):
     tests it (and goes to the loop, _deep, past it). The limits are unchanged: a chunk
     never runs past the step limit, its size only decides when it is checked."""
     for i, st in enumerate(stmts[:-1]):
-        nx = stmts[i + 1]
-        if isinstance(st, ast.If) and not st.orelse and len(st.body) == 1 and \
-                isinstance(st.body[0], ast.Assign) and _is_call(st.body[0].value, "_tick_call") \
-                and isinstance(nx, ast.Expr) and _is_call(nx.value, "_CALL_"):
+        if not (isinstance(st, ast.If) and not st.orelse and len(st.body) == 1 and
+                isinstance(st.body[0], ast.Assign) and
+                _is_call(st.body[0].value, "_tick_call")):
+            continue
+        # labels: between them, a labelled callee's pc raised (no call, no depth)
+        j = i + 1
+        while j < len(stmts) and isinstance(stmts[j], ast.If) and \
+                any(_is_call(n, "push_pc") for n in ast.walk(stmts[j])):
+            j += 1
+        nx = stmts[j] if j < len(stmts) else None
+        if isinstance(nx, ast.Expr) and _is_call(nx.value, "_CALL_"):
             def marker(test):
                 return ast.Expr(ast.Call(_name("_CALL_"), nx.value.args[:2] +
                                          [ast.Constant(test)], []))
-            node = ast.If(st.test, st.body + [marker(True)], [marker(False)])
-            return stmts[:i] + [node] + stmts[i + 2:]
+            between = stmts[i + 1:j]
+            node = ast.If(st.test, st.body + between + [marker(True)],
+                          copy.deepcopy(between) + [marker(False)])
+            return stmts[:i] + [node] + stmts[j + 1:]
     return stmts
 
 

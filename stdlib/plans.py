@@ -22,7 +22,6 @@ What keeps a plan in its box, each where it is enforced:
 
 from functools import lru_cache
 
-from synsema.compiler import compile_plan
 from synsema.stdlib.registry import PLAN_REMOVED, builtin
 from synsema.stdlib.vmbuiltins import (TASK_TYPES, _call_tool, _label, _llm_gate, _shown,
                                        _split, _trace_call, _trace_failed, check_argument,
@@ -42,6 +41,7 @@ PLAN_NAME = "<plan>"            # the source name a plan's errors and positions 
 def _compiled(source):
     """The compiled plan (a Program is immutable once compiled: every VM decodes it into
     its own tables), or the PlanRejected to raise again (a rejected text stays rejected)."""
+    from synsema.compiler import compile_plan   # only a run that makes a plan compiles
     try:
         program = compile_plan(source, PLAN_NAME)
     except PlanRejected as e:

@@ -5,7 +5,13 @@ Numbers: an int as is; a float in Python's shortest round-trip form (`repr`), ex
 that an integral float below 1e16 in size drops its `.0` (3.0 -> "3", 1e16 -> "1e+16").
 """
 from itertools import repeat
-from json import dumps as _json_dumps
+
+try:
+    # What json.dumps(s, ensure_ascii=False) calls for a text, without importing json
+    # (and the `re` it imports): not on the start-up path of `syn exec` (issue 31).
+    from _json import encode_basestring as _encode_text
+except ImportError:             # a Python without the C accelerator
+    from json.encoder import py_encode_basestring as _encode_text
 
 from synsema.vm.digits import int_text
 from synsema.vm.values import BoolKey
@@ -13,7 +19,7 @@ from synsema.vm.values import BoolKey
 
 def quote(s):
     """A text quoted with JSON escapes, non-ASCII kept as is."""
-    return _json_dumps(s, ensure_ascii=False)
+    return _encode_text(s)
 
 
 def format_number(n):

@@ -2,9 +2,9 @@
 of a run (host tool calls served on the caller's thread) and the giving up on a run past
 its deadline."""
 
-import queue
 import threading
 import time
+from _queue import Empty, SimpleQueue   # queue's own; `queue` itself imports heapq and more
 
 from synsema.stdlib.hostthread import VM_THREAD
 from synsema.vm import errors as E
@@ -27,7 +27,7 @@ class HostThread:
     DONE = object()
 
     def __init__(self):
-        self.queue = queue.SimpleQueue()
+        self.queue = SimpleQueue()
         self.lock = threading.Lock()
         self.closed = False
 
@@ -64,7 +64,7 @@ class HostThread:
         while True:
             try:
                 item = self.queue.get_nowait()
-            except queue.Empty:
+            except Empty:
                 return
             if item is not self.DONE:
                 item[2]["error"] = E.LimitExceeded("the run was given up on; no more host "
@@ -127,7 +127,7 @@ def in_big_stack(fn, vm=None):
             while True:
                 try:
                     item = host.queue.get(timeout=0.25 if watch else None)
-                except queue.Empty:
+                except Empty:
                     deadline = vm.deadline
                     if deadline is not None and time.monotonic() > deadline + OVERTIME:
                         # The run may act no more: its next check (a loop's limit, a

@@ -9,7 +9,7 @@
 
 import os
 import stat
-import threading
+from _thread import allocate_lock   # threading.Lock, without importing threading
 
 MAX_TRACE = 20
 
@@ -145,7 +145,7 @@ def _blank(c):
     return "  " if unicodedata.east_asian_width(c) in ("W", "F") else " "
 
 
-_reading = threading.Lock()
+_reading = allocate_lock()
 
 
 def plain_file_name(name):

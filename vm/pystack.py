@@ -9,11 +9,11 @@ raised while a compile or a run is under way, and put back when the last one end
 """
 
 import sys
-import threading
+from _thread import allocate_lock   # threading.Lock, without importing threading
 
 LIMIT = 21000
 
-_lock = threading.Lock()
+_lock = allocate_lock()
 _active = 0
 _saved = None
 

@@ -6,13 +6,6 @@ that an integral float below 1e16 in size drops its `.0` (3.0 -> "3", 1e16 -> "1
 """
 from itertools import repeat
 
-try:
-    # What json.dumps(s, ensure_ascii=False) calls for a text, without importing json
-    # (and the `re` it imports): not on the start-up path of `syn exec` (issue 31).
-    from _json import encode_basestring as _encode_text
-except ImportError:             # a Python without the C accelerator
-    from json.encoder import py_encode_basestring as _encode_text
-
 from synsema.vm.digits import int_text
 from synsema.vm.values import BoolKey
 
@@ -20,6 +13,19 @@ from synsema.vm.values import BoolKey
 def quote(s):
     """A text quoted with JSON escapes, non-ASCII kept as is."""
     return _encode_text(s)
+
+
+def _encode_text(s):
+    """What json.dumps(s, ensure_ascii=False) calls for a text, without json (and the `re`
+    it imports), loaded at the first quote, for it is a C module, dear to load: off the
+    start-up of `syn exec` (issue 31). It puts itself in place of this function."""
+    global _encode_text
+    try:
+        from _json import encode_basestring as encode
+    except ImportError:             # a Python without the C accelerator
+        from json.encoder import py_encode_basestring as encode
+    _encode_text = encode
+    return encode(s)
 
 
 def format_number(n):

@@ -4,8 +4,6 @@ Each takes and returns plain values (never Labeled), checks its argument types, 
 raises a SynError that names itself, what it got and, where there is one, the fix.
 None mutates its inputs: every changed list or map is a new one (value semantics).
 """
-import math
-
 from synsema.vm import ops
 from synsema.vm import precise as P
 from synsema.vm.digits import int_of_digits
@@ -101,6 +99,8 @@ def b_text(x):
     return display(x)
 
 
+_INF = float("inf")     # math.inf: math is a C module to load, off start-up (issue 31)
+
 # Compiled at the first number(text) (_number_forms): `re` is not on the start-up path of
 # `syn exec` (issue 31).
 _INT_RE = _FLOAT_RE = None
@@ -127,7 +127,7 @@ def b_number(x):
         return int_of_digits(s)         # any number of digits
     if _FLOAT_RE.fullmatch(s):
         f = float(s)
-        if f in (math.inf, -math.inf):
+        if f in (_INF, -_INF):
             shown = quote(s) if len(s) <= 60 else quote(s[:60]) + "..."
             raise SynError(f"number: {shown} is out of range")
         return f
@@ -477,7 +477,7 @@ def b_round(x, digits=None):
         # |x| < 10**-d / 2 rounds to 0; Python's round would build 10**-d first, which
         # for a huge -d never finishes.
         return 0 if -d > x.bit_length() + 1 else round(x, d)
-    if x != x or x in (math.inf, -math.inf):
+    if x != x or x in (_INF, -_INF):
         if d == 0:
             raise SynError(f"round cannot make an integer of {format_number(x)}")
         return x
@@ -493,9 +493,9 @@ def b_floor(x):
     if t is int:
         return x
     if t is float:
-        if x != x or x in (math.inf, -math.inf):
+        if x != x or x in (_INF, -_INF):
             raise SynError(f"floor cannot make an integer of {format_number(x)}")
-        return math.floor(x)
+        return x.__floor__()        # math.floor's own, without loading math
     raise SynError(f"floor needs a number, got {type_name(x)}")
 
 

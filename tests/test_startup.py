@@ -147,3 +147,27 @@ def test_the_scripts_import_nothing_before_synsema():
     text = (ROOT / "pyproject.toml").read_text()
     assert "\n[project.scripts]" not in text
     assert 'script-files = ["scripts/syn", "scripts/synsema"]' in text
+
+
+def test_the_checks_written_without_re_agree_with_the_patterns_they_replace():
+    import random
+    import re
+    from synsema.runtime.report import printable
+    from synsema.vm.caps import is_tool_name
+    from synsema.vm.codec import is_digits
+    from synsema.vm.program import _RESERVED, is_name
+    tool = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
+    name = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+    digits = re.compile(r"-?[0-9]+")
+    unsafe = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
+                        "\u202a-\u202e\u2066-\u2069]")
+    alphabet = "aZ_09.-\n\t \x1b\x7f\x85\u00e9\u0661\u00b2\u202e\ufffdx*"
+    rng = random.Random(31)
+    for _ in range(50_000):
+        s = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 7)))
+        assert is_tool_name(s) == bool(tool.match(s)), s
+        assert is_name(s) == (name.match(s) is not None and s not in _RESERVED), s
+        assert is_digits(s) == bool(digits.fullmatch(s)), s
+        assert (printable(s) == s) == (not unsafe.search(s)), s
+    for word in _RESERVED:
+        assert not is_name(word)

@@ -16,7 +16,6 @@ from synsema.stdlib.registry import builtin
 from synsema.vm import caps as C
 from synsema.vm import precise as P
 from synsema.vm.errors import EMPTY, SynError
-from synsema.vm.suggest import did_you_mean
 from synsema.vm.values import UNSET, Closure, HostFn, Labeled, type_name
 
 NO_PROVIDER = "[no llm provider]"
@@ -126,6 +125,7 @@ def named_args(name, task, args, tool, value_labels=EMPTY):
     for key in args:
         if key not in names:
             shown = key if type(key) is str else D.show_key(key)
+            from synsema.vm.suggest import did_you_mean     # an error's hint: off start-up
             hint = did_you_mean(shown, names) if type(key) is str else ""
             raise SynError(f"{who} has no parameter '{shown}'{hint}")
     out = []

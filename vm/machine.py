@@ -16,7 +16,6 @@ from synsema.vm.decode import FramePads, decode_function, make_task_closures
 from synsema.vm.errors import (EMPTY, CapabilityDenied, InternalError, LabelViolation,  # noqa: F401
                                LimitExceeded, Refused, SynError)
 from synsema.vm.program import cap_text
-from synsema.vm.labels import call_under, taint_try
 from synsema.vm.values import UNSET, Closure, HostFn, Labeled, type_name
 
 _CHUNK = 4096   # steps between two looks at the clock
@@ -467,11 +466,14 @@ class VM:
             event[field] = "(withheld: labelled data)"
         self.audit.write(event)
 
-    # vm.labels provides these; labels off they are never reached.
+    # vm.labels provides these; labels off they are never reached, so it is imported only
+    # with labels on (the labels loop imports it too): off the start-up of `syn exec`.
     def call_under(self, labels, thunk):
+        from synsema.vm.labels import call_under
         return call_under(self, labels, thunk)
 
     def taint_try(self, labels):
+        from synsema.vm.labels import taint_try
         taint_try(self, labels)
 
     def after_caught(self, err):

@@ -39,13 +39,14 @@ try:                        # the C module alone: hashlib's OpenSSL start-up cos
 except ImportError:         # pragma: no cover
     from hashlib import sha256
 
+import msgpack
+
 from synsema import LANGUAGE_LEVEL
 from synsema.vm.signatures import SIGNATURES
 from synsema.vm.caps import is_cap
 from synsema.vm.digits import int_of_digits, int_text
 from synsema.vm.errors import InvalidProgram, SynError
 from synsema.vm.program import Function, Param, Program
-from synsema.vm.unpack import ExtraData, Malformed, TooDeep, Truncated, unpack
 from synsema.vm.verify import _show, verify
 
 MAGIC = b"SYNB\r\n\x1a\n"
@@ -73,7 +74,7 @@ def _leb(ints):
     return bytes(out)
 
 
-def _const(v, msgpack):
+def _const(v):
     if type(v) is int and not -_INT64 <= v < _INT64:
         return msgpack.ExtType(_BIGINT, int_text(v).encode("ascii"))
     return v
@@ -94,7 +95,6 @@ def _caps(caps):
 
 
 def payload_of(program):
-    import msgpack      # writing only: the reader (vm.unpack) does without it, off start-up
     funcs = []
     for f in program.functions:
         funcs.append([f.name, KINDS.index(f.kind), f.line, f.col,
@@ -102,7 +102,7 @@ def payload_of(program):
                       f.ncaptures, f.nlocals, _caps(f.requires), _leb(f.code),
                       _positions(f), list(f.local_names)])
     body = [LANGUAGE_LEVEL, program.source_name, program.intent, _caps(program.requires),
-            [_const(c, msgpack) for c in program.consts], list(program.builtins),
+            [_const(c) for c in program.consts], list(program.builtins),
             [[n, l] for n, l in zip(program.globals, program.global_lines)],
             funcs, [[n, i] for n, i in program.tests]]
     return msgpack.packb(body, use_bin_type=True)
@@ -110,7 +110,6 @@ def payload_of(program):
 
 def wrap(payload, version=FORMAT_VERSION):
     """The file bytes around a payload (also used by tests to craft files)."""
-    import msgpack
     return msgpack.packb([MAGIC, version, sha256(payload).digest(), payload],
                          use_bin_type=True)
 
@@ -130,14 +129,17 @@ def _bad(reason):
 
 def _unpack(data, what):
     try:
-        return unpack(data, _ext)
-    except TooDeep:
+        return msgpack.unpackb(data, raw=False, strict_map_key=True, use_list=True,
+                               ext_hook=_ext)
+    except InvalidProgram:
+        raise
+    except RecursionError:
         _bad(f"{what} is nested too deeply")
-    except ExtraData:
+    except msgpack.ExtraData:
         _bad(f"{what} has bytes after its end (two files joined, or not a .synb)")
-    except Truncated:
-        _bad(f"{what} ends too early (it was cut short)")
-    except Malformed as e:
+    except Exception as e:  # noqa: BLE001 - msgpack raises many kinds; all mean the same
+        if "incomplete input" in str(e):
+            _bad(f"{what} ends too early (it was cut short)")
         _bad(f"{what} is not readable msgpack: {e}"[:200])
 
 

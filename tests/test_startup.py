@@ -15,9 +15,11 @@ from conftest import ROOT, syn_env
 # What `syn exec` of a small program once imported, or could easily import again, and does
 # not need: the CLI's framework, JSON, regular expressions, threading (the run's thread is
 # made with _thread), the model providers, MCP, the compiler, tier 2 and their imports.
+# (msgpack reads the file, and brings datetime and struct with it: a library we use rather
+# than a reader of our own.)
 NOT_ON_THE_EXEC_PATH = {
     "click", "json", "_json", "re", "enum", "functools", "contextlib", "threading", "queue",
-    "weakref", "datetime", "math", "struct", "msgpack", "requests", "urllib", "http",
+    "weakref", "math", "requests", "urllib", "http",
     "socket", "ssl", "ast", "inspect", "typing", "asyncio", "decimal", "tempfile",
     "unicodedata", "dataclasses", "importlib.util",
     "synsema.compiler", "synsema.api_plans", "synsema.cli.commands", "synsema.vm.tier2",

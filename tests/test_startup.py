@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 
+import msgpack
 import pytest
 
 from conftest import ROOT, syn_env
@@ -37,6 +38,7 @@ if sys.argv[1] != "site":
     link = os.path.join(tempfile.mkdtemp(), "synsema")
     os.symlink(sys.argv[1], link)
     sys.path.insert(0, os.path.dirname(link))
+    sys.path.append(os.environ["SYN_TEST_MSGPACK_DIR"])   # msgpack, no .pth file run
 before = set(sys.modules)
 from synsema.cli import entry
 if sys.argv[2] == "click":          # the same command line, by the click commands
@@ -56,9 +58,10 @@ sys.exit(code)
 
 def _syn(*args, way="fast", cwd=None):
     flags, root = (["-S"], str(ROOT)) if way == "fast-alone" else ([], "site")
+    env = dict(syn_env(), SYN_TEST_MSGPACK_DIR=os.path.dirname(os.path.dirname(
+        msgpack.__file__)))
     done = subprocess.run([sys.executable, *flags, "-c", CHILD, root, way, *args],
-                          capture_output=True, text=True, env=syn_env(), cwd=cwd,
-                          timeout=120)
+                          capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
     *err, loaded = done.stderr.rstrip("\n").split("\n")
     return done.returncode, done.stdout, "\n".join(err), set(loaded.split())
 

@@ -1,5 +1,3 @@
-import sys
+from synsema.cli.entry import script
 
-from synsema.cli.entry import main
-
-sys.exit(main())
+script()

@@ -1,8 +1,9 @@
 """Start-up of `syn exec hello.synb` against `python -c pass` in the same environment:
-the median wall time of ROUNDS fresh processes each (time.perf_counter around each run),
-with the bytecode cache usable and with PYTHONDONTWRITEBYTECODE=1 set (an editable
-install then compiles every module it imports at every start, unless the .pyc files were
-written once: `make` runs `python -m compileall` after installing).
+the median wall time of ROUNDS fresh processes each, the two run in turn
+(time.perf_counter around each run), with the bytecode cache usable and with
+PYTHONDONTWRITEBYTECODE=1 set (an editable install then compiles every module it imports
+at every start, unless the .pyc files were written once: `make` runs `python -m
+compileall` after installing).
 
     .venv/bin/python bench/startup.py                  # this venv
     .venv/bin/python bench/startup.py --venv /tmp/v    # another venv (a regular install)
@@ -19,17 +20,21 @@ import time
 ROUNDS = 20
 
 
-def median_ms(argv, env, rounds=ROUNDS):
-    times = []
-    for i in range(rounds + 2):             # two warm-up runs, not counted
-        t = time.perf_counter()
-        done = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-        elapsed = time.perf_counter() - t
-        if done.returncode != 0:
-            raise SystemExit(f"{' '.join(argv)} failed: {done.stderr.decode()}")
-        if i >= 2:
-            times.append(elapsed)
-    return statistics.median(times) * 1000
+def median_ms(commands, env, rounds=ROUNDS):
+    """The median wall time of each command line, run in turn in every round (so a change
+    in the machine's load falls on all of them alike, on a machine shared with others)."""
+    times = [[] for _ in commands]
+    for i in range(rounds + 2):             # two warm-up rounds, not counted
+        for argv, kept in zip(commands, times):
+            t = time.perf_counter()
+            done = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  env=env)
+            elapsed = time.perf_counter() - t
+            if done.returncode != 0:
+                raise SystemExit(f"{' '.join(argv)} failed: {done.stderr.decode()}")
+            if i >= 2:
+                kept.append(elapsed)
+    return [statistics.median(kept) * 1000 for kept in times]
 
 
 def main():
@@ -55,8 +60,8 @@ def main():
         print(f"{where}: .pyc {'present' if cached else 'absent'} at the start")
         for label, env in (("PYTHONDONTWRITEBYTECODE=1", {**base, "PYTHONDONTWRITEBYTECODE": "1"}),
                            ("bytecode cache used", base)):
-            py = median_ms([python, "-c", "pass"], env, args.rounds)
-            ex = median_ms([syn, "exec", synb], env, args.rounds)
+            py, ex = median_ms([[python, "-c", "pass"], [syn, "exec", synb]], env,
+                               args.rounds)
             print(f"{label:28} python -c pass {py:6.1f} ms   syn exec hello.synb {ex:6.1f} ms"
                   f"   ratio {ex / py:4.2f}")
 

@@ -5,7 +5,9 @@ from synsema.cli.runner import EXIT_USAGE, err, load_synb, run
 
 
 def exec_path(path, values):
-    program, code = load_synb(path, "exec")
+    from synsema.cli.entry import no_collection     # entry imports this module when used
+    with no_collection():      # until the program runs
+        program, code = load_synb(path, "exec")
     if program is None:
         return code
     refused = written_files_error(values, program_files(path, program),

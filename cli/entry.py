@@ -12,6 +12,38 @@ from synsema.cli.output import (StdoutFailed, flush_stdout, interrupted,  # noqa
                                 stdout_failed, write_stdout)
 
 
+def script():
+    """The `syn` and `synsema` scripts and `python -m synsema`: main(), then the exit."""
+    code = main()
+    if _quick_exit:
+        _exit_now(code)
+    sys.exit(code)
+
+
+# Set by a `syn exec` run that loaded no Python code but Synsema's own (no --tools, no
+# --mcp): nothing is left for the interpreter's shutdown to do then but free every object
+# one by one, which took 3 of the 20 ms that `syn exec` of a small program may take
+# (issue 31), so script() leaves by os._exit instead, when nothing else would run at exit.
+_quick_exit = False
+
+
+def _exit_now(code):
+    import atexit
+    count = getattr(atexit, "_ncallbacks", None)
+    threading = sys.modules.get("threading")
+    if count is None or count() or (threading is not None and any(
+            not t.daemon and t is not threading.main_thread() and t.is_alive()
+            for t in threading.enumerate())):
+        return          # an atexit handler or a thread to wait for: the ordinary exit
+    try:
+        flush_stdout()
+        if sys.stderr is not None:
+            sys.stderr.flush()
+    except (StdoutFailed, OSError):
+        return          # the ordinary exit reports it as it would have
+    os._exit(code if type(code) is int else 1)
+
+
 def main(argv=None):
     code = _main(argv)
     threads = sys.modules.get("synsema.runtime.threads")
@@ -25,6 +57,7 @@ def main(argv=None):
 
 
 def _main(argv):
+    global _quick_exit
     args = sys.argv[1:] if argv is None else list(argv)
     try:
         try:
@@ -32,8 +65,12 @@ def _main(argv):
                 from synsema.cli.options import parse_fast
                 parsed = parse_fast(args[1:])
                 if parsed is not None:
-                    from synsema.cli.commands_exec import exec_path
-                    return exec_path(*parsed)
+                    with no_collection():
+                        from synsema.cli.commands_exec import exec_path
+                    path, values = parsed
+                    code = exec_path(path, values)
+                    _quick_exit = not (values["tools"] or values["mcp"])
+                    return code
             return _click_main(args)
         finally:
             flush_stdout()      # here, not at exit, so a failure is reported like the rest
@@ -41,6 +78,23 @@ def _main(argv):
         interrupted()
     except StdoutFailed as e:
         stdout_failed(e.error)
+
+
+class no_collection:
+    """The cyclic garbage collector off inside (and back as it was after): start-up's
+    imports and the loader's checks make objects that all live on, which it would scan
+    again and again for nothing (as compiling does: compiler/__init__.py); 16 collections
+    of them were about a millisecond of `syn exec`'s start (issue 31)."""
+
+    def __enter__(self):
+        import gc
+        self.was = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc):
+        if self.was:
+            import gc
+            gc.enable()
 
 
 def _click_main(args):

@@ -1,6 +1,9 @@
 """The run options of `syn run`, `syn exec` and `syn test`, defined once: the click
 commands and the fast `syn exec` path (cli.entry) are both built from these tables."""
 
+import os
+import stat
+
 from synsema.runtime import MAX_DEPTH
 
 # (flag, dest, kind, default, help); kind: flag | text | multi (repeatable text) | int (>= 1) |
@@ -115,9 +118,21 @@ def parse_fast(args):
         else:
             paths.append(a)
             i += 1
-    if len(paths) != 1:
+    if len(paths) != 1 or _path_refused_by_click(paths[0]):
         return None
     return paths[0], values
+
+
+def _path_refused_by_click(path):
+    """Whether click.Path(dir_okay=False), the PROGRAM argument of `syn exec`, refuses
+    `path` (a folder, a file it may not read): then click says so, in its words."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False        # click takes a path that is not there; the loader says why
+    except ValueError:
+        return True         # a NUL in the path: whatever click does with it
+    return stat.S_ISDIR(st.st_mode) or not os.access(path, os.R_OK)
 
 
 # The longest limit a number option takes: "inf", "nan" or 1e300 are refused rather than

@@ -8,10 +8,8 @@
 """
 
 import os
-import re
 import stat
-import threading
-import unicodedata
+from _thread import allocate_lock   # threading.Lock, without importing threading
 
 MAX_TRACE = 20
 
@@ -22,11 +20,21 @@ MAX_SOURCE_BYTES = 10 * 1024 * 1024
 # Characters a terminal acts on rather than shows: C0 and C1 controls, DEL, and the
 # bidirectional marks, embeddings, overrides and isolates (which reorder what follows,
 # so a text could hide or fake a line). Text from a program is shown with them escaped.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
-                     "\u202a-\u202e\u2066-\u2069]")
-_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
-                             "\u202a-\u202e\u2066-\u2069]")      # json.dumps does C0
+# Compiled when first wanted (_unsafe): `re` is not on the path of a run that shows only
+# names that need no escape (`syn exec` of a small program: issue 31, start-up).
+_UNSAFE = _UNSAFE_IN_JSON = None
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _unsafe():
+    global _UNSAFE, _UNSAFE_IN_JSON
+    if _UNSAFE is None:
+        import re
+        _UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
+                                     "\u202a-\u202e\u2066-\u2069]")     # json.dumps does C0
+        _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
+                             "\u202a-\u202e\u2066-\u2069]")
+    return _UNSAFE
 
 
 def _escape(m):
@@ -41,10 +49,13 @@ def printable(text, lines=False):
     control and bidi characters as escapes (\\n, \\x1b, \\u202e). With `lines`, newlines
     and tabs stay (a block of several lines)."""
     text = text if isinstance(text, str) else str(text)
+    if text.isascii() and text.isprintable():
+        return text             # no control character (and no bidi mark: all ASCII)
+    unsafe = _unsafe()
     if lines:
-        return "\n".join(_UNSAFE.sub(lambda m: "\t" if m.group() == "\t" else _escape(m),
-                                      part) for part in text.split("\n"))
-    return _UNSAFE.sub(_escape, text)
+        return "\n".join(unsafe.sub(lambda m: "\t" if m.group() == "\t" else _escape(m),
+                                     part) for part in text.split("\n"))
+    return unsafe.sub(_escape, text)
 
 
 def json_text(data, **options):
@@ -52,6 +63,7 @@ def json_text(data, **options):
     escapes (C1 controls, bidi marks: json.dumps escapes only C0) as \\u escapes: JSON a
     terminal shows as it is. They occur only inside strings, where the escape is valid."""
     import json
+    _unsafe()
     return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}",
                                json.dumps(data, ensure_ascii=False, **options))
 
@@ -127,12 +139,13 @@ def _blank(c):
     a format character (a zero-width space or joiner, a soft hyphen: printed as they are)."""
     if c == "\t":
         return c
+    import unicodedata              # a caret line is on an error's path only
     if unicodedata.category(c) in ("Mn", "Me", "Cf"):
         return ""
     return "  " if unicodedata.east_asian_width(c) in ("W", "F") else " "
 
 
-_reading = threading.Lock()
+_reading = allocate_lock()
 
 
 def plain_file_name(name):

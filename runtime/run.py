@@ -2,6 +2,7 @@
 (ceiling, limits, host tools, model provider, audit file, MCP servers), its VM started,
 what it started released, and an error that ended it turned into the host's error."""
 
+import gc
 import os
 import sys
 
@@ -142,14 +143,22 @@ def start_mcp(program, mcp_servers, opts):
 
 def start(program, opts):
     """A VM for one run; Refused when the ceiling does not grant what the program needs."""
-    from synsema.runtime.machine import VM
+    # Importing the VM and the standard library (at the first run) and decoding the
+    # program make objects that all live on, which the cyclic collector would scan for
+    # nothing (as while compiling: compiler/__init__.py); a millisecond of `syn exec`.
+    was_enabled = gc.isenabled()
+    gc.disable()
     try:
+        from synsema.runtime.machine import VM
         return VM(program, opts)
     except Refused as e:
         flag = "--cap-set" if opts.from_cli else "cap_set="
         raise Refused("error: the program requires capabilities the host ceiling "
                       f"({flag}) does not grant: {', '.join(e.missing)}; the program "
                       "does not start", e.missing) from None
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def failure(e, source, ceiling=None):

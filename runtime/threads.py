@@ -2,15 +2,16 @@
 of a run (host tool calls served on the caller's thread) and the giving up on a run past
 its deadline."""
 
-import queue
-import threading
+import _thread
+import sys
 import time
+from _queue import Empty, SimpleQueue   # queue's own; `queue` itself imports heapq and more
 
 from synsema.stdlib.hostthread import VM_THREAD
 from synsema.vm import errors as E
 from synsema.vm.pystack import deep_recursion
 
-_stack_lock = threading.Lock()
+_stack_lock = _thread.allocate_lock()      # threading.Lock()
 
 
 # How long past its deadline a run may go before the one operation it is in (an
@@ -27,13 +28,14 @@ class HostThread:
     DONE = object()
 
     def __init__(self):
-        self.queue = queue.SimpleQueue()
-        self.lock = threading.Lock()
+        self.queue = SimpleQueue()
+        self.lock = _thread.allocate_lock()
         self.closed = False
 
     def post(self, fn, kwargs):
         """In the VM's thread: run fn(**kwargs) on the host's thread and give its result
         (or raise what it raised)."""
+        import threading            # only for a host tool call: off the start-up path
         reply = {"done": threading.Event()}
         with self.lock:
             if self.closed:         # the host gave up on the run (its time limit)
@@ -64,7 +66,7 @@ class HostThread:
         while True:
             try:
                 item = self.queue.get_nowait()
-            except queue.Empty:
+            except Empty:
                 return
             if item is not self.DONE:
                 item[2]["error"] = E.LimitExceeded("the run was given up on; no more host "
@@ -110,24 +112,23 @@ def in_big_stack(fn, vm=None):
         # threading.stack_size is process-wide: set, start and restore under one lock, so
         # runs started from several threads at once never restore each other's value.
         with _stack_lock:
-            old = threading.stack_size()
+            old = _thread.stack_size()
             try:
-                threading.stack_size(512 * 1024 * 1024)
+                _thread.stack_size(512 * 1024 * 1024)
             except (ValueError, RuntimeError):
                 t = None
             else:
                 try:
-                    t = threading.Thread(target=target, name="synsema", daemon=True)
-                    t.start()
+                    t = _start(target)
                 finally:
-                    threading.stack_size(old)
+                    _thread.stack_size(old)
         if t is None:
             return fn()
         try:
             while True:
                 try:
                     item = host.queue.get(timeout=0.25 if watch else None)
-                except queue.Empty:
+                except Empty:
                     deadline = vm.deadline
                     if deadline is not None and time.monotonic() > deadline + OVERTIME:
                         # The run may act no more: its next check (a loop's limit, a
@@ -152,6 +153,42 @@ def in_big_stack(fn, vm=None):
     if "error" in box:
         raise box["error"]
     return box.get("value")
+
+
+def _start(target):
+    """target() started on a thread of its own (a daemon), under the stack size set; the
+    handle has join() and is_alive()."""
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        t = threading.Thread(target=target, name="synsema", daemon=True)
+        t.start()
+        return t
+    return _BareThread(target)
+
+
+class _BareThread:
+    """A thread made with _thread, for a process that has not imported threading: `syn
+    exec`, where threading (with the functools and types it imports) was a tenth of the
+    start-up (issue 31). A host that has imported it gets a threading.Thread, which a
+    debugger's or coverage's threading.settrace reaches."""
+
+    def __init__(self, target):
+        self._running = _thread.allocate_lock()
+        self._running.acquire()
+
+        def run():
+            try:
+                target()
+            finally:
+                self._running.release()
+        _thread.start_new_thread(run, ())
+
+    def is_alive(self):
+        return self._running.locked()
+
+    def join(self):
+        with self._running:
+            pass
 
 
 async def in_worker(work):

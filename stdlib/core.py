@@ -4,9 +4,6 @@ Each takes and returns plain values (never Labeled), checks its argument types, 
 raises a SynError that names itself, what it got and, where there is one, the fix.
 None mutates its inputs: every changed list or map is a new one (value semantics).
 """
-import math
-import re
-
 from synsema.vm import ops
 from synsema.vm import precise as P
 from synsema.vm.digits import int_of_digits
@@ -15,8 +12,6 @@ from synsema.vm.values import UNSET, denorm_key, norm_key, type_name
 from synsema.stdlib.registry import builtin
 from synsema.vm.display import display, format_number, quote
 from synsema.vm.equality import equal
-from synsema.vm.jsonvalues import json_decode as _json_decode
-from synsema.vm.jsonvalues import json_encode as _json_encode
 
 RANGE_LIMIT = 10_000_000     # most items range() will make
 VARIADIC = 255               # max_args of min/max, which take "any number" of values
@@ -104,8 +99,19 @@ def b_text(x):
     return display(x)
 
 
-_INT_RE = re.compile(r"[+-]?[0-9]+")
-_FLOAT_RE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_INF = float("inf")     # math.inf: math is a C module to load, off start-up (issue 31)
+
+# Compiled at the first number(text) (_number_forms): `re` is not on the start-up path of
+# `syn exec` (issue 31).
+_INT_RE = _FLOAT_RE = None
+
+
+def _number_forms():
+    global _INT_RE, _FLOAT_RE
+    import re
+    _FLOAT_RE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+    _INT_RE = re.compile(r"[+-]?[0-9]+")
+    return _INT_RE
 
 
 @builtin("number", 1)
@@ -117,11 +123,11 @@ def b_number(x):
     if t is not str:
         raise SynError(f"number needs a text or number, got {type_name(x)}")
     s = x.strip()
-    if _INT_RE.fullmatch(s):
+    if (_INT_RE or _number_forms()).fullmatch(s):
         return int_of_digits(s)         # any number of digits
     if _FLOAT_RE.fullmatch(s):
         f = float(s)
-        if f in (math.inf, -math.inf):
+        if f in (_INF, -_INF):
             shown = quote(s) if len(s) <= 60 else quote(s[:60]) + "..."
             raise SynError(f"number: {shown} is out of range")
         return f
@@ -139,13 +145,15 @@ def b_type_of(x):
 @builtin("json_encode", 1)
 def b_json_encode(x):
     """The JSON text of a value (map keys must be texts; no tasks)."""
-    return _json_encode(x)
+    from synsema.vm.jsonvalues import json_encode      # json and re: off start-up
+    return json_encode(x)
 
 
 @builtin("json_decode", 1)
 def b_json_decode(t):
     """The value written as JSON in a text."""
-    return _json_decode(t)
+    from synsema.vm.jsonvalues import json_decode
+    return json_decode(t)
 
 
 # ---- collections ---------------------------------------------------------------------
@@ -469,7 +477,7 @@ def b_round(x, digits=None):
         # |x| < 10**-d / 2 rounds to 0; Python's round would build 10**-d first, which
         # for a huge -d never finishes.
         return 0 if -d > x.bit_length() + 1 else round(x, d)
-    if x != x or x in (math.inf, -math.inf):
+    if x != x or x in (_INF, -_INF):
         if d == 0:
             raise SynError(f"round cannot make an integer of {format_number(x)}")
         return x
@@ -485,9 +493,9 @@ def b_floor(x):
     if t is int:
         return x
     if t is float:
-        if x != x or x in (math.inf, -math.inf):
+        if x != x or x in (_INF, -_INF):
             raise SynError(f"floor cannot make an integer of {format_number(x)}")
-        return math.floor(x)
+        return x.__floor__()        # math.floor's own, without loading math
     raise SynError(f"floor needs a number, got {type_name(x)}")
 
 

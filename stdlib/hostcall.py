@@ -13,7 +13,6 @@ from synsema.vm import caps as C
 from synsema.vm import precise as P
 from synsema.vm.errors import EMPTY, CapabilityDenied, SynError
 from synsema.vm.program import cap_text
-from synsema.vm.suggest import did_you_mean
 from synsema.vm.values import type_name
 
 # ---- the three ways in --------------------------------------------------------------------
@@ -245,6 +244,7 @@ def host_tool(vm, name):
         if not known:
             raise SynError(f"host tool '{name}' is not registered; this run has no host tools "
                            "(give them with --tools MODULE:NAME, --mcp NAME=COMMAND, or tools=...)")
+        from synsema.vm.suggest import did_you_mean
         raise SynError(f"host tool '{name}' is not registered{did_you_mean(name, known)}")
     return fn
 

@@ -20,9 +20,6 @@ What keeps a plan in its box, each where it is enforced:
     could call around the wrapper.
 """
 
-from functools import lru_cache
-
-from synsema.compiler import compile_plan
 from synsema.stdlib.registry import PLAN_REMOVED, builtin
 from synsema.stdlib.vmbuiltins import (TASK_TYPES, _call_tool, _label, _llm_gate, _shown,
                                        _split, _trace_call, _trace_failed, check_argument,
@@ -38,10 +35,23 @@ PLAN_NAME = "<plan>"            # the source name a plan's errors and positions 
 # ---- compiling, once per text ---------------------------------------------------------------
 
 
-@lru_cache(maxsize=256)
 def _compiled(source):
+    """_compile, cached: functools (and the lru_cache made with it) only once a plan is
+    made, off the start-up of every other run (issue 31)."""
+    global _compiled_cached
+    if _compiled_cached is None:
+        from functools import lru_cache
+        _compiled_cached = lru_cache(maxsize=256)(_compile)
+    return _compiled_cached(source)
+
+
+_compiled_cached = None
+
+
+def _compile(source):
     """The compiled plan (a Program is immutable once compiled: every VM decodes it into
     its own tables), or the PlanRejected to raise again (a rejected text stays rejected)."""
+    from synsema.compiler import compile_plan   # only a run that makes a plan compiles
     try:
         program = compile_plan(source, PLAN_NAME)
     except PlanRejected as e:

@@ -9,7 +9,6 @@ check below on a Labeled type is simply false.
 
 from synsema.vm import display as D
 from synsema.vm.equality import equal
-from synsema.vm.jsonvalues import json_encode
 from synsema.stdlib import hostcall
 from synsema.stdlib.labelling import check_argument  # noqa: F401  (vmbuiltins.check_argument)
 from synsema.stdlib.labelling import label as _label, split as _split
@@ -17,7 +16,6 @@ from synsema.stdlib.registry import builtin
 from synsema.vm import caps as C
 from synsema.vm import precise as P
 from synsema.vm.errors import EMPTY, SynError
-from synsema.vm.suggest import did_you_mean
 from synsema.vm.values import UNSET, Closure, HostFn, Labeled, type_name
 
 NO_PROVIDER = "[no llm provider]"
@@ -127,6 +125,7 @@ def named_args(name, task, args, tool, value_labels=EMPTY):
     for key in args:
         if key not in names:
             shown = key if type(key) is str else D.show_key(key)
+            from synsema.vm.suggest import did_you_mean     # an error's hint: off start-up
             hint = did_you_mean(shown, names) if type(key) is str else ""
             raise SynError(f"{who} has no parameter '{shown}'{hint}")
     out = []
@@ -376,6 +375,7 @@ def _http(vm, name, url, body=None):
     # server can choose where to send the request on from what it got).
     _net_gate(vm, name, host, labels, host_labels=ul)
     if body is not None and type(body) is not str:
+        from synsema.vm.jsonvalues import json_encode      # json and re: off start-up
         body = json_encode(body)
     # The answer depends on what was sent (an echoing or enriching API returns it): it
     # carries the URL's and the body's labels, as a model's answer carries its prompt's.

@@ -19,7 +19,7 @@ needs_shared = pytest.mark.skipif(
 
 
 def installed_script(name):
-    """The console script `name` (pyproject [project.scripts]) beside this interpreter;
+    """The script `name` (pyproject.toml, script-files) beside this interpreter;
     the test fails, saying how to fix it, when the project is not installed here."""
     exe = Path(sys.executable).parent / name
     if not exe.exists():

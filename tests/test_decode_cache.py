@@ -72,6 +72,27 @@ def test_a_second_vm_decodes_nothing_and_runs_alike(monkeypatch):
         assert a.decoded[f] is b.decoded[f] and a.decoded[f] is not c.decoded[f]
 
 
+def test_what_a_program_decoded_goes_with_it():
+    # vm.machine keeps it by id beside a weak reference (a WeakKeyDictionary's work,
+    # without the weakref module): a later program given the same id decodes its own.
+    import gc
+    from synsema.vm import machine
+    # The loop (tier 1): tier 2's own cache (vm.tier2._CACHE) keeps a program it translated.
+    program = compile_source('let m be {"a": [1, 2]}\nprint(m)\n', "app.syn")
+    before = dict(machine._DECODED)
+    for labels in (False, True):
+        VM(program, Options(out=[].append, labels=labels, tier=1)).run_main()
+    assert set(machine._DECODED) - set(before) == {id(program)}
+    assert set(machine._DECODED[id(program)][1]) == {False, True}
+    del program
+    gc.collect()
+    assert set(machine._DECODED) <= set(before)
+    for _ in range(20):             # ids of dead programs come back: never their code
+        other, out = compile_source(f"print({_})\n", "b.syn"), []
+        VM(other, Options(out=out.append, tier=1)).run_main()
+        assert out == [f"{_}\n"]
+
+
 def test_running_changes_nothing_decoded():
     program = compile_source(SOURCE, "app.syn")
     for labels in (False, True):

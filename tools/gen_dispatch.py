@@ -1065,13 +1065,14 @@ def loop(ns, labels):
     params[-1] += tail
     lines[d:d + 1] = [head.rstrip(), pad + "# locals by default parameters (HOISTED and _emit "
                       "in tools/gen_dispatch.py)"] + [pad + p for p in params]
-    # The tables the tests read, made once at import.
+    # The tables the tests read, made once at import: by repetition, not a comparison per
+    # entry (a generator over 256 ops for each of 140 K took a millisecond of start-up).
     imp = max(i for i, l in enumerate(lines[:d]) if l.startswith(("import ", "from ")) or
               l.startswith(" "))
     lines[imp + 1:imp + 1] = [
         "", "# below_K[op] is op < K: the dispatch tests read these",
         "# (tools/gen_dispatch.py _emit says why).",
-        *_wrapped("_BELOW = {k: tuple(op < k for op in range(256)) for k in (",
+        *_wrapped("_BELOW = {k: (True,) * k + (False,) * (256 - k) for k in (",
                   [str(k) for k in sorted(keys)], ")}")]
     head = [f'"""GENERATED from {SOURCE} by tools/gen_dispatch.py: do not edit.', "",
             f"The dispatch loop, {what}: every instruction's body from its one definition",

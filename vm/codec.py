@@ -39,8 +39,6 @@ try:                        # the C module alone: hashlib's OpenSSL start-up cos
 except ImportError:         # pragma: no cover
     from hashlib import sha256
 
-import re
-
 import msgpack
 
 from synsema import LANGUAGE_LEVEL
@@ -145,21 +143,24 @@ def _unpack(data, what):
         _bad(f"{what} is not readable msgpack: {e}"[:200])
 
 
-_DIGITS = re.compile(r"-?[0-9]+")
-
-
 def _ext(code, data):
     if code != _BIGINT:
         _bad(f"unknown msgpack extension type {code}")
     text = data.decode("ascii", errors="replace")
     # ASCII digits only (isdigit() would take '²'); at most digits.MAX_DIGITS of them, as
     # a literal (reading more would take longer than any limit could stop).
-    if not _DIGITS.fullmatch(text):
+    if not is_digits(text):
         _bad("a large integer constant is malformed")
     try:
         return int_of_digits(text)
     except SynError as e:
         _bad(f"a large integer constant: {e.message}")
+
+
+def is_digits(text):
+    """Whether `text` is `-?[0-9]+` (tested without `re`, off the start-up path)."""
+    digits = text[1:] if text[:1] == "-" else text
+    return digits.isascii() and digits.isdigit()
 
 
 def _is(v, *types):

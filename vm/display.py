@@ -5,7 +5,6 @@ Numbers: an int as is; a float in Python's shortest round-trip form (`repr`), ex
 that an integral float below 1e16 in size drops its `.0` (3.0 -> "3", 1e16 -> "1e+16").
 """
 from itertools import repeat
-from json import dumps as _json_dumps
 
 from synsema.vm.digits import int_text
 from synsema.vm.values import BoolKey
@@ -13,7 +12,20 @@ from synsema.vm.values import BoolKey
 
 def quote(s):
     """A text quoted with JSON escapes, non-ASCII kept as is."""
-    return _json_dumps(s, ensure_ascii=False)
+    return _encode_text(s)
+
+
+def _encode_text(s):
+    """What json.dumps(s, ensure_ascii=False) calls for a text, without json (and the `re`
+    it imports), loaded at the first quote, for it is a C module, dear to load: off the
+    start-up of `syn exec` (issue 31). It puts itself in place of this function."""
+    global _encode_text
+    try:
+        from _json import encode_basestring as encode
+    except ImportError:             # a Python without the C accelerator
+        from json.encoder import py_encode_basestring as encode
+    _encode_text = encode
+    return encode(s)
 
 
 def format_number(n):

@@ -12,7 +12,7 @@ from synsema.vm.values import UNSET, Closure, HostFn
 
 # below_K[op] is op < K: the dispatch tests read these
 # (tools/gen_dispatch.py _emit says why).
-_BELOW = {k: tuple(op < k for op in range(256)) for k in (2, 3, 4, 5, 6, 7, 8, 10, 11, 12,
+_BELOW = {k: (True,) * k + (False,) * (256 - k) for k in (2, 3, 4, 5, 6, 7, 8, 10, 11, 12,
     13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33,
     34, 35, 36, 37, 38, 39, 40, 41, 43, 44, 45, 46, 47, 48, 49, 50, 51, 100, 101, 102,
     103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119,

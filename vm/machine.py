@@ -8,7 +8,7 @@ reach through the `vm` they are given.
 import os
 import sys
 import time
-import weakref
+from _weakref import ref as _weak   # weakref.ref; the weakref module is off start-up
 
 from synsema.vm import caps as C
 from synsema.vm import opcodes as O
@@ -16,7 +16,6 @@ from synsema.vm.decode import FramePads, decode_function, make_task_closures
 from synsema.vm.errors import (EMPTY, CapabilityDenied, InternalError, LabelViolation,  # noqa: F401
                                LimitExceeded, Refused, SynError)
 from synsema.vm.program import cap_text
-from synsema.vm.labels import call_under, taint_try
 from synsema.vm.values import UNSET, Closure, HostFn, Labeled, type_name
 
 _CHUNK = 4096   # steps between two looks at the clock
@@ -466,11 +465,14 @@ class VM:
             event[field] = "(withheld: labelled data)"
         self.audit.write(event)
 
-    # vm.labels provides these; labels off they are never reached.
+    # vm.labels provides these; labels off they are never reached, so it is imported only
+    # with labels on (the labels loop imports it too): off the start-up of `syn exec`.
     def call_under(self, labels, thunk):
+        from synsema.vm.labels import call_under
         return call_under(self, labels, thunk)
 
     def taint_try(self, labels):
+        from synsema.vm.labels import taint_try
         taint_try(self, labels)
 
     def after_caught(self, err):
@@ -534,8 +536,25 @@ def _same(xs, ys):
     return len(xs) == len(ys) and all(x is y for x, y in zip(xs, ys))
 
 
-# Program -> {labels: Decoded}; an entry goes with its program.
-_DECODED = weakref.WeakKeyDictionary()
+# id(program) -> (weak reference to it, {labels: Decoded}); an entry goes with its program,
+# dropped by the reference's callback: a weakref.WeakKeyDictionary's work, without the
+# weakref module (with the _weakrefset and types it imports, a twentieth of the start-up
+# of `syn exec`: issue 31).
+_DECODED = {}
+
+
+def _modes(program):
+    key = id(program)
+    entry = _DECODED.get(key)
+    if entry is None or entry[0]() is not program:
+        def gone(r):
+            if _DECODED.get(key, (None,))[0] is r:
+                _DECODED.pop(key, None)
+        fresh = (_weak(program, gone), {})
+        entry = _DECODED.setdefault(key, fresh)     # another thread's, if it was first
+        if entry[0]() is not program:       # a gone program's, its callback not yet run
+            entry = _DECODED[key] = fresh
+    return entry[1]
 
 
 def _decoded(program, labels, registry):
@@ -543,9 +562,7 @@ def _decoded(program, labels, registry):
     decodes nothing). Made again if what it was made from changed: the program's functions
     or the builtins its code calls (a VM whose host gives other builtins decodes its own)."""
     builtins = _builtins_of(program, registry)
-    modes = _DECODED.get(program)
-    if modes is None:
-        modes = _DECODED.setdefault(program, {})
+    modes = _modes(program)
     d = modes.get(labels)
     if d is None or not _same(d.builtins, builtins) or not _same(d.functions,
                                                                  program.functions):

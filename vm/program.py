@@ -4,21 +4,20 @@ and reads it, the verifier checks it, the VM runs it.
 Capabilities (requires) are tuples: ("stdout",), ("llm",), ("llm", LABEL), ("net", HOST).
 """
 
-import re
-
 # SPEC 1: the reserved words, and what a name is (compiler/lexer.py tokenizes by them; the
 # verifier holds a crafted file's names to the same rule).
 KEYWORDS = (
     "task give let be set to when otherwise while for each in break continue try recover "
     "test require intent and or not true false nothing"
 ).split()
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _RESERVED = frozenset(KEYWORDS)
 
 
 def is_name(text):
     """Could `text` be a variable's, task's or parameter's name in source?"""
-    return type(text) is str and _NAME.match(text) is not None and text not in _RESERVED
+    # [A-Za-z_][A-Za-z0-9_]*: isidentifier() on ASCII text (no `re`: off start-up)
+    return (type(text) is str and text.isascii() and text.isidentifier()
+            and text not in _RESERVED)
 
 
 class Param:

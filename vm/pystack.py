@@ -9,30 +9,31 @@ raised while a compile or a run is under way, and put back when the last one end
 """
 
 import sys
-import threading
-from contextlib import contextmanager
+from _thread import allocate_lock   # threading.Lock, without importing threading
 
 LIMIT = 21000
 
-_lock = threading.Lock()
+_lock = allocate_lock()
 _active = 0
 _saved = None
 
 
-@contextmanager
-def deep_recursion():
+class deep_recursion:
     """Python's recursion limit at least LIMIT inside; the host's own limit after the last
-    of the compiles and runs that overlap (from several threads) ends."""
-    global _active, _saved
-    with _lock:
-        if _active == 0:
-            _saved = sys.getrecursionlimit()
-        _active += 1
-        if sys.getrecursionlimit() < LIMIT:
-            sys.setrecursionlimit(LIMIT)
-    try:
-        yield
-    finally:
+    of the compiles and runs that overlap (from several threads) ends. (A class, not a
+    contextlib.contextmanager: contextlib is not on `syn exec`'s start-up path.)"""
+
+    def __enter__(self):
+        global _active, _saved
+        with _lock:
+            if _active == 0:
+                _saved = sys.getrecursionlimit()
+            _active += 1
+            if sys.getrecursionlimit() < LIMIT:
+                sys.setrecursionlimit(LIMIT)
+
+    def __exit__(self, *exc):
+        global _active
         with _lock:
             _active -= 1
             if _active == 0 and sys.getrecursionlimit() == max(_saved, LIMIT):

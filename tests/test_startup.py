@@ -60,6 +60,7 @@ def _syn(*args, way="fast", cwd=None):
     flags, root = (["-S"], str(ROOT)) if way == "fast-alone" else ([], "site")
     env = dict(syn_env(), SYN_TEST_MSGPACK_DIR=os.path.dirname(os.path.dirname(
         msgpack.__file__)))
+    env.pop("SYN_TIER", None)       # the default tier's path (SYN_TIER=2 imports tier 2)
     done = subprocess.run([sys.executable, *flags, "-c", CHILD, root, way, *args],
                           capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
     *err, loaded = done.stderr.rstrip("\n").split("\n")

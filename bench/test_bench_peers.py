@@ -137,8 +137,9 @@ def _camel(name):
     return run
 
 
-# Labels on runs the labels loop in either tier (vm/tier2.py: tier 2 is labels off).
-SIDES = ["python", "synsema-tier1", "synsema-tier2", "synsema-labels", "smolagents", "camel"]
+# Labels on in either tier: the labels loop (tier 1) or tier 2's labels variant.
+SIDES = ["python", "synsema-tier1", "synsema-tier2", "synsema-tier1-labels",
+         "synsema-tier2-labels", "smolagents", "camel"]
 
 
 @pytest.mark.parametrize("side", SIDES)

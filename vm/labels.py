@@ -275,7 +275,8 @@ def _local_name(func, slot):
 
 
 def _store_value(vm, old, stamps, slot, v, name):
-    """_store of a variable held elsewhere (tier 2: a Python local): its new value."""
+    """The new value of a `set` of a variable whose old value is `old` (tier 2 holds a
+    local in a Python variable; _store, a slot of a list)."""
     if vm.pc:
         _upgrade_check(vm, old, stamps[slot] if stamps else 0, name)
         v = _join(v, vm.pc)
@@ -284,7 +285,4 @@ def _store_value(vm, old, stamps, slot, v, name):
 
 def _store(vm, where, stamps, slot, v, name):
     """`set` of a variable: no sensitive upgrade, then the value joined with the pc."""
-    if vm.pc:
-        _upgrade_check(vm, where[slot], stamps[slot] if stamps else 0, name)
-        v = _join(v, vm.pc)
-    where[slot] = v
+    where[slot] = _store_value(vm, where[slot], stamps, slot, v, name)

@@ -33,19 +33,20 @@ def _tables(ns, labels, prefix):
                    f"{bool(ins.get('raw'))!r}, {tuple(G.field_spec(ins))!r}, "
                    f"{ins['flow']!r}),")
     out.append("}")
+    # Labels on, the superinstructions and codes are labels off's and the labels-only ones.
     out += ["", f"# code: (name, parts, threaded, tail) of every superinstruction ({what})",
-            f"{prefix}FUSED = {{"]
+            f"{prefix}FUSED = {{" + ("**FUSED," if labels else "")]
     for f in ns["FUSED"]:
-        if f.get("labels_only") and not labels:
+        if bool(f.get("labels_only")) != labels:
             continue
         out.append(f"    {f['code']}: ({f['name']!r}, {tuple(f['parts'])!r}, "
                    f"{bool(f.get('threaded'))!r}, {bool(f.get('tail'))!r}),")
     out.append("}")
     out += ["", f"# code: name of every instruction decoded on its own ({what})",
-            f"{prefix}CODES = {{"]
+            f"{prefix}CODES = {{" + ("**CODES," if labels else "")]
     for ins in ns["INSTRUCTIONS"]:
         if ins["code"] is not None and not ins.get("decoded_as") and \
-                (labels or not ins.get("labels_only")):
+                bool(ins.get("labels_only")) == labels:
             out.append(f"    {ins['code']}: {ins['name']!r},")
     out.append("}")
     return out

@@ -6,6 +6,7 @@ Output (committed; a test checks they are current):
     vm/optable.py            the opcode table, decoded operand fields, jump positions and
                              the superinstruction patterns the decoder fuses
     vm/tier2_defs.py         the bodies (labels off and on) tier 2 translates from (gen_tier2.py)
+    vm/tier2_parts.py        the opcodes the tier 2 gate looks for (gen_tier2.py)
     docs/bytecode.md         its opcode table (by docs/gen_opcodes.py, run after them)
 
 Each loop dispatches with a tree of range tests (op < K, each read from a table of bools:
@@ -1283,7 +1284,8 @@ def generate():
     if HERE not in sys.path:
         sys.path.insert(0, HERE)
     import gen_tier2         # tier 2's copy of the bodies (vm/tier2_defs.py)
-    return dict([loop(ns, False), loop(ns, True), table(ns), gen_tier2.defs(ns)])
+    return dict([loop(ns, False), loop(ns, True), table(ns), gen_tier2.defs(ns),
+                 gen_tier2.parts(ns)])
 
 
 def main(check=False):

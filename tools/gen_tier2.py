@@ -1,4 +1,5 @@
-"""Generate vm/tier2_defs.py: the instruction bodies tier 2 (vm/tier2.py) translates from.
+"""Generate vm/tier2_defs.py: the instruction bodies tier 2 (vm/tier2.py) translates from,
+and vm/tier2_parts.py: the little of it the tier 2 gate (vm/tier2_gate.py) reads.
 
 The same definitions the loops are generated from (vm/instructions.py), as tools/
 gen_dispatch.py reads them (body_of: fragments expanded, LABELS decided), written as data
@@ -8,6 +9,11 @@ its stack picture, its decoded fields and its flow kind; and each superinstructi
 parts. Two sets, as there are two loops: labels off (INSTRUCTIONS, FUSED, CODES) and
 labels on (L_INSTRUCTIONS, L_FUSED, L_CODES: the LABELS parts kept, and the instructions
 only the labels loop has). Run by tools/gen_dispatch.py (and its --check).
+
+The gate decides, at a run's start, whether tier 2 is worth it from which decoded opcodes
+the program holds; it reads two sets of opcodes from vm/tier2_parts.py, so that `syn exec`
+of a small program does not load the bodies (vm/tier2_defs.py, 30 kB of bytecode) to
+decide that it needs none of them (issue 31).
 """
 
 import os
@@ -17,6 +23,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_dispatch as G  # noqa: E402
 
 OUTPUT = "vm/tier2_defs.py"
+PARTS_OUTPUT = "vm/tier2_parts.py"
+
+# The instructions that call a function (a task calling a task is worth tier 2).
+CALLS = {"CALL", "CALL1", "CALL_TASK", "CALL_TASK1"}
 
 
 def _tables(ns, labels, prefix):
@@ -52,6 +62,35 @@ def _tables(ns, labels, prefix):
     return out
 
 
+def _decoded(ns, labels):
+    """{code: (parts, threaded)} of every opcode the labels-off (or -on) loop decodes."""
+    out = {ins["code"]: ((ins["name"],), False) for ins in ns["INSTRUCTIONS"]
+           if ins["code"] is not None and not ins.get("decoded_as") and
+           (labels or not ins.get("labels_only"))}
+    out.update({f["code"]: (tuple(f["parts"]), bool(f.get("threaded"))) for f in ns["FUSED"]
+                if labels or not f.get("labels_only")})
+    return out
+
+
+def parts(ns):
+    """vm/tier2_parts.py: per labels mode, the opcodes that loop (a threaded
+    superinstruction, or one holding JUMP_BACK) and those that call a function."""
+    out = [f'"""GENERATED from {G.SOURCE} by tools/gen_tier2.py: do not edit.', "",
+           "What the tier 2 gate (vm/tier2_gate.py) reads of a program's decoded opcodes,",
+           "without loading the instruction bodies (vm/tier2_defs.py): labels mode ->",
+           "(the opcodes that loop, the opcodes that call a function).", '"""', "",
+           "TABLES = {"]
+    for labels in (False, True):
+        decoded = _decoded(ns, labels)
+        loops = sorted(c for c, (p, threaded) in decoded.items()
+                       if threaded or "JUMP_BACK" in p)
+        calls = sorted(c for c, (p, _) in decoded.items() if CALLS & set(p))
+        out.append(f"    {labels}: (frozenset({loops!r}),")
+        out.append(f"{' ' * (len(str(labels)) + 7)}frozenset({calls!r})),")
+    out.append("}")
+    return PARTS_OUTPUT, "\n".join(out) + "\n"
+
+
 def defs(ns):
     out = [f'"""GENERATED from {G.SOURCE} by tools/gen_tier2.py: do not edit.', "",
            "The instruction bodies that vm/tier2.py translates from: labels off, then labels on.",
@@ -64,7 +103,8 @@ def defs(ns):
 
 
 if __name__ == "__main__":
-    path, text = defs(G.load())
-    with open(os.path.join(G.ROOT, path), "w") as fh:
-        fh.write(text)
-    print(f"wrote {path}")
+    ns = G.load()
+    for path, text in (defs(ns), parts(ns)):
+        with open(os.path.join(G.ROOT, path), "w") as fh:
+            fh.write(text)
+        print(f"wrote {path}")

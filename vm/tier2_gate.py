@@ -4,34 +4,21 @@ vm/tier2.py builds on `ast` (about 8 ms to import, as much as the rest of `syn e
 own start-up): a straight-line script, which tier 2 would not translate anyway, never
 imports it. The VM's run function (VM._run) with SYN_TIER unset or `auto` or `2` is
 make_runner's: on the first run it picks the loop, or tier 2's runner (imported then).
+Nor does it import the instruction bodies (vm/tier2_defs.py): which opcodes loop or call
+is generated beside them, in vm/tier2_parts.py.
 """
 
-from synsema.vm import tier2_defs as D
-
-_CALLS = {"CALL", "CALL1", "CALL_TASK", "CALL_TASK1"}
-
-
-def _parts(op, labels):
-    """(instruction names, threaded) of a decoded opcode; () for one tier 2 cannot name."""
-    _, fused, codes = D.TABLES[labels]
-    f = fused.get(op)
-    if f is not None:
-        return f[1], f[2]
-    name = codes.get(op)
-    return ((name,), False) if name is not None else ((), False)
+from synsema.vm.tier2_parts import TABLES
 
 
 def worth_translating(vm):
     """Does the program loop or call tasks from tasks (so that its run is likely to outlast
     its translation)? A straight-line script (a few builtin and tool calls) stays in the
     loop: it would pay the translation and gain nothing."""
-    labels = bool(vm.labels)
+    loops, calls = TABLES[bool(vm.labels)]
     for f, code in vm.decoded.items():
         for op, _ in code:
-            parts, threaded = _parts(op, labels)
-            if threaded or "JUMP_BACK" in parts:
-                return True
-            if f.kind != "main" and any(p in _CALLS for p in parts):
+            if op in loops or (op in calls and f.kind != "main"):
                 return True
     return False
 

@@ -6,7 +6,7 @@ from synsema.cli.runner import EXIT_USAGE, err, load_synb, run
 
 def exec_path(path, values):
     from synsema.cli.entry import no_collection     # entry imports this module when used
-    with no_collection():      # until the program runs
+    with no_collection(freeze=True):      # until the program runs
         program, code = load_synb(path, "exec")
     if program is None:
         return code

@@ -65,7 +65,7 @@ def _main(argv):
                 from synsema.cli.options import parse_fast
                 parsed = parse_fast(args[1:])
                 if parsed is not None:
-                    with no_collection():
+                    with no_collection(freeze=True):
                         from synsema.cli.commands_exec import exec_path
                     path, values = parsed
                     code = exec_path(path, values)
@@ -84,7 +84,13 @@ class no_collection:
     """The cyclic garbage collector off inside (and back as it was after): start-up's
     imports and the loader's checks make objects that all live on, which it would scan
     again and again for nothing (as compiling does: compiler/__init__.py); 16 collections
-    of them were about a millisecond of `syn exec`'s start (issue 31)."""
+    of them were about a millisecond of `syn exec`'s start (issue 31). With `freeze`
+    (the CLI's, never the library API's: a host's objects are its own), what exists at the
+    end is moved out of the collector's reach (gc.freeze), so that a collection during the
+    run does not scan the modules' objects again either."""
+
+    def __init__(self, freeze=False):
+        self.freeze = freeze
 
     def __enter__(self):
         import gc
@@ -92,8 +98,10 @@ class no_collection:
         gc.disable()
 
     def __exit__(self, *exc):
+        import gc
+        if self.freeze:
+            gc.freeze()
         if self.was:
-            import gc
             gc.enable()
 
 

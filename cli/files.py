@@ -96,8 +96,7 @@ def source_beside(synb_path, program):
 
 def calls_models(program):
     """Can the loaded program call a model at all (else no model setting is read)?"""
-    from synsema.runtime.run import reaches_model
-    return reaches_model(program.compiled)
+    return program.compiled.reaches_model()
 
 
 def program_files(path, program):

@@ -174,7 +174,7 @@ def env_provider(flags):
 
 def reaches_model(program):
     """Does the program `require llm`, at the top level or in a task?"""
-    return any(c[0] == "llm" for f in [program, *program.functions] for c in f.requires)
+    return program.reaches_model()
 
 
 def llm_for(program, provider, flags):

@@ -9,7 +9,6 @@ import sys
 from synsema.runtime import MAX_DEPTH
 from synsema.runtime.errors import (ArgumentError, InternalError, LabelViolation,  # noqa: F401
                                     LimitExceeded, Refused, RunError, ToolRefused, UsageError)
-from synsema.runtime.providers import llm_for, reaches_model  # noqa: F401  (reaches_model: re-exported)
 from synsema.runtime.report import printable, runtime_error, shown_message
 from synsema.runtime.threads import in_big_stack
 from synsema.vm import errors as E
@@ -88,6 +87,22 @@ def options(program, out, tools=None, cap_set=None, labels=False, provider=None,
     opts.from_cli = cli         # for start's and start_mcp's messages
     opts.mcp = start_mcp(program, mcp_servers, opts) if mcp_servers else None
     return opts
+
+
+def reaches_model(program):
+    """Does the program `require llm`, at the top level or in a task (vm.program.Program.
+    reaches_model)?"""
+    return program.reaches_model()
+
+
+def llm_for(program, provider, flags):
+    """The provider a run talks to (runtime.providers.llm_for). The provider code is
+    imported only when a provider is given (it is checked) or the program can reach a
+    model: `syn exec` of a program without model calls never loads it (issue 31)."""
+    if provider is None and not program.reaches_model():
+        return None
+    from synsema.runtime import providers
+    return providers.llm_for(program, provider, flags)
 
 
 def find_tracer_provider(given):

@@ -105,6 +105,12 @@ class Program:
     def tasks(self):
         return [f for f in self.functions if f.kind == "task"]
 
+    def reaches_model(self):
+        """Does the program `require llm`, at the top level or in a task? A program that
+        does not cannot call a model: its run reads no model setting and loads no
+        provider code."""
+        return any(c[0] == "llm" for f in [self, *self.functions] for c in f.requires)
+
 
 def cap_text(cap):
     """A capability as code declares it: stdout, llm, llm("customers"), net("api.x.com")."""

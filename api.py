@@ -20,21 +20,21 @@ This module keeps its imports cheap: `syn exec` loads it on every start.
 import errno
 import io
 import os
-from collections import namedtuple
 
 from synsema.runtime import run
 from synsema.runtime.errors import (ArgumentError, CompileError, Error,  # noqa: F401
                                     InternalError, InvalidProgram, LabelViolation,
                                     LimitExceeded, Refused, RunError, SourceError, ToolRefused,
                                     UsageError)
-from synsema.runtime.providers import FunctionModel, Provider, TestModel  # noqa: F401
 from synsema.runtime.report import Source, compile_error, printable
 from synsema.runtime.run import public_message  # noqa: F401  (re-exported)
 from synsema.runtime.threads import OVERTIME, in_big_stack, in_worker  # noqa: F401
 from synsema.vm import errors as E
 
-__all__ = ["compile_file", "compile_source", "load", "Program", "Result", "Usage", "Provider",
-           "FunctionModel", "TestModel", "Error", "CompileError", "SourceError", "InvalidProgram",
+# (Result, Usage, Provider, FunctionModel and TestModel: given by __getattr__, below.)
+__all__ = ["compile_file", "compile_source", "load", "Program",
+           "Result", "Usage", "Provider", "FunctionModel", "TestModel",  # noqa: F822
+           "Error", "CompileError", "SourceError", "InvalidProgram",
            "UsageError", "RunError", "ArgumentError", "ToolRefused", "LabelViolation", "Refused",
            "LimitExceeded", "InternalError"]
 
@@ -143,44 +143,31 @@ def _looks_like_source(path, data):
 
 # ---- results and providers ------------------------------------------------------------------
 
-class Usage(namedtuple("Usage", "requests input_tokens output_tokens total_tokens")):
-    """The model usage of a run (after Pydantic AI's RunUsage): requests made (a replayed
-    one too), input and output tokens where the provider reports them (None where it
-    does not), and total_tokens, the run's llm_tokens_used()."""
-    __slots__ = ()
+# Result and Usage (api_results), Provider, FunctionModel and TestModel (runtime.providers):
+# given here on first use (__getattr__), so that `syn exec` of a program that calls no
+# model loads neither (issue 31).
+_LAZY = {"Result": "synsema.api_results", "Usage": "synsema.api_results",
+         "Provider": "synsema.runtime.providers", "FunctionModel": "synsema.runtime.providers",
+         "TestModel": "synsema.runtime.providers"}
 
 
-class Result(namedtuple("Result", "value labels output tool_calls tokens")):
-    """What a call returned (immutable).
-
-    value: the task's result as a Python value (None for `run`); labels: the labels on
-    it, a frozenset of label names (empty without labels=True; the same type as
-    synsema.Error.labels); output: everything the run printed;
-    tool_calls: [(name, args, outcome)] of the host tools called, in order; tokens: the
-    model tokens used (llm_tokens_used() at the end); usage: a synsema.Usage, the same
-    tokens split into input and output, and the number of model requests. (`usage` is
-    not one of the tuple's fields: a Result still unpacks into five.)"""
-
-    def __new__(cls, value, labels, output, tool_calls, tokens, usage=None):
-        self = super().__new__(cls, value, labels, output, tool_calls, tokens)
-        object.__setattr__(self, "usage", usage or Usage(0, None, None, tokens))
-        return self
-
-    def __setattr__(self, name, value):
-        raise AttributeError("a synsema.Result is immutable")
+def __getattr__(name):
+    if name == "_reaches_model":            # (old names, as below)
+        return run.reaches_model
+    if name == "_usage":
+        from synsema.api_results import usage_of
+        return usage_of
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'synsema.api' has no attribute {name!r}")
+    import importlib
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 
-def _usage(vm):
-    """The Usage of a run's VM (None: the run never started)."""
-    if vm is None:
-        return Usage(0, None, None, 0)
-    llm = vm.llm
-    if llm is None:
-        return Usage(0, None, None, vm.tokens_used)
-    return Usage(llm.requests, llm.tokens_in, llm.tokens_out, vm.tokens_used)
-
-
-# Provider, FunctionModel and TestModel: runtime.providers (re-exported above).
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 
 # ---- programs -------------------------------------------------------------------------------
@@ -279,6 +266,7 @@ class Program:
         return await in_worker(work)
 
     def _result(self, task, args, _box=None, **settings):
+        from synsema.api_results import Result, usage_of
         buffer = io.StringIO()
         if task is not None:
             args = run.python_args(self._program, task, args)
@@ -292,7 +280,7 @@ class Program:
             failed = box.get("vm")
             e.tool_calls = list(getattr(failed, "tool_calls", []))
             e.tokens = getattr(failed, "tokens_used", 0)
-            e.usage = _usage(failed)
+            e.usage = usage_of(failed)
             raise
         try:
             value, labels = run.python_value(self._program, task, raw)
@@ -300,7 +288,7 @@ class Program:
             e.output = buffer.getvalue()
             raise
         return Result(value, labels, buffer.getvalue(), list(getattr(vm, "tool_calls", [])),
-                      vm.tokens_used, _usage(vm))
+                      vm.tokens_used, usage_of(vm))
 
     def _execute(self, task, args, out, **settings):
         # (runtime.run.execute: what `syn` runs, through program.compiled and .source)
@@ -312,4 +300,4 @@ class Program:
 _options, _release, _start, _failure = run.options, run.release, run.start, run.failure
 _in_big_stack, _OVERTIME = in_big_stack, OVERTIME
 _label_set, _write_result = run.label_set, run.write_result
-_reaches_model, _tracer_provider = run.reaches_model, run.find_tracer_provider
+_tracer_provider = run.find_tracer_provider     # (and _reaches_model: __getattr__)

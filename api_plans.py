@@ -20,6 +20,7 @@ import sys
 from functools import lru_cache
 
 from synsema import api
+from synsema.api_results import Result, usage_of
 from synsema.runtime import run as R
 from synsema.runtime.report import Source, compile_error, lets_out, printable
 from synsema.runtime.threads import in_big_stack, in_worker
@@ -247,7 +248,7 @@ def _result(host, body, box, *, tools=None, labels=False, **settings):
         e.output = buffer.getvalue()
         e.tool_calls = list(getattr(vm, "tool_calls", []))
         e.tokens = getattr(vm, "tokens_used", 0)
-        e.usage = api._usage(vm)
+        e.usage = usage_of(vm)
         raise
     value, result_labels = raw, frozenset()
     if type(raw) is Labeled:
@@ -261,8 +262,8 @@ def _result(host, body, box, *, tools=None, labels=False, **settings):
             err.labels = result_labels
             err.output = buffer.getvalue()
             raise err from None
-    return api.Result(value, result_labels, buffer.getvalue(), list(vm.tool_calls),
-                      vm.tokens_used, api._usage(vm))
+    return Result(value, result_labels, buffer.getvalue(), list(vm.tool_calls),
+                  vm.tokens_used, usage_of(vm))
 
 
 def _label_names(keyword, names, labels):

@@ -23,7 +23,8 @@ LAYERS = {"synsema": 0, "vm": 1, "compiler": 2, "stdlib": 3, "runtime": 4, "api"
           "cli": 6, "highlight": 6, "__main__": 6}
 ORDER = "vm -> compiler -> stdlib -> runtime -> api -> cli"
 FOLDERS = ("vm", "compiler", "stdlib", "runtime", "cli")
-TOP = ("__init__.py", "__main__.py", "api.py", "api_plans.py", "highlight.py")
+TOP = ("__init__.py", "__main__.py", "api.py", "api_plans.py", "api_results.py",
+       "highlight.py")
 
 
 def _sources():
@@ -46,8 +47,9 @@ def _package(module):
     parts = module.split(".")
     if len(parts) < 2:
         return "synsema"
-    # api_plans.py is the API's plans half (synsema.run_plan, syn agent's run): the API.
-    return "api" if parts[1] == "api_plans" else parts[1]
+    # api_plans.py is the API's plans half (synsema.run_plan, syn agent's run), and
+    # api_results.py its result types (Result, Usage): the API.
+    return "api" if parts[1] in ("api_plans", "api_results") else parts[1]
 
 
 def _imports(path):

@@ -24,14 +24,27 @@ or above FIRST_INTERNAL are superinstructions made by that decoder and never app
 file.
 """
 
-from collections import namedtuple
-
 from synsema.vm import optable as T
 # The opcodes by name, generated (CONST = 1, ...), so the compiler and VM say `O.ADD`, not
 # 11, and editors and type checkers see them.
 from synsema.vm.optable import *  # noqa: F401,F403
 
-Op = namedtuple("Op", "name code operands pops pushes flow doc")
+
+
+class Op:
+    """One row of the table, read by its fields' names. (A plain class rather than a
+    namedtuple: making the namedtuple class was a quarter of a millisecond of every
+    `syn exec`, issue 31.)"""
+    __slots__ = ("name", "code", "operands", "pops", "pushes", "flow", "doc")
+
+    def __init__(self, name, code, operands, pops, pushes, flow, doc):
+        self.name, self.code, self.operands = name, code, operands
+        self.pops, self.pushes, self.flow, self.doc = pops, pushes, flow, doc
+
+    def __repr__(self):
+        return f"Op({self.name}, {self.code})"
+
+
 # pops/pushes: int, or a function of the operand tuple.
 # flow: "next" | "jump" (unconditional) | "branch" (may jump, else next) | "call" |
 #       "return" | "try" | "for_iter" | "keep_or_pop" (see the verifier)

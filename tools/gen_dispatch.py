@@ -3,10 +3,10 @@
 Output (committed; a test checks they are current):
     vm/loop_fast.py          the plain loop (labels off)
     vm/loop_labels_fast.py   the labels loop: the same bodies with their LABELS parts
-    vm/optable.py            the opcode table, decoded operand fields, jump positions and
-                             the superinstruction patterns the decoder fuses
+    vm/optable.py            the opcode table, decoded operand fields, jump positions,
+                             the superinstruction patterns the decoder fuses, and the
+                             opcodes the tier 2 gate looks for (gen_tier2.py)
     vm/tier2_defs.py         the bodies (labels off and on) tier 2 translates from (gen_tier2.py)
-    vm/tier2_parts.py        the opcodes the tier 2 gate looks for (gen_tier2.py)
     docs/bytecode.md         its opcode table (by docs/gen_opcodes.py, run after them)
 
 Each loop dispatches with a tree of range tests (op < K, each read from a table of bools:
@@ -1116,7 +1116,8 @@ def _effect(tokens, operands):
 
 def table(ns):
     lines = [f'"""GENERATED from {SOURCE} by tools/gen_dispatch.py: do not edit.', "",
-             "The opcode data vm.opcodes, vm.decode, vm.verify, vm.flow and vm.dis read.",
+             "The opcode data vm.opcodes, vm.decode, vm.verify, vm.flow, vm.dis and",
+             "vm.tier2_gate read.",
              '"""', "", f"FIRST_INTERNAL = {ns['FIRST_INTERNAL']}", "",
              "# name, code, file operand kinds, pops, pushes, flow, what it does",
              "TABLE = ["]
@@ -1201,6 +1202,8 @@ def table(ns):
               "# Tails: (a statement's instruction, the threaded jump after it, the code",
               "# that runs both; the jump stays in place for the paths that jump to it)",
               "TAILS = ["] + tails + ["]"]
+    import gen_tier2
+    lines += [""] + gen_tier2.gate_table(ns)
     lines += loader_facts(ns)
     return TABLE, "\n".join(lines) + "\n"
 
@@ -1284,8 +1287,7 @@ def generate():
     if HERE not in sys.path:
         sys.path.insert(0, HERE)
     import gen_tier2         # tier 2's copy of the bodies (vm/tier2_defs.py)
-    return dict([loop(ns, False), loop(ns, True), table(ns), gen_tier2.defs(ns),
-                 gen_tier2.parts(ns)])
+    return dict([loop(ns, False), loop(ns, True), table(ns), gen_tier2.defs(ns)])
 
 
 def main(check=False):

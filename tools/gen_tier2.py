@@ -1,5 +1,5 @@
 """Generate vm/tier2_defs.py: the instruction bodies tier 2 (vm/tier2.py) translates from,
-and vm/tier2_parts.py: the little of it the tier 2 gate (vm/tier2_gate.py) reads.
+and the little of it the tier 2 gate (vm/tier2_gate.py) reads (vm/optable.py's TIER2_GATE).
 
 The same definitions the loops are generated from (vm/instructions.py), as tools/
 gen_dispatch.py reads them (body_of: fragments expanded, LABELS decided), written as data
@@ -11,19 +11,20 @@ labels on (L_INSTRUCTIONS, L_FUSED, L_CODES: the LABELS parts kept, and the inst
 only the labels loop has). Run by tools/gen_dispatch.py (and its --check).
 
 The gate decides, at a run's start, whether tier 2 is worth it from which decoded opcodes
-the program holds; it reads two sets of opcodes from vm/tier2_parts.py, so that `syn exec`
-of a small program does not load the bodies (vm/tier2_defs.py, 30 kB of bytecode) to
-decide that it needs none of them (issue 31).
+the program holds; it reads two sets of opcodes, written into vm/optable.py (which every
+run loads anyway) by tools/gen_dispatch.py with gate_table below, so that `syn exec` of a
+small program does not load the bodies (vm/tier2_defs.py, 30 kB of bytecode) to decide
+that it needs none of them (issue 31).
 """
 
 import os
 import sys
+import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_dispatch as G  # noqa: E402
 
 OUTPUT = "vm/tier2_defs.py"
-PARTS_OUTPUT = "vm/tier2_parts.py"
 
 # The instructions that call a function (a task calling a task is worth tier 2).
 CALLS = {"CALL", "CALL1", "CALL_TASK", "CALL_TASK1"}
@@ -72,23 +73,22 @@ def _decoded(ns, labels):
     return out
 
 
-def parts(ns):
-    """vm/tier2_parts.py: per labels mode, the opcodes that loop (a threaded
-    superinstruction, or one holding JUMP_BACK) and those that call a function."""
-    out = [f'"""GENERATED from {G.SOURCE} by tools/gen_tier2.py: do not edit.', "",
-           "What the tier 2 gate (vm/tier2_gate.py) reads of a program's decoded opcodes,",
-           "without loading the instruction bodies (vm/tier2_defs.py): labels mode ->",
-           "(the opcodes that loop, the opcodes that call a function).", '"""', "",
-           "TABLES = {"]
+def gate_table(ns):
+    """vm/optable.py's TIER2_GATE (its lines): per labels mode, the opcodes that loop (a
+    threaded superinstruction, or one holding JUMP_BACK) and those that call a function."""
+    out = ["# The tier 2 gate (vm/tier2_gate.py; by tools/gen_tier2.py): labels mode -> (the",
+           "# decoded opcodes that loop, those that call a function)", "TIER2_GATE = {"]
     for labels in (False, True):
         decoded = _decoded(ns, labels)
         loops = sorted(c for c, (p, threaded) in decoded.items()
                        if threaded or "JUMP_BACK" in p)
         calls = sorted(c for c, (p, _) in decoded.items() if CALLS & set(p))
-        out.append(f"    {labels}: (frozenset({loops!r}),")
-        out.append(f"{' ' * (len(str(labels)) + 7)}frozenset({calls!r})),")
+        for head, codes, tail in ((f"    {labels}: (frozenset((", loops, ")),"),
+                                  ("        frozenset((", calls, "))),")):
+            out += textwrap.wrap(head + ", ".join(map(str, codes)) + tail, 90,
+                                 subsequent_indent=" " * 12, break_on_hyphens=False)
     out.append("}")
-    return PARTS_OUTPUT, "\n".join(out) + "\n"
+    return out
 
 
 def defs(ns):
@@ -103,8 +103,7 @@ def defs(ns):
 
 
 if __name__ == "__main__":
-    ns = G.load()
-    for path, text in (defs(ns), parts(ns)):
-        with open(os.path.join(G.ROOT, path), "w") as fh:
-            fh.write(text)
-        print(f"wrote {path}")
+    path, text = defs(G.load())
+    with open(os.path.join(G.ROOT, path), "w") as fh:
+        fh.write(text)
+    print(f"wrote {path}")

@@ -1,6 +1,7 @@
 """GENERATED from vm/instructions.py by tools/gen_dispatch.py: do not edit.
 
-The opcode data vm.opcodes, vm.decode, vm.verify, vm.flow and vm.dis read.
+The opcode data vm.opcodes, vm.decode, vm.verify, vm.flow, vm.dis and
+vm.tier2_gate read.
 """
 
 FIRST_INTERNAL = 100
@@ -494,6 +495,17 @@ TAILS = [
     (108, 163, 167),  # ADD_LC_ST_LT_LL_BACK
     (109, 164, 168),  # SUB_LC_ST_CMP_LC_BACK
 ]
+
+# The tier 2 gate (vm/tier2_gate.py; by tools/gen_tier2.py): labels mode -> (the
+# decoded opcodes that loop, those that call a function)
+TIER2_GATE = {
+    False: (frozenset((100, 132, 154, 155, 156, 157, 158, 159, 160, 161, 162, 163, 164,
+            165, 166, 167, 168)),
+        frozenset((36, 37, 117, 136))),
+    True: (frozenset((100, 132, 153, 154, 155, 156, 157, 158, 159, 160, 161, 162, 163,
+            164, 165, 166, 167, 168, 169)),
+        frozenset((36, 37, 117, 136))),
+}
 
 # Each file instruction's decoding: (file operands, vm.decode.Context) ->
 # (opcode, argument)

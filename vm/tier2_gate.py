@@ -5,17 +5,17 @@ own start-up): a straight-line script, which tier 2 would not translate anyway, 
 imports it. The VM's run function (VM._run) with SYN_TIER unset or `auto` or `2` is
 make_runner's: on the first run it picks the loop, or tier 2's runner (imported then).
 Nor does it import the instruction bodies (vm/tier2_defs.py): which opcodes loop or call
-is generated beside them, in vm/tier2_parts.py.
+is generated with them (tools/gen_tier2.py) into the opcode table, vm/optable.py.
 """
 
-from synsema.vm.tier2_parts import TABLES
+from synsema.vm.optable import TIER2_GATE
 
 
 def worth_translating(vm):
     """Does the program loop or call tasks from tasks (so that its run is likely to outlast
     its translation)? A straight-line script (a few builtin and tool calls) stays in the
     loop: it would pay the translation and gain nothing."""
-    loops, calls = TABLES[bool(vm.labels)]
+    loops, calls = TIER2_GATE[bool(vm.labels)]
     for f, code in vm.decoded.items():
         for op, _ in code:
             if op in loops or (op in calls and f.kind != "main"):

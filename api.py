@@ -17,7 +17,6 @@ the code `syn` exits with (SPEC 13).
 This module keeps its imports cheap: `syn exec` loads it on every start.
 """
 
-import errno
 import io
 import os
 
@@ -59,6 +58,7 @@ def _read_program(path):
     with open(path, "rb") as fh:
         data = fh.read(MAX_PROGRAM_BYTES + 1)
     if len(data) > MAX_PROGRAM_BYTES:
+        import errno
         raise OSError(errno.EFBIG, f"it holds more than the {MAX_PROGRAM_BYTES // 2**20} MiB "
                                    "a program file may hold")
     return data

@@ -1,6 +1,8 @@
-"""The CLI's standard output: print's writer, and how a failed write or Ctrl-C ends `syn`."""
+"""The CLI's standard output: print's writer, and how a failed write or Ctrl-C ends `syn`.
 
-import errno
+(errno is imported where a failure needs it: its module's set-up, a few hundred
+constants, was a part of every `syn exec`'s start, issue 31.)"""
+
 import os
 import sys
 
@@ -18,6 +20,7 @@ class StdoutFailed(BaseException):
 def write_stdout(text):
     """print's and --call's writer for the CLI; see StdoutFailed."""
     if sys.stdout is None:          # started with stdout closed (`syn run p.syn >&-`)
+        import errno
         raise StdoutFailed(OSError(errno.EBADF, "stdout is closed"))
     try:
         sys.stdout.write(text)
@@ -44,6 +47,7 @@ def stdout_failed(error):
     no message: `syn run p.syn | head` is not an error the reader needs to see); any other
     failure is one line. os._exit: the program's thread may still hold the stream, and
     the interpreter's final flush would fail again."""
+    import errno
     if error.errno != errno.EPIPE:
         sys.stderr.write(f"error: cannot write to stdout: {error.strerror or error}\n")
         sys.stderr.flush()

@@ -177,3 +177,38 @@ def test_the_checks_written_without_re_agree_with_the_patterns_they_replace():
         assert (printable(s) == s) == (not unsafe.search(s)), s
     for word in _RESERVED:
         assert not is_name(word)
+
+
+def test_a_program_without_model_calls_loads_no_provider_code(files):
+    # runtime.providers loads only for a program that can reach a model (issue 31).
+    code, out, err, loaded = _syn("exec", str(files / "hello.synb"), way="fast-alone")
+    assert (code, out) == (0, "hello\n")
+    assert "synsema.runtime.providers" not in loaded
+    assert "synsema.api_results" not in loaded
+    assert "synsema.vm.tier2_defs" not in loaded      # the gate reads vm.optable's sets
+    assert "errno" not in loaded
+
+
+def test_a_program_that_calls_the_model_loads_the_provider_code(tmp_path):
+    src = tmp_path / "ask.syn"
+    src.write_text("require llm\nprint(llm_available())\n")
+    done = subprocess.run([sys.executable, "-m", "synsema", "compile", str(src), "-o",
+                           str(tmp_path / "ask.synb")], capture_output=True, text=True,
+                          env=syn_env(), timeout=120)
+    assert done.returncode == 0, done.stderr
+    code, out, err, loaded = _syn("exec", str(tmp_path / "ask.synb"), way="fast-alone")
+    assert code == 0, err
+    assert "synsema.runtime.providers" in loaded
+
+
+def test_the_tier2_gate_tables_agree_with_the_instruction_bodies():
+    from synsema.vm import tier2_defs as D
+    from synsema.vm.optable import TIER2_GATE
+    calls = {"CALL", "CALL1", "CALL_TASK", "CALL_TASK1"}
+    for labels in (False, True):
+        _, fused, codes = D.TABLES[labels]
+        parts = {c: ((n,), False) for c, n in codes.items()}
+        parts.update({c: (f[1], f[2]) for c, f in fused.items()})
+        loops = {c for c, (p, t) in parts.items() if t or "JUMP_BACK" in p}
+        called = {c for c, (p, _) in parts.items() if calls & set(p)}
+        assert TIER2_GATE[labels] == (loops, called)

@@ -44,13 +44,15 @@ def load_old(root):
 
 
 def programs():
-    """(name, program, {labels: vm}, decoded instructions) of each bench program."""
+    """(name, program, {labels: vm}, {labels: decoded instructions}) of each bench
+    program (the labels mode decodes some programs into more instructions)."""
     out = []
     for t in ALL:
         program = compile_source(t.source, f"{t.name}.syn")
         vms = {labels: VM(program, Options(tier=2, labels=labels, out=lambda s: None))
                for labels in (False, True)}
-        n = sum(len(vms[False].decoded[f]) for f in program.functions)
+        n = {labels: sum(len(vm.decoded[f]) for f in program.functions)
+             for labels, vm in vms.items()}
         out.append((t.name, program, vms, n))
     return out
 
@@ -64,7 +66,7 @@ def main():
     if args.old:
         translators.insert(0, ("old", load_old(args.old)))
     progs = programs()
-    total = sum(n for *_, n in progs)
+    total = {labels: sum(n[labels] for *_, n in progs) for labels in (False, True)}
     for _, program, vms, _ in progs:       # the same Python from each
         for labels in (False, True):
             sources = {mod.Translation(program, vms[labels]).source()
@@ -81,9 +83,10 @@ def main():
                     mod.Translation(program, vms[labels])
                     spent += time.process_time() - t
                 if r:
-                    times[name, labels].append(spent * 1000 / total * 100)
-    print(f"{len(progs)} programs, {total} decoded instructions; ms per 100 instructions, "
-          f"median of {args.rounds} rounds (min-max):")
+                    times[name, labels].append(spent * 1000 / total[labels] * 100)
+    print(f"{len(progs)} programs, {total[False]} decoded instructions labels off, "
+          f"{total[True]} on; ms per 100 instructions, median of {args.rounds} rounds "
+          "(min-max):")
     for labels in (False, True):
         row = []
         for name, _ in translators:

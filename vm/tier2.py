@@ -17,11 +17,16 @@ Then passes over the blocks' trees (each says what it keeps): _specialize (an in
 testing an arithmetic result's type on both paths of its int test), _self_loop with
 _hoist_type_tests (a loop's repeated type tests in variables), _forward (the top level's
 store then load), _next_as_for (FOR_ITER as a Python `for`), _drop_dead_copies; and while
-translating: _Compare (a comparison of a known kind inline), _absorb (a call value's host
-path falls through), callee_cache (a call value's translated callee from a table of the
-functions already called with that many arguments: the arity checked once per function
-and count), _room_in_budget (a call makes no test of the Python stack's room while the
-step budget proves it). Translation.source() is the generated Python as text.
+translating: _compare (a comparison of a known kind inline, in _Operands' walk), _absorb
+(a call value's host path falls through), callee_cache (a call value's translated callee
+from a table of the functions already called with that many arguments: the arity checked
+once per function and count), _room_in_budget (a call makes no test of the Python stack's
+room while the step budget proves it). Translation.source() is the generated Python as
+text.
+
+The translator's own cost (bench/translation_cost.py): a body is parsed once and copied
+(_body, _copy), the transforming passes are _Transformer's (ast.NodeTransformer's results,
+cheaper), _walk is ast.walk's, and the cyclic garbage collector is off while translating.
 
 What the loop does around the bodies is done here the same way: an error gets this
 frame's position (from the Python line of the statement that raised: each instruction
@@ -206,25 +211,38 @@ class _Transformer:
 def _copy(x):
     """copy.deepcopy of a syntax tree (a node or a list of them), cheaper: new nodes and
     lists, everything else shared (constants' values, names, positions: immutable, or
-    never changed in place). A node's whole __dict__ is copied: its fields, its position
-    and whatever marker a pass set on it (`_value`, `_type`, ...). A node or list reached
-    twice is copied once, as deepcopy does (its memo), so the copy shares what the tree
-    shared."""
-    return _cp(x, {})
+    never changed in place; and a node with no fields and nothing set on it, a context or
+    an operator, as the parser shares them). A node's whole __dict__ is copied: its fields,
+    its position and whatever marker a pass set on it (`_value`, `_type`, ...). A node or
+    list reached twice is copied once, as deepcopy does (its memo), so the copy shares what
+    the tree shared."""
+    return _cp_list(x, {}) if x.__class__ is list else _cp(x, {})
 
 
 def _cp(x, memo):
-    new = memo.get(id(x))
-    if new is not None:
-        return new
-    if x.__class__ is list:
-        new = memo[id(x)] = []
-        new += [_cp(v, memo) if v.__class__ is list or isinstance(v, _AST) else v for v in x]
-        return new
-    new = memo[id(x)] = x.__class__.__new__(x.__class__)
+    """A copy of node x; memo: id of each node and list copied -> its copy."""
+    c = x.__class__
+    new = memo[id(x)] = c.__new__(c)
     d = new.__dict__
     for k, v in x.__dict__.items():
-        d[k] = _cp(v, memo) if v.__class__ is list or isinstance(v, _AST) else v
+        if v.__class__ is list:
+            v = _cp_list(v, memo)
+        elif isinstance(v, _AST) and (v.__class__._fields or v.__dict__):
+            v = memo.get(id(v)) or _cp(v, memo)
+        d[k] = v
+    return new
+
+
+def _cp_list(x, memo):
+    new = memo.get(id(x))
+    if new is None:
+        new = memo[id(x)] = []
+        for v in x:
+            if v.__class__ is list:
+                v = _cp_list(v, memo)
+            elif isinstance(v, _AST) and (v.__class__._fields or v.__dict__):
+                v = memo.get(id(v)) or _cp(v, memo)
+            new.append(v)
     return new
 
 
@@ -712,8 +730,7 @@ class FunctionTranslator:
                                                 _is_call(s.value, "JUMP"))]
         operands = _Operands(self, f, idx)
         stmts = [operands.visit(s) for s in stmts]
-        if any(isinstance(n, ast.Name) and n.id == "_budget" for s in stmts
-               for n in _walk(s)):
+        if operands.uses_budget:
             self.uses_budget = True
         stmts = _fold_block(stmts)
         if self.call_kind == "value":
@@ -1144,7 +1161,7 @@ class FunctionTranslator:
 class _Operands(_Transformer):
     """A part's body with its operands (`OP.x`: their nodes) and the loop's names (pc,
     code, the budget, locals as Python variables, ...) in place; in the same walk, each
-    call through _compare and _tick."""
+    call through _compare and _tick. (One walk: these were three passes.)"""
 
     def __init__(self, ft, f, idx):
         self.f = f
@@ -1153,6 +1170,7 @@ class _Operands(_Transformer):
         self.main = ft.main
         self.nslots = ft.func.nlocals + ft.func.ncaptures
         self.op = ft.code[idx][0]
+        self.uses_budget = False    # a `_budget` in the result (the function's nonlocal)
 
     def visit_Attribute(self, node):
         if isinstance(node.value, ast.Name) and node.value.id == "OP":
@@ -1212,6 +1230,7 @@ class _Operands(_Transformer):
         if n == "code" and isinstance(node.ctx, ast.Load):
             return _name(f"_code{self.fi}")
         if n == "budget":
+            self.uses_budget = True
             return _name("_budget", node.ctx)
         if n == "stamps":           # labels: this frame's declaration stamps
             return _name("_st", node.ctx)
@@ -1884,9 +1903,9 @@ class Translation:
     a run's constants, makes its functions."""
 
     def __init__(self, program, vm):
-        # The cyclic garbage collector off while translating: the passes make and drop
-        # many small nodes (none in a cycle that lives on) and its collections, set off by
-        # the count of allocations, were a good part of the time.
+        # The cyclic garbage collector off while translating: the passes make many small
+        # nodes, and the collections their count sets off (finding little: trees hold no
+        # cycles) were about a tenth of the time. Back on only if it was on.
         gc_was_on = gc.isenabled()
         gc.disable()
         try:

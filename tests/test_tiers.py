@@ -811,3 +811,31 @@ def test_labels_translation_is_cached_apart_from_the_plain_one():
     VM(program, Options(tier=2, labels=True, out=lambda s: None)).run_main()
     plain, labelled = tier2._CACHE[False][program], tier2._CACHE[True][program]
     assert plain is not labelled and labelled.labels and not plain.labels
+
+
+def test_a_translation_is_the_same_with_the_parse_caches_warm_or_empty(monkeypatch):
+    # vm/tier2.py parses each instruction body and piece of scaffolding once (_body,
+    # _parsed) and hands out copies, which the passes change in place: a cached tree they
+    # reached would change what every later translation starts from. Each program is
+    # translated from empty caches, then again after all of them (and itself) were.
+    names = ["recursion", "lists, maps, aliasing", "lambdas and captures",
+             "nested try, error in the handler", "values from a map and calls of values"]
+    sources = [(PROGRAMS[n], False) for n in names] + \
+        [(PROGRAMS[n], True) for n in names[:3]] + \
+        [(LABELS_PROGRAMS[n], True) for n in ("branch on a secret, release, sink",
+                                              "labelled containers, indexes, fields")]
+
+    def source(src, labels):
+        program = compile_source(src, "app.syn")
+        vm = VM(program, Options(tier=2, out=lambda s: None, labels=labels))
+        return tier2.Translation(program, vm).source()
+
+    empty = []
+    for src, labels in sources:
+        monkeypatch.setattr(tier2, "_BODIES", {})
+        monkeypatch.setattr(tier2, "_PARSED", {})
+        empty.append(source(src, labels))
+    warm = [source(src, labels) for src, labels in sources]
+    again = [source(src, labels) for src, labels in sources]
+    assert warm == empty and again == empty
+    assert tier2._BODIES and tier2._PARSED

@@ -17,11 +17,16 @@ Then passes over the blocks' trees (each says what it keeps): _specialize (an in
 testing an arithmetic result's type on both paths of its int test), _self_loop with
 _hoist_type_tests (a loop's repeated type tests in variables), _forward (the top level's
 store then load), _next_as_for (FOR_ITER as a Python `for`), _drop_dead_copies; and while
-translating: _Compare (a comparison of a known kind inline), _absorb (a call value's host
-path falls through), callee_cache (a call value's translated callee from a table of the
-functions already called with that many arguments: the arity checked once per function
-and count), _room_in_budget (a call makes no test of the Python stack's room while the
-step budget proves it). Translation.source() is the generated Python as text.
+translating: _compare (a comparison of a known kind inline, in _Operands' walk), _absorb
+(a call value's host path falls through), callee_cache (a call value's translated callee
+from a table of the functions already called with that many arguments: the arity checked
+once per function and count), _room_in_budget (a call makes no test of the Python stack's
+room while the step budget proves it). Translation.source() is the generated Python as
+text.
+
+The translator's own cost (bench/translation_cost.py): a body is parsed once and copied
+(_body, _copy), the transforming passes are _Transformer's (ast.NodeTransformer's results,
+cheaper), _walk is ast.walk's, and the cyclic garbage collector is off while translating.
 
 What the loop does around the bodies is done here the same way: an error gets this
 frame's position (from the Python line of the statement that raised: each instruction
@@ -51,6 +56,7 @@ constants of its own run.
 
 import ast
 import copy
+import gc
 import os
 import sys
 import threading
@@ -104,6 +110,170 @@ def _name(n, ctx=None):
     return ast.Name(n, ctx or ast.Load())
 
 
+# ---- tree helpers: ast.walk and copy.deepcopy of syntax trees, cheaper ---------------------
+
+_AST = ast.AST
+
+
+def _walk(node):
+    """ast.walk(node), cheaper: every node of the tree in the same order (breadth first),
+    each node's fields read directly."""
+    todo = [node]
+    for n in todo:          # the list grows while it is read: breadth first, as ast.walk
+        yield n
+        d = n.__dict__
+        for f in n._fields:
+            v = d.get(f)
+            if v.__class__ is list:
+                for x in v:
+                    if isinstance(x, _AST):
+                        todo.append(x)
+            elif isinstance(v, _AST):
+                todo.append(v)
+
+
+class _Transformer:
+    """ast.NodeTransformer, cheaper: the same visits in the same order and the same
+    results (a visitor's None deletes the node from its list, a list is spliced in its
+    place, a node replaces it), with each class's visitor of a node type looked up once
+    (not a getattr of a formatted name per node), lists edited in place, and a node that
+    holds no node (a context, an operator, a constant) not visited when the class has no
+    visitor of its own for it (visiting it would change nothing)."""
+
+    _visitors = {}
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        cls._visitors = {}          # node type -> this class's visitor (unbound), or None
+
+    @classmethod
+    def _visitor(cls, t):
+        fn = getattr(cls, "visit_" + t.__name__, None)
+        if fn is None:
+            fn = None if not t._fields or t is ast.Constant else cls.generic_visit
+        cls._visitors[t] = fn
+        return fn
+
+    def visit(self, node):
+        t = node.__class__
+        try:
+            fn = self._visitors[t]
+        except KeyError:
+            fn = self._visitor(t)
+        return node if fn is None else fn(self, node)
+
+    def generic_visit(self, node):
+        visitors = self._visitors
+        d = node.__dict__
+        for f in node._fields:
+            v = d.get(f)
+            if v.__class__ is list:
+                i = 0
+                while i < len(v):
+                    x = v[i]
+                    if isinstance(x, _AST):
+                        t = x.__class__
+                        try:
+                            fn = visitors[t]
+                        except KeyError:
+                            fn = self._visitor(t)
+                        if fn is None:
+                            i += 1
+                            continue
+                        new = fn(self, x)
+                        if new is None:
+                            del v[i]
+                            continue
+                        if not isinstance(new, _AST):
+                            new = list(new)
+                            v[i:i + 1] = new
+                            i += len(new)
+                            continue
+                        if new is not x:
+                            v[i] = new
+                    i += 1
+            elif isinstance(v, _AST):
+                t = v.__class__
+                try:
+                    fn = visitors[t]
+                except KeyError:
+                    fn = self._visitor(t)
+                if fn is None:
+                    continue
+                new = fn(self, v)
+                if new is None:
+                    delattr(node, f)
+                elif new is not v:
+                    setattr(node, f, new)
+        return node
+
+
+def _copy(x):
+    """copy.deepcopy of a syntax tree (a node or a list of them), cheaper: new nodes and
+    lists, everything else shared (constants' values, names, positions: immutable, or
+    never changed in place; and a node with no fields and nothing set on it, a context or
+    an operator, as the parser shares them). A node's whole __dict__ is copied: its fields,
+    its position and whatever marker a pass set on it (`_value`, `_type`, ...). A node or
+    list reached twice is copied once, as deepcopy does (its memo), so the copy shares what
+    the tree shared."""
+    return _cp_list(x, {}) if x.__class__ is list else _cp(x, {})
+
+
+def _cp(x, memo):
+    """A copy of node x; memo: id of each node and list copied -> its copy."""
+    c = x.__class__
+    new = memo[id(x)] = c.__new__(c)
+    d = new.__dict__
+    for k, v in x.__dict__.items():
+        if v.__class__ is list:
+            v = _cp_list(v, memo)
+        elif isinstance(v, _AST) and (v.__class__._fields or v.__dict__):
+            v = memo.get(id(v)) or _cp(v, memo)
+        d[k] = v
+    return new
+
+
+def _cp_list(x, memo):
+    new = memo.get(id(x))
+    if new is None:
+        new = memo[id(x)] = []
+        for v in x:
+            if v.__class__ is list:
+                v = _cp_list(v, memo)
+            elif isinstance(v, _AST) and (v.__class__._fields or v.__dict__):
+                v = memo.get(id(v)) or _cp(v, memo)
+            new.append(v)
+    return new
+
+
+# Parsed once: an instruction body's statements per (text, labels mode, top level or not:
+# with labels, _StoreLocal's form, which depends on it), scaffolding's per text. Each use
+# gets a copy (_copy), so the passes, which change trees in place, never touch these.
+_BODIES = {}
+_PARSED = {}
+
+
+def _parsed(text):
+    """ast.parse(text).body, a copy of the one parse of it."""
+    tree = _PARSED.get(text)
+    if tree is None:
+        tree = _PARSED[text] = ast.parse(text).body
+    return _copy(tree)
+
+
+def _body(text, labels, main):
+    """An instruction body's statements: parsed, and with labels their `_store` of a local
+    as _StoreLocal makes it (for the top level or a function)."""
+    key = (text, labels, main)
+    tree = _BODIES.get(key)
+    if tree is None:
+        tree = ast.parse(text).body
+        if labels:
+            tree = [_StoreLocal(main).visit(s) for s in tree]
+        _BODIES[key] = tree
+    return _copy(tree)
+
+
 def _const_eval(node):
     """The value of an expression of constants (ints, unary minus, + - *, comparisons),
     or raise ValueError."""
@@ -153,7 +323,7 @@ _TYPES = {"int": int, "float": float, "str": str, "bool": bool, "list": list, "d
 
 
 
-class _Fold(ast.NodeTransformer):
+class _Fold(_Transformer):
     """Names known constant replaced, expressions of constants computed, and the branches
     an `if`/`x if c else y` of a constant test cannot take dropped."""
 
@@ -224,30 +394,27 @@ class _Fold(ast.NodeTransformer):
 _CMP_OPS = (("<=", "le"), (">", "gt"), (">=", "ge"), ("==", "eq"), ("!=", "ne"))
 
 
-class _Compare(ast.NodeTransformer):
+def _compare(node):
     """`compare(kind, a, b)` (ops.compare_kind) of a kind known when translating, inline:
     the comparison itself for two ints, and for EQ/NE of two texts (what compare_kind and
     equality.equal answer for them), else the kind's own function (le, gt, ge, eq, ne) as
-    compare_kind calls it."""
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        if not (_is_call(node, "compare") and len(node.args) == 3 and
-                isinstance(node.args[0], ast.Constant) and
-                type(node.args[0].value) is int and 0 <= node.args[0].value < 5 and
-                all(isinstance(x, (ast.Name, ast.Constant)) for x in node.args[1:])):
-            return node
-        sym, fn = _CMP_OPS[node.args[0].value]
-        test = "type(a) is int and type(b) is int"
-        if sym in ("==", "!="):
-            test = f"({test} or type(a) is str and type(b) is str)"
-        e = ast.parse(f"(a {sym} b) if {test} else {fn}(a, b)", mode="eval").body
-        return _Subst({"a": node.args[1], "b": node.args[2]}).visit(e)
+    compare_kind calls it. Any other call: itself. (A part of _Operands' walk.)"""
+    if not (_is_call(node, "compare") and len(node.args) == 3 and
+            isinstance(node.args[0], ast.Constant) and
+            type(node.args[0].value) is int and 0 <= node.args[0].value < 5 and
+            all(isinstance(x, (ast.Name, ast.Constant)) for x in node.args[1:])):
+        return node
+    sym, fn = _CMP_OPS[node.args[0].value]
+    test = "type(a) is int and type(b) is int"
+    if sym in ("==", "!="):
+        test = f"({test} or type(a) is str and type(b) is str)"
+    e = _parsed(f"(a {sym} b) if {test} else {fn}(a, b)\n")[0].value
+    return _Subst({"a": node.args[1], "b": node.args[2]}).visit(e)
 
 
 def _pure(node):
     """No effect when evaluated (a decided test may skip it): no call but type()."""
-    return all(not isinstance(n, ast.Call) or _is_call(n, "type") for n in ast.walk(node))
+    return all(not isinstance(n, ast.Call) or _is_call(n, "type") for n in _walk(node))
 
 
 def _fold_block(stmts, known=None):
@@ -269,7 +436,7 @@ def _fold_block(stmts, known=None):
             s.orelse = _fold_block(s.orelse, known)
             s.finalbody = _fold_block(s.finalbody, known)
         if known:
-            for n in ast.walk(s):
+            for n in _walk(s):
                 if type(n) is ast.Name and type(n.ctx) is ast.Store:
                     known.pop(n.id, None)
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and \
@@ -284,11 +451,11 @@ def _reads_after_write(stmts, written_name, read_name):
     """May a read of `read_name` follow a write of `written_name` on some path?"""
     def reads(node):
         return any(isinstance(n, ast.Name) and n.id == read_name and
-                   isinstance(n.ctx, ast.Load) for n in ast.walk(node))
+                   isinstance(n.ctx, ast.Load) for n in _walk(node))
 
     def writes(node):
         return any(isinstance(n, ast.Name) and n.id == written_name and
-                   isinstance(n.ctx, ast.Store) for n in ast.walk(node))
+                   isinstance(n.ctx, ast.Store) for n in _walk(node))
 
     def block(ss, w):
         for s in ss:
@@ -321,7 +488,7 @@ def _reads_after_write(stmts, written_name, read_name):
 def _set_line(node, line):
     """Every node of a statement on Python line `line` (which says, when it raises, which
     instruction part it is); the loop's own names must not be left in it."""
-    for n in ast.walk(node):
+    for n in _walk(node):
         if "lineno" in n._attributes:
             n.lineno = n.end_lineno = line
             n.col_offset = n.end_col_offset = 0
@@ -331,7 +498,7 @@ def _set_line(node, line):
 
 
 def _has_continue(node):
-    return any(isinstance(n, ast.Continue) for n in ast.walk(node))
+    return any(isinstance(n, ast.Continue) for n in _walk(node))
 
 
 def _raises(s):
@@ -364,7 +531,7 @@ def _absorb(stmts):
         out.append(s)
         if isinstance(s, ast.If) and _has_continue(s):
             rest = stmts[i + 1:]
-            s.body = _absorb(s.body + copy.deepcopy(rest)) or [ast.Pass()]
+            s.body = _absorb(s.body + _copy(rest)) or [ast.Pass()]
             s.orelse = _absorb(s.orelse + rest)
             return out
     return out
@@ -535,7 +702,7 @@ class FunctionTranslator:
         for k, (name, f) in enumerate(parts):
             line = self.tr.line(self.fi, idx, k)
             body, ins_, outs, raw, _, flow = self.defs[name]
-            stmts = ast.parse(body).body
+            stmts = _body(body, self.labels, self.main)
             drop_jump = threaded and flow == "jump" and not jump_dropped
             if drop_jump:
                 jump_dropped = True
@@ -556,95 +723,15 @@ class FunctionTranslator:
 
     def prepare(self, stmts, f, idx, drop_jump):
         """A part's body with its operands, the loop's names and its call in place."""
-        fi = self.fi
-        main = self.main
-        nslots = self.func.nlocals + self.func.ncaptures
-        if self.labels:
-            stmts = [_StoreLocal(main).visit(s) for s in stmts]
-
-        class Sub(ast.NodeTransformer):
-            def visit_Attribute(s, node):
-                if isinstance(node.value, ast.Name) and node.value.id == "OP":
-                    if node.attr not in f:
-                        raise Declined(f"OP.{node.attr}")
-                    return f[node.attr]
-                s.generic_visit(node)
-                return node
-
-            def visit_Subscript(s, node):
-                if isinstance(node.value, ast.Name) and node.value.id == "locals_":
-                    node.slice = s.visit(node.slice)
-                    if not isinstance(node.slice, ast.Constant):
-                        raise Declined("a computed local slot")
-                    if main:
-                        return ast.Subscript(_name("glob"), node.slice, node.ctx)
-                    return _name(f"_l{node.slice.value}", node.ctx)
-                s.generic_visit(node)
-                return node
-
-            def visit_BinOp(s, node):
-                # `room - len(frames)`: the calls the depth limit allows from here;
-                # `base_depth + len(frames)`: this frame's depth.
-                if isinstance(node.op, (ast.Sub, ast.Add)) and isinstance(node.left, ast.Name) \
-                        and _is_call(node.right, "len") and \
-                        isinstance(node.right.args[0], ast.Name) and \
-                        node.right.args[0].id == "frames":
-                    if node.left.id == "room" and isinstance(node.op, ast.Sub):
-                        return ast.BinOp(_name("_maxd"), ast.Sub(), _name("_d"))
-                    if node.left.id == "base_depth" and isinstance(node.op, ast.Add):
-                        return _name("_d")
-                s.generic_visit(node)
-                return node
-
-            def visit_Call(s, node):
-                # `len(locals_)`: the frame's size (labels: a new stamps list)
-                if _is_call(node, "len") and isinstance(node.args[0], ast.Name) and \
-                        node.args[0].id == "locals_":
-                    return ast.Call(_name("len"), [_name("glob")], []) if main else \
-                        ast.Constant(nslots)
-                s.generic_visit(node)
-                return node
-
-            def visit_UnaryOp(s, node):
-                if isinstance(node.op, ast.Not) and isinstance(node.operand, ast.Name) and \
-                        node.operand.id == "frames":
-                    return ast.Constant(True)     # a Python call returns to its caller
-                s.generic_visit(node)
-                return node
-
-            def visit_Name(s, node):
-                n = node.id
-                if n == "pc":
-                    if isinstance(node.ctx, ast.Load):
-                        return ast.Constant(idx + 1)
-                    return node
-                if n == "code" and isinstance(node.ctx, ast.Load):
-                    return _name(f"_code{fi}")
-                if n == "budget":
-                    return _name("_budget", node.ctx)
-                if n == "stamps":           # labels: this frame's declaration stamps
-                    return _name("_st", node.ctx)
-                if n == "base_depth":
-                    return _name("_base", node.ctx)
-                if n == "op":
-                    return ast.Constant(self.code[idx][0])
-                if n in ("decoded", "pads"):
-                    return _name("_" + n, node.ctx)
-                if n in ("locals_", "frames", "handlers", "room", "arg"):
-                    # Declined if it is in what is emitted (dead code after a return is not)
-                    return _name("_LOOP_" + n, node.ctx)
-                return node
-
         stmts = self.calls(stmts, f)
         stmts = [_TryMarks().visit(s) for s in stmts]
         if drop_jump:
             stmts = [s for s in stmts if not (isinstance(s, ast.Expr) and
                                                 _is_call(s.value, "JUMP"))]
-        stmts = [_Compare().visit(Sub().visit(s)) for s in stmts]
-        if any(isinstance(n, ast.Name) and n.id == "_budget" for s in stmts
-               for n in ast.walk(s)):
+        operands = _Operands(self, f, idx)
+        stmts = [operands.visit(s) for s in stmts]
+        if operands.uses_budget:
             self.uses_budget = True
-        stmts = [_Ticks().visit(s) for s in stmts]
         stmts = _fold_block(stmts)
         if self.call_kind == "value":
             stmts = self.callee_cache(stmts)
@@ -718,7 +805,7 @@ class FunctionTranslator:
         # and the callee's return (or the run's end, or the catching try) drops it.
         keep = []
         for st in stmts[at + 1:end]:
-            if any(_is_call(n, "push_pc") for n in ast.walk(st)):
+            if any(_is_call(n, "push_pc") for n in _walk(st)):
                 keep.append(_Deeper().visit(st))
         return stmts[:at] + keep + [marker] + stmts[end + 1:]
 
@@ -738,7 +825,7 @@ class FunctionTranslator:
                 popped[n] = stack.pop()
             for n in ins_[:kept]:
                 popped[n] = stack[-1]
-            stores = {x.id for s in stmts for x in ast.walk(s)
+            stores = {x.id for s in stmts for x in _walk(s)
                       if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store)}
             for n, e in popped.items():
                 stored = n in stores
@@ -826,7 +913,7 @@ class FunctionTranslator:
         pre = []
         reads_new = (self.new_list is not None or self.new_used) and any(
             isinstance(n, ast.Name) and n.id == "new" and isinstance(n.ctx, ast.Load)
-            for n in ast.walk(s))
+            for n in _walk(s))
         if self.new_list is None and reads_new and self.new_used:
             raise Declined("a call's argument list read twice")
         if self.new_list is not None:
@@ -836,10 +923,10 @@ class FunctionTranslator:
                 self.new_list = None
                 self.new_used = True
             else:
-                names = {n.id for n in ast.walk(v) if isinstance(n, ast.Name)} | {"new"}
+                names = {n.id for n in _walk(v) if isinstance(n, ast.Name)} | {"new"}
                 if any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and
                        n.id in names or _is_call(n, "push") or isinstance(n, ast.Delete)
-                       for n in ast.walk(s)):
+                       for n in _walk(s)):
                     # its elements may change: the list is built here
                     self.new_list = None
                     pre = [ast.Assign([_name("new", ast.Store())], v)]
@@ -958,7 +1045,7 @@ class FunctionTranslator:
     def invalidate(self, s, stack, line):
         """Before a statement storing into a local: the stack entries that are that local
         get their depth variables (they hold the value from before the store)."""
-        stored = {n.id for n in ast.walk(s) if isinstance(n, ast.Name) and
+        stored = {n.id for n in _walk(s) if isinstance(n, ast.Name) and
                   isinstance(n.ctx, ast.Store) and n.id.startswith("_l")}
         out = []
         for d, e in enumerate(stack):
@@ -1046,11 +1133,11 @@ class FunctionTranslator:
         for t, d in sorted(self.try_depth.items()):
             handler.append(ast.If(ast.Compare(_name("_b"), [ast.Eq()], [ast.Constant(t)]),
                                   [ast.Assign([_name(f"_s{d}", ast.Store())],
-                                              copy.deepcopy(message))], []))
+                                              _copy(message))], []))
         only = list(blocks.values())[0] if len(blocks) == 1 else None
         if only is not None and not self.has_try and not any(
                 isinstance(n, (ast.Continue, ast.Break, ast.While))
-                for st in only for n in ast.walk(st)):
+                for st in only for n in _walk(st)):
             # One block that never jumps (a small task or lambda: `give x + 1`): no
             # dispatch, no loop around it.
             body = [st for st in body if not (isinstance(st, ast.Assign) and
@@ -1069,6 +1156,94 @@ class FunctionTranslator:
             [], args, None, [], [], None, defaults), body, [], None)
         _drop_dead_copies(fdef)
         return fdef
+
+
+class _Operands(_Transformer):
+    """A part's body with its operands (`OP.x`: their nodes) and the loop's names (pc,
+    code, the budget, locals as Python variables, ...) in place; in the same walk, each
+    call through _compare and _tick. (One walk: these were three passes.)"""
+
+    def __init__(self, ft, f, idx):
+        self.f = f
+        self.idx = idx
+        self.fi = ft.fi
+        self.main = ft.main
+        self.nslots = ft.func.nlocals + ft.func.ncaptures
+        self.op = ft.code[idx][0]
+        self.uses_budget = False    # a `_budget` in the result (the function's nonlocal)
+
+    def visit_Attribute(self, node):
+        if isinstance(node.value, ast.Name) and node.value.id == "OP":
+            if node.attr not in self.f:
+                raise Declined(f"OP.{node.attr}")
+            return self.f[node.attr]
+        self.generic_visit(node)
+        return node
+
+    def visit_Subscript(self, node):
+        if isinstance(node.value, ast.Name) and node.value.id == "locals_":
+            node.slice = self.visit(node.slice)
+            if not isinstance(node.slice, ast.Constant):
+                raise Declined("a computed local slot")
+            if self.main:
+                return ast.Subscript(_name("glob"), node.slice, node.ctx)
+            return _name(f"_l{node.slice.value}", node.ctx)
+        self.generic_visit(node)
+        return node
+
+    def visit_BinOp(self, node):
+        # `room - len(frames)`: the calls the depth limit allows from here;
+        # `base_depth + len(frames)`: this frame's depth.
+        if isinstance(node.op, (ast.Sub, ast.Add)) and isinstance(node.left, ast.Name) \
+                and _is_call(node.right, "len") and \
+                isinstance(node.right.args[0], ast.Name) and \
+                node.right.args[0].id == "frames":
+            if node.left.id == "room" and isinstance(node.op, ast.Sub):
+                return ast.BinOp(_name("_maxd"), ast.Sub(), _name("_d"))
+            if node.left.id == "base_depth" and isinstance(node.op, ast.Add):
+                return _name("_d")
+        self.generic_visit(node)
+        return node
+
+    def visit_Call(self, node):
+        # `len(locals_)`: the frame's size (labels: a new stamps list)
+        if _is_call(node, "len") and isinstance(node.args[0], ast.Name) and \
+                node.args[0].id == "locals_":
+            return ast.Call(_name("len"), [_name("glob")], []) if self.main else \
+                ast.Constant(self.nslots)
+        self.generic_visit(node)
+        return _compare(_tick(node))
+
+    def visit_UnaryOp(self, node):
+        if isinstance(node.op, ast.Not) and isinstance(node.operand, ast.Name) and \
+                node.operand.id == "frames":
+            return ast.Constant(True)     # a Python call returns to its caller
+        self.generic_visit(node)
+        return node
+
+    def visit_Name(self, node):
+        n = node.id
+        if n == "pc":
+            if isinstance(node.ctx, ast.Load):
+                return ast.Constant(self.idx + 1)
+            return node
+        if n == "code" and isinstance(node.ctx, ast.Load):
+            return _name(f"_code{self.fi}")
+        if n == "budget":
+            self.uses_budget = True
+            return _name("_budget", node.ctx)
+        if n == "stamps":           # labels: this frame's declaration stamps
+            return _name("_st", node.ctx)
+        if n == "base_depth":
+            return _name("_base", node.ctx)
+        if n == "op":
+            return ast.Constant(self.op)
+        if n in ("decoded", "pads"):
+            return _name("_" + n, node.ctx)
+        if n in ("locals_", "frames", "handlers", "room", "arg"):
+            # Declined if it is in what is emitted (dead code after a return is not)
+            return _name("_LOOP_" + n, node.ctx)
+        return node
 
 
 # What the loop does with an error (vm/instructions.py LOOP), for this frame: its position
@@ -1110,17 +1285,15 @@ raise _err from None
 """
 
 
-class _Ticks(ast.NodeTransformer):
-    """vm.tick / vm.tick_call as the run's _tick / _tick_call, whose chunks the Python
-    stack's room bounds too (_room_in_budget)."""
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        f = node.func
-        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and \
-                f.value.id == "vm" and f.attr in ("tick", "tick_call"):
-            node.func = _name("_" + f.attr)
-        return node
+def _tick(node):
+    """vm.tick / vm.tick_call (a call node, changed in place) as the run's _tick /
+    _tick_call, whose chunks the Python stack's room bounds too (_room_in_budget). (A part
+    of _Operands' walk.)"""
+    f = node.func
+    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and \
+            f.value.id == "vm" and f.attr in ("tick", "tick_call"):
+        node.func = _name("_" + f.attr)
+    return node
 
 
 def _room_in_budget(stmts):
@@ -1140,7 +1313,7 @@ def _room_in_budget(stmts):
         # labels: between them, a labelled callee's pc raised (no call, no depth)
         j = i + 1
         while j < len(stmts) and isinstance(stmts[j], ast.If) and \
-                any(_is_call(n, "push_pc") for n in ast.walk(stmts[j])):
+                any(_is_call(n, "push_pc") for n in _walk(stmts[j])):
             j += 1
         nx = stmts[j] if j < len(stmts) else None
         if isinstance(nx, ast.Expr) and _is_call(nx.value, "_CALL_"):
@@ -1149,7 +1322,7 @@ def _room_in_budget(stmts):
                                          [ast.Constant(test)], []))
             between = stmts[i + 1:j]
             node = ast.If(st.test, st.body + between + [marker(True)],
-                          copy.deepcopy(between) + [marker(False)])
+                          _copy(between) + [marker(False)])
             return stmts[:i] + [node] + stmts[j + 1:]
     return stmts
 
@@ -1157,7 +1330,7 @@ def _room_in_budget(stmts):
 def _template(text, **consts):
     """Fixed scaffolding, parsed; its placeholder names replaced by constants."""
     env = {k: ast.Constant(v) for k, v in consts.items()}
-    return [_Subst(env).visit(s) for s in ast.parse(text).body]
+    return [_Subst(env).visit(s) for s in _parsed(text)]
 
 
 def _inner_lists(st):
@@ -1193,7 +1366,7 @@ def _larger(stmts, n):
     """Do the statements hold more than n nodes? (Counting stops there.)"""
     count = 0
     for st in stmts:
-        for _ in ast.walk(st):
+        for _ in _walk(st):
             count += 1
             if count > n:
                 return True
@@ -1222,7 +1395,7 @@ def _merge_blocks(blocks, handlers):
                 continue
             body = blocks.pop(b)
             for k, (a, lst, i) in enumerate(where):
-                copy_ = body if k == len(where) - 1 else copy.deepcopy(body)
+                copy_ = body if k == len(where) - 1 else _copy(body)
                 lst[i - 1:i + 1] = copy_
             changed = True
             break
@@ -1287,7 +1460,7 @@ def _hoist_type_tests(stmts):
             hot(x)
     for st in stmts:
         hot(st)
-        for n in ast.walk(st):
+        for n in _walk(st):
             if isinstance(n, ast.Assign) and len(n.targets) == 1 and \
                     isinstance(n.targets[0], ast.Name):
                 simple[n.targets[0].id] = simple.get(n.targets[0].id, 0) + 1
@@ -1306,7 +1479,7 @@ def _hoist_type_tests(stmts):
                           ast.Compare(ast.Call(_name("type"), [_name(v)], []), [ast.Is()],
                                       [_name(t)]))
 
-    class Use(ast.NodeTransformer):
+    class Use(_Transformer):
         def visit_Compare(self, node):
             key = _type_test(node)
             if key in keep:
@@ -1496,7 +1669,7 @@ def _drop_dead_copies(fdef):
     aliasing rule would count)."""
     read = set()
     lists = []
-    for n in ast.walk(fdef):
+    for n in _walk(fdef):
         t = type(n)
         if t is ast.Name:
             if type(n.ctx) is not ast.Store:
@@ -1573,7 +1746,7 @@ def _tree(keys, blocks):
                    _tree(keys[:mid], blocks), _tree(keys[mid:], blocks))]
 
 
-class _TryMarks(ast.NodeTransformer):
+class _TryMarks(_Transformer):
     """The loop's handler list: `handlers.append((t, ...))` is `_TRY_(t)` (the translator
     knows the stack depth), `handlers.pop()` this function's own list's."""
 
@@ -1604,7 +1777,7 @@ def _is_call_attr(node, obj, attr):
         node.func.attr == attr
 
 
-class _Deeper(ast.NodeTransformer):
+class _Deeper(_Transformer):
     """`base_depth + len(frames)` after the loop saved the frame: one deeper."""
 
     def visit_BinOp(self, node):
@@ -1615,7 +1788,7 @@ class _Deeper(ast.NodeTransformer):
         return node
 
 
-class _StoreLocal(ast.NodeTransformer):
+class _StoreLocal(_Transformer):
     """Labels: `_store(vm, locals_, stamps, s, v, name)` (a `set` of a local through the
     checked store: no sensitive upgrade, the pc joined) with locals as Python variables:
     `locals_[s] = _store_value(vm, locals_[s], stamps, s, v, name)`. The top level's
@@ -1633,12 +1806,12 @@ class _StoreLocal(ast.NodeTransformer):
                 return node
             slot = ast.Subscript(_name("locals_"), c.args[3], ast.Load())
             value = ast.Call(_name("_store_value"), [c.args[0], slot] + c.args[2:], [])
-            return ast.Assign([ast.Subscript(_name("locals_"), copy.deepcopy(c.args[3]),
+            return ast.Assign([ast.Subscript(_name("locals_"), _copy(c.args[3]),
                                              ast.Store())], value)
         return node
 
 
-class _LabelledIn(ast.NodeTransformer):
+class _LabelledIn(_Transformer):
     """Labels: `Labeled in map(type, [a, b, ..])` (is any of these values labelled?) as
     `type(a) is Labeled or type(b) is Labeled ..`: no list, no map, no iteration; a
     program constant's test dropped (a constant never carries labels), and what that
@@ -1669,7 +1842,7 @@ class _LabelledIn(ast.NodeTransformer):
         return _Fold({}).visit(node)
 
 
-class _Subst(ast.NodeTransformer):
+class _Subst(_Transformer):
     def __init__(self, env):
         self.env = env
 
@@ -1679,7 +1852,7 @@ class _Subst(ast.NodeTransformer):
         return node
 
 
-class _Rename(ast.NodeTransformer):
+class _Rename(_Transformer):
     def __init__(self, old, new):
         self.old, self.new = old, new
 
@@ -1689,7 +1862,7 @@ class _Rename(ast.NodeTransformer):
         return node
 
 
-class _StackExpr(ast.NodeTransformer):
+class _StackExpr(_Transformer):
     """pop(), stack[-k], stack[-k:] in an expression: the symbolic stack's entries."""
 
     def __init__(self, stack):
@@ -1730,6 +1903,18 @@ class Translation:
     a run's constants, makes its functions."""
 
     def __init__(self, program, vm):
+        # The cyclic garbage collector off while translating: the passes make many small
+        # nodes, and the collections their count sets off (finding little: trees hold no
+        # cycles) were about a tenth of the time. Back on only if it was on.
+        gc_was_on = gc.isenabled()
+        gc.disable()
+        try:
+            self._translate(program, vm)
+        finally:
+            if gc_was_on:
+                gc.enable()
+
+    def _translate(self, program, vm):
         # Not the Program itself: _CACHE holds a translation while its Program lives (a
         # weak key), which a reference from the translation back to it would make forever.
         self.functions = tuple(program.functions)
@@ -1804,7 +1989,7 @@ class Translation:
     def module(self, defs):
         nk = len(self.krefs)
         nf = len(self.functions)
-        head = ast.parse(
+        head = _parsed(
             "def _factory(_K, _F, _C, vm, _fail, _T):\n"
             "    _budget = 0\n"
             "    _base = 0\n"
@@ -1818,7 +2003,7 @@ class Translation:
             "    compare = ops.compare_kind\n"
             "    refcount = sys.getrefcount\n"
             "    pcs = vm.pc_stack\n"          # labels: mutated in place only
-            "    gstamps = vm.global_stamps\n").body[0]
+            "    gstamps = vm.global_stamps\n")[0]
         body = head.body
         # The functions called as values with n arguments that took n (callee_cache)
         for n in sorted(self.arities):
@@ -1842,13 +2027,13 @@ class Translation:
             stub = _Rename("_FUNC_", f"_f{fi}_func").visit(stub)
             body.append(stub)
         body += defs
-        body += ast.parse(_ENTRY).body
+        body += _parsed(_ENTRY)
         table = ast.Dict([_name(f"_f{fi}_func") for fi in range(nf)],
                          [_name(f"_f{fi}") for fi in range(nf)])
         body.append(ast.Return(ast.Tuple([table, _name("_enter"), _name("_deep")],
                                          ast.Load())))
         mod = ast.Module(body=[head], type_ignores=[])
-        for n in ast.walk(mod):
+        for n in _walk(mod):
             if "lineno" in n._attributes and not hasattr(n, "lineno"):
                 n.lineno = n.end_lineno = 1
                 n.col_offset = n.end_col_offset = 0

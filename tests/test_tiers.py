@@ -760,6 +760,50 @@ for each x in private([1, 2, 3], "pii")
     let y be x + 1
 print(n)
 """,
+    "indexes of indexes and counts in loops (plain and precise containers)": """
+task total(a, n)
+    let s be 0
+    for each i in range(n)
+        for each j in range(n)
+            set s to s + a[i][j] * a[j][i]
+    give s
+task firsts(ws)
+    let out be ""
+    for each i in range(len(ws))
+        set out to out + ws[i][0] + ws[len(ws) - 1 - i][1]
+    give out
+print(total([[1, 2], [3, 4]], 2))
+let mixed be [[1, private(2, "pii")], [3, 4]]
+print(declassify(total(mixed, 2), "pii"))
+print(declassify(total([[1, 2], private([3, 4], "k")], 2), "k"))
+print(firsts(["ab", "cd", "ef"]))
+print(declassify(firsts(["ab", private("cd", "pii")]), "pii"))
+let recs be [{"n": 1}, {"n": private(5, "pii")}, {"n": 7}]
+let c be private(0, "pii")
+for each r in range(3)
+    when recs[r]["n"] > 2
+        set c to c + 1
+print(declassify(c, "pii"))
+let grid be [[1, 2], [3, 4]]
+let at be private(1, "pii")
+print(declassify(grid[at][0] + grid[0][at], "pii"))
+print(total([[1, "x"], [2, 3]], 1))
+try
+    print(total([[1, "x"], [2, 3]], 2))
+recover e
+    print(e)
+let i be 0
+while i < 3
+    set i to i + 1
+    try
+        print(grid[i][i - 1] * 2)
+    recover e
+        print(e)
+try
+    print(total([[1, 2]], 2))
+recover e
+    print(e)
+""",
 }
 
 
@@ -811,3 +855,22 @@ def test_labels_translation_is_cached_apart_from_the_plain_one():
     VM(program, Options(tier=2, labels=True, out=lambda s: None)).run_main()
     plain, labelled = tier2._CACHE[False][program], tier2._CACHE[True][program]
     assert plain is not labelled and labelled.labels and not plain.labels
+
+
+def _labels_source(src):
+    program = compile_source(src, "app.syn")
+    vm = VM(program, Options(tier=2, labels=True, out=lambda s: None))
+    return tier2.translation(program, vm).source()
+
+
+def test_an_index_of_an_unlabelled_index_is_not_tested_for_labels_again():
+    # labels on, `a[i][j]`: the first index's usual path ran only when `a` was unlabelled,
+    # so its item is (vm.precise: a labelled item makes its container precise); the second
+    # index, put on that path, does not test the item for labels. On the other paths it
+    # does.
+    src = LABELS_PROGRAMS["indexes of indexes and counts in loops (plain and precise containers)"]
+    firsts = re.findall(r"if ([^\n]*):\n\s*try:\n\s*r = (_s\d+)\[", _labels_source(src))
+    assert firsts
+    assert any(f"type({x}) is not Labeled" not in cond for cond, x in firsts), firsts
+    assert any(f"type({x}) is not Labeled" in cond for cond, x in firsts), firsts
+

@@ -1333,17 +1333,22 @@ def _hoist_type_tests(stmts):
 
 _INT_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Mod)
 _BETWEEN = 4
-_MOVE_NODES = 200         # the most a statement put on both paths may hold (a labels
-                          # index: about 200)
+_MOVE_NODES = 400         # the most a statement put on both paths may hold (a labels
+                          # index: about 200; one of an index: about 380)
 
 
 def _int_result(st):
-    """(Z, type name) of `if type(x) is int and type(y) is int ...: Z = x op y` (+ - * %,
-    the int fast path of an arithmetic instruction; an operand may be an int constant): Z
-    is an int when that path ran; of `Z = x < y` (a comparison's), a bool."""
+    """(Z, kind) of an instruction's fast path whose result's type is known when it ran:
+    `if type(x) is int and type(y) is int ...: Z = x op y` (+ - * %, the int fast path of
+    an arithmetic instruction; an operand may be an int constant): Z is an int; of
+    `Z = x < y` (a comparison's), a bool; of an index's plain path (`_plain_index`),
+    "plain": not Labeled."""
     if not isinstance(st, ast.If) or len(st.body) != 1:
         return None
     a = st.body[0]
+    z = _plain_index(st)
+    if z is not None:
+        return z, "plain"
     if not (isinstance(a, ast.Assign) and len(a.targets) == 1 and
             isinstance(a.targets[0], ast.Name)):
         return None
@@ -1354,9 +1359,8 @@ def _int_result(st):
         kind, operands = "bool", (a.value.left, a.value.comparators[0])
     else:
         return None
-    conj = st.test.values if isinstance(st.test, ast.BoolOp) and \
-        isinstance(st.test.op, ast.And) else [st.test]
-    ints = {k[0] for k in map(_type_test_any, conj) if k is not None and k[1] == "int"}
+    ints = {k[0] for k in map(_type_test_any, _conjuncts(st.test))
+            if k is not None and k[1] == "int"}
     for x in operands:
         if isinstance(x, ast.Name) and x.id in ints:
             continue
@@ -1365,6 +1369,48 @@ def _int_result(st):
             continue
         return None
     return a.targets[0].id, kind
+
+
+def _conjuncts(test):
+    return test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) \
+        else [test]
+
+
+def _plain_index(st):
+    """Z of an index's first path with labels on, `if ... type(X) is not Labeled ...:
+    try: Z = X[Y] except Exception: Z = index(X, Y)`, or None. Z is not Labeled when that
+    path ran: an unlabelled container holds no labelled value (a labelled item makes its
+    container precise: vm.precise), and ops.index gives an item, a character or nothing."""
+    t = st.body[0]
+    if not (isinstance(t, ast.Try) and len(t.body) == 1 and len(t.handlers) == 1 and
+            not t.orelse and not t.finalbody and len(t.handlers[0].body) == 1):
+        return None
+    a, b = t.body[0], t.handlers[0].body[0]
+    if not (isinstance(a, ast.Assign) and len(a.targets) == 1 and
+            isinstance(a.targets[0], ast.Name) and isinstance(a.value, ast.Subscript) and
+            isinstance(a.value.value, ast.Name)):
+        return None
+    z, x = a.targets[0].id, a.value.value.id
+    if not (isinstance(b, ast.Assign) and len(b.targets) == 1 and
+            isinstance(b.targets[0], ast.Name) and b.targets[0].id == z and
+            _is_call(b.value, "index") and len(b.value.args) == 2 and
+            isinstance(b.value.args[0], ast.Name) and b.value.args[0].id == x):
+        return None
+    if (x, "Labeled", False) not in map(_type_test_op, _conjuncts(st.test)):
+        return None
+    return z
+
+
+def _type_test_op(n):
+    """(variable, type name, True for `is` / False for `is not`) of `type(v) is T` or
+    `type(v) is not T` of any variable, or None."""
+    if isinstance(n, ast.Compare) and len(n.ops) == 1 and \
+            isinstance(n.ops[0], (ast.Is, ast.IsNot)) and \
+            _is_call(n.left, "type") and len(n.left.args) == 1 and \
+            isinstance(n.left.args[0], ast.Name) and isinstance(n.comparators[0], ast.Name) \
+            and n.comparators[0].id in _TYPES_KNOWN:
+        return n.left.args[0].id, n.comparators[0].id, isinstance(n.ops[0], ast.Is)
+    return None
 
 
 def _type_test_any(n):
@@ -1383,15 +1429,30 @@ _ORDER_OPS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 class _KnownInt(ast.NodeTransformer):
     """Type tests of the names in `zs` (a result and its copies) decided: their type is
-    `kind` (an int or a bool: never Labeled)."""
+    `kind` (an int or a bool: never Labeled), or "plain" (some type, not Labeled: only
+    the Labeled tests are decided)."""
 
     def __init__(self, zs, kind="int"):
         self.zs, self.kind = zs, kind
 
+    def decided(self, node):
+        """True or False for a type test of one of zs this knows the answer of, or None."""
+        k = _type_test_op(node)
+        if k is None or k[0] not in self.zs:
+            return None
+        v, t, is_ = k
+        if self.kind == "plain":
+            if t != "Labeled":
+                return None
+            same = False
+        else:
+            same = t == self.kind
+        return same if is_ else not same
+
     def visit_Compare(self, node):
-        k = _type_test_any(node)
-        if k is not None and k[0] in self.zs:
-            return ast.Constant(k[1] == self.kind)
+        d = self.decided(node)
+        if d is not None:
+            return ast.Constant(d)
         self.generic_visit(node)
         return node
 
@@ -1440,7 +1501,7 @@ def _specialize(stmts):
             nx = out[j] if j < len(out) else None
             if isinstance(nx, ast.If) and not _leaves(nx) and \
                     sum(1 for x in out[i + 1:j + 1] for _ in ast.walk(x)) <= _MOVE_NODES and any(
-                    k is not None and k[0] in zs for k in map(_type_test_any, ast.walk(nx.test))):
+                    _KnownInt(zs, kind).decided(n) is not None for n in ast.walk(nx.test)):
                 moved = out[i + 1:j + 1]
                 known = copy.deepcopy(moved)
                 test_if = known[-1]

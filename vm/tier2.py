@@ -480,6 +480,8 @@ class FunctionTranslator:
                 blocks[b] = _self_loop(stmts, b)
             _forward(blocks[b])
             _next_as_for(blocks[b])
+            if self.main and self.labels:
+                _hoist_globals_of_loops(blocks[b])
         return self.function(blocks)
 
     def block(self, start):
@@ -602,7 +604,15 @@ class FunctionTranslator:
                         node.args[0].id == "locals_":
                     return ast.Call(_name("len"), [_name("glob")], []) if main else \
                         ast.Constant(nslots)
+                # An operand called (`OP.fn(a)`, `OP.labelled(vm, a)`): only the parts of
+                # CALL_BUILTIN do, whose builtin is a pure one (the decoder makes a
+                # builtin given the VM CALL_VM_BUILTIN): it runs no Synsema code
+                # (_keeps_globals).
+                direct = isinstance(node.func, ast.Attribute) and \
+                    isinstance(node.func.value, ast.Name) and node.func.value.id == "OP"
                 s.generic_visit(node)
+                if direct:
+                    node._pure = True
                 return node
 
             def visit_UnaryOp(s, node):
@@ -1240,7 +1250,9 @@ def _self_loop(stmts, b):
             lst[i] = ast.Break(lineno=lst[i].lineno, end_lineno=lst[i].lineno, col_offset=0,
                                end_col_offset=0)
     pre = _hoist_type_tests(stmts)
-    return pre + [ast.While(ast.Constant(True), stmts, []), ast.Continue()]
+    loop = ast.While(ast.Constant(True), stmts, [])
+    loop._self = True           # for _hoist_globals_of_loops, after _forward
+    return pre + [loop, ast.Continue()]
 
 
 _TESTED = ("int", "str", "list", "dict", "float", "Labeled")
@@ -1623,6 +1635,196 @@ def _forward(stmts):
                     break
                 j += 1
         i += 1
+
+
+# What a loop of the top level may call and still keep the top level's variables as they
+# were (the list `glob`): the operations on values, the labels' helpers, the step budget.
+# Nothing here runs Synsema code (a task, a lambda, a builtin given the VM): a task of a
+# hostile .synb may store into the top level's variables, so a loop calling one is left
+# alone. A pure builtin (CALL_BUILTIN: never given the VM) is marked `_pure` by prepare.
+_KEEPS_GLOBALS = frozenset((
+    "type", "len", "id", "refcount", "next", "index", "compare", "add", "sub", "mul", "div",
+    "mod", "lt", "le", "gt", "ge", "eq", "ne",
+    "_binary", "_join", "_index_precise", "_set_item_precise", "_append_precise", "_store",
+    "_store_value", "_upgrade_check", "_local_name", "_tick", "push_pc", "release",
+    "taint_try", "drop_frames"))
+_KEEPS_GLOBALS_OF = frozenset(("ops", "P"))
+
+
+def _keeps_globals(stmts):
+    """Whether statements leave the top level's variables alone but for their own
+    `glob[k] = ..` and `_store(vm, glob, _st, k, ..)` (k a constant): each call one of
+    _KEEPS_GLOBALS (or a pure builtin's, a value's .get/.append, ops' and precise's
+    functions), `glob` read and written only at constant slots."""
+    for st in stmts:
+        for n in ast.walk(st):
+            t = type(n)
+            if t is ast.Call:
+                f = n.func
+                if type(f) is ast.Name:
+                    if f.id in _KEEPS_GLOBALS or getattr(n, "_pure", False):
+                        if f.id == "_store" and not (
+                                len(n.args) >= 4 and _is_name(n.args[1], "glob") and
+                                type(n.args[3]) is ast.Constant):
+                            return False
+                        continue
+                    return False
+                if type(f) is ast.Attribute and type(f.value) is ast.Name and (
+                        f.value.id in _KEEPS_GLOBALS_OF or f.attr in ("get", "append") or
+                        (f.value.id == "vm" and f.attr in ("unset_error", "cond_error"))):
+                    continue
+                return False
+            if t is ast.Subscript and _is_name(n.value, "glob") and \
+                    type(n.slice) is not ast.Constant:
+                return False
+            if t in (ast.Lambda, ast.FunctionDef, ast.Yield, ast.Await):
+                return False
+    return True
+
+
+def _is_name(node, name):
+    return type(node) is ast.Name and node.id == name
+
+
+def _glob_store(st):
+    """k of a statement storing the top level's variable k (`glob[k] = ..`,
+    `_store(vm, glob, _st, k, ..)`), or None."""
+    if type(st) is ast.Assign and len(st.targets) == 1:
+        return _glob_slot(st.targets[0])
+    if type(st) is ast.Expr and _is_call(st.value, "_store") and len(st.value.args) >= 4 \
+            and _is_name(st.value.args[1], "glob") and \
+            type(st.value.args[3]) is ast.Constant:
+        return st.value.args[3].value
+    return None
+
+
+def _hoist_globals_of_loops(stmts):
+    """Each loop of _self_loop in the statements (the top level's, labels on), its tests
+    `type(x) is Labeled` of a variable x that holds the top level's variable k (read
+    into it, `x = glob[k]`, or stored from it, `glob[k] = x`, and neither set since) as
+    a flag `_tg<k>_Labeled`: computed before the loop and again after each store of k
+    in it. Only a loop that calls nothing that could store into `glob` behind its back
+    (_keeps_globals): there the flag is `type(glob[k]) is Labeled` wherever it is read.
+    A loop left by an error or a jump is entered again from its block's start, where
+    the flags are computed again."""
+    i = 0
+    while i < len(stmts):
+        st = stmts[i]
+        if type(st) is ast.While and getattr(st, "_self", False):
+            pre = _hoist_global_tests(st.body)
+            stmts[i:i] = pre
+            i += len(pre)
+        else:
+            for _, _, inner in _inner_lists(st):
+                _hoist_globals_of_loops(inner)
+        i += 1
+
+
+def _hoist_global_tests(body):
+    """The flags' first computation (statements to run before the loop); `body` is
+    changed in place."""
+    if not _keeps_globals(body):
+        return []
+    used = set()
+
+    def flag(k):
+        return f"_tg{k}_Labeled"
+
+    def decide(node, holds):
+        # the Labeled tests of a variable holding glob[k] in an expression
+        for n in ast.walk(node):
+            for field, value in ast.iter_fields(n):
+                vals = value if type(value) is list else [value]
+                for j, x in enumerate(vals):
+                    k = _type_test_op(x)
+                    if k is None or k[1] != "Labeled" or k[0] not in holds:
+                        continue
+                    used.add(holds[k[0]])
+                    new = _name(flag(holds[k[0]]))
+                    if not k[2]:
+                        new = ast.UnaryOp(ast.Not(), new)
+                    if type(value) is list:
+                        value[j] = new
+                    else:
+                        setattr(n, field, new)
+
+    def stored_in(node):
+        names, slots = set(), set()
+        for n in ast.walk(node):
+            if type(n) is ast.Name and type(n.ctx) is ast.Store:
+                names.add(n.id)
+            elif isinstance(n, ast.stmt):
+                k = _glob_store(n)
+                if k is not None:
+                    slots.add(k)
+        return names, slots
+
+    def forget(holds, names, slots):
+        for v in [v for v, k in holds.items() if v in names or k in slots]:
+            del holds[v]
+
+    def walk(lst, holds):
+        for st in lst:
+            t = type(st)
+            if t is ast.Assign or t is ast.Expr or t is ast.AugAssign:
+                value = st.value
+                decide(value, holds)
+                names, slots = stored_in(st)
+                forget(holds, names, slots)
+                k = _glob_store(st)
+                if t is ast.Assign and len(st.targets) == 1 and \
+                        type(st.targets[0]) is ast.Name:
+                    src = value
+                    if _glob_slot(src) is not None:
+                        holds[st.targets[0].id] = _glob_slot(src)
+                    elif type(src) is ast.Name and src.id in holds and \
+                            src.id != st.targets[0].id:
+                        holds[st.targets[0].id] = holds[src.id]
+                elif k is not None and t is ast.Assign and type(value) is ast.Name:
+                    holds[value.id] = k
+                continue
+            if t is ast.If:
+                decide(st.test, holds)
+            elif t is ast.While:
+                decide(st.test, {})
+            elif t is ast.For:
+                decide(st.iter, holds)
+            # An `if`'s branches start from what holds before it; a loop's body (gone
+            # round), its `else` and a `try`'s parts (a handler runs after part of the
+            # body) from what nothing in the statement sets. After it, what it sets
+            # anywhere is forgotten.
+            names, slots = stored_in(st)
+            inside = dict(holds)
+            if t is not ast.If:
+                forget(inside, names, slots)
+            for _, _, inner in _inner_lists(st):
+                walk(inner, dict(inside))
+            forget(holds, names, slots)
+
+    walk(body, {})
+    if not used:
+        return []
+
+    def recompute(k):
+        return ast.Assign([_name(flag(k), ast.Store())],
+                          ast.Compare(ast.Call(_name("type"),
+                                               [ast.Subscript(_name("glob"), ast.Constant(k),
+                                                              ast.Load())], []),
+                                      [ast.Is()], [_name("Labeled")]))
+
+    def after_stores(lst):
+        out = []
+        for st in lst:
+            for holder, field, inner in list(_inner_lists(st)):
+                setattr(holder, field, after_stores(inner))
+            out.append(st)
+            k = _glob_store(st)
+            if k in used:
+                out.append(recompute(k))
+        return out
+
+    body[:] = after_stores(body)
+    return [recompute(k) for k in sorted(used)]
 
 
 def _tree(keys, blocks):

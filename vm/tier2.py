@@ -38,7 +38,9 @@ depth: a labelled condition's entry ends at its release or the function's return
 there), a `try`'s pc entry beside its handler (vm.labels.caught), and an uncaught error's
 frame withheld when it ran under a labelled pc (vm.labels.withhold_frame). _LabelledIn
 and the `Labeled` entry of _TYPES decide a constant's labels tests; _specialize knows an
-int path's result is plain.
+int path's result is plain, and an index's usual path's (_plain_index); in a loop of the
+top level, _hoist_globals_of_loops keeps the Labeled tests of the top level's variables
+in flags.
 
 Declined (the loop runs them): a function whose code the translator cannot express (a
 stack it cannot follow, a body shape it does not know): calls of it go to the loop,

@@ -927,3 +927,12 @@ for each i in range(2)
 print(n)
 """)
     assert "_tg" not in called
+
+
+def test_a_function_that_declares_nothing_makes_no_declaration_stamps():
+    # labels on: the stamps (`_st`) a translated function makes at each call are for its
+    # declarations' no-sensitive-upgrade checks; a lambda declaring nothing makes none,
+    # the top level (which declares) does
+    text = _labels_source("let f be (x) => x + 1\nlet n be 0\nfor each i in range(3)\n"
+                          "    set n to n + f(i)\nprint(n)\n")
+    assert text.count("_st = [vm.stamp]") == 1, text

@@ -1568,7 +1568,8 @@ def _drop_dead_copies(fdef):
     `n` once its uses are decided, a copy made for a path the translation removed): not
     made. The function's nonlocal names (the step budget) are read elsewhere: kept; so is
     `x = UNSET` (an exhausted loop drops its last item: a reference the in-place append's
-    aliasing rule would count)."""
+    aliasing rule would count). Labels on, a function that declares nothing makes no
+    stamps (`_st`)."""
     read = set()
     lists = []
     for n in ast.walk(fdef):
@@ -1578,7 +1579,7 @@ def _drop_dead_copies(fdef):
                 read.add(n.id)
         elif t is ast.Nonlocal:
             read.update(n.names)
-        elif t is not ast.FunctionDef:
+        elif t is not ast.FunctionDef or n is fdef:
             for field in ("body", "orelse", "finalbody"):
                 lst = getattr(n, field, None)
                 if lst and type(lst) is list and any(type(x) is ast.Assign for x in lst):
@@ -1587,7 +1588,7 @@ def _drop_dead_copies(fdef):
     def dead(st):
         return type(st) is ast.Assign and len(st.targets) == 1 and \
             type(st.targets[0]) is ast.Name and st.targets[0].id not in read and \
-            isinstance(st.value, (ast.Constant, ast.Name)) and \
+            (isinstance(st.value, (ast.Constant, ast.Name)) or st.targets[0].id == "_st") and \
             not (type(st.value) is ast.Name and st.value.id == "UNSET")
 
     for n, field, lst in lists:

@@ -760,6 +760,77 @@ for each x in private([1, 2, 3], "pii")
     let y be x + 1
 print(n)
 """,
+    "indexes of indexes and counts in loops (plain and precise containers)": """
+task total(a, n)
+    let s be 0
+    for each i in range(n)
+        for each j in range(n)
+            set s to s + a[i][j] * a[j][i]
+    give s
+task firsts(ws)
+    let out be ""
+    for each i in range(len(ws))
+        set out to out + ws[i][0] + ws[len(ws) - 1 - i][1]
+    give out
+print(total([[1, 2], [3, 4]], 2))
+let mixed be [[1, private(2, "pii")], [3, 4]]
+print(declassify(total(mixed, 2), "pii"))
+print(declassify(total([[1, 2], private([3, 4], "k")], 2), "k"))
+print(firsts(["ab", "cd", "ef"]))
+print(declassify(firsts(["ab", private("cd", "pii")]), "pii"))
+let recs be [{"n": 1}, {"n": private(5, "pii")}, {"n": 7}]
+let c be private(0, "pii")
+for each r in range(3)
+    when recs[r]["n"] > 2
+        set c to c + 1
+print(declassify(c, "pii"))
+let grid be [[1, 2], [3, 4]]
+let at be private(1, "pii")
+print(declassify(grid[at][0] + grid[0][at], "pii"))
+print(total([[1, "x"], [2, 3]], 1))
+try
+    print(total([[1, "x"], [2, 3]], 2))
+recover e
+    print(e)
+let i be 0
+while i < 3
+    set i to i + 1
+    try
+        print(grid[i][i - 1] * 2)
+    recover e
+        print(e)
+try
+    print(total([[1, 2]], 2))
+recover e
+    print(e)
+""",
+    "top-level loops whose variables become labelled (tier 2 keeps their Labeled tests)": """
+let src be [["a", "b"], private(["p", "q"], "pii"), ["c", "d"]]
+let words be ["a", "b"]
+let counts be {}
+for each i in range(3)
+    let w be words[i % 2]
+    set counts[w] to get(counts, w, 0) + 1
+    set words to src[i]
+print(declassify(counts, "pii"))
+let out be []
+let total be 0
+for each x in [1, 2, private(3, "pii"), 4]
+    set out to append(out, x * 2)
+    set total to total + len(out)
+print(declassify(out, "pii"))
+print(declassify(total, "pii"))
+let m be {"a": 1}
+let keys be ["a", "b", "c"]
+for each k in keys
+    set m[k] to get(m, "a", 0) + len(m)
+    set keys to private(keys, "k")
+print(declassify(m, "k"))
+let late be []
+for each i in range(3)
+    set late to append(late, len(late))
+print(late)
+""",
 }
 
 
@@ -839,3 +910,55 @@ def test_a_translation_is_the_same_with_the_parse_caches_warm_or_empty(monkeypat
     again = [source(src, labels) for src, labels in sources]
     assert warm == empty and again == empty
     assert tier2._BODIES and tier2._PARSED
+
+
+def _labels_source(src):
+    program = compile_source(src, "app.syn")
+    vm = VM(program, Options(tier=2, labels=True, out=lambda s: None))
+    return tier2.translation(program, vm).source()
+
+
+def test_an_index_of_an_unlabelled_index_is_not_tested_for_labels_again():
+    # labels on, `a[i][j]`: the first index's usual path ran only when `a` was unlabelled,
+    # so its item is (vm.precise: a labelled item makes its container precise); the second
+    # index, put on that path, does not test the item for labels. On the other paths it
+    # does.
+    src = LABELS_PROGRAMS["indexes of indexes and counts in loops (plain and precise containers)"]
+    firsts = re.findall(r"if ([^\n]*):\n\s*try:\n\s*r = (_s\d+)\[", _labels_source(src))
+    assert firsts
+    assert any(f"type({x}) is not Labeled" not in cond for cond, x in firsts), firsts
+    assert any(f"type({x}) is not Labeled" in cond for cond, x in firsts), firsts
+
+
+def test_a_top_level_loop_keeps_its_variables_labels_tests_in_flags():
+    # labels on, a loop of the top level that calls nothing that could store into its
+    # variables: `type(x) is Labeled` of a variable read from the top level's variable k
+    # is a flag, computed before the loop and again after each store of k in it (the
+    # program above stores labelled values into such variables mid-loop: the tiers
+    # agree only if the flags follow).
+    src = LABELS_PROGRAMS["top-level loops whose variables become labelled (tier 2 keeps "
+                          "their Labeled tests)"]
+    text = _labels_source(src)
+    flags = set(re.findall(r"(_tg(\d+)_Labeled) = type\(glob\[(\d+)\]\) is Labeled", text))
+    assert flags and all(k == k2 for _, k, k2 in flags), flags
+    assert re.search(r"\bif \(?(not )?_tg\d+_Labeled\b", text), text
+    # a loop that calls a task is left alone: a task may store into them (a hostile .synb)
+    called = _labels_source("""
+task f(x)
+    give x
+let xs be [1, 2]
+let n be 0
+for each i in range(2)
+    set n to n + xs[i] + f(i)
+print(n)
+""")
+    assert "_tg" not in called
+
+
+def test_a_function_that_declares_nothing_makes_no_declaration_stamps():
+    # labels on: the stamps (`_st`) a translated function makes at each call are for its
+    # declarations' no-sensitive-upgrade checks; a lambda declaring nothing makes none,
+    # the top level (which declares) does
+    text = _labels_source("let f be (x) => x + 1\nlet n be 0\nfor each i in range(3)\n"
+                          "    set n to n + f(i)\nprint(n)\n")
+    assert text.count("_st = [vm.stamp]") == 1, text

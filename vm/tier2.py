@@ -43,7 +43,9 @@ depth: a labelled condition's entry ends at its release or the function's return
 there), a `try`'s pc entry beside its handler (vm.labels.caught), and an uncaught error's
 frame withheld when it ran under a labelled pc (vm.labels.withhold_frame). _LabelledIn
 and the `Labeled` entry of _TYPES decide a constant's labels tests; _specialize knows an
-int path's result is plain.
+int path's result is plain, and an index's usual path's (_plain_index); in a loop of the
+top level, _hoist_globals_of_loops keeps the Labeled tests of the top level's variables
+in flags.
 
 Declined (the loop runs them): a function whose code the translator cannot express (a
 stack it cannot follow, a body shape it does not know): calls of it go to the loop,
@@ -647,6 +649,8 @@ class FunctionTranslator:
                 blocks[b] = _self_loop(stmts, b)
             _forward(blocks[b])
             _next_as_for(blocks[b])
+            if self.main and self.labels:
+                _hoist_globals_of_loops(blocks[b])
         return self.function(blocks)
 
     def block(self, start):
@@ -1211,7 +1215,14 @@ class _Operands(_Transformer):
                 node.args[0].id == "locals_":
             return ast.Call(_name("len"), [_name("glob")], []) if self.main else \
                 ast.Constant(self.nslots)
+        # An operand called (`OP.fn(a)`, `OP.labelled(vm, a)`): only the parts of
+        # CALL_BUILTIN do, whose builtin is a pure one (the decoder makes a builtin given
+        # the VM CALL_VM_BUILTIN): it runs no Synsema code (_keeps_globals).
+        direct = type(node.func) is ast.Attribute and type(node.func.value) is ast.Name \
+            and node.func.value.id == "OP"
         self.generic_visit(node)
+        if direct:
+            node._pure = True
         return _compare(_tick(node))
 
     def visit_UnaryOp(self, node):
@@ -1413,7 +1424,9 @@ def _self_loop(stmts, b):
             lst[i] = ast.Break(lineno=lst[i].lineno, end_lineno=lst[i].lineno, col_offset=0,
                                end_col_offset=0)
     pre = _hoist_type_tests(stmts)
-    return pre + [ast.While(ast.Constant(True), stmts, []), ast.Continue()]
+    loop = ast.While(ast.Constant(True), stmts, [])
+    loop._self = True           # for _hoist_globals_of_loops, after _forward
+    return pre + [loop, ast.Continue()]
 
 
 _TESTED = ("int", "str", "list", "dict", "float", "Labeled")
@@ -1506,17 +1519,22 @@ def _hoist_type_tests(stmts):
 
 _INT_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Mod)
 _BETWEEN = 4
-_MOVE_NODES = 200         # the most a statement put on both paths may hold (a labels
-                          # index: about 200)
+_MOVE_NODES = 400         # the most a statement put on both paths may hold (a labels
+                          # index: about 200; one of an index: about 380)
 
 
 def _int_result(st):
-    """(Z, type name) of `if type(x) is int and type(y) is int ...: Z = x op y` (+ - * %,
-    the int fast path of an arithmetic instruction; an operand may be an int constant): Z
-    is an int when that path ran; of `Z = x < y` (a comparison's), a bool."""
+    """(Z, kind) of an instruction's fast path whose result's type is known when it ran:
+    `if type(x) is int and type(y) is int ...: Z = x op y` (+ - * %, the int fast path of
+    an arithmetic instruction; an operand may be an int constant): Z is an int; of
+    `Z = x < y` (a comparison's), a bool; of an index's plain path (`_plain_index`),
+    "plain": not Labeled."""
     if not isinstance(st, ast.If) or len(st.body) != 1:
         return None
     a = st.body[0]
+    z = _plain_index(st)
+    if z is not None:
+        return z, "plain"
     if not (isinstance(a, ast.Assign) and len(a.targets) == 1 and
             isinstance(a.targets[0], ast.Name)):
         return None
@@ -1527,9 +1545,8 @@ def _int_result(st):
         kind, operands = "bool", (a.value.left, a.value.comparators[0])
     else:
         return None
-    conj = st.test.values if isinstance(st.test, ast.BoolOp) and \
-        isinstance(st.test.op, ast.And) else [st.test]
-    ints = {k[0] for k in map(_type_test_any, conj) if k is not None and k[1] == "int"}
+    ints = {k[0] for k in map(_type_test_any, _conjuncts(st.test))
+            if k is not None and k[1] == "int"}
     for x in operands:
         if isinstance(x, ast.Name) and x.id in ints:
             continue
@@ -1538,6 +1555,48 @@ def _int_result(st):
             continue
         return None
     return a.targets[0].id, kind
+
+
+def _conjuncts(test):
+    return test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) \
+        else [test]
+
+
+def _plain_index(st):
+    """Z of an index's first path with labels on, `if ... type(X) is not Labeled ...:
+    try: Z = X[Y] except Exception: Z = index(X, Y)`, or None. Z is not Labeled when that
+    path ran: an unlabelled container holds no labelled value (a labelled item makes its
+    container precise: vm.precise), and ops.index gives an item, a character or nothing."""
+    t = st.body[0]
+    if not (isinstance(t, ast.Try) and len(t.body) == 1 and len(t.handlers) == 1 and
+            not t.orelse and not t.finalbody and len(t.handlers[0].body) == 1):
+        return None
+    a, b = t.body[0], t.handlers[0].body[0]
+    if not (isinstance(a, ast.Assign) and len(a.targets) == 1 and
+            isinstance(a.targets[0], ast.Name) and isinstance(a.value, ast.Subscript) and
+            isinstance(a.value.value, ast.Name)):
+        return None
+    z, x = a.targets[0].id, a.value.value.id
+    if not (isinstance(b, ast.Assign) and len(b.targets) == 1 and
+            isinstance(b.targets[0], ast.Name) and b.targets[0].id == z and
+            _is_call(b.value, "index") and len(b.value.args) == 2 and
+            isinstance(b.value.args[0], ast.Name) and b.value.args[0].id == x):
+        return None
+    if (x, "Labeled", False) not in map(_type_test_op, _conjuncts(st.test)):
+        return None
+    return z
+
+
+def _type_test_op(n):
+    """(variable, type name, True for `is` / False for `is not`) of `type(v) is T` or
+    `type(v) is not T` of any variable, or None."""
+    if isinstance(n, ast.Compare) and len(n.ops) == 1 and \
+            isinstance(n.ops[0], (ast.Is, ast.IsNot)) and \
+            _is_call(n.left, "type") and len(n.left.args) == 1 and \
+            isinstance(n.left.args[0], ast.Name) and isinstance(n.comparators[0], ast.Name) \
+            and n.comparators[0].id in _TYPES_KNOWN:
+        return n.left.args[0].id, n.comparators[0].id, isinstance(n.ops[0], ast.Is)
+    return None
 
 
 def _type_test_any(n):
@@ -1556,15 +1615,30 @@ _ORDER_OPS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 class _KnownInt(ast.NodeTransformer):
     """Type tests of the names in `zs` (a result and its copies) decided: their type is
-    `kind` (an int or a bool: never Labeled)."""
+    `kind` (an int or a bool: never Labeled), or "plain" (some type, not Labeled: only
+    the Labeled tests are decided)."""
 
     def __init__(self, zs, kind="int"):
         self.zs, self.kind = zs, kind
 
+    def decided(self, node):
+        """True or False for a type test of one of zs this knows the answer of, or None."""
+        k = _type_test_op(node)
+        if k is None or k[0] not in self.zs:
+            return None
+        v, t, is_ = k
+        if self.kind == "plain":
+            if t != "Labeled":
+                return None
+            same = False
+        else:
+            same = t == self.kind
+        return same if is_ else not same
+
     def visit_Compare(self, node):
-        k = _type_test_any(node)
-        if k is not None and k[0] in self.zs:
-            return ast.Constant(k[1] == self.kind)
+        d = self.decided(node)
+        if d is not None:
+            return ast.Constant(d)
         self.generic_visit(node)
         return node
 
@@ -1613,7 +1687,7 @@ def _specialize(stmts):
             nx = out[j] if j < len(out) else None
             if isinstance(nx, ast.If) and not _leaves(nx) and \
                     sum(1 for x in out[i + 1:j + 1] for _ in ast.walk(x)) <= _MOVE_NODES and any(
-                    k is not None and k[0] in zs for k in map(_type_test_any, ast.walk(nx.test))):
+                    _KnownInt(zs, kind).decided(n) is not None for n in ast.walk(nx.test)):
                 moved = out[i + 1:j + 1]
                 known = copy.deepcopy(moved)
                 test_if = known[-1]
@@ -1666,7 +1740,8 @@ def _drop_dead_copies(fdef):
     `n` once its uses are decided, a copy made for a path the translation removed): not
     made. The function's nonlocal names (the step budget) are read elsewhere: kept; so is
     `x = UNSET` (an exhausted loop drops its last item: a reference the in-place append's
-    aliasing rule would count)."""
+    aliasing rule would count). Labels on, a function that declares nothing makes no
+    stamps (`_st`)."""
     read = set()
     lists = []
     for n in _walk(fdef):
@@ -1676,7 +1751,7 @@ def _drop_dead_copies(fdef):
                 read.add(n.id)
         elif t is ast.Nonlocal:
             read.update(n.names)
-        elif t is not ast.FunctionDef:
+        elif t is not ast.FunctionDef or n is fdef:
             for field in ("body", "orelse", "finalbody"):
                 lst = getattr(n, field, None)
                 if lst and type(lst) is list and any(type(x) is ast.Assign for x in lst):
@@ -1685,7 +1760,7 @@ def _drop_dead_copies(fdef):
     def dead(st):
         return type(st) is ast.Assign and len(st.targets) == 1 and \
             type(st.targets[0]) is ast.Name and st.targets[0].id not in read and \
-            isinstance(st.value, (ast.Constant, ast.Name)) and \
+            (isinstance(st.value, (ast.Constant, ast.Name)) or st.targets[0].id == "_st") and \
             not (type(st.value) is ast.Name and st.value.id == "UNSET")
 
     for n, field, lst in lists:
@@ -1735,6 +1810,196 @@ def _forward(stmts):
                     break
                 j += 1
         i += 1
+
+
+# What a loop of the top level may call and still keep the top level's variables as they
+# were (the list `glob`): the operations on values, the labels' helpers, the step budget.
+# Nothing here runs Synsema code (a task, a lambda, a builtin given the VM): a task of a
+# hostile .synb may store into the top level's variables, so a loop calling one is left
+# alone. A pure builtin (CALL_BUILTIN: never given the VM) is marked `_pure` by prepare.
+_KEEPS_GLOBALS = frozenset((
+    "type", "len", "id", "refcount", "next", "index", "compare", "add", "sub", "mul", "div",
+    "mod", "lt", "le", "gt", "ge", "eq", "ne",
+    "_binary", "_join", "_index_precise", "_set_item_precise", "_append_precise", "_store",
+    "_store_value", "_upgrade_check", "_local_name", "_tick", "push_pc", "release",
+    "taint_try", "drop_frames"))
+_KEEPS_GLOBALS_OF = frozenset(("ops", "P"))
+
+
+def _keeps_globals(stmts):
+    """Whether statements leave the top level's variables alone but for their own
+    `glob[k] = ..` and `_store(vm, glob, _st, k, ..)` (k a constant): each call one of
+    _KEEPS_GLOBALS (or a pure builtin's, a value's .get/.append, ops' and precise's
+    functions), `glob` read and written only at constant slots."""
+    for st in stmts:
+        for n in ast.walk(st):
+            t = type(n)
+            if t is ast.Call:
+                f = n.func
+                if type(f) is ast.Name:
+                    if f.id in _KEEPS_GLOBALS or getattr(n, "_pure", False):
+                        if f.id == "_store" and not (
+                                len(n.args) >= 4 and _is_name(n.args[1], "glob") and
+                                type(n.args[3]) is ast.Constant):
+                            return False
+                        continue
+                    return False
+                if type(f) is ast.Attribute and type(f.value) is ast.Name and (
+                        f.value.id in _KEEPS_GLOBALS_OF or f.attr in ("get", "append") or
+                        (f.value.id == "vm" and f.attr in ("unset_error", "cond_error"))):
+                    continue
+                return False
+            if t is ast.Subscript and _is_name(n.value, "glob") and \
+                    type(n.slice) is not ast.Constant:
+                return False
+            if t in (ast.Lambda, ast.FunctionDef, ast.Yield, ast.Await):
+                return False
+    return True
+
+
+def _is_name(node, name):
+    return type(node) is ast.Name and node.id == name
+
+
+def _glob_store(st):
+    """k of a statement storing the top level's variable k (`glob[k] = ..`,
+    `_store(vm, glob, _st, k, ..)`), or None."""
+    if type(st) is ast.Assign and len(st.targets) == 1:
+        return _glob_slot(st.targets[0])
+    if type(st) is ast.Expr and _is_call(st.value, "_store") and len(st.value.args) >= 4 \
+            and _is_name(st.value.args[1], "glob") and \
+            type(st.value.args[3]) is ast.Constant:
+        return st.value.args[3].value
+    return None
+
+
+def _hoist_globals_of_loops(stmts):
+    """Each loop of _self_loop in the statements (the top level's, labels on), its tests
+    `type(x) is Labeled` of a variable x that holds the top level's variable k (read
+    into it, `x = glob[k]`, or stored from it, `glob[k] = x`, and neither set since) as
+    a flag `_tg<k>_Labeled`: computed before the loop and again after each store of k
+    in it. Only a loop that calls nothing that could store into `glob` behind its back
+    (_keeps_globals): there the flag is `type(glob[k]) is Labeled` wherever it is read.
+    A loop left by an error or a jump is entered again from its block's start, where
+    the flags are computed again."""
+    i = 0
+    while i < len(stmts):
+        st = stmts[i]
+        if type(st) is ast.While and getattr(st, "_self", False):
+            pre = _hoist_global_tests(st.body)
+            stmts[i:i] = pre
+            i += len(pre)
+        else:
+            for _, _, inner in _inner_lists(st):
+                _hoist_globals_of_loops(inner)
+        i += 1
+
+
+def _hoist_global_tests(body):
+    """The flags' first computation (statements to run before the loop); `body` is
+    changed in place."""
+    if not _keeps_globals(body):
+        return []
+    used = set()
+
+    def flag(k):
+        return f"_tg{k}_Labeled"
+
+    def decide(node, holds):
+        # the Labeled tests of a variable holding glob[k] in an expression
+        for n in ast.walk(node):
+            for field, value in ast.iter_fields(n):
+                vals = value if type(value) is list else [value]
+                for j, x in enumerate(vals):
+                    k = _type_test_op(x)
+                    if k is None or k[1] != "Labeled" or k[0] not in holds:
+                        continue
+                    used.add(holds[k[0]])
+                    new = _name(flag(holds[k[0]]))
+                    if not k[2]:
+                        new = ast.UnaryOp(ast.Not(), new)
+                    if type(value) is list:
+                        value[j] = new
+                    else:
+                        setattr(n, field, new)
+
+    def stored_in(node):
+        names, slots = set(), set()
+        for n in ast.walk(node):
+            if type(n) is ast.Name and type(n.ctx) is ast.Store:
+                names.add(n.id)
+            elif isinstance(n, ast.stmt):
+                k = _glob_store(n)
+                if k is not None:
+                    slots.add(k)
+        return names, slots
+
+    def forget(holds, names, slots):
+        for v in [v for v, k in holds.items() if v in names or k in slots]:
+            del holds[v]
+
+    def walk(lst, holds):
+        for st in lst:
+            t = type(st)
+            if t is ast.Assign or t is ast.Expr or t is ast.AugAssign:
+                value = st.value
+                decide(value, holds)
+                names, slots = stored_in(st)
+                forget(holds, names, slots)
+                k = _glob_store(st)
+                if t is ast.Assign and len(st.targets) == 1 and \
+                        type(st.targets[0]) is ast.Name:
+                    src = value
+                    if _glob_slot(src) is not None:
+                        holds[st.targets[0].id] = _glob_slot(src)
+                    elif type(src) is ast.Name and src.id in holds and \
+                            src.id != st.targets[0].id:
+                        holds[st.targets[0].id] = holds[src.id]
+                elif k is not None and t is ast.Assign and type(value) is ast.Name:
+                    holds[value.id] = k
+                continue
+            if t is ast.If:
+                decide(st.test, holds)
+            elif t is ast.While:
+                decide(st.test, {})
+            elif t is ast.For:
+                decide(st.iter, holds)
+            # An `if`'s branches start from what holds before it; a loop's body (gone
+            # round), its `else` and a `try`'s parts (a handler runs after part of the
+            # body) from what nothing in the statement sets. After it, what it sets
+            # anywhere is forgotten.
+            names, slots = stored_in(st)
+            inside = dict(holds)
+            if t is not ast.If:
+                forget(inside, names, slots)
+            for _, _, inner in _inner_lists(st):
+                walk(inner, dict(inside))
+            forget(holds, names, slots)
+
+    walk(body, {})
+    if not used:
+        return []
+
+    def recompute(k):
+        return ast.Assign([_name(flag(k), ast.Store())],
+                          ast.Compare(ast.Call(_name("type"),
+                                               [ast.Subscript(_name("glob"), ast.Constant(k),
+                                                              ast.Load())], []),
+                                      [ast.Is()], [_name("Labeled")]))
+
+    def after_stores(lst):
+        out = []
+        for st in lst:
+            for holder, field, inner in list(_inner_lists(st)):
+                setattr(holder, field, after_stores(inner))
+            out.append(st)
+            k = _glob_store(st)
+            if k in used:
+                out.append(recompute(k))
+        return out
+
+    body[:] = after_stores(body)
+    return [recompute(k) for k in sorted(used)]
 
 
 def _tree(keys, blocks):

@@ -16,13 +16,13 @@ from conftest import ROOT, syn_env
 # What `syn exec` of a small program once imported, or could easily import again, and does
 # not need: the CLI's framework, JSON, regular expressions, threading (the run's thread is
 # made with _thread), the model providers, MCP, the compiler, tier 2 and their imports.
-# (msgpack reads the file, and brings datetime and struct with it: a library we use rather
-# than a reader of our own.)
+# (msgpack reads the file, and brings struct and collections with it: a library we use
+# rather than a reader of our own. Its `datetime` is the C module `_datetime`: vm.codec.)
 NOT_ON_THE_EXEC_PATH = {
     "click", "json", "_json", "re", "enum", "functools", "contextlib", "threading", "queue",
     "weakref", "math", "requests", "urllib", "http",
     "socket", "ssl", "ast", "inspect", "typing", "asyncio", "decimal", "tempfile",
-    "unicodedata", "dataclasses", "importlib.util",
+    "unicodedata", "dataclasses", "importlib.util", "datetime",
     "synsema.compiler", "synsema.api_plans", "synsema.cli.commands", "synsema.vm.tier2",
     "synsema.stdlib.llm", "synsema.stdlib.mcpclient", "synsema.stdlib.hosttools",
     "synsema.stdlib.toolbox", "synsema.stdlib.net", "synsema.stdlib.otel",
@@ -212,3 +212,31 @@ def test_the_tier2_gate_tables_agree_with_the_instruction_bodies():
         loops = {c for c, (p, t) in parts.items() if t or "JUMP_BACK" in p}
         called = {c for c, (p, _) in parts.items() if calls & set(p)}
         assert TIER2_GATE[labels] == (loops, called)
+
+
+# vm.codec imports msgpack with the C `_datetime` standing in for `datetime` (whose
+# Python module runs its whole pure-Python implementation first): the same classes, and
+# the real module for whoever imports `datetime` after it, or before it.
+DATETIME_CHILD = """\
+import sys
+if sys.argv[1] == "first":
+    import datetime
+from synsema.vm import codec
+import msgpack, msgpack.ext
+assert (sys.argv[1] == "first") == ("datetime" in sys.modules), sorted(sys.modules)
+import datetime
+assert datetime.__file__.endswith("datetime.py") and datetime.UTC is datetime.timezone.utc
+assert msgpack.ext.datetime.datetime is datetime.datetime
+assert msgpack.ext.datetime.timedelta is datetime.timedelta
+stamp = msgpack.unpackb(msgpack.packb(msgpack.Timestamp(86400, 5)))
+assert stamp.to_datetime() == datetime.datetime(1970, 1, 2, tzinfo=datetime.timezone.utc)
+assert msgpack.Timestamp.from_datetime(stamp.to_datetime()) == msgpack.Timestamp(86400, 0)
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("order", ["first", "after"])
+def test_msgpack_imported_without_the_python_datetime_module_works_the_same(order):
+    done = subprocess.run([sys.executable, "-c", DATETIME_CHILD, order], capture_output=True,
+                          text=True, env=syn_env(), timeout=120)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "ok\n", "")

@@ -580,7 +580,10 @@ _GROUND = {"values", "errors", "digits", "display", "equality", "jsonvalues"}
 # taint_try, reached only with labels on.
 _LAZY = {"decimal", "synsema.vm.tier2", "synsema.vm.tier2_gate", "synsema.stdlib.llm",
          "synsema.vm.loop_fast", "synsema.vm.loop_labels_fast", "_json", "json.encoder",
-         "synsema.vm.labels"}
+         "synsema.vm.labels",
+         # vm.codec's import of msgpack with `_datetime` standing in for `datetime`, once,
+         # at the module's top level (_import_msgpack)
+         "msgpack", "_datetime"}
 
 
 def _imports(path):

@@ -888,7 +888,8 @@ def test_a_translation_is_the_same_with_the_parse_caches_warm_or_empty(monkeypat
     # vm/tier2.py parses each instruction body and piece of scaffolding once (_body,
     # _parsed) and hands out copies, which the passes change in place: a cached tree they
     # reached would change what every later translation starts from. Each program is
-    # translated from empty caches, then again after all of them (and itself) were.
+    # translated from empty caches, then again after all of them (and itself) were: the
+    # caches kept from one translation to the next here, where they are dropped after each.
     names = ["recursion", "lists, maps, aliasing", "lambdas and captures",
              "nested try, error in the handler", "values from a map and calls of values"]
     sources = [(PROGRAMS[n], False) for n in names] + \
@@ -903,9 +904,10 @@ def test_a_translation_is_the_same_with_the_parse_caches_warm_or_empty(monkeypat
 
     empty = []
     for src, labels in sources:
-        monkeypatch.setattr(tier2, "_BODIES", {})
-        monkeypatch.setattr(tier2, "_PARSED", {})
+        source(src, labels)
+        assert not tier2._BODIES and not tier2._PARSED     # dropped after a translation
         empty.append(source(src, labels))
+    monkeypatch.setattr(tier2, "_drop_parse_caches", lambda: None)
     warm = [source(src, labels) for src, labels in sources]
     again = [source(src, labels) for src, labels in sources]
     assert warm == empty and again == empty

@@ -6,6 +6,7 @@ thing the translator does, the bench programs, the differential tests' generated
 and the non-interference generator's (labels off and on), each also under step limits swept
 across its whole run."""
 
+import ast
 import random
 import re
 
@@ -964,3 +965,23 @@ def test_a_function_that_declares_nothing_makes_no_declaration_stamps():
     text = _labels_source("let f be (x) => x + 1\nlet n be 0\nfor each i in range(3)\n"
                           "    set n to n + f(i)\nprint(n)\n")
     assert text.count("_st = [vm.stamp]") == 1, text
+
+
+@pytest.mark.parametrize("src, expected", [
+    # an `if`'s test folds, and its branch starts from what held there
+    ("x = 1\nif x > 0:\n    y = x\n", "x = 1\ny = 1"),
+    ("x = 1\nif c:\n    x = 2\n    y = x\n", "x = 1\nif c:\n    x = 2\n    y = 2"),
+    # a handler, `else` or `finally` may start after any part of the body (or a handler)
+    ("x = 1\ntry:\n    x = 2\n    f()\nexcept E:\n    y = x\n",
+     "x = 1\ntry:\n    x = 2\n    f()\nexcept E:\n    y = x"),
+    ("x = 1\ntry:\n    f()\nexcept E:\n    x = 2\nfinally:\n    y = x\n",
+     "x = 1\ntry:\n    f()\nexcept E:\n    x = 2\nfinally:\n    y = x"),
+    ("x = 1\ntry:\n    f(x)\nexcept E:\n    y = x\n",
+     "x = 1\ntry:\n    f(1)\nexcept E:\n    y = 1"),
+    # a loop's body runs again after its own stores
+    ("x = 1\nwhile c:\n    y = x\n    x = 2\n", "x = 1\nwhile c:\n    y = x\n    x = 2"),
+    ("x = 1\nfor v in c:\n    y = x + v\n", "x = 1\nfor v in c:\n    y = 1 + v"),
+])
+def test_constant_propagation_knows_only_what_holds_where_a_statement_runs(src, expected):
+    # vm/tier2.py _fold_block: the pass every instruction's body goes through
+    assert ast.unparse(ast.Module(tier2._fold_block(ast.parse(src).body), [])) == expected

@@ -429,23 +429,33 @@ def _pure(node):
 
 
 def _fold_block(stmts, known=None):
-    """Constant propagation of `x = <constant>` down a block, then folding."""
+    """Constant propagation of `x = <constant>` down a block, then folding. What is known
+    at a statement holds where it runs: an `if`'s branches start from what held at the
+    test; a `try`'s handlers, `else` and `finally` may start after any part of its body
+    (and the `finally` after a handler), so what those stored is not known there; a
+    loop's body (or any other statement with a body) may run again after its own stores."""
     known = dict(known or {})
     out = []
     for s in stmts:
-        s = _Fold(known).visit(s)
-        if isinstance(s, ast.If):
+        t = type(s)
+        if t is ast.If:
+            s.test = _Fold(known).visit(s.test)
             if isinstance(s.test, ast.Constant):
                 out += _fold_block(s.body if s.test.value else s.orelse, known)
                 continue
             s.body = _fold_block(s.body, known) or [ast.Pass()]
             s.orelse = _fold_block(s.orelse, known)
-        elif isinstance(s, ast.Try):
+        elif t is ast.Try:
+            after = _unknown(known, s.body)
             s.body = _fold_block(s.body, known) or [ast.Pass()]
             for h in s.handlers:
-                h.body = _fold_block(h.body, known) or [ast.Pass()]
-            s.orelse = _fold_block(s.orelse, known)
-            s.finalbody = _fold_block(s.finalbody, known)
+                h.body = _fold_block(h.body, after) or [ast.Pass()]
+            s.orelse = _fold_block(s.orelse, after)
+            s.finalbody = _fold_block(s.finalbody, _unknown(after, s.handlers + s.orelse))
+        elif hasattr(s, "body"):
+            s = _Fold(_unknown(known, [s])).visit(s)
+        else:
+            s = _Fold(known).visit(s)
         if known:
             for n in _walk(s):
                 if type(n) is ast.Name and type(n.ctx) is ast.Store:
@@ -456,6 +466,15 @@ def _fold_block(stmts, known=None):
             known[s.targets[0].id] = s.value.value
         out.append(s)
     return out
+
+
+def _unknown(known, stmts):
+    """`known` without the names stored anywhere in `stmts`."""
+    if not known:
+        return known
+    stored = {n.id for s in stmts for n in _walk(s)
+              if type(n) is ast.Name and type(n.ctx) is ast.Store}
+    return {k: v for k, v in known.items() if k not in stored}
 
 
 def _reads_after_write(stmts, written_name, read_name):

@@ -137,7 +137,9 @@ def _other(v, depth, active, keep):
             return _syn(_dumped(v, dump), depth + 1, active, keep)
         if callable(getattr(v, "dict", None)) and hasattr(type(v), "__fields__"):  # v1
             return _syn(_dumped(v, lambda mode: v.dict()), depth + 1, active, keep)
-    dt = sys.modules.get("datetime")        # a value can be a date only once it is loaded
+    # A value can be a date only once the classes are loaded: by `datetime`, or by the C
+    # module `_datetime` alone (which holds them, and which msgpack imports: vm.codec).
+    dt = sys.modules.get("datetime") or sys.modules.get("_datetime")
     if dt is not None and isinstance(v, (dt.date, dt.time)):
         return _syn(v.isoformat(), depth, active, keep)
     raise Unholdable(f"type {_type_name(v)}")

@@ -224,6 +224,12 @@ if sys.argv[1] == "first":
 from synsema.vm import codec
 import msgpack, msgpack.ext
 assert (sys.argv[1] == "first") == ("datetime" in sys.modules), sorted(sys.modules)
+# a date msgpack made, before anything imported `datetime`, is a value a task takes
+from synsema import api
+show = api.compile_source('task show(t)\\n    give "at " + text(t)\\n')
+when = msgpack.unpackb(msgpack.packb(msgpack.Timestamp(86400, 0)), timestamp=3)
+assert show.call("show", {"t": when}).value == "at 1970-01-02T00:00:00+00:00"
+assert (sys.argv[1] == "first") == ("datetime" in sys.modules), sorted(sys.modules)
 import datetime
 assert datetime.__file__.endswith("datetime.py") and datetime.UTC is datetime.timezone.utc
 assert msgpack.ext.datetime.datetime is datetime.datetime

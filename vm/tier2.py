@@ -433,15 +433,19 @@ def _fold_block(stmts, known=None):
     at a statement holds where it runs: an `if`'s branches start from what held at the
     test; a `try`'s handlers, `else` and `finally` may start after any part of its body
     (and the `finally` after a handler), so what those stored is not known there; a
-    loop's body (or any other statement with a body) may run again after its own stores."""
+    loop's body (or any other statement with a body) may run again after its own stores.
+    The branch an `if` of a constant test takes is put in its place and read on, as
+    statements of this block."""
     known = dict(known or {})
     out = []
-    for s in stmts:
+    todo = stmts[::-1]          # a stack: the next statement last
+    while todo:
+        s = todo.pop()
         t = type(s)
         if t is ast.If:
             s.test = _Fold(known).visit(s.test)
             if isinstance(s.test, ast.Constant):
-                out += _fold_block(s.body if s.test.value else s.orelse, known)
+                todo += (s.body if s.test.value else s.orelse)[::-1]
                 continue
             s.body = _fold_block(s.body, known) or [ast.Pass()]
             s.orelse = _fold_block(s.orelse, known)
@@ -457,9 +461,8 @@ def _fold_block(stmts, known=None):
         else:
             s = _Fold(known).visit(s)
         if known:
-            for n in _walk(s):
-                if type(n) is ast.Name and type(n.ctx) is ast.Store:
-                    known.pop(n.id, None)
+            for name in _stored([s]):
+                known.pop(name, None)
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and \
                 isinstance(s.targets[0], ast.Name) and isinstance(s.value, ast.Constant) and \
                 type(s.value.value) is int:
@@ -468,12 +471,23 @@ def _fold_block(stmts, known=None):
     return out
 
 
+def _stored(stmts):
+    """The names stored anywhere in `stmts` (an `except E as e` stores e too)."""
+    out = set()
+    for s in stmts:
+        for n in _walk(s):
+            if type(n) is ast.Name and type(n.ctx) is ast.Store:
+                out.add(n.id)
+            elif type(n) is ast.ExceptHandler and n.name:
+                out.add(n.name)
+    return out
+
+
 def _unknown(known, stmts):
     """`known` without the names stored anywhere in `stmts`."""
     if not known:
         return known
-    stored = {n.id for s in stmts for n in _walk(s)
-              if type(n) is ast.Name and type(n.ctx) is ast.Store}
+    stored = _stored(stmts)
     return {k: v for k, v in known.items() if k not in stored}
 
 
@@ -1858,8 +1872,11 @@ def _keeps_globals(stmts):
     """Whether statements leave the top level's variables alone but for their own
     `glob[k] = ..` and `_store(vm, glob, _st, k, ..)` (k a constant): each call one of
     _KEEPS_GLOBALS (or a pure builtin's, a value's .get/.append, ops' and precise's
-    functions), `glob` read and written only at constant slots."""
+    functions), `glob` read and written only at constant slots, and written only by a
+    statement _glob_store recognises (the flags are computed again after those)."""
     for st in stmts:
+        plain = {id(n.targets[0]) for n in ast.walk(st)
+                 if type(n) is ast.Assign and len(n.targets) == 1}
         for n in ast.walk(st):
             t = type(n)
             if t is ast.Call:
@@ -1877,8 +1894,9 @@ def _keeps_globals(stmts):
                         (f.value.id == "vm" and f.attr in ("unset_error", "cond_error"))):
                     continue
                 return False
-            if t is ast.Subscript and _is_name(n.value, "glob") and \
-                    type(n.slice) is not ast.Constant:
+            if t is ast.Subscript and _is_name(n.value, "glob") and (
+                    type(n.slice) is not ast.Constant or
+                    (type(n.ctx) is not ast.Load and id(n) not in plain)):
                 return False
             if t in (ast.Lambda, ast.FunctionDef, ast.Yield, ast.Await):
                 return False

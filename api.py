@@ -152,9 +152,7 @@ _LAZY = {"Result": "synsema.api_results", "Usage": "synsema.api_results",
 
 
 def __getattr__(name):
-    if name == "_reaches_model":            # (old names, as below)
-        return run.reaches_model
-    if name == "_usage":
+    if name == "_usage":                    # (an old name, as below)
         from synsema.api_results import usage_of
         return usage_of
     module = _LAZY.get(name)
@@ -300,4 +298,5 @@ class Program:
 _options, _release, _start, _failure = run.options, run.release, run.start, run.failure
 _in_big_stack, _OVERTIME = in_big_stack, OVERTIME
 _label_set, _write_result = run.label_set, run.write_result
-_tracer_provider = run.find_tracer_provider     # (and _reaches_model: __getattr__)
+_reaches_model, _tracer_provider = run.reaches_model, run.find_tracer_provider
+# (and _usage: __getattr__)

@@ -172,19 +172,14 @@ def env_provider(flags):
     return LLMProvider(config) if config is not None else None
 
 
-def reaches_model(program):
-    """Does the program `require llm`, at the top level or in a task?"""
-    return program.reaches_model()
-
-
 def llm_for(program, provider, flags):
     """The provider a run talks to. Read only for a program that can reach a model at all
-    (reaches_model): a shell with both OPENAI_API_KEY and ANTHROPIC_API_KEY set must not
-    stop a program that never calls a model."""
+    (vm.program.Program.reaches_model): a shell with both OPENAI_API_KEY and
+    ANTHROPIC_API_KEY set must not stop a program that never calls a model."""
     if provider is not None and not isinstance(provider, (Provider, FunctionModel)):
         raise UsageError("usage error: provider must be a synsema.Provider, a "
                          f"synsema.FunctionModel or None, got {type(provider).__name__}")
-    if not reaches_model(program):
+    if not program.reaches_model():
         return None
     if provider is None:
         return env_provider(flags or {})

@@ -30,7 +30,6 @@ from synsema.vm import optable as T
 from synsema.vm.optable import *  # noqa: F401,F403
 
 
-
 class Op:
     """One row of the table, read by its fields' names. (A plain class rather than a
     namedtuple: making the namedtuple class was a quarter of a millisecond of every

@@ -1476,13 +1476,10 @@ _TESTED = ("int", "str", "list", "dict", "float", "Labeled")
 
 def _type_test(n):
     """(variable, type name) of `type(v) is T` (or `is not`) of a local or stack variable,
-    or None."""
-    if isinstance(n, ast.Compare) and len(n.ops) == 1 and \
-            isinstance(n.ops[0], (ast.Is, ast.IsNot)) and \
-            _is_call(n.left, "type") and len(n.left.args) == 1 and \
-            isinstance(n.left.args[0], ast.Name) and n.left.args[0].id[:2] in ("_l", "_s") and \
-            isinstance(n.comparators[0], ast.Name) and n.comparators[0].id in _TESTED:
-        return n.left.args[0].id, n.comparators[0].id
+    T one of _TESTED, or None."""
+    k = _type_test_op(n)
+    if k is not None and k[0][:2] in ("_l", "_s") and k[1] in _TESTED:
+        return k[:2]
     return None
 
 
@@ -1587,8 +1584,8 @@ def _int_result(st):
         kind, operands = "bool", (a.value.left, a.value.comparators[0])
     else:
         return None
-    ints = {k[0] for k in map(_type_test_any, _conjuncts(st.test))
-            if k is not None and k[1] == "int"}
+    ints = {k[0] for k in map(_type_test_op, _conjuncts(st.test))
+            if k is not None and k[1] == "int" and k[2]}
     for x in operands:
         if isinstance(x, ast.Name) and x.id in ints:
             continue
@@ -1638,16 +1635,6 @@ def _type_test_op(n):
             isinstance(n.left.args[0], ast.Name) and isinstance(n.comparators[0], ast.Name) \
             and n.comparators[0].id in _TYPES_KNOWN:
         return n.left.args[0].id, n.comparators[0].id, isinstance(n.ops[0], ast.Is)
-    return None
-
-
-def _type_test_any(n):
-    """(variable, type name) of `type(v) is T` of any variable, or None."""
-    if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.Is) and \
-            _is_call(n.left, "type") and len(n.left.args) == 1 and \
-            isinstance(n.left.args[0], ast.Name) and isinstance(n.comparators[0], ast.Name) \
-            and n.comparators[0].id in _TYPES_KNOWN:
-        return n.left.args[0].id, n.comparators[0].id
     return None
 
 
@@ -1875,17 +1862,15 @@ def _keeps_globals(stmts):
     functions), `glob` read and written only at constant slots, and written only by a
     statement _glob_store recognises (the flags are computed again after those)."""
     for st in stmts:
-        plain = {id(n.targets[0]) for n in ast.walk(st)
+        plain = {id(n.targets[0]) for n in _walk(st)
                  if type(n) is ast.Assign and len(n.targets) == 1}
-        for n in ast.walk(st):
+        for n in _walk(st):
             t = type(n)
             if t is ast.Call:
                 f = n.func
                 if type(f) is ast.Name:
                     if f.id in _KEEPS_GLOBALS or getattr(n, "_pure", False):
-                        if f.id == "_store" and not (
-                                len(n.args) >= 4 and _is_name(n.args[1], "glob") and
-                                type(n.args[3]) is ast.Constant):
+                        if f.id == "_store" and _store_slot(n) is None:
                             return False
                         continue
                     return False
@@ -1912,10 +1897,16 @@ def _glob_store(st):
     `_store(vm, glob, _st, k, ..)`), or None."""
     if type(st) is ast.Assign and len(st.targets) == 1:
         return _glob_slot(st.targets[0])
-    if type(st) is ast.Expr and _is_call(st.value, "_store") and len(st.value.args) >= 4 \
-            and _is_name(st.value.args[1], "glob") and \
-            type(st.value.args[3]) is ast.Constant:
-        return st.value.args[3].value
+    if type(st) is ast.Expr and _is_call(st.value, "_store"):
+        return _store_slot(st.value)
+    return None
+
+
+def _store_slot(call):
+    """k of a call `_store(vm, glob, _st, k, ..)` (k a constant), or None."""
+    args = call.args
+    if len(args) >= 4 and _is_name(args[1], "glob") and type(args[3]) is ast.Constant:
+        return args[3].value
     return None
 
 
@@ -1953,7 +1944,7 @@ def _hoist_global_tests(body):
 
     def decide(node, holds):
         # the Labeled tests of a variable holding glob[k] in an expression
-        for n in ast.walk(node):
+        for n in _walk(node):
             for field, value in ast.iter_fields(n):
                 vals = value if type(value) is list else [value]
                 for j, x in enumerate(vals):
@@ -1970,15 +1961,9 @@ def _hoist_global_tests(body):
                         setattr(n, field, new)
 
     def stored_in(node):
-        names, slots = set(), set()
-        for n in ast.walk(node):
-            if type(n) is ast.Name and type(n.ctx) is ast.Store:
-                names.add(n.id)
-            elif isinstance(n, ast.stmt):
-                k = _glob_store(n)
-                if k is not None:
-                    slots.add(k)
-        return names, slots
+        slots = {_glob_store(n) for n in _walk(node) if isinstance(n, ast.stmt)}
+        slots.discard(None)
+        return _stored([node]), slots
 
     def forget(holds, names, slots):
         for v in [v for v, k in holds.items() if v in names or k in slots]:

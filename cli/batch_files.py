@@ -266,8 +266,8 @@ class Earlier:
 
     def _rewrite(self):
         """Keep the first result of each line that matched its input, in one atomic
-        replacement of the file (cli.files)."""
-        from synsema.cli.files import replace_file
+        replacement of the file (cli.replace)."""
+        from synsema.cli.replace import replace_file
         kept = bytearray(len(self.status))
         self.last, self.in_order = 0, True
 
@@ -352,7 +352,7 @@ def in_input_order(output):
                     fh.seek(at - 1)
                     yield fh.readline()
 
-    from synsema.cli.files import replace_file
+    from synsema.cli.replace import replace_file
     try:
         replace_file(output, lines())
     except OSError as e:

@@ -133,7 +133,7 @@ def compile_cmd(source, output):
     if refused:
         runner.err(f"error: {refused}")
         _done(runner.EXIT_USAGE)
-    from synsema.cli.files import Replacement
+    from synsema.cli.replace import Replacement
     try:
         replacement = Replacement(out)
     except OSError as e:        # a path that cannot be written at all: like a bad --audit

@@ -9,7 +9,7 @@ import os
 
 from synsema.cli import runner
 from synsema.cli.output import write_stdout
-from synsema.cli.files import replace_file
+from synsema.cli.replace import replace_file
 from synsema.cli.testing import find_files
 
 
@@ -164,7 +164,7 @@ def layout_bound(text, name="<source>"):
 
 
 def _replace(path, text):
-    """Write `text` over `path` all or nothing (cli.files, with the file's permissions);
+    """Write `text` over `path` all or nothing (cli.replace, with the file's permissions);
     False after saying why it could not."""
     try:
         replace_file(path, [text.encode("utf-8")])

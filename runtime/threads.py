@@ -7,7 +7,7 @@ import sys
 import time
 from _queue import Empty, SimpleQueue   # queue's own; `queue` itself imports heapq and more
 
-from synsema.stdlib.hostthread import VM_THREAD
+from synsema.stdlib.hostcall import VM_THREAD
 from synsema.vm import errors as E
 from synsema.vm.pystack import deep_recursion
 

@@ -1,15 +1,22 @@
 """The standard library as a VM's host (vm.machine.Host): every builtin's implementation,
 the call of a host function, and the model providers' error."""
 
-from synsema.stdlib import core, hostcall, plans, vmbuiltins  # noqa: F401  (they register the builtins)
+from synsema.stdlib import core, hostcall, vmbuiltins  # noqa: F401  (they register the builtins)
 from synsema.stdlib.hostcall import call_positional
 from synsema.stdlib.registry import BUILTINS
 from synsema.vm.machine import Host
 
+# stdlib.plans (the planner and run_plan, with the compiler behind them) registers its
+# builtins when a program first calls one: few programs do, and importing it was a
+# seventieth of `syn exec`'s start-up (issue 31). tests/test_plans.py checks these names
+# against what it registers.
+PLANS = "synsema.stdlib.plans"
+BUILTINS.later.update({"plan": PLANS, "run_plan": PLANS})
+
 # The builtins in the order their modules declare them (core, vmbuiltins, hostcall, plans),
 # whichever imports which first: vm.signatures lists them so, and "did you mean" gives a
-# tie to the one listed first.
-# (append's implementation is vm.ops.append, declared in core.)
+# tie to the one listed first. (plans registers last, so its builtins, loaded later, come
+# last either way.) (append's implementation is vm.ops.append, declared in core.)
 _RANK = {"core": 0, "ops": 0, "vmbuiltins": 1, "hostcall": 2, "plans": 3}
 for _b in sorted(BUILTINS.values(), key=lambda b: _RANK[b.fn.__module__.rsplit(".", 1)[1]]):
     BUILTINS[_b.name] = BUILTINS.pop(_b.name)
@@ -18,6 +25,8 @@ del _b
 
 def load_all():
     """The registry of every builtin (stdlib.registry.BUILTINS), all registered."""
+    for module in set(BUILTINS.later.values()):
+        __import__(module)
     return BUILTINS
 
 

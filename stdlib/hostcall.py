@@ -7,6 +7,8 @@ A host tool is a task value (`HostFn`, vm.values) that holds the tool's declarat
 ends in `invoke`.
 """
 
+from _thread import _local    # threading.local itself, without importing threading
+
 from synsema.stdlib.registry import builtin
 from synsema.stdlib.labelling import check_argument, label as _label, split as _split
 from synsema.vm import caps as C
@@ -14,6 +16,15 @@ from synsema.vm import precise as P
 from synsema.vm.errors import EMPTY, CapabilityDenied, SynError
 from synsema.vm.program import cap_text
 from synsema.vm.values import type_name
+
+# The thread a host tool runs on. A run's VM works in a thread of its own (api: a large
+# stack for deep recursion), but the host called Program.call from its thread and gave
+# tools that may rely on it: a database connection made there, a contextvar or a
+# threading.local set there. So the VM's thread hands each call to the host's, which waits
+# for the run and serves them (runtime.threads.HostThread); `post` is set in the VM's
+# thread only. (Here rather than in stdlib.hosttools, which `syn exec` of a run given no
+# host tools never loads.)
+VM_THREAD = _local()
 
 # ---- the three ways in --------------------------------------------------------------------
 

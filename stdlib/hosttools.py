@@ -77,7 +77,7 @@ import sys
 import threading
 import types
 
-from synsema.stdlib.hostthread import VM_THREAD  # noqa: F401  (also reached as hosttools.VM_THREAD)
+from synsema.stdlib.hostcall import VM_THREAD  # noqa: F401  (also reached as hosttools.VM_THREAD)
 from synsema.stdlib.returns import returns_schema
 from synsema.stdlib.tooldocs import parse_docstring  # noqa: F401  (hosttools.parse_docstring)
 from synsema.vm.display import show_key

@@ -15,7 +15,28 @@ names the builtin: "len needs a text, list or map, got number".
 
 from synsema.vm.signatures import PLAN_REMOVED, Signature  # noqa: F401  (PLAN_REMOVED: re-exported)
 
-BUILTINS = {}
+
+
+class Registry(dict):
+    """name -> Builtin. A module whose builtins few programs call need not be imported
+    until one is: `later` maps such a builtin's name to its module, which registers it
+    when imported on the first lookup (`registry[name]`, as the VM's loader asks).
+    `name in registry` and iteration see only what is registered: load_all() in
+    stdlib.host registers everything first."""
+
+    def __init__(self):
+        super().__init__()
+        self.later = {}
+
+    def __missing__(self, name):
+        module = self.later.get(name)
+        if module is None:
+            raise KeyError(name)
+        __import__(module)                  # registers it (the import lock: once)
+        return dict.__getitem__(self, name)
+
+
+BUILTINS = Registry()
 
 
 class Builtin(Signature):

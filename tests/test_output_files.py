@@ -77,7 +77,7 @@ def test_a_recompiled_synb_keeps_its_permissions(syn, write, tmp_path):
 
 
 def test_a_failed_replacement_leaves_no_temporary_file(tmp_path, monkeypatch):
-    from synsema.cli.files import replace_file
+    from synsema.cli.replace import replace_file
     target = tmp_path / "out.synb"
     target.write_bytes(b"before")
 

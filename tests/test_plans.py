@@ -614,3 +614,21 @@ def test_the_planner_prompt_is_small_and_names_the_catalog():
 ])
 def test_a_code_fence_around_a_plan_is_removed(answer, source):
     assert strip_fence(answer) == source
+
+
+def test_the_plan_builtins_registered_later_are_the_ones_stdlib_plans_registers():
+    # stdlib.host names them so that `syn exec` need not import stdlib.plans (issue 31).
+    from synsema.stdlib import host
+    from synsema.stdlib.registry import BUILTINS
+    registered = {n for n, b in host.load_all().items() if b.fn.__module__ == host.PLANS}
+    assert registered == {n for n, m in BUILTINS.later.items() if m == host.PLANS}
+    last = list(BUILTINS)[-len(registered):]       # last, as vm.signatures lists them
+    assert set(last) == registered
+    from synsema.vm.signatures import SIGNATURES
+    assert list(SIGNATURES)[-len(registered):] == last
+
+
+def test_a_name_the_registry_does_not_know_is_a_key_error():
+    from synsema.stdlib.registry import BUILTINS
+    with pytest.raises(KeyError):
+        BUILTINS["no_such_builtin"]

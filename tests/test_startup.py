@@ -26,6 +26,7 @@ NOT_ON_THE_EXEC_PATH = {
     "synsema.compiler", "synsema.api_plans", "synsema.cli.commands", "synsema.vm.tier2",
     "synsema.stdlib.llm", "synsema.stdlib.mcpclient", "synsema.stdlib.hosttools",
     "synsema.stdlib.toolbox", "synsema.stdlib.net", "synsema.stdlib.otel",
+    "synsema.stdlib.plans", "array", "collections.abc",
 }
 
 # Run `syn` in a child without `site` (-S): what site and the environment's .pth files load
@@ -199,6 +200,21 @@ def test_a_program_that_calls_the_model_loads_the_provider_code(tmp_path):
     code, out, err, loaded = _syn("exec", str(tmp_path / "ask.synb"), way="fast-alone")
     assert code == 0, err
     assert "synsema.runtime.providers" in loaded
+
+
+def test_a_program_that_runs_a_plan_loads_the_plan_builtins_then(tmp_path):
+    # stdlib.plans registers plan and run_plan on the first lookup of either (issue 31).
+    src = tmp_path / "plan.syn"
+    src.write_text('task twice(n: number)\n    give n * 2\n'
+                   'print(run_plan("task main()\\n    give tools[\\"twice\\"](21)\\n", '
+                   '{"twice": twice}))\n')
+    done = subprocess.run([sys.executable, "-m", "synsema", "compile", str(src), "-o",
+                           str(tmp_path / "plan.synb")], capture_output=True, text=True,
+                          env=syn_env(), timeout=120)
+    assert done.returncode == 0, done.stderr
+    code, out, err, loaded = _syn("exec", str(tmp_path / "plan.synb"), way="fast-alone")
+    assert (code, out, err) == (0, "42\n", "")
+    assert "synsema.stdlib.plans" in loaded
 
 
 def test_the_tier2_gate_tables_agree_with_the_instruction_bodies():

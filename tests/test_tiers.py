@@ -576,7 +576,7 @@ def test_a_translator_failure_leaves_the_program_to_the_loop(monkeypatch):
 
 
 def test_a_straight_line_script_does_not_import_tier2():
-    # vm.tier2_gate decides without vm.tier2 (and `ast`, its import cost at start-up).
+    # vm.machine.worth_translating decides without vm.tier2 (and the `ast` it imports).
     import subprocess
     import sys
     code = ("import sys\n"

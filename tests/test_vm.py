@@ -573,12 +573,11 @@ def test_recursion_within_the_depth_limit_completes():
 
 _GROUND = {"values", "errors", "digits", "display", "equality", "jsonvalues"}
 # decimal: only for an int past Python's digit limit (vm.digits), kept off start-up.
-# vm.tier2_gate: the tier 2 decision (a labels-on or SYN_TIER=1 run needs none);
 # vm.tier2: only for a program worth translating (its `ast` is dear at start-up).
 # _json (json.encoder without it): display.quote's encoder, at the first quote (a C
 # module: its load is dear at start-up, issue 31). vm.labels: the VM's call_under and
 # taint_try, reached only with labels on.
-_LAZY = {"decimal", "synsema.vm.tier2", "synsema.vm.tier2_gate", "synsema.stdlib.llm",
+_LAZY = {"decimal", "synsema.vm.tier2", "synsema.stdlib.llm",
          "synsema.vm.loop_fast", "synsema.vm.loop_labels_fast", "_json", "json.encoder",
          "synsema.vm.labels",
          # vm.codec's import of msgpack with `_datetime` standing in for `datetime`, once,

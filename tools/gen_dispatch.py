@@ -1066,14 +1066,17 @@ def loop(ns, labels):
     params[-1] += tail
     lines[d:d + 1] = [head.rstrip(), pad + "# locals by default parameters (HOISTED and _emit "
                       "in tools/gen_dispatch.py)"] + [pad + p for p in params]
-    # The tables the tests read, made once at import: by repetition, not a comparison per
-    # entry (a generator over 256 ops for each of 140 K took a millisecond of start-up).
+    # The tables the tests read, made once at import: each a slice of one run of 256
+    # Trues then 256 Falses, not a comparison per entry (a generator over 256 ops for each
+    # of 140 K took a millisecond of start-up) nor (True,) * K + (False,) * (256 - K) (two
+    # more tuples made and freed per K: 0.3 M instructions of `syn exec`'s start-up).
     imp = max(i for i, l in enumerate(lines[:d]) if l.startswith(("import ", "from ")) or
               l.startswith(" "))
     lines[imp + 1:imp + 1] = [
         "", "# below_K[op] is op < K: the dispatch tests read these",
         "# (tools/gen_dispatch.py _emit says why).",
-        *_wrapped("_BELOW = {k: (True,) * k + (False,) * (256 - k) for k in (",
+        "_BOOLS = (True,) * 256 + (False,) * 256",
+        *_wrapped("_BELOW = {k: _BOOLS[256 - k:512 - k] for k in (",
                   [str(k) for k in sorted(keys)], ")}")]
     head = [f'"""GENERATED from {SOURCE} by tools/gen_dispatch.py: do not edit.', "",
             f"The dispatch loop, {what}: every instruction's body from its one definition",
@@ -1117,7 +1120,7 @@ def _effect(tokens, operands):
 def table(ns):
     lines = [f'"""GENERATED from {SOURCE} by tools/gen_dispatch.py: do not edit.', "",
              "The opcode data vm.opcodes, vm.decode, vm.verify, vm.flow, vm.dis and",
-             "vm.tier2_gate read.",
+             "vm.machine (its tier 2 gate) read.",
              '"""', "", f"FIRST_INTERNAL = {ns['FIRST_INTERNAL']}", "",
              "# name, code, file operand kinds, pops, pushes, flow, what it does",
              "TABLE = ["]
@@ -1180,8 +1183,10 @@ def table(ns):
             threaded.append(f"    ({code_of[f['parts'][0]]}, {target}, {f['code']}),  "
                             f"# {f['name']}")
             continue
+        when = ("_always" if cond == "True" else
+                f"lambda A, i, code, n, targets, better_later: {cond}")
         fused.append(f"    ({f['code']}, ({', '.join(parts)},), {at},\n"
-                     f"     lambda A, i, code, n, targets, better_later: {cond}),  # {f['name']}")
+                     f"     {when}),  # {f['name']}")
     lines += ["", "# Made by the decoder, never in a file: name, code, what it does",
               "INTERNAL = ["] + internal + ["]", "",
               "# The decoded operand fields of each instruction (+: labels only; a rid too)",
@@ -1194,7 +1199,9 @@ def table(ns):
               "PICTURES = {"] + pictures + ["}", "",
               "# Superinstructions, longest first: (code, parts, the part whose position it",
               "# takes, when). A part maps each opcode it matches to the field it adds (None:",
-              "# its own fields); A[k] is part k's fields (all of them).",
+              "# its own fields); A[k] is part k's fields (all of them). `when` is one",
+              "# function for all those that always apply (one code object, not one each).",
+              "def _always(A, i, code, n, targets, better_later):", "    return True", "", "",
               "FUSED = ["] + sorted(fused, key=lambda s: -s.count("{")) + ["]", "",
               "# Threaded superinstructions: (jump, the superinstruction at its target, the",
               "# code that replaces the jump and runs the target's parts in its place)",
@@ -1222,9 +1229,9 @@ class Codes(ast.NodeTransformer):
         return ast.Constant(self.codes[node.id]) if node.id in self.codes else node
 
 
-def decoder(ins, codes):
+def decoder(ins, codes, shape=False):
     """`lambda a, c: (opcode, argument)` for a file instruction (see vm/instructions.py
-    `decode`)."""
+    `decode`); shape: with its own opcode left as the name `op` (see decoders)."""
     text = ins.get("decode")
     if text is None:
         kinds = [o.split()[0] for o in ins["operands"]]
@@ -1235,7 +1242,29 @@ def decoder(ins, codes):
             return "None" if not vs else vs[0] if len(vs) == 1 else f"({', '.join(vs)})"
         text = f"({ins['name']}, {arg(every)})" if every == plain else \
             f"({ins['name']}, {arg(every)} if c.labels else {arg(plain)})"
-    return "lambda a, c: " + ast.unparse(Codes(codes).visit(ast.parse(text, mode="eval")))
+    if shape:
+        codes = {name: code for name, code in codes.items() if name != ins["name"]}
+    tree = Codes(codes).visit(ast.parse(text, mode="eval"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == ins["name"]:
+            node.id = "op"
+    return "lambda a, c: " + ast.unparse(tree)
+
+
+def decoders(files, codes):
+    """DECODE's entries, and the shapes they share: an instruction decoded the same way as
+    another, but for its opcode, gets the shape made for its opcode (`_shape_k(op)`), so
+    that the import makes two code objects per shape rather than one per instruction (19
+    code objects, not 51): a third of a million instructions of `syn exec`'s start-up
+    (issue 31)."""
+    shapes = [decoder(i, codes, shape=True) for i in files]
+    shared = [t for t in dict.fromkeys(shapes) if shapes.count(t) > 1]
+    defs = [line for k, t in enumerate(shared)
+            for line in (f"def _shape_{k}(op):", f"    return {t}", "", "")]
+    entries = [f"    {i['code']}: " + (f"_shape_{shared.index(t)}({i['code']})" if t in shared
+                                      else decoder(i, codes)) + f",  # {i['name']}"
+               for i, t in zip(files, shapes)]
+    return defs, entries
 
 
 def fingerprint(ns):
@@ -1255,10 +1284,10 @@ def loader_facts(ns):
     slots = [f"    {i['code']}: ({i['operands'][0].split()[0]!r}, {i.get('slot', 'read')!r}),"
              f"  # {i['name']}" for i in files
              if i["operands"] and i["operands"][0].split()[0] in ("local", "global")]
+    shapes, entries = decoders(files, codes)
     out = ["", "# Each file instruction's decoding: (file operands, vm.decode.Context) ->",
-           "# (opcode, argument)", "DECODE = {"]
-    out += [f"    {i['code']}: {decoder(i, codes)},  # {i['name']}" for i in files]
-    out += ["}", "", "# The slot a first operand names (local or global), and what the",
+           "# (opcode, argument); the ways several decode, for their opcode `op`:", "",
+           *shapes, "DECODE = {", *entries, "}", "", "# The slot a first operand names (local or global), and what the",
             "# instruction does with it: read, set, declare, test", "SLOT = {"] + slots + [
         "}", "", "# The verifier's checks beyond the operands' ranges (vm/verify.py)",
         "CHECKS = {", *[f"    {i['code']}: {i['check']!r},  # {i['name']}" for i in files

@@ -1,5 +1,5 @@
 """Generate vm/tier2_defs.py: the instruction bodies tier 2 (vm/tier2.py) translates from,
-and the little of it the tier 2 gate (vm/tier2_gate.py) reads (vm/optable.py's TIER2_GATE).
+and the little of it the tier 2 gate (vm.machine.worth_translating) reads (vm/optable.py's TIER2_GATE).
 
 The same definitions the loops are generated from (vm/instructions.py), as tools/
 gen_dispatch.py reads them (body_of: fragments expanded, LABELS decided), written as data
@@ -76,7 +76,7 @@ def _decoded(ns, labels):
 def gate_table(ns):
     """vm/optable.py's TIER2_GATE (its lines): per labels mode, the opcodes that loop (a
     threaded superinstruction, or one holding JUMP_BACK) and those that call a function."""
-    out = ["# The tier 2 gate (vm/tier2_gate.py; by tools/gen_tier2.py): labels mode -> (the",
+    out = ["# The tier 2 gate (vm.machine.worth_translating; by tools/gen_tier2.py): labels mode -> (the",
            "# decoded opcodes that loop, those that call a function)", "TIER2_GATE = {"]
     for labels in (False, True):
         decoded = _decoded(ns, labels)

@@ -9,7 +9,7 @@ verifier uses dominators to check that every local's declaration comes before it
 and post-dominators to find the top-level variables declared outside every block.
 """
 
-from array import array
+import sys
 
 from synsema.vm import opcodes as O
 from synsema.vm import optable as T
@@ -23,14 +23,28 @@ _BRANCH2 = frozenset(op for op, f in T.FIELDS.items()
 
 # The graphs are flat int arrays (a compressed adjacency list per direction), not lists
 # and dicts of lists: a crafted file's code can be long, and these cost 8 bytes per edge.
+# They are memoryviews of 8-byte integers over a bytearray, as fast to index as the
+# `array` module's, which `syn exec` would otherwise import (with collections.abc) for
+# this alone, a seventieth of its start-up (issue 31). Their size is fixed: the
+# depth-first search's stacks are sized for every node and counted by hand.
+_ORDER = sys.byteorder
+
+
+def _ints(n, fill=0):
+    """n 8-byte integers, each `fill`."""
+    return memoryview(bytearray(fill.to_bytes(8, _ORDER, signed=True) * n)).cast("q")
+
+
+def _copy(ints):
+    return memoryview(bytearray(ints)).cast("q")
 
 
 def successors(code):
     """code: [(op, arg)] decoded (jump targets are instruction indexes). -> (first, second):
     each instruction's successors, len(code) standing for the exit, -1 for none."""
     n = len(code)
-    first = array("q", [n]) * n
-    second = array("q", [-1]) * n
+    first = _ints(n, n)
+    second = _ints(n, -1)
     flow, jump_at = T.FLOW, T.JUMP_AT
     for i, (op, arg) in enumerate(code):
         kind = flow[op]
@@ -48,15 +62,15 @@ def successors(code):
 def _adjacency(nodes, first, second, reverse):
     """(start, to): the edges out of node v are to[start[v]:start[v + 1]]; reverse=True
     gives the edges into each node instead."""
-    count = array("q", [0]) * (nodes + 1)
+    count = _ints(nodes + 1)
     for sources in (first, second):
         for i, t in enumerate(sources):
             if t >= 0:
                 count[(t if reverse else i) + 1] += 1
     for v in range(nodes):
         count[v + 1] += count[v]
-    start = array("q", count)
-    to = array("q", [0]) * count[nodes]
+    start = _copy(count)
+    to = _ints(count[nodes])
     for sources in (first, second):
         for i, t in enumerate(sources):
             if t >= 0:
@@ -81,34 +95,39 @@ def _lengauer_tarjan(nodes, root, out, into):
     as a number (always smaller: an immediate dominator is a depth-first ancestor)."""
     ostart, oto = out
     istart, ito = into
-    num = array("q", [-1]) * nodes
-    vertex = array("q", [root])
-    parent = array("q", [0])
+    num = _ints(nodes, -1)
+    vertex = _ints(nodes)           # the node of each number, the first `count` of them
+    parent = _ints(nodes)           # each number's parent in the depth-first tree
+    stack, at = _ints(nodes), _ints(nodes)     # the path from root, each node's next edge
     num[root] = 0
-    stack, at = array("q", [root]), array("q", [ostart[root]])
-    while stack:                        # depth first, numbering in preorder
-        v = stack[-1]
-        k = at[-1]
+    vertex[0] = root
+    stack[0], at[0] = root, ostart[root]
+    count = top = 1                 # every node is numbered, so pushed, once
+    while top:                      # depth first, numbering in preorder
+        v = stack[top - 1]
+        k = at[top - 1]
         if k < ostart[v + 1]:
-            at[-1] = k + 1
+            at[top - 1] = k + 1
             w = oto[k]
             if num[w] < 0:
-                num[w] = len(vertex)
-                parent.append(num[v])
-                vertex.append(w)
-                stack.append(w)
-                at.append(ostart[w])
+                num[w] = count
+                parent[count] = num[v]
+                vertex[count] = w
+                count += 1
+                stack[top], at[top] = w, ostart[w]
+                top += 1
         else:
-            stack.pop()
-            at.pop()
-    count = len(vertex)
+            top -= 1
+    vertex = vertex[:count]
     # Everything below is on preorder numbers.
-    semi = array("q", range(count))
-    label = array("q", range(count))
-    ancestor = array("q", [-1]) * count     # the forest of processed nodes
-    dom = array("q", [0]) * count
-    head = array("q", [-1]) * count         # bucket[v]: the nodes whose semidominator is v,
-    link = array("q", [-1]) * count         # a linked list through link
+    semi = _ints(count)
+    for w in range(count):
+        semi[w] = w
+    label = _copy(semi)
+    ancestor = _ints(count, -1)     # the forest of processed nodes
+    dom = _ints(count)
+    head = _ints(count, -1)         # bucket[v]: the nodes whose semidominator is v,
+    link = _ints(count, -1)         # a linked list through link
     path = []
 
     def compress(x):
@@ -163,7 +182,7 @@ def _lengauer_tarjan(nodes, root, out, into):
     for w in range(1, count):
         if dom[w] != semi[w]:
             dom[w] = dom[dom[w]]
-    idom = array("q", [-1]) * nodes
+    idom = _ints(nodes, -1)
     for w in range(count):
         idom[vertex[w]] = vertex[dom[w]]
     return idom, num, vertex, dom
@@ -177,8 +196,11 @@ def post_dominators(code):
     first, second = successors(code)
     out = _adjacency(n + 1, first, second, reverse=True)    # the reversed graph
     into = _adjacency(n + 1, first, second, reverse=False)
-    idom = _idoms(n + 1, n, out, into)
-    return array("q", (EXIT if p < 0 or p == n else p for p in idom[:n]))
+    ipdom = _idoms(n + 1, n, out, into)[:n]
+    for i in range(n):
+        if ipdom[i] == n:           # (-1, unreachable, is EXIT already)
+            ipdom[i] = EXIT
+    return ipdom
 
 
 def dominators(code):
@@ -213,7 +235,7 @@ def dominator_tree(code):
     """A DominatorTree of code (decoded: jump targets are instruction indexes)."""
     n = len(code)
     if not n:
-        return DominatorTree(array("q"), array("q"), array("q"), array("q"))
+        return DominatorTree(_ints(0), _ints(0), _ints(0), _ints(0))
     first, second = successors(code)
     # The exit (node n) is a sink here: edges into it are kept, none leave it.
     out = _adjacency(n + 1, first, second, reverse=False)
@@ -222,11 +244,11 @@ def dominator_tree(code):
     # Each number's immediate dominator has a smaller number: subtree sizes bottom up,
     # then each subtree's place in a preorder top down.
     count = len(dom)
-    size = array("q", [1]) * count
+    size = _ints(count, 1)
     for w in range(count - 1, 0, -1):
         size[dom[w]] += size[w]
-    place = array("q", [0]) * count
-    fill = array("q", [0]) * count      # the next free place in each subtree
+    place = _ints(count)
+    fill = _ints(count)             # the next free place in each subtree
     fill[0] = 1
     for w in range(1, count):
         p = dom[w]

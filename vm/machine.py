@@ -15,6 +15,7 @@ from synsema.vm import opcodes as O
 from synsema.vm.decode import FramePads, decode_function, make_task_closures
 from synsema.vm.errors import (EMPTY, CapabilityDenied, InternalError, LabelViolation,  # noqa: F401
                                LimitExceeded, Refused, SynError)
+from synsema.vm.optable import TIER2_GATE
 from synsema.vm.program import cap_text
 from synsema.vm.values import UNSET, Closure, HostFn, Labeled, type_name
 
@@ -134,7 +135,6 @@ class VM:
         self._run = run1
         tier = opts.tier or _tier()
         if tier != 1:
-            from synsema.vm.tier2_gate import make_runner
             self._run = make_runner(self, run1, always=tier == 2)
 
     def _decode(self, program):
@@ -577,9 +577,48 @@ DEFAULT_TIER = "auto"
 
 def _tier():
     """SYN_TIER=1: the loop only; 2: every program translated (vm.tier2), as the tests force
-    it; auto: a program worth it translated (vm.tier2_gate.worth_translating)."""
+    it; auto: a program worth it translated (worth_translating)."""
     t = os.environ.get("SYN_TIER", DEFAULT_TIER)
     return {"1": 1, "2": 2}.get(t, "auto")
+
+
+# ---- whether a run is worth tier 2, decided without importing it ---------------------------
+# vm/tier2.py builds on `ast` (about 8 ms to import, as much as the rest of `syn exec`'s own
+# start-up): a straight-line script, which tier 2 would not translate anyway, never imports
+# it. Nor are the instruction bodies (vm/tier2_defs.py) imported: which opcodes loop or
+# call is generated with them (tools/gen_tier2.py) into the opcode table, vm.optable.
+
+
+def worth_translating(vm):
+    """Does the program loop or call tasks from tasks (so that its run is likely to outlast
+    its translation)? A straight-line script (a few builtin and tool calls) stays in the
+    loop: it would pay the translation and gain nothing."""
+    loops, calls = TIER2_GATE[bool(vm.labels)]
+    for f, code in vm.decoded.items():
+        for op, _ in code:
+            if op in loops or (op in calls and f.kind != "main"):
+                return True
+    return False
+
+
+def make_runner(vm, run1, always=False):
+    """VM._run: the first run decides (always: SYN_TIER=2) between the loop (run1) and
+    vm.tier2.make_runner's run, which then is the VM's run function."""
+    state = {}
+
+    def run(vm_, closure, args):
+        r = state.get("r")
+        if r is None:
+            if always or worth_translating(vm):
+                from synsema.vm.tier2 import make_runner as tier2_runner
+                r = tier2_runner(vm, run1)      # decided here
+            else:
+                r = run1
+            state["r"] = r
+        if vm._run is run:
+            vm._run = r
+        return r(vm_, closure, args)
+    return run
 
 
 def link_callees(decoded):

@@ -1,7 +1,7 @@
 """GENERATED from vm/instructions.py by tools/gen_dispatch.py: do not edit.
 
 The opcode data vm.opcodes, vm.decode, vm.verify, vm.flow, vm.dis and
-vm.tier2_gate read.
+vm.machine (its tier 2 gate) read.
 """
 
 FIRST_INTERNAL = 100
@@ -356,32 +356,37 @@ PICTURES = {
 
 # Superinstructions, longest first: (code, parts, the part whose position it
 # takes, when). A part maps each opcode it matches to the field it adds (None:
-# its own fields); A[k] is part k's fields (all of them).
+# its own fields); A[k] is part k's fields (all of them). `when` is one
+# function for all those that always apply (one code object, not one each).
+def _always(A, i, code, n, targets, better_later):
+    return True
+
+
 FUSED = [
     (123, ({3: None}, {1: None}, {15: None}, {1: None}, {16: None}, {30: None},), 2,
      lambda A, i, code, n, targets, better_later: type(A[1][0]) is int and -0x10000000000000000 < A[1][0] < 0x10000000000000000 and A[1][0] and type(A[3][0]) in (int, str)),  # MOD_LC_EQ_C_JF
     (124, ({3: None}, {1: None}, {18: None}, {30: None}, {3: None}, {39: None},), 2,
      lambda A, i, code, n, targets, better_later: type(A[1][0]) in (int, float) and A[3][0] == i + 6),  # LT_LC_RET_LOCAL
     (131, ({3: None}, {3: None}, {24: None}, {3: None}, {24: None},), 2,
-     lambda A, i, code, n, targets, better_later: True),  # INDEX_LLL
+     _always),  # INDEX_LLL
     (107, ({3: None}, {3: None}, {11: None}, {4: None},), 2,
-     lambda A, i, code, n, targets, better_later: True),  # ADD_LL_ST
+     _always),  # ADD_LL_ST
     (108, ({3: None}, {1: None}, {11: None}, {4: None},), 2,
      lambda A, i, code, n, targets, better_later: type(A[1][0]) is int and -0x10000000000000000 < A[1][0] < 0x10000000000000000),  # ADD_LC_ST
     (109, ({3: None}, {1: None}, {12: None}, {4: None},), 2,
      lambda A, i, code, n, targets, better_later: type(A[1][0]) is int and -0x10000000000000000 < A[1][0] < 0x10000000000000000),  # SUB_LC_ST
     (110, ({3: None}, {3: None}, {18: None}, {30: None},), 2,
-     lambda A, i, code, n, targets, better_later: True),  # LT_LL_JF
+     _always),  # LT_LL_JF
     (111, ({3: None}, {1: None}, {18: None}, {30: None},), 2,
      lambda A, i, code, n, targets, better_later: type(A[1][0]) in (int, float)),  # LT_LC_JF
     (112, ({3: None}, {1: None}, {19: 0, 20: 1, 21: 2, 16: 3, 17: 4}, {30: None},), 2,
      lambda A, i, code, n, targets, better_later: type(A[1][0]) in (int, float)),  # CMP_LC_JF
     (116, ({3: None}, {3: None}, {19: 0, 20: 1, 21: 2, 16: 3, 17: 4}, {30: None},), 2,
-     lambda A, i, code, n, targets, better_later: True),  # CMP_LL_JF
+     _always),  # CMP_LL_JF
     (117, ({3: None}, {1: None}, {12: None}, {37: None},), 3,
      lambda A, i, code, n, targets, better_later: type(A[1][0]) is int and -0x10000000000000000 < A[1][0] < 0x10000000000000000 and A[3][1] == 1),  # CALL1_SUB_LC
     (120, ({3: None}, {3: None}, {12: None}, {4: None},), 2,
-     lambda A, i, code, n, targets, better_later: True),  # SUB_LL_ST
+     _always),  # SUB_LL_ST
     (146, ({3: None}, {3: None}, {1: None}, {38: None},), 3,
      lambda A, i, code, n, targets, better_later: A[3][1] == 3),  # CALL_BUILTIN3_LLC
     (142, ({3: None}, {1: None}, {11: None}, {39: None},), 2,
@@ -391,7 +396,7 @@ FUSED = [
     (144, ({3: None}, {1: None}, {13: None}, {39: None},), 2,
      lambda A, i, code, n, targets, better_later: type(A[1][0]) is int and -0x10000000000000000 < A[1][0] < 0x10000000000000000),  # MUL_LC_RET
     (103, ({3: None}, {3: None}, {11: None},), 2,
-     lambda A, i, code, n, targets, better_later: True),  # ADD_LL
+     _always),  # ADD_LL
     (104, ({3: None}, {1: None}, {11: None},), 2,
      lambda A, i, code, n, targets, better_later: type(A[1][0]) in (int, str)),  # ADD_LC
     (105, ({3: None}, {1: None}, {12: None},), 2,
@@ -403,7 +408,7 @@ FUSED = [
     (119, ({3: None}, {1: None}, {13: None},), 2,
      lambda A, i, code, n, targets, better_later: type(A[1][0]) is int and -0x10000000000000000 < A[1][0] < 0x10000000000000000),  # MUL_LC
     (126, ({3: None}, {3: None}, {24: None},), 2,
-     lambda A, i, code, n, targets, better_later: True),  # INDEX_LL
+     _always),  # INDEX_LL
     (136, ({3: None}, {3: None}, {36: None},), 2,
      lambda A, i, code, n, targets, better_later: A[2][0] == 1),  # CALL1_LL
     (141, ({1: None}, {11: None}, {46: None},), 1,
@@ -411,21 +416,21 @@ FUSED = [
     (102, ({3: None}, {3: None},), 0,
      lambda A, i, code, n, targets, better_later: not better_later(code, i, n, targets)),  # LOAD_LOCAL2
     (114, ({3: None}, {39: None},), 1,
-     lambda A, i, code, n, targets, better_later: True),  # RETURN_LOCAL
+     _always),  # RETURN_LOCAL
     (174, ({1: None}, {39: None},), 1,
-     lambda A, i, code, n, targets, better_later: True),  # RETURN_CONST
+     _always),  # RETURN_CONST
     (115, ({35: None}, {5: None},), 0,
-     lambda A, i, code, n, targets, better_later: True),  # FOR_ITER_DECL
+     _always),  # FOR_ITER_DECL
     (118, ({11: None}, {39: None},), 0,
-     lambda A, i, code, n, targets, better_later: True),  # ADD_RETURN
+     _always),  # ADD_RETURN
     (121, ({11: None}, {4: None},), 0,
-     lambda A, i, code, n, targets, better_later: True),  # ADD_ST
+     _always),  # ADD_ST
     (122, ({12: None}, {4: None},), 0,
-     lambda A, i, code, n, targets, better_later: True),  # SUB_ST
+     _always),  # SUB_ST
     (125, ({3: None}, {24: None},), 1,
-     lambda A, i, code, n, targets, better_later: True),  # INDEX_L
+     _always),  # INDEX_L
     (127, ({3: None}, {25: None},), 1,
-     lambda A, i, code, n, targets, better_later: True),  # FIELD_L
+     _always),  # FIELD_L
     (133, ({3: None}, {38: None},), 1,
      lambda A, i, code, n, targets, better_later: A[1][1] == 1),  # CALL_BUILTIN1_L
     (134, ({1: None}, {11: None},), 1,
@@ -439,11 +444,11 @@ FUSED = [
     (145, ({1: None}, {38: None},), 1,
      lambda A, i, code, n, targets, better_later: A[1][1] == 3),  # CALL_BUILTIN3_C
     (135, ({13: None}, {49: None},), 1,
-     lambda A, i, code, n, targets, better_later: True),  # MUL_ADD_TO
+     _always),  # MUL_ADD_TO
     (140, ({24: None}, {5: None},), 0,
-     lambda A, i, code, n, targets, better_later: True),  # INDEX_DECL
+     _always),  # INDEX_DECL
     (170, ({50: None}, {5: None},), 0,
-     lambda A, i, code, n, targets, better_later: True),  # INDEX_LOCAL_DECL
+     _always),  # INDEX_LOCAL_DECL
     (171, ({50: None}, {38: None},), 1,
      lambda A, i, code, n, targets, better_later: A[1][1] == 1),  # INDEX_LOCAL_CALL1
     (148, ({24: None}, {38: None},), 1,
@@ -451,13 +456,13 @@ FUSED = [
     (149, ({25: None}, {38: None},), 1,
      lambda A, i, code, n, targets, better_later: A[1][1] == 1),  # FIELD_CALL1
     (147, ({33: None}, {30: None},), 0,
-     lambda A, i, code, n, targets, better_later: True),  # CHECK_BOOL_JF
+     _always),  # CHECK_BOOL_JF
     (128, ({101: None}, {2: None},), 0,
-     lambda A, i, code, n, targets, better_later: True),  # CALL_VM_BUILTIN_POP
+     _always),  # CALL_VM_BUILTIN_POP
     (129, ({1: None}, {1: None},), 0,
-     lambda A, i, code, n, targets, better_later: True),  # CONST2
+     _always),  # CONST2
     (130, ({5: None}, {3: None},), 0,
-     lambda A, i, code, n, targets, better_later: True),  # DECLARE_LOCAL_LOAD
+     _always),  # DECLARE_LOCAL_LOAD
     (150, ({38: None},), 0,
      lambda A, i, code, n, targets, better_later: A[0][1] == 1),  # CALL_BUILTIN_1
     (151, ({38: None},), 0,
@@ -496,7 +501,7 @@ TAILS = [
     (109, 164, 168),  # SUB_LC_ST_CMP_LC_BACK
 ]
 
-# The tier 2 gate (vm/tier2_gate.py; by tools/gen_tier2.py): labels mode -> (the
+# The tier 2 gate (vm.machine.worth_translating; by tools/gen_tier2.py): labels mode -> (the
 # decoded opcodes that loop, those that call a function)
 TIER2_GATE = {
     False: (frozenset((100, 132, 154, 155, 156, 157, 158, 159, 160, 161, 162, 163, 164,
@@ -508,58 +513,79 @@ TIER2_GATE = {
 }
 
 # Each file instruction's decoding: (file operands, vm.decode.Context) ->
-# (opcode, argument)
+# (opcode, argument); the ways several decode, for their opcode `op`:
+
+def _shape_0(op):
+    return lambda a, c: (op, c.consts[a[0]])
+
+
+def _shape_1(op):
+    return lambda a, c: (op, None)
+
+
+def _shape_2(op):
+    return lambda a, c: (op, a[0])
+
+
+def _shape_3(op):
+    return lambda a, c: (op, (c.at[a[0]], a[1]) if c.labels else c.at[a[0]])
+
+
+def _shape_4(op):
+    return lambda a, c: (op, a[0] if c.labels else None)
+
+
 DECODE = {
-    1: lambda a, c: (1, c.consts[a[0]]),  # CONST
-    2: lambda a, c: (2, None),  # POP
-    3: lambda a, c: (3, a[0]),  # LOAD_LOCAL
-    4: lambda a, c: (4, a[0]),  # STORE_LOCAL
+    1: _shape_0(1),  # CONST
+    2: _shape_1(2),  # POP
+    3: _shape_2(3),  # LOAD_LOCAL
+    4: _shape_2(4),  # STORE_LOCAL
     5: lambda a, c: (4 if c.labels and a[0] < c.fixed else 5, a[0]),  # DECLARE_LOCAL
-    6: lambda a, c: (6, a[0]),  # LOAD_GLOBAL
-    7: lambda a, c: (7, a[0]),  # STORE_GLOBAL
-    8: lambda a, c: (8, a[0]),  # DECLARE_GLOBAL
+    6: _shape_2(6),  # LOAD_GLOBAL
+    7: _shape_2(7),  # STORE_GLOBAL
+    8: _shape_2(8),  # DECLARE_GLOBAL
     9: lambda a, c: (1, c.tasks[a[0]]),  # LOAD_TASK
     10: lambda a, c: (10, (c.functions[a[0]], a[1])),  # MAKE_LAMBDA
-    11: lambda a, c: (11, None),  # ADD
-    12: lambda a, c: (12, None),  # SUB
-    13: lambda a, c: (13, None),  # MUL
-    14: lambda a, c: (14, None),  # DIV
-    15: lambda a, c: (15, None),  # MOD
-    16: lambda a, c: (16, None),  # EQ
-    17: lambda a, c: (17, None),  # NE
-    18: lambda a, c: (18, None),  # LT
-    19: lambda a, c: (19, None),  # LE
-    20: lambda a, c: (20, None),  # GT
-    21: lambda a, c: (21, None),  # GE
-    22: lambda a, c: (22, None),  # NEG
-    23: lambda a, c: (23, None),  # NOT
-    24: lambda a, c: (24, None),  # INDEX
-    25: lambda a, c: (25, c.consts[a[0]]),  # FIELD
-    26: lambda a, c: (26, a[0]),  # SET_PATH
-    27: lambda a, c: (27, a[0]),  # BUILD_LIST
-    28: lambda a, c: (28, a[0]),  # BUILD_MAP
+    11: _shape_1(11),  # ADD
+    12: _shape_1(12),  # SUB
+    13: _shape_1(13),  # MUL
+    14: _shape_1(14),  # DIV
+    15: _shape_1(15),  # MOD
+    16: _shape_1(16),  # EQ
+    17: _shape_1(17),  # NE
+    18: _shape_1(18),  # LT
+    19: _shape_1(19),  # LE
+    20: _shape_1(20),  # GT
+    21: _shape_1(21),  # GE
+    22: _shape_1(22),  # NEG
+    23: _shape_1(23),  # NOT
+    24: _shape_1(24),  # INDEX
+    25: _shape_0(25),  # FIELD
+    26: _shape_2(26),  # SET_PATH
+    27: _shape_2(27),  # BUILD_LIST
+    28: _shape_2(28),  # BUILD_MAP
     29: lambda a, c: (100 if c.at[a[0]] <= c.here else 29, c.at[a[0]]),  # JUMP
-    30: lambda a, c: (30, (c.at[a[0]], a[1]) if c.labels else c.at[a[0]]),  # JUMP_IF_FALSE
-    31: lambda a, c: (31, (c.at[a[0]], a[1]) if c.labels else c.at[a[0]]),  # AND_JUMP
-    32: lambda a, c: (32, (c.at[a[0]], a[1]) if c.labels else c.at[a[0]]),  # OR_JUMP
-    33: lambda a, c: (33, c.consts[a[0]]),  # CHECK_BOOL
-    34: lambda a, c: (34, a[0] if c.labels else None),  # ITER_START
+    30: _shape_3(30),  # JUMP_IF_FALSE
+    31: _shape_3(31),  # AND_JUMP
+    32: _shape_3(32),  # OR_JUMP
+    33: _shape_0(33),  # CHECK_BOOL
+    34: _shape_4(34),  # ITER_START
     35: lambda a, c: (35, c.at[a[0]]),  # FOR_ITER
-    36: lambda a, c: (36, a[0]),  # CALL
+    36: _shape_2(36),  # CALL
     37: lambda a, c: (37, (c.functions[a[0]], a[1], c.pads[c.functions[a[0]]][a[1]], None)),  # CALL_TASK
     38: lambda a, c: (101 if c.builtins[a[0]][1] else 38, (c.builtins[a[0]][0], a[1], *c.builtins[a[0]][2:])),  # CALL_BUILTIN
-    39: lambda a, c: (39, None),  # RETURN
-    40: lambda a, c: (40, (c.at[a[0]], a[1]) if c.labels else c.at[a[0]]),  # TRY_BEGIN
-    41: lambda a, c: (41, None),  # TRY_END
-    42: lambda a, c: (42, a[0] if c.labels else None),  # PC_RELEASE
+    39: _shape_1(39),  # RETURN
+    40: _shape_3(40),  # TRY_BEGIN
+    41: _shape_1(41),  # TRY_END
+    42: _shape_4(42),  # PC_RELEASE
     43: lambda a, c: (43, (a[0], c.at[a[1]])),  # JUMP_IF_SET
-    44: lambda a, c: (44, a[0]),  # APPEND_LOCAL
-    45: lambda a, c: (45, a[0]),  # APPEND_GLOBAL
-    46: lambda a, c: (46, a[0]),  # SET_ITEM_LOCAL
-    47: lambda a, c: (47, a[0]),  # SET_ITEM_GLOBAL
-    48: lambda a, c: (48, a[0]),  # DROP_UNDER
-    49: lambda a, c: (49, a[0]),  # ADD_TO_LOCAL
-    50: lambda a, c: (50, a[0]),  # INDEX_LOCAL
+    44: _shape_2(44),  # APPEND_LOCAL
+    45: _shape_2(45),  # APPEND_GLOBAL
+    46: _shape_2(46),  # SET_ITEM_LOCAL
+    47: _shape_2(47),  # SET_ITEM_GLOBAL
+    48: _shape_2(48),  # DROP_UNDER
+    49: _shape_2(49),  # ADD_TO_LOCAL
+    50: _shape_2(50),  # INDEX_LOCAL
     51: lambda a, c: (51, (tuple(c.consts[a[0]:a[0] + a[1]]), a[1])),  # BUILD_MAP_KEYS
 }
 

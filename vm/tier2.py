@@ -2484,18 +2484,16 @@ def _py_depth():
     return n
 
 
-def make_runner(vm, run1, always=False):
+def make_runner(vm, run1):
     """The VM's run function (VM._run) with tier 2: a translated function where there is
-    one, else the loop. `always`: translate whatever the program is (SYN_TIER=2); else only
-    a program worth it (worth_translating)."""
+    one, else the loop. (vm.machine.make_runner decided that the program is worth it, or
+    SYN_TIER=2 that every program is.)"""
     state = {}
 
     def run(vm_, closure, args):
         b = state.get("b")
         if b is None:
-            if not always:
-                from synsema.vm.tier2_gate import worth_translating
-            t = translation(vm.program, vm) if always or worth_translating(vm) else None
+            t = translation(vm.program, vm)
             b = Bound(t, vm, run1) if t is not None else False
             state["b"] = b
         if b is False:

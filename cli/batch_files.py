@@ -316,7 +316,7 @@ _LINE = re.compile(rb'\{"line": (\d+)[,}]')
 
 def in_input_order(output):
     """Once every input has its result: the file's lines in input order, written to a copy
-    that replaces the file in one rename (cli.files: never a half-sorted file). A file in
+    that replaces the file in one rename (cli.replace: never a half-sorted file). A file in
     order already is left as it is. Memory: eight bytes per line of the file."""
     highest, last, in_order = 0, 0, True
     with open(output, "rb") as fh:

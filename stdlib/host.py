@@ -13,21 +13,21 @@ from synsema.vm.machine import Host
 PLANS = "synsema.stdlib.plans"
 BUILTINS.later.update({"plan": PLANS, "run_plan": PLANS})
 
-# The builtins in the order their modules declare them (core, vmbuiltins, hostcall, plans),
-# whichever imports which first: vm.signatures lists them so, and "did you mean" gives a
-# tie to the one listed first. (plans registers last, so its builtins, loaded later, come
-# last either way.) (append's implementation is vm.ops.append, declared in core.)
+# The order of load_all(): the order the modules declare them in (core, vmbuiltins,
+# hostcall, plans), whichever imports which first. vm.signatures lists them so, and "did you
+# mean" gives a tie to the one listed first. (append's implementation is vm.ops.append,
+# declared in core.)
 _RANK = {"core": 0, "ops": 0, "vmbuiltins": 1, "hostcall": 2, "plans": 3}
-for _b in sorted(BUILTINS.values(), key=lambda b: _RANK[b.fn.__module__.rsplit(".", 1)[1]]):
-    BUILTINS[_b.name] = BUILTINS.pop(_b.name)
-del _b
 
 
 def load_all():
-    """The registry of every builtin (stdlib.registry.BUILTINS), all registered."""
+    """Every builtin, registered, in _RANK's order: name -> stdlib.registry.Builtin (a copy
+    of the registry: sorted here, once nothing is left to register, not at import, where a
+    thread importing stdlib.plans meanwhile could register in the middle of the sort)."""
     for module in set(BUILTINS.later.values()):
         __import__(module)
-    return BUILTINS
+    ranked = sorted(BUILTINS.values(), key=lambda b: _RANK[b.fn.__module__.rsplit(".", 1)[1]])
+    return {b.name: b for b in ranked}
 
 
 def _model_errors():

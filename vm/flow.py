@@ -31,8 +31,10 @@ _ORDER = sys.byteorder
 
 
 def _ints(n, fill=0):
-    """n 8-byte integers, each `fill`."""
-    return memoryview(bytearray(fill.to_bytes(8, _ORDER, signed=True) * n)).cast("q")
+    """n 8-byte integers, each `fill` (made in place: no bytes object to copy from)."""
+    if not fill:
+        return memoryview(bytearray(8 * n)).cast("q")
+    return memoryview(bytearray(fill.to_bytes(8, _ORDER, signed=True)) * n).cast("q")
 
 
 def _copy(ints):

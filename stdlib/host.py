@@ -8,7 +8,7 @@ from synsema.vm.machine import Host
 
 # stdlib.plans (the planner and run_plan, with the compiler behind them) registers its
 # builtins when a program first calls one: few programs do, and importing it was a
-# seventieth of `syn exec`'s start-up (issue 31). tests/test_plans.py checks these names
+# hundredth of `syn exec`'s start-up (issue 31). tests/test_plans.py checks these names
 # against what it registers.
 PLANS = "synsema.stdlib.plans"
 BUILTINS.later.update({"plan": PLANS, "run_plan": PLANS})

@@ -16,7 +16,6 @@ names the builtin: "len needs a text, list or map, got number".
 from synsema.vm.signatures import PLAN_REMOVED, Signature  # noqa: F401  (PLAN_REMOVED: re-exported)
 
 
-
 class Registry(dict):
     """name -> Builtin. A module whose builtins few programs call need not be imported
     until one is: `later` maps such a builtin's name to its module, which registers it

@@ -1242,13 +1242,12 @@ def decoder(ins, codes, shape=False):
             return "None" if not vs else vs[0] if len(vs) == 1 else f"({', '.join(vs)})"
         text = f"({ins['name']}, {arg(every)})" if every == plain else \
             f"({ins['name']}, {arg(every)} if c.labels else {arg(plain)})"
-    if shape:
-        codes = {name: code for name, code in codes.items() if name != ins["name"]}
-    tree = Codes(codes).visit(ast.parse(text, mode="eval"))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id == ins["name"]:
-            node.id = "op"
-    return "lambda a, c: " + ast.unparse(tree)
+    tree = ast.parse(text, mode="eval")
+    if shape:                   # renamed first, so that Codes leaves it a name
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and node.id == ins["name"]:
+                node.id = "op"
+    return "lambda a, c: " + ast.unparse(Codes(codes).visit(tree))
 
 
 def decoders(files, codes):
